@@ -1,0 +1,45 @@
+/* dirigo.c — main: dispatches to the subcommands in the table below. */
+#include "config.h"
+#include "cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_help(int argc, char **argv);
+
+const dg_command dg_commands[] = {
+  { "parse", "FILE.cu [--ir] [--json]", "list kernels, print the IR and diagnostics", cli_parse },
+  { "help",  "", "this text", cmd_help },
+  { NULL, NULL, NULL, NULL },
+};
+
+const dg_command *dg_command_find(const char *name)
+{
+  for (const dg_command *c = dg_commands; c->name; c++)
+    if (!strcmp(c->name, name)) return c;
+  return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+  printf("dirigo %s — find bugs in CUDA tensor kernels\n\nusage:\n", PACKAGE_VERSION);
+  printf("  dirigo [PROBLEM|FILE.cu|DIR]   open the workbench\n");
+  for (const dg_command *c = dg_commands; c->name; c++)
+    printf("  dirigo %-6s %-34s %s\n", c->name, c->usage, c->help);
+  printf("\nexit codes: 0 fine, 1 bugs found, 2 usage or input error, 3 internal error\n");
+  return DG_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+    return cmd_help(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "--version")) {
+    printf("dirigo %s\n", PACKAGE_VERSION);
+    return DG_EXIT_OK;
+  }
+  if (argc >= 2) {
+    const dg_command *c = dg_command_find(argv[1]);
+    if (c) return c->run(argc - 1, argv + 1);
+  }
+  return cli_open(argc, argv);
+}
