@@ -15,8 +15,9 @@ return op "bmm" {
   ref = function(T, z, m, n)
     local acc = 0
     for k = 0, T.K - 1 do
-      local av = T.transA and T.a[z][k][m] or T.a[z][m][k]
-      local bv = T.transB and T.b[z][n][k] or T.b[z][k][n]
+      local av, bv                       -- branches on attributes, never on values
+      if T.transA then av = T.a[z][k][m] else av = T.a[z][m][k] end
+      if T.transB then bv = T.b[z][n][k] else bv = T.b[z][k][n] end
       acc = acc + av * bv
     end
     return T.alpha * acc

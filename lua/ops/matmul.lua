@@ -15,8 +15,9 @@ return op "matmul" {
   ref = function(T, m, n)
     local acc = 0
     for k = 0, T.K - 1 do
-      local av = T.transA and T.a[k][m] or T.a[m][k]   -- branch on an attribute, not a value
-      local bv = T.transB and T.b[n][k] or T.b[k][n]
+      local av, bv                       -- branches on attributes, never on values
+      if T.transA then av = T.a[k][m] else av = T.a[m][k] end
+      if T.transB then bv = T.b[n][k] else bv = T.b[k][n] end
       acc = acc + av * bv
     end
     return T.alpha * acc

@@ -61,18 +61,23 @@ local function op_ctor(name)
   return function(t) t.name = name; return t end
 end
 
-function M.env()
+function M.env(mathenv)
   local e = { op = op_ctor }
-  for k, v in pairs(M.mathenv) do e[k] = v end
+  for k, v in pairs(mathenv or M.mathenv) do e[k] = v end
   for k, v in pairs(plain) do e[k] = v end
   return e
 end
 
-M.root = (arg and arg[0] and arg[0]:match("^(.*)/t/lua/[^/]*$")) or "."
+-- repository root: two levels above this file (DIRIGO_ROOT overrides)
+do
+  local src = debug.getinfo(1, "S").source:sub(2)
+  local dir = src:match("^(.*)/[^/]*$") or "."
+  M.root = os.getenv("DIRIGO_ROOT") or (dir .. "/../..")
+end
 
-function M.load_op(name)
+function M.load_op(name, mathenv)
   local path = M.root .. "/lua/ops/" .. name .. ".lua"
-  local chunk, err = loadfile(path, "t", M.env())
+  local chunk, err = loadfile(path, "t", M.env(mathenv))
   if not chunk then error(err) end
   local o = chunk()
   assert(type(o) == "table" and o.name == name, path .. ": must return op \"" .. name .. "\" {...}")
