@@ -5,11 +5,13 @@
 set -eu
 cd "$(dirname "$0")"
 pkgs="build-essential autoconf automake libtool pkg-config libz3-dev liblua5.4-dev lua5.4
-      libncurses-dev npm tmux valgrind"
+      libncurses-dev tmux valgrind"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
+# npm may come from Node's own packages rather than Debian's: ask for the command.
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
   echo "setup: installing:$missing"
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
