@@ -2,6 +2,8 @@
 #include "util.h"
 #include "diag.h"
 #include "ir.h"
+#include "dtype.h"
+#include <math.h>
 #include "../tap.h"
 #include <unistd.h>
 
@@ -60,5 +62,19 @@ int main(void)
   is_int(dg_intrin_lookup("__shfl_xor_sync"), DG_IN___SHFL_XOR_SYNC, "builtin lookup");
   is_int(dg_intrins[DG_IN_ATOMICADD].cls, DG_IC_ATOMIC_ADD, "builtin class");
   is_int(dg_intrin_lookup("not_a_builtin"), -1, "unknown builtin");
+  /* dtype conversions: round-to-nearest-even, overflow, subnormals */
+  is_int(dg_f32_to_f16(1.0f), 0x3c00, "f16 of 1");
+  is_int(dg_f32_to_f16(65504.0f), 0x7bff, "f16 max");
+  is_int(dg_f32_to_f16(65520.0f), 0x7c00, "f16 overflow rounds to inf");
+  is_int(dg_f32_to_f16(5.9604644775390625e-8f), 0x0001, "f16 smallest subnormal");
+  is_int(dg_f32_to_f16(1.0f + 0x1p-11f), 0x3c00, "f16 tie rounds to even (down)");
+  is_int(dg_f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02, "f16 tie rounds to even (up)");
+  ok(dg_f16_to_f32(0x7bff) == 65504.0f, "f16 back to f32");
+  ok(isnan(dg_f16_to_f32(dg_f32_to_f16(NAN))), "f16 keeps nan");
+  is_int(dg_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80, "bf16 tie to even");
+  ok(dg_dtype_round(DG_DT_I32, 4294967297.0) == 1, "i32 wraps");
+  ok(dg_dtype_ulps(DG_DT_F32, 1.0, 1.0 + 0x1p-23) == 1, "one f32 ulp");
+  is_int(dg_dtype_parse("bf16"), DG_DT_BF16, "dtype parse");
+  is_int(dg_dtype_parse("f8"), -1, "unknown dtype");
   return tap_done();
 }
