@@ -61,3 +61,46 @@ void fuzz_compare(dg_dtype dt, const double *got, const double *want,
 const char *fuzz_elem_name(fuzz_elem k);
 
 #endif
+
+/* ---- strategies: which shapes, dtypes and values a campaign tries --------- */
+#define FUZZ_MAX_SYMS 16
+#define FUZZ_MAX_INPUTS 16
+
+/* What a strategy may choose from; filled by the campaign from a problem. */
+typedef struct {
+  int nsyms;
+  const char *syms[FUZZ_MAX_SYMS];
+  int64_t defaults[FUZZ_MAX_SYMS];          /* the spec's sizes */
+  const int64_t *cands[FUZZ_MAX_SYMS];      /* the op's candidate values (boundaries included) */
+  int ncands[FUZZ_MAX_SYMS];
+  int64_t block[4];                         /* threads per block of the launches (x extent) */
+  int nblock;
+  int ninputs;                              /* value-carrying input tensors */
+  bool input_has_range[FUZZ_MAX_INPUTS];    /* index-valued: drawn from ranges, not dists */
+  /* constraints and a cost cap (emulator sizes); NULL accepts everything */
+  bool (*admissible)(void *ud, const int64_t *sizes);
+  void *ud;
+} fuzz_space;
+
+typedef struct {
+  int64_t sizes[FUZZ_MAX_SYMS];
+  fuzz_dist dist[FUZZ_MAX_INPUTS];
+  uint64_t seed;                            /* seeds the input values of this case */
+  char label[96];                           /* "C=33 x:max-last" — for reports */
+} fuzz_case;
+
+typedef struct {
+  const char *name;
+  const char *help;
+  /* Fills case number k (0-based) of a campaign; false when the strategy has
+   * no admissible case to give. Deterministic in (space, k, r's seed). */
+  bool (*gen)(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c);
+} fuzz_strategy;
+
+/* The built-in strategies: regular, boundary, adversarial, dtype-edge,
+ * boundary+adversarial. NULL-terminated. Lua strategies join them at run time. */
+extern const fuzz_strategy fuzz_strategies[];
+const fuzz_strategy *fuzz_strategy_find(const char *name);
+/* The seed of case k of a campaign with seed s: replay needs only (s, k). */
+uint64_t fuzz_case_seed(uint64_t campaign_seed, int64_t k);
+void fuzz_case_label(const fuzz_space *s, fuzz_case *c);

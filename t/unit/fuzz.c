@@ -80,5 +80,41 @@ int main(void)
   uint8_t checked[5] = { 1, 1, 1, 0, 0 };
   fuzz_compare(DG_DT_F32, got, want, checked, written, 5, tol, &c);
   is_int(c.nfail, 0, "unchecked elements (reference nil) are skipped");
+  /* strategies */
+  static const int64_t ccands[] = { 1, 3, 31, 32, 33, 1000 };
+  fuzz_space sp = { .nsyms = 2, .syms = { "N", "C" }, .defaults = { 4, 64 },
+                    .cands = { NULL, ccands }, .ncands = { 0, 6 }, .block = { 128 }, .nblock = 1,
+                    .ninputs = 1 };
+  const fuzz_strategy *bs = fuzz_strategy_find("boundary");
+  ok(bs != NULL, "boundary strategy exists");
+  ok(fuzz_strategy_find("nope") == NULL, "unknown strategy");
+  int non_divisible = 0, ones = 0, replay = 1;
+  for (int k = 0; k < 200; k++) {
+    fuzz_case c1 = {0}, c2 = {0};
+    dg_rng r1, r2;
+    dg_rng_seed(&r1, fuzz_case_seed(5, k));
+    dg_rng_seed(&r2, fuzz_case_seed(5, k));
+    bs->gen(&sp, k, &r1, &c1);
+    bs->gen(&sp, k, &r2, &c2);
+    replay &= !memcmp(c1.sizes, c2.sizes, sizeof c1.sizes);
+    non_divisible += c1.sizes[1] % 128 != 0 && c1.sizes[1] > 128;
+    ones += c1.sizes[0] == 1 || c1.sizes[1] == 1;
+  }
+  ok(replay, "boundary cases replay from (seed, k)");
+  ok(non_divisible > 5, "boundary draws sizes past a block with a tail (%d)", non_divisible);
+  ok(ones > 5, "boundary draws size 1 (%d)", ones);
+  const fuzz_strategy *adv = fuzz_strategy_find("adversarial");
+  int saw_max_last = 0, same_shape = 1;
+  for (int k = 0; k < 12; k++) {
+    fuzz_case c = {0};
+    dg_rng_seed(&r, fuzz_case_seed(1, k));
+    adv->gen(&sp, k, &r, &c);
+    saw_max_last |= c.dist[0] == FUZZ_DIST_MAX_LAST;
+    same_shape &= c.sizes[0] == 4 && c.sizes[1] == 64;
+  }
+  ok(saw_max_last && same_shape, "adversarial keeps the spec's shape and tries max-last");
+  fuzz_case lc = { .sizes = { 4, 33 }, .dist = { FUZZ_DIST_TIES } };
+  fuzz_case_label(&sp, &lc);
+  is_str(lc.label, "N=4 C=33 ties", "case label");
   return tap_done();
 }

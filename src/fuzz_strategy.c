@@ -1,0 +1,165 @@
+/* fuzz_strategy.c — the built-in test-generation strategies. Each is one
+ * named rule for choosing shapes and value distributions; campaigns score
+ * them by recall and false positives (dirigo fuzz --evaluate). */
+#include "fuzz.h"
+#include <stdio.h>
+#include <string.h>
+
+uint64_t fuzz_case_seed(uint64_t campaign_seed, int64_t k)
+{
+  uint64_t key[2] = { campaign_seed, (uint64_t)k };
+  return dg_hash_bytes(key, sizeof key, 0x5eed);
+}
+
+static bool admissible(const fuzz_space *s, const int64_t *sizes)
+{
+  for (int i = 0; i < s->nsyms; i++)
+    if (sizes[i] < 1) return false;
+  return !s->admissible || s->admissible(s->ud, sizes);
+}
+
+static void all_dists(const fuzz_space *s, fuzz_case *c, fuzz_dist d)
+{
+  for (int i = 0; i < s->ninputs && i < FUZZ_MAX_INPUTS; i++) c->dist[i] = d;
+}
+
+/* Tries up to `tries` draws of pick(); falls back to the defaults. */
+typedef void (*pick_fn)(const fuzz_space *s, dg_rng *r, int64_t *sizes);
+
+static bool draw_sizes(const fuzz_space *s, dg_rng *r, fuzz_case *c, pick_fn pick)
+{
+  for (int t = 0; t < 64; t++) {
+    pick(s, r, c->sizes);
+    if (admissible(s, c->sizes)) return true;
+  }
+  memcpy(c->sizes, s->defaults, sizeof c->sizes);
+  return admissible(s, c->sizes);
+}
+
+static void pick_defaults(const fuzz_space *s, dg_rng *r, int64_t *sizes)
+{
+  memcpy(sizes, s->defaults, sizeof(int64_t) * FUZZ_MAX_SYMS);
+}
+
+/* regular: representative shapes — the spec's sizes and powers of two near them. */
+static void pick_regular(const fuzz_space *s, dg_rng *r, int64_t *sizes)
+{
+  for (int i = 0; i < s->nsyms; i++) {
+    int64_t p = 1;
+    while (p * 2 <= s->defaults[i]) p *= 2;
+    int64_t opts[3] = { s->defaults[i], p, p * 2 };
+    sizes[i] = opts[dg_rng_below(r, 3)];
+  }
+}
+
+static bool gen_regular(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  bool ok = k == 0 ? draw_sizes(s, r, c, pick_defaults) : draw_sizes(s, r, c, pick_regular);
+  all_dists(s, c, k % 2 ? FUZZ_DIST_UNIFORM : FUZZ_DIST_NORMAL);
+  return ok;
+}
+
+/* boundary: 1, small primes, block size +-1, a full block plus a short tail,
+ * and the op's own candidates; one symbol moved at a time, then several. */
+static int64_t boundary_value(const fuzz_space *s, int i, dg_rng *r)
+{
+  static const int64_t primes[] = { 1, 2, 3, 5, 7, 13, 17, 31, 33, 61, 127 };
+  int64_t b = s->nblock ? s->block[dg_rng_below(r, (uint64_t)s->nblock)] : 32;
+  switch (dg_rng_below(r, 4)) {
+  case 0: return primes[dg_rng_below(r, sizeof primes / sizeof *primes)];
+  case 1: return b + (int64_t)dg_rng_below(r, 3) - 1;          /* block-1, block, block+1 */
+  case 2: return b * (1 + (int64_t)dg_rng_below(r, 2)) + 1 + (int64_t)dg_rng_below(r, 7);
+  default:
+    if (s->ncands[i]) return s->cands[i][dg_rng_below(r, (uint64_t)s->ncands[i])];
+    return primes[dg_rng_below(r, sizeof primes / sizeof *primes)];
+  }
+}
+
+static void pick_boundary(const fuzz_space *s, dg_rng *r, int64_t *sizes)
+{
+  memcpy(sizes, s->defaults, sizeof(int64_t) * FUZZ_MAX_SYMS);
+  if (!s->nsyms) return;
+  int moved = 1 + (int)dg_rng_below(r, (uint64_t)s->nsyms);
+  for (int m = 0; m < moved; m++) {
+    int i = (int)dg_rng_below(r, (uint64_t)s->nsyms);
+    sizes[i] = boundary_value(s, i, r);
+  }
+}
+
+static bool gen_boundary(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  bool ok = draw_sizes(s, r, c, pick_boundary);
+  all_dists(s, c, FUZZ_DIST_NORMAL);
+  return ok;
+}
+
+/* adversarial: the spec's shapes, values chosen to break numerics and masks. */
+static const fuzz_dist adversarial_dists[] = {
+  FUZZ_DIST_MAX_LAST, FUZZ_DIST_NEGATIVE, FUZZ_DIST_HUGE, FUZZ_DIST_TINY, FUZZ_DIST_TIES,
+  FUZZ_DIST_SORTED, FUZZ_DIST_ALL_EQUAL, FUZZ_DIST_LARGE_OFFSET, FUZZ_DIST_SPECIAL,
+};
+#define N_ADV (sizeof adversarial_dists / sizeof *adversarial_dists)
+
+static void adversarial_values(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  /* cycle through every distribution first so short campaigns see them all */
+  fuzz_dist d = adversarial_dists[k < (int64_t)N_ADV ? k : (int64_t)dg_rng_below(r, N_ADV)];
+  all_dists(s, c, d);
+  if (s->ninputs > 1 && k >= (int64_t)N_ADV)   /* later: mix per input */
+    for (int i = 0; i < s->ninputs && i < FUZZ_MAX_INPUTS; i++)
+      c->dist[i] = adversarial_dists[dg_rng_below(r, N_ADV)];
+}
+
+static bool gen_adversarial(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  bool ok = draw_sizes(s, r, c, pick_defaults);
+  adversarial_values(s, k, r, c);
+  return ok;
+}
+
+/* dtype-edge: values at the edge of the input dtype: ties of rounding,
+ * denormals, magnitudes near overflow — mixed-precision kernels break here. */
+static bool gen_dtype_edge(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  static const fuzz_dist d[] = { FUZZ_DIST_HUGE, FUZZ_DIST_TINY, FUZZ_DIST_LARGE_OFFSET, FUZZ_DIST_NORMAL };
+  bool ok = draw_sizes(s, r, c, k % 2 ? pick_boundary : pick_defaults);
+  all_dists(s, c, d[k % 4]);
+  return ok;
+}
+
+/* boundary+adversarial: boundary shapes with adversarial values, alternating
+ * with plain boundary cases. */
+static bool gen_combined(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  bool ok = draw_sizes(s, r, c, pick_boundary);
+  if (k % 2) adversarial_values(s, k / 2, r, c);
+  else all_dists(s, c, FUZZ_DIST_NORMAL);
+  return ok;
+}
+
+const fuzz_strategy fuzz_strategies[] = {
+  { "regular", "representative shapes (the spec's sizes, powers of two), normal values", gen_regular },
+  { "boundary", "1, primes, block size +-1, non-divisible tails, the op's boundary sizes", gen_boundary },
+  { "adversarial", "the spec's shapes with max-last, negative, huge, tiny, ties, sorted, NaN/Inf values", gen_adversarial },
+  { "dtype-edge", "values at the edges of the input dtype (overflow, denormals, cancellation)", gen_dtype_edge },
+  { "boundary+adversarial", "boundary shapes, alternately with normal and adversarial values", gen_combined },
+  { NULL, NULL, NULL },
+};
+
+const fuzz_strategy *fuzz_strategy_find(const char *name)
+{
+  for (const fuzz_strategy *s = fuzz_strategies; s->name; s++)
+    if (!strcmp(s->name, name)) return s;
+  return NULL;
+}
+
+void fuzz_case_label(const fuzz_space *s, fuzz_case *c)
+{
+  size_t n = 0;
+  c->label[0] = 0;
+  for (int i = 0; i < s->nsyms && n < sizeof c->label; i++)
+    n += (size_t)snprintf(c->label + n, sizeof c->label - n, "%s%s=%lld", i ? " " : "",
+                          s->syms[i], (long long)c->sizes[i]);
+  if (s->ninputs && n < sizeof c->label)
+    snprintf(c->label + n, sizeof c->label - n, " %s", fuzz_dists[c->dist[0]].name);
+}
