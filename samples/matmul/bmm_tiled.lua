@@ -1,0 +1,6 @@
+return problem {
+  source = "bmm_tiled.cu",
+  op     = "bmm",
+  sizes  = { B = 3, M = 17, N = 20, K = 18 },
+  launch = "bmm_tiled<<<dim3((N + 15) / 16, (M + 15) / 16, B), dim3(16, 16)>>>(c, a, b, M, N, K)",
+}

@@ -1,0 +1,23 @@
+// Row max, one block per row; each thread seeds its running max from its first element.
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#define BLOCK 128
+
+__global__ void __launch_bounds__(BLOCK) max_block(float* __restrict__ y, const float* __restrict__ x, int C)
+{
+    __shared__ float s[BLOCK];
+    const int tid = threadIdx.x;
+    const float* xr = x + (size_t)blockIdx.x * C;
+
+    float m = tid < C ? xr[tid] : 0.0f;
+    for (int c = tid + BLOCK; c < C; c += BLOCK) m = fmaxf(m, xr[c]);
+    s[tid] = m;
+    __syncthreads();
+#pragma unroll
+    for (int stride = BLOCK / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) s[tid] = fmaxf(s[tid], s[tid + stride]);
+        __syncthreads();
+    }
+    if (tid == 0) y[blockIdx.x] = s[0];
+}

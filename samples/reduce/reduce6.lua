@@ -1,0 +1,11 @@
+-- Full reduction of a vector: the sum op with N = 1 row of C elements.
+return problem {
+  source  = "reduce6.cu",
+  op      = "sum",
+  sizes   = { N = 1, C = 3000 },
+  scratch = { part = { shape = { 4 }, dtype = "f32" } },
+  launch  = {
+    "reduce6<float, 256, false><<<4, 256, 1024>>>(x, part, C)",
+    "reduce6<float, 64, false><<<1, 64, 256>>>(part, y, 4)",
+  },
+}

@@ -1,0 +1,14 @@
+return problem {
+  source  = "reduce6_stride.cu",
+  op      = "sum",
+  sizes   = { N = 1, C = 3000 },
+  scratch = { part = { shape = { 4 }, dtype = "f32" } },
+  launch  = {
+    "reduce6<float, 256, false><<<4, 256, 1024>>>(x, part, C)",
+    "reduce6<float, 64, false><<<1, 64, 256>>>(part, y, 4)",
+  },
+  seeded_bug = {
+    pattern = "wrong-stride",
+    detail  = "the grid-stride step is blockSize * gridDim.x although each thread consumes two blockSize-apart elements per step, so the second sweep re-adds elements of the first; correct while one sweep covers the input (C <= 2 * 256 * 4 = 2048), wrong for C = 3000",
+  },
+}
