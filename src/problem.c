@@ -272,19 +272,13 @@ bool dg_problem_arg_int(const dg_problem *p, int i, int arg, const int64_t *size
   return false;
 }
 
-/* Defaults when neither the spec nor the op says: loose enough for fp32 accumulation order. */
-static const dg_tol default_tol[DG_DT__COUNT] = {
-  [DG_DT_F32] = { 1e-5, 1e-5 }, [DG_DT_F16] = { 1e-2, 1e-2 }, [DG_DT_BF16] = { 5e-2, 2e-2 },
-  [DG_DT_F64] = { 1e-12, 1e-12 },
-};
-
 dg_tol dg_problem_tol(const dg_problem *p, int t)
 {
   if (p->has_tol) return p->tol;
   dg_dtype dt = t >= 0 && (size_t)t < p->tensors.n ? p->tensors.v[t].dtype : p->dtype;
   for (size_t i = 0; i < p->op_tol.n; i++)
     if (p->op_tol.v[i].dtype == dt) return p->op_tol.v[i].tol;
-  return default_tol[dt];
+  return (dg_tol){ dg_dtypes[dt].atol, dg_dtypes[dt].rtol };
 }
 
 /* ---- finishing: every name used is known ----------------------------------------- */

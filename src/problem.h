@@ -15,16 +15,7 @@
 #include "sexpr.h"
 #include "launch.h"
 #include "pp.h"
-
-/* ---- dtypes ----------------------------------------------------------------- */
-typedef enum {
-  DG_DT_F32, DG_DT_F16, DG_DT_BF16, DG_DT_F64, DG_DT_I32, DG_DT_I64, DG_DT_U8, DG_DT_BOOL,
-  DG_DT__COUNT
-} dg_dtype;
-const char *dg_dtype_name(dg_dtype t);          /* "f32" */
-bool dg_dtype_parse(const char *s, dg_dtype *t);
-int dg_dtype_size(dg_dtype t);                   /* bytes */
-bool dg_dtype_is_float(dg_dtype t);
+#include "dtype.h"     /* dg_dtype, dg_dtypes[] (names, sizes, default tolerances) */
 
 /* ---- value operations: the vocabulary of references ------------------------- */
 /* One table: name, arity. Comparisons give 1/0 (a symbolic boolean for terms);

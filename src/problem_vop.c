@@ -1,30 +1,9 @@
-/* problem_vop.c — dtypes, the value-operation table with its concrete
+/* problem_vop.c — the value-operation table with its concrete
  * semantics, and the engine's entry points to a problem's reference. */
 #include "problem.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const struct { const char *name; int size; bool is_float; } dtypes[DG_DT__COUNT] = {
-  [DG_DT_F32] = { "f32", 4, true }, [DG_DT_F16] = { "f16", 2, true },
-  [DG_DT_BF16] = { "bf16", 2, true }, [DG_DT_F64] = { "f64", 8, true },
-  [DG_DT_I32] = { "i32", 4, false }, [DG_DT_I64] = { "i64", 8, false },
-  [DG_DT_U8] = { "u8", 1, false }, [DG_DT_BOOL] = { "bool", 1, false },
-};
-
-const char *dg_dtype_name(dg_dtype t) { return t < DG_DT__COUNT ? dtypes[t].name : "?"; }
-int dg_dtype_size(dg_dtype t) { return dtypes[t].size; }
-bool dg_dtype_is_float(dg_dtype t) { return dtypes[t].is_float; }
-
-bool dg_dtype_parse(const char *s, dg_dtype *t)
-{
-  for (int i = 0; i < DG_DT__COUNT; i++)
-    if (!strcmp(s, dtypes[i].name)) {
-      *t = (dg_dtype)i;
-      return true;
-    }
-  return false;
-}
 
 const dg_vop_info_t dg_vop_info[DG_VOP__COUNT] = {
 #define DG_VOP_INFO(id, name, arity) [DG_VOP_##id] = { name, arity },

@@ -168,7 +168,7 @@ static void problem_engine(void)
   dg_buf_free(&b);
   dg_diags_free(&d);
   dg_tol tol = dg_problem_tol(p, 1);
-  ok(tol.atol == 1e-5 && tol.rtol == 1e-5, "default f32 tolerance");
+  ok(tol.atol == dg_dtypes[DG_DT_F32].atol && tol.rtol == dg_dtypes[DG_DT_F32].rtol, "default f32 tolerance from dtype.h");
 
   /* the reference through the engine's entry points */
   p->ref = (dg_ref){ &cref, NULL };
