@@ -1,0 +1,7 @@
+return problem {
+  source      = "attention_online.cu",
+  op          = "causal_attention",
+  sizes       = { B = 1, H = 2, T = 33, D = 40 },
+  constraints = { "D <= 64" },
+  launch      = "attention_online<<<dim3((T + 3) / 4, B*H), 128>>>(o, q, k, v, T, D)",
+}

@@ -1,0 +1,29 @@
+// Per-row cross-entropy from logits, one warp per row: loss = logsumexp(x) - x[target].
+// Rows whose target is ignore_index get loss 0.
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+#define FULL 0xffffffffu
+
+__global__ void cross_entropy_fwd(float* __restrict__ loss, const float* __restrict__ logits,
+                                  const int* __restrict__ targets, int N, int V, int ignore_index)
+{
+    const int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (row >= N) return;
+    const int t = targets[row];
+    if (t == ignore_index) {
+        if (lane == 0) loss[row] = 0.0f;
+        return;
+    }
+    const float* x = logits + (size_t)row * V;
+
+    float m = -CUDART_INF_F;
+    for (int c = lane; c < V; c += 32) m = fmaxf(m, x[c]);
+    for (int o = 16; o; o >>= 1) m = fmaxf(m, __shfl_xor_sync(FULL, m, o));
+    float s = 0.0f;
+    for (int c = lane; c < V; c += 32) s += expf(x[c] - m);
+    for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(FULL, s, o);
+
+    if (lane == 0) loss[row] = m + logf(s) - x[t];
+}
