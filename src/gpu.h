@@ -1,0 +1,203 @@
+/* gpu.h — the GPU backend: device-side source preparation, NVRTC compilation
+ * with an on-disk cubin cache, and kernel launches in an isolated child process.
+ *
+ * Three layers, usable separately:
+ *  1. dg_gpu_src_*   : strip host code from a .cu text (tree-sitter CST), keeping
+ *                      every line where it was, so NVRTC's line numbers are the
+ *                      user's. Pure; no CUDA needed.
+ *  2. dg_gpu_compile : NVRTC for one arch, template instances by name expression,
+ *                      log -> dg_diags at the user's file:line:col, cache keyed by
+ *                      hash(source, headers, options, arch, NVRTC version).
+ *                      Needs libnvrtc only, no GPU; runs in a forked worker so an
+ *                      NVRTC crash or hang never takes the caller down.
+ *  3. dg_gpu (session): a child process that owns the CUDA context. The caller
+ *                      never touches CUDA itself, so a kernel that faults or hangs
+ *                      costs the child, not the caller: the call returns a status,
+ *                      and the next call starts a fresh child.
+ *
+ * Ownership: every char * handed out (why, msg, log, lowered names) is owned by
+ * the caller and freed with free(); structs have a *_free function.
+ * Not thread-safe: one thread drives a session. */
+#ifndef DG_GPU_H
+#define DG_GPU_H
+#include "diag.h"
+
+/* ---- status codes (one table: name, help) -------------------------------- */
+#define DG_GPU_STATUS(X) \
+  X(OK,           "ok",             "the call succeeded") \
+  X(NO_DEVICE,    "no-device",      "no usable GPU (no driver, no device, or built without CUDA)") \
+  X(COMPILE,      "compile-error",  "NVRTC rejected the source (diagnostics name file:line:col)") \
+  X(BAD_REQUEST,  "bad-request",    "the request is wrong: stale or unknown handle, size, argument count") \
+  X(LAUNCH,       "launch-error",   "the launch was refused (bad configuration, too much shared memory); the context is fine") \
+  X(OOB_WRITE,    "out-of-bounds",  "the kernel ran but wrote into a guard region around a buffer") \
+  X(FAULT,        "kernel-fault",   "the kernel faulted (illegal address, trap, assert); the child was replaced") \
+  X(TIMEOUT,      "timeout",        "the watchdog killed the child: the kernel (or call) ran past its time limit") \
+  X(CHILD_DIED,   "child-died",     "the GPU child process died (signal or exit); it was replaced") \
+  X(CUDA,         "cuda-error",     "another CUDA API error (out of memory, ...)")
+typedef enum {
+#define X(id, name, help) DG_GPU_##id,
+  DG_GPU_STATUS(X)
+#undef X
+  DG_GPU_NSTATUS
+} dg_gpu_status;
+const char *dg_gpu_status_name(dg_gpu_status s);   /* "kernel-fault" */
+const char *dg_gpu_status_help(dg_gpu_status s);
+
+/* Is there a usable GPU? Probes once in a short-lived child (CUDA is never
+ * initialised in the caller) and caches the answer. On false, *why (if why)
+ * gets a sentence: "no CUDA driver: ...", "no GPU device", "built without CUDA",
+ * "disabled by DIRIGO_NO_GPU". On true, *why gets "NVIDIA H200 (sm_90)". */
+bool dg_gpu_available(char **why);
+
+/* ---- 1. device-side source ---------------------------------------------- */
+typedef struct {
+  uint32_t line, end_line;   /* 1-based, inclusive */
+  char *what;                /* "function main", "#include <torch/extension.h>" */
+} dg_gpu_dropped;
+
+typedef struct {
+  char *text;                /* the input with host code blanked to spaces; same
+                                length and newlines as the input; owned */
+  size_t len;
+  char *prelude;             /* replacements for dropped standard headers
+                                (typedefs, FLT_MAX, ...), to go before `#line 1` */
+  DG_VEC(dg_gpu_dropped) dropped;
+  DG_VEC(char *) kernels;    /* names of the __global__ functions kept */
+  DG_VEC(char *) local_includes;  /* #include "x.h" paths as written */
+} dg_gpu_src;
+
+/* Never fails on odd input: what tree-sitter cannot parse is kept, and NVRTC
+ * reports it at its line. */
+void dg_gpu_src_prepare(const char *text, size_t len, dg_gpu_src *out);
+void dg_gpu_src_free(dg_gpu_src *s);
+
+/* ---- 2. compilation ------------------------------------------------------ */
+typedef struct {
+  const char *const *defines;   /* "NAME=VALUE" or "NAME" (problem spec `defines`) */
+  int ndefines;
+  const char *const *names;     /* kernels wanted: "softmax", "reduce6<float, 256, true>" */
+  int nnames;
+  const char *arch;             /* "sm_90"; NULL: sm_90 (use dg_gpu_info(g)->arch) */
+  const char *const *extra;     /* further NVRTC options */
+  int nextra;
+  bool no_cache;                /* neither read nor write the cache */
+  double timeout_s;             /* NVRTC wall-clock limit; 0: 120 s */
+} dg_gpu_copts;
+
+typedef struct {
+  uint8_t *image;               /* CUBIN (or PTX when is_ptx); owned */
+  size_t image_len;
+  bool is_ptx;                  /* the device's arch is newer than this NVRTC */
+  char **lowered;               /* nnames mangled names, parallel to copts.names */
+  int nnames;
+  char *log;                    /* NVRTC's log, raw (may be ""); owned */
+  char *arch;                   /* the arch it was built for */
+  bool cache_hit;
+  double seconds;               /* wall time of this call */
+} dg_gpu_binary;
+
+/* Compiles the device side of sm's file `file`. Errors and warnings of the log
+ * go to d at the user's file:line:col (local headers are loaded into sm).
+ * Returns DG_GPU_OK, DG_GPU_COMPILE (diagnostics in d), DG_GPU_TIMEOUT, or
+ * DG_GPU_NO_DEVICE when built without CUDA (message in d, no span). */
+dg_gpu_status dg_gpu_compile(dg_srcmgr *sm, uint32_t file, const dg_gpu_copts *o,
+                             dg_gpu_binary *out, dg_diags *d);
+void dg_gpu_binary_free(dg_gpu_binary *b);
+/* $DIRIGO_CUBIN_CACHE, else $XDG_CACHE_HOME/dirigo/cubin, else ~/.cache/dirigo/cubin. */
+char *dg_gpu_cache_dir(void);
+/* "13.0", or "none" when built without CUDA. */
+const char *dg_gpu_nvrtc_version(void);
+
+/* ---- 3. session: the child that owns the CUDA context -------------------- */
+typedef struct dg_gpu dg_gpu;
+
+typedef struct {
+  double launch_timeout_s;      /* watchdog for one launch + sync; 0: 10 s */
+  double call_timeout_s;        /* any other request; 0: 60 s (start-up included) */
+  size_t guard_bytes;           /* canary region before and after each buffer; 0: 64 KiB */
+} dg_gpu_opts;
+
+typedef struct {
+  char name[128];               /* "NVIDIA H200" */
+  char arch[16];                /* "sm_90" */
+  int cc_major, cc_minor, sm_count;
+  size_t mem_total;
+  int driver_version, runtime_version;   /* 13000 */
+} dg_gpu_info;
+
+/* Starts the child. NULL with *why (caller frees) when no GPU can be used. */
+dg_gpu *dg_gpu_open(const dg_gpu_opts *o, char **why);
+void dg_gpu_close(dg_gpu *g);                 /* NULL ok; kills the child */
+const dg_gpu_info *dg_gpu_info_of(const dg_gpu *g);
+/* Counts children started; handles of an older generation are refused with
+ * DG_GPU_BAD_REQUEST. After FAULT, TIMEOUT or CHILD_DIED, the next call starts a
+ * fresh child: load modules and allocate buffers again. */
+unsigned dg_gpu_generation(const dg_gpu *g);
+
+typedef uint32_t dg_gpu_kernel;   /* generation << 24 | index */
+typedef uint32_t dg_gpu_buf;
+
+/* Poison pattern: repeated over a buffer before a launch; elements still equal
+ * to it afterwards were not written. */
+typedef struct { uint8_t b[8]; uint8_t len; } dg_gpu_pattern;
+/* For a dtype: "f32" -> NaN 0x7fc0dead (not the GPU's canonical NaN 0x7fffffff,
+ * so a computed NaN is not "unwritten"); f64/f16/bf16 likewise; integer types
+ * and unknown names -> 0xff bytes of the dtype's size. */
+dg_gpu_pattern dg_gpu_poison_for(const char *dtype);
+/* Counts elements of data (n elements of p.len bytes) still equal to p; the
+ * first such index goes to *first (SIZE_MAX when none). */
+size_t dg_gpu_unwritten(const void *data, size_t n, dg_gpu_pattern p, size_t *first);
+
+/* Loads a compiled binary; kernels[i] gets the handle of b->lowered[i]. */
+dg_gpu_status dg_gpu_load(dg_gpu *g, const dg_gpu_binary *b, dg_gpu_kernel *kernels, char **msg);
+/* A buffer of `bytes`, filled with `poison`, with guard regions around it. */
+dg_gpu_status dg_gpu_alloc(dg_gpu *g, size_t bytes, dg_gpu_pattern poison, dg_gpu_buf *out, char **msg);
+dg_gpu_status dg_gpu_upload(dg_gpu *g, dg_gpu_buf b, size_t off, const void *src, size_t n, char **msg);
+dg_gpu_status dg_gpu_download(dg_gpu *g, dg_gpu_buf b, size_t off, void *dst, size_t n, char **msg);
+dg_gpu_status dg_gpu_poison(dg_gpu *g, dg_gpu_buf b, char **msg);  /* refill with its pattern */
+dg_gpu_status dg_gpu_free(dg_gpu *g, dg_gpu_buf b, char **msg);
+
+/* A kernel argument: a buffer (its device address), NULL, or a value of up to
+ * 64 bytes passed by value (ints, floats, structs, empty tag types of 1 byte). */
+typedef struct {
+  enum { DG_GPU_ARG_BUF, DG_GPU_ARG_VALUE } kind;
+  dg_gpu_buf buf;
+  size_t size;                  /* DG_GPU_ARG_VALUE: bytes used of value */
+  size_t buf_off;               /* DG_GPU_ARG_BUF: byte offset into the buffer */
+  uint8_t value[64];
+} dg_gpu_arg;
+dg_gpu_arg dg_gpu_arg_buf(dg_gpu_buf b);
+dg_gpu_arg dg_gpu_arg_null(void);
+dg_gpu_arg dg_gpu_arg_i32(int32_t v);
+dg_gpu_arg dg_gpu_arg_i64(int64_t v);
+dg_gpu_arg dg_gpu_arg_f32(float v);
+dg_gpu_arg dg_gpu_arg_f64(double v);
+dg_gpu_arg dg_gpu_arg_bytes(const void *p, size_t n);
+
+typedef struct { uint32_t x, y, z; } dg_gpu_dim3;
+
+typedef struct {
+  dg_gpu_buf buf;
+  bool after;                   /* false: the guard before the buffer */
+  int64_t first_off;            /* byte offset of the first bad byte, relative to
+                                   the buffer's start (negative before it) */
+  size_t nbytes;                /* corrupted bytes in that guard */
+} dg_gpu_guard_hit;
+
+typedef struct {
+  dg_gpu_status status;
+  char *msg;                    /* owned; NULL on OK: "an illegal memory access was encountered (cudaErrorIllegalAddress)" */
+  double ms;                    /* kernel time (events), when it ran */
+  DG_VEC(dg_gpu_guard_hit) guards;
+} dg_gpu_result;
+
+/* Launches, synchronises, checks the last error and every live buffer's guards.
+ * OK, OOB_WRITE (guards lists the damage; canaries are restored), LAUNCH,
+ * FAULT / TIMEOUT / CHILD_DIED (the child is gone; next call starts another),
+ * BAD_REQUEST. */
+dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
+                            uint32_t shmem, const dg_gpu_arg *args, int nargs,
+                            dg_gpu_result *res);
+void dg_gpu_result_free(dg_gpu_result *r);
+
+#endif

@@ -1,0 +1,409 @@
+/* gpu_child.c — the GPU child: the only process that calls the CUDA runtime.
+ *
+ * It serves gpu_proto.h requests on a socket until EOF. Buffers carry guard
+ * regions filled with a canary before and after; after every launch the
+ * guards are read back, damage reported and the canary restored. An error
+ * that leaves the context unusable (illegal address, trap, assert) is
+ * answered as DG_GPU_FAULT, and the child exits: the parent starts another. */
+#define _GNU_SOURCE
+#include "gpu_proto.h"
+#include "config.h"
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#ifndef DG_HAVE_CUDA
+_Noreturn void gp_child_main(int fd)
+{
+  static const char msg[] = "built without CUDA";
+  gp_req rq;
+  if (!gp_read(fd, &rq, sizeof rq, 0)) {
+    gp_rep rep = { DG_GPU_NO_DEVICE, sizeof msg - 1, 0, 0 };
+    gp_write(fd, &rep, sizeof rep);
+    gp_write(fd, msg, sizeof msg - 1);
+  }
+  _exit(0);
+}
+#else
+#include <cuda_runtime_api.h>
+
+static const uint8_t canary[8] = { 0xca, 0xfe, 0xf0, 0x0d, 0x5a, 0xfe, 0x6a, 0x4d };
+
+typedef DG_VEC(gp_guard) guard_vec;
+
+typedef struct {
+  uint8_t *base;      /* cudaMalloc'd: guard | bytes | guard */
+  size_t size;
+  dg_gpu_pattern poison;
+  bool live;
+} cbuf;
+
+static struct {
+  int fd;
+  size_t guard;
+  DG_VEC(cbuf) bufs;
+  DG_VEC(cudaKernel_t) kernels;
+  cudaEvent_t ev0, ev1;
+  uint8_t *stage;     /* host staging for fills and guard checks */
+  size_t stage_len;
+} C;
+
+/* Reply: status, message (printf), then data. */
+static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const char *fmt, ...)
+  __attribute__((format(printf, 5, 6)));
+static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const char *fmt, ...)
+{
+  char *msg = NULL;
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    msg = dg_vprintf(fmt, ap);
+    va_end(ap);
+  }
+  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, ms, n };
+  if (gp_write(C.fd, &rep, sizeof rep) || (msg && gp_write(C.fd, msg, rep.msg_len))
+      || (n && gp_write(C.fd, data, n)))
+    _exit(2);
+  free(msg);
+}
+
+#define CUERR(e) cudaGetErrorString(e), cudaGetErrorName(e)
+
+/* After an error, is the context still usable? Sticky errors repeat on every call. */
+static bool context_poisoned(void)
+{
+  cudaGetLastError();
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+static bool fail(cudaError_t e, const char *what)
+{
+  if (e == cudaSuccess) return false;
+  if (context_poisoned()) {
+    reply(DG_GPU_FAULT, 0, NULL, 0, "%s: %s (%s); the CUDA context is lost", what, CUERR(e));
+    _exit(3);
+  }
+  reply(DG_GPU_CUDA, 0, NULL, 0, "%s: %s (%s)", what, CUERR(e));
+  return true;
+}
+
+static uint8_t *stage(size_t n)
+{
+  if (n > C.stage_len) {
+    free(C.stage);
+    C.stage = dg_malloc(n);
+    C.stage_len = n;
+  }
+  return C.stage;
+}
+
+/* Fills n device bytes at d with the repeated pattern p (len bytes). */
+static cudaError_t fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
+{
+  const size_t chunk = 1 << 20;
+  uint8_t *h = stage(chunk);
+  for (size_t i = 0; i < chunk; i++) h[i] = p[i % len];
+  for (size_t off = 0; off < n; off += chunk) {
+    size_t k = n - off < chunk ? n - off : chunk;    /* chunk is a multiple of len (1,2,4,8) */
+    cudaError_t e = cudaMemcpy(d + off, h, k, cudaMemcpyHostToDevice);
+    if (e) return e;
+  }
+  return cudaSuccess;
+}
+
+static cbuf *get_buf(uint32_t id)
+{
+  return id < C.bufs.n && C.bufs.v[id].live ? &C.bufs.v[id] : NULL;
+}
+
+static void do_hello(const gp_req *rq, const uint8_t *pl, size_t len)
+{
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {
+    if (e == cudaErrorInsufficientDriver)
+      reply(DG_GPU_NO_DEVICE, 0, NULL, 0, "no CUDA driver (none loaded, or older than CUDA runtime %d.%d): %s",
+            CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, cudaGetErrorString(e));
+    else
+      reply(DG_GPU_NO_DEVICE, 0, NULL, 0, "no GPU device");
+    _exit(0);
+  }
+  if (e) {
+    reply(DG_GPU_NO_DEVICE, 0, NULL, 0, "CUDA initialisation failed: %s (%s)", CUERR(e));
+    _exit(0);
+  }
+  struct cudaDeviceProp p;
+  if ((e = cudaSetDevice(0)) || (e = cudaFree(0)) || (e = cudaGetDeviceProperties(&p, 0))
+      || (e = cudaEventCreate(&C.ev0)) || (e = cudaEventCreate(&C.ev1))) {
+    reply(DG_GPU_NO_DEVICE, 0, NULL, 0, "GPU 0 unusable: %s (%s)", CUERR(e));
+    _exit(0);
+  }
+  C.guard = rq->b;
+  dg_gpu_info info = {0};
+  snprintf(info.name, sizeof info.name, "%.127s", p.name);
+  snprintf(info.arch, sizeof info.arch, "sm_%d%d", p.major, p.minor);
+  info.cc_major = p.major;
+  info.cc_minor = p.minor;
+  info.sm_count = p.multiProcessorCount;
+  info.mem_total = p.totalGlobalMem;
+  cudaDriverGetVersion(&info.driver_version);
+  cudaRuntimeGetVersion(&info.runtime_version);
+  reply(DG_GPU_OK, 0, &info, sizeof info, NULL);
+}
+
+static void do_load(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  /* payload: u8 is_ptx, u32 nnames, names (u32 len + bytes), u64 len + image */
+  const uint8_t *p = pl, *end = pl + n;
+  uint32_t k = 0, len;
+  if (end - p < 5) goto bad;
+  p++;
+  memcpy(&k, p, 4);
+  p += 4;
+  char **names = dg_calloc(k + 1, sizeof *names);
+  for (uint32_t i = 0; i < k; i++) {
+    if (end - p < 4) { k = i; goto bad_names; }
+    memcpy(&len, p, 4);
+    p += 4;
+    if ((size_t)(end - p) < len) { k = i; goto bad_names; }
+    names[i] = dg_strndup((const char *)p, len);
+    p += len;
+  }
+  uint64_t ilen;
+  if (end - p < 8) goto bad_names;
+  memcpy(&ilen, p, 8);
+  p += 8;
+  if ((uint64_t)(end - p) < ilen || !ilen) goto bad_names;
+  /* PTX must end in NUL; the payload was read with one appended */
+  cudaLibrary_t lib;
+  cudaError_t e = cudaLibraryLoadData(&lib, p, NULL, NULL, 0, NULL, NULL, 0);
+  if (e) {
+    for (uint32_t i = 0; i < k; i++) free(names[i]);
+    free(names);
+    fail(e, "loading the module");
+    return;
+  }
+  uint32_t *ids = dg_calloc(k + 1, sizeof *ids);
+  for (uint32_t i = 0; i < k; i++) {
+    cudaKernel_t kern;
+    if ((e = cudaLibraryGetKernel(&kern, lib, names[i]))) {
+      char *nm = names[i];
+      names[i] = NULL;
+      for (uint32_t q = 0; q < k; q++) free(names[q]);
+      free(names);
+      free(ids);
+      reply(DG_GPU_CUDA, 0, NULL, 0, "kernel %s not in the module: %s (%s)", nm, CUERR(e));
+      free(nm);
+      return;
+    }
+    ids[i] = (uint32_t)C.kernels.n;
+    dg_vec_push(&C.kernels, kern);
+  }
+  reply(DG_GPU_OK, 0, ids, k * sizeof *ids, NULL);
+  for (uint32_t i = 0; i < k; i++) free(names[i]);
+  free(names);
+  free(ids);
+  return;
+bad_names:
+  for (uint32_t i = 0; i < k; i++) free(names[i]);
+  free(names);
+bad:
+  reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed module");
+}
+
+static void do_alloc(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  dg_gpu_pattern pat;
+  if (n != sizeof pat) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed alloc"); return; }
+  memcpy(&pat, pl, sizeof pat);
+  if (!pat.len || pat.len > 8 || (pat.len & (pat.len - 1))) {
+    reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "poison pattern of %d bytes (1, 2, 4 or 8)", pat.len);
+    return;
+  }
+  cbuf b = { NULL, rq->b, pat, true };
+  cudaError_t e = cudaMalloc((void **)&b.base, rq->b + 2 * C.guard);
+  if (fail(e, "cudaMalloc")) return;
+  if ((e = fill(b.base, C.guard, canary, 8)) || (e = fill(b.base + C.guard + b.size, C.guard, canary, 8))
+      || (e = fill(b.base + C.guard, b.size, pat.b, pat.len))) {
+    cudaFree(b.base);
+    fail(e, "filling a new buffer");
+    return;
+  }
+  uint32_t id = (uint32_t)C.bufs.n;
+  dg_vec_push(&C.bufs, b);
+  reply(DG_GPU_OK, 0, &id, sizeof id, NULL);
+}
+
+static void do_copy(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  cbuf *b = get_buf(rq->a);
+  bool up = rq->op == GP_UPLOAD;
+  size_t len = up ? n : rq->c;
+  if (!b) {
+    reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no buffer %u", rq->a);
+    return;
+  }
+  if (rq->b > b->size || len > b->size - rq->b) {
+    reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "copy of %zu bytes at offset %llu outside a buffer of %zu",
+          len, (unsigned long long)rq->b, b->size);
+    return;
+  }
+  uint8_t *d = b->base + C.guard + rq->b;
+  if (up) {
+    if (!fail(cudaMemcpy(d, pl, n, cudaMemcpyHostToDevice), "upload"))
+      reply(DG_GPU_OK, 0, NULL, 0, NULL);
+  } else {
+    uint8_t *h = stage(len ? len : 1);
+    if (!fail(cudaMemcpy(h, d, len, cudaMemcpyDeviceToHost), "download"))
+      reply(DG_GPU_OK, 0, h, len, NULL);
+  }
+}
+
+static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  cbuf *b = get_buf(rq->a);
+  if (!b) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no buffer %u", rq->a); return; }
+  if (rq->op == GP_POISON) {
+    if (!fail(fill(b->base + C.guard, b->size, b->poison.b, b->poison.len), "poison"))
+      reply(DG_GPU_OK, 0, NULL, 0, NULL);
+    return;
+  }
+  cudaFree(b->base);
+  b->live = false;
+  reply(DG_GPU_OK, 0, NULL, 0, NULL);
+}
+
+/* Reads every live buffer's guards; appends hits and restores the canary. */
+static cudaError_t check_guards(guard_vec *hits)
+{
+  uint8_t *h = dg_malloc(C.guard ? C.guard : 1);
+  cudaError_t e = cudaSuccess;
+  for (size_t i = 0; i < C.bufs.n && !e; i++) {
+    cbuf *b = &C.bufs.v[i];
+    if (!b->live) continue;
+    for (int after = 0; after < 2 && !e; after++) {
+      uint8_t *g = after ? b->base + C.guard + b->size : b->base;
+      if ((e = cudaMemcpy(h, g, C.guard, cudaMemcpyDeviceToHost))) break;
+      gp_guard hit = { (uint32_t)i, (uint32_t)after, 0, 0 };
+      bool first = true;
+      for (size_t k = 0; k < C.guard; k++)
+        if (h[k] != canary[k % 8]) {
+          if (first) hit.first_off = after ? (int64_t)(b->size + k) : (int64_t)k - (int64_t)C.guard;
+          first = false;
+          hit.nbytes++;
+        }
+      if (hit.nbytes) {
+        dg_vec_push(hits, hit);
+        e = fill(g, C.guard, canary, 8);
+      }
+    }
+  }
+  free(h);
+  return e;
+}
+
+static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  gp_launch L;
+  if (n < sizeof L) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed launch"); return; }
+  memcpy(&L, pl, sizeof L);
+  if (n != sizeof L + L.nargs * sizeof(gp_arg)) {
+    reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed launch");
+    return;
+  }
+  if (L.kernel >= C.kernels.n) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no kernel %u", L.kernel); return; }
+  gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
+  memcpy(args, pl + sizeof L, L.nargs * sizeof *args);
+  void **argv = dg_calloc(L.nargs + 1, sizeof *argv);
+  void **ptrs = dg_calloc(L.nargs + 1, sizeof *ptrs);
+  for (uint32_t i = 0; i < L.nargs; i++) {
+    if (args[i].kind == DG_GPU_ARG_BUF) {
+      cbuf *b = get_buf(args[i].buf);
+      if (!b || args[i].off > b->size) {
+        reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "argument %u: no buffer %u", i + 1, args[i].buf);
+        goto out;
+      }
+      ptrs[i] = b->base + C.guard + args[i].off;
+      argv[i] = &ptrs[i];
+    } else {
+      if (args[i].size > sizeof args[i].value) {
+        reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "argument %u: a value of %llu bytes (64 at most)",
+              i + 1, (unsigned long long)args[i].size);
+        goto out;
+      }
+      argv[i] = args[i].value;
+    }
+  }
+  const void *fn = (const void *)C.kernels.v[L.kernel];
+  cudaError_t e;
+  if (L.shmem > 48 * 1024
+      && (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.shmem))) {
+    cudaGetLastError();
+    reply(DG_GPU_LAUNCH, 0, NULL, 0, "%u bytes of dynamic shared memory: %s (%s)", L.shmem, CUERR(e));
+    goto out;
+  }
+  dim3 grid = { L.grid.x, L.grid.y, L.grid.z }, block = { L.block.x, L.block.y, L.block.z };
+  cudaEventRecord(C.ev0, 0);
+  e = cudaLaunchKernel(fn, grid, block, argv, L.shmem, 0);
+  if (e) {
+    if (context_poisoned()) {
+      reply(DG_GPU_FAULT, 0, NULL, 0, "launch: %s (%s); the CUDA context is lost", CUERR(e));
+      _exit(3);
+    }
+    reply(DG_GPU_LAUNCH, 0, NULL, 0, "launch <<<(%u,%u,%u), (%u,%u,%u), %u>>>: %s (%s)",
+          grid.x, grid.y, grid.z, block.x, block.y, block.z, L.shmem, CUERR(e));
+    goto out;
+  }
+  cudaEventRecord(C.ev1, 0);
+  e = cudaDeviceSynchronize();
+  if (!e) e = cudaGetLastError();
+  if (e) {
+    if (context_poisoned()) {
+      reply(DG_GPU_FAULT, 0, NULL, 0, "%s (%s)", CUERR(e));
+      _exit(3);
+    }
+    reply(DG_GPU_LAUNCH, 0, NULL, 0, "%s (%s)", CUERR(e));
+    goto out;
+  }
+  float ms = 0;
+  cudaEventElapsedTime(&ms, C.ev0, C.ev1);
+  guard_vec hits = {0};
+  e = check_guards(&hits);
+  if (!fail(e, "reading guard regions")) {
+    if (hits.n)
+      reply(DG_GPU_OOB_WRITE, ms, hits.v, hits.n * sizeof *hits.v,
+            "the kernel wrote outside %zu buffer guard region(s)", hits.n);
+    else
+      reply(DG_GPU_OK, ms, NULL, 0, NULL);
+  }
+  dg_vec_free(&hits);
+out:
+  free(args);
+  free(argv);
+  free(ptrs);
+}
+
+static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
+  [GP_HELLO] = do_hello, [GP_LOAD] = do_load, [GP_ALLOC] = do_alloc,
+  [GP_UPLOAD] = do_copy, [GP_DOWNLOAD] = do_copy, [GP_POISON] = do_poison_free,
+  [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch,
+};
+
+_Noreturn void gp_child_main(int fd)
+{
+  C.fd = fd;
+  for (;;) {
+    gp_req rq;
+    if (gp_read(fd, &rq, sizeof rq, 0)) _exit(0);
+    uint8_t *pl = dg_malloc(rq.len + 1);
+    if (rq.len && gp_read(fd, pl, rq.len, 0)) _exit(0);
+    pl[rq.len] = 0;
+    if (rq.op < sizeof handlers / sizeof *handlers && handlers[rq.op])
+      handlers[rq.op](&rq, pl, rq.len);
+    else
+      reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "unknown request %u", rq.op);
+    free(pl);
+  }
+}
+#endif

@@ -1,0 +1,291 @@
+/* gpu_host.c — the caller's side of a GPU session: starts the child, sends
+ * requests, and turns a child that hangs (watchdog) or dies into a status on
+ * the request that did it. The caller never initialises CUDA, so it can fork
+ * a fresh child at any time. */
+#define _GNU_SOURCE
+#include "gpu_proto.h"
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+struct dg_gpu {
+  pid_t pid;            /* 0: no child now */
+  int fd;
+  unsigned gen;         /* children started */
+  dg_gpu_opts o;
+  dg_gpu_info info;
+  size_t last_len;      /* data bytes of the last reply read into *datap */
+};
+
+static void set_msg(char **msg, char *m)
+{
+  if (msg) *msg = m;
+  else free(m);
+}
+
+static void drop_child(dg_gpu *g, bool kill_it)
+{
+  if (!g->pid) return;
+  close(g->fd);
+  if (kill_it) {
+    gp_kill(g->pid);
+  } else {
+    int ws;
+    while (waitpid(g->pid, &ws, 0) < 0 && errno == EINTR) {}
+  }
+  g->pid = 0;
+}
+
+/* One round trip. data/len: where the reply's data goes (len checked);
+ * *datap: a malloc'd copy instead when datap is set. */
+static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, const void *pl2,
+                          size_t n2, double timeout, void *data, size_t len, uint8_t **datap,
+                          double *ms, char **msg);
+
+static dg_gpu_status start(dg_gpu *g, char **why)
+{
+  int fd;
+  pid_t pid = gp_fork(&fd);
+  if (pid < 0) {
+    set_msg(why, dg_printf("cannot start the GPU child: %s", strerror(errno)));
+    return DG_GPU_CHILD_DIED;
+  }
+  if (pid == 0) gp_child_main(fd);
+  g->pid = pid;
+  g->fd = fd;
+  g->gen++;
+  gp_req rq = { .op = GP_HELLO, .b = g->o.guard_bytes };
+  dg_gpu_status st = call(g, rq, NULL, 0, NULL, 0, g->o.call_timeout_s, &g->info,
+                          sizeof g->info, NULL, NULL, why);
+  if (st != DG_GPU_OK) drop_child(g, true);
+  return st;
+}
+
+static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, const void *pl2,
+                          size_t n2, double timeout, void *data, size_t len, uint8_t **datap,
+                          double *ms, char **msg)
+{
+  if (!g->pid && rq.op != GP_HELLO) {   /* the last child faulted or died: a fresh one */
+    dg_gpu_status st = start(g, msg);
+    if (st != DG_GPU_OK) return st;
+  }
+  rq.len = n1 + n2;
+  double deadline = dg_now() + timeout;
+  gp_rep rep;
+  int r = gp_write(g->fd, &rq, sizeof rq) || (n1 && gp_write(g->fd, pl1, n1))
+          || (n2 && gp_write(g->fd, pl2, n2)) ? -1 : 0;
+  if (!r) r = gp_read(g->fd, &rep, sizeof rep, deadline);
+  char *text = NULL;
+  if (!r) {
+    text = dg_calloc(rep.msg_len + 1, 1);
+    r = gp_read(g->fd, text, rep.msg_len, deadline);
+  }
+  if (!r && datap) {
+    *datap = dg_malloc(rep.len + 1);
+    g->last_len = rep.len;
+    r = gp_read(g->fd, *datap, rep.len, deadline);
+  } else if (!r && rep.len) {
+    if (rep.len != len || !data) {   /* the protocol broke: start afresh */
+      free(text);
+      drop_child(g, true);
+      set_msg(msg, dg_printf("GPU child answered %llu bytes, %zu expected", (unsigned long long)rep.len, len));
+      return DG_GPU_CHILD_DIED;
+    }
+    r = gp_read(g->fd, data, len, deadline);
+  }
+  if (r == -2) {
+    free(text);
+    drop_child(g, true);
+    set_msg(msg, dg_printf("no answer within %.3g s: the watchdog killed the GPU child", timeout));
+    return DG_GPU_TIMEOUT;
+  }
+  if (r) {
+    free(text);
+    int ws = gp_kill(g->pid);
+    close(g->fd);
+    g->pid = 0;
+    char *how = gp_describe_exit(ws);
+    set_msg(msg, dg_printf("the GPU child %s", how));
+    free(how);
+    return DG_GPU_CHILD_DIED;
+  }
+  if (ms) *ms = rep.ms;
+  if (rep.status == DG_GPU_FAULT || rep.status == DG_GPU_NO_DEVICE) drop_child(g, false);
+  if (rep.status != DG_GPU_OK || rep.msg_len) set_msg(msg, text);
+  else free(text);
+  return (dg_gpu_status)rep.status;
+}
+
+dg_gpu *dg_gpu_open(const dg_gpu_opts *o, char **why)
+{
+  if (why) *why = NULL;
+  const char *off = getenv("DIRIGO_NO_GPU");
+  if (off && *off && strcmp(off, "0")) {
+    set_msg(why, dg_strdup("disabled by DIRIGO_NO_GPU"));
+    return NULL;
+  }
+#ifndef DG_HAVE_CUDA
+  (void)o;
+  set_msg(why, dg_strdup("built without CUDA"));
+  return NULL;
+#else
+  dg_gpu *g = dg_calloc(1, sizeof *g);
+  if (o) g->o = *o;
+  if (g->o.launch_timeout_s <= 0) g->o.launch_timeout_s = 10;
+  if (g->o.call_timeout_s <= 0) g->o.call_timeout_s = 60;
+  if (!g->o.guard_bytes) g->o.guard_bytes = 64 * 1024;
+  g->o.guard_bytes = (g->o.guard_bytes + 255) & ~(size_t)255;   /* keeps buffers 256-aligned */
+  char *m = NULL;
+  if (start(g, &m) != DG_GPU_OK) {
+    set_msg(why, m ? m : dg_strdup("the GPU child did not start"));
+    dg_gpu_close(g);
+    return NULL;
+  }
+  free(m);
+  return g;
+#endif
+}
+
+void dg_gpu_close(dg_gpu *g)
+{
+  if (!g) return;
+  drop_child(g, true);
+  free(g);
+}
+
+const dg_gpu_info *dg_gpu_info_of(const dg_gpu *g) { return &g->info; }
+unsigned dg_gpu_generation(const dg_gpu *g) { return g->gen; }
+
+bool dg_gpu_available(char **why)
+{
+  static int known = -1;
+  static char *reason;
+  if (known < 0) {
+    dg_gpu *g = dg_gpu_open(NULL, &reason);
+    known = g != NULL;
+    if (g) reason = dg_printf("%s (%s)", g->info.name, g->info.arch);
+    dg_gpu_close(g);
+  }
+  if (why) *why = dg_strdup(reason ? reason : "?");
+  return known;
+}
+
+/* ---- handles: generation in the top byte ------------------------------------ */
+static uint32_t handle(const dg_gpu *g, uint32_t idx) { return (g->gen & 0xff) << 24 | idx; }
+
+static bool unpack(dg_gpu *g, uint32_t h, uint32_t *idx, const char *what, char **msg)
+{
+  if (g->pid && h >> 24 == (g->gen & 0xff)) {
+    *idx = h & 0xffffff;
+    return true;
+  }
+  set_msg(msg, dg_printf("%s handle %#x is from an earlier GPU child (now generation %u): "
+                         "load and allocate again after a fault", what, h, g->gen));
+  return false;
+}
+
+dg_gpu_status dg_gpu_load(dg_gpu *g, const dg_gpu_binary *b, dg_gpu_kernel *kernels, char **msg)
+{
+  if (msg) *msg = NULL;
+  dg_buf pl = {0};
+  uint32_t k = (uint32_t)b->nnames;
+  dg_buf_putc(&pl, (char)b->is_ptx);
+  dg_buf_put(&pl, (char *)&k, 4);
+  for (uint32_t i = 0; i < k; i++) {
+    uint32_t len = (uint32_t)strlen(b->lowered[i]);
+    dg_buf_put(&pl, (char *)&len, 4);
+    dg_buf_put(&pl, b->lowered[i], len);
+  }
+  uint64_t ilen = b->image_len;
+  dg_buf_put(&pl, (char *)&ilen, 8);
+  /* the image goes last: the child NUL-terminates payloads, as PTX needs */
+  gp_req rq = { .op = GP_LOAD };
+  uint32_t *ids = dg_calloc(k + 1, sizeof *ids);
+  dg_gpu_status st = call(g, rq, pl.s, pl.n, b->image, b->image_len, g->o.call_timeout_s,
+                          ids, k * sizeof *ids, NULL, NULL, msg);
+  for (uint32_t i = 0; st == DG_GPU_OK && i < k; i++) kernels[i] = handle(g, ids[i]);
+  dg_buf_free(&pl);
+  free(ids);
+  return st;
+}
+
+dg_gpu_status dg_gpu_alloc(dg_gpu *g, size_t bytes, dg_gpu_pattern poison, dg_gpu_buf *out, char **msg)
+{
+  if (msg) *msg = NULL;
+  gp_req rq = { .op = GP_ALLOC, .b = bytes };
+  uint32_t id = 0;
+  dg_gpu_status st = call(g, rq, &poison, sizeof poison, NULL, 0, g->o.call_timeout_s,
+                          &id, sizeof id, NULL, NULL, msg);
+  if (st == DG_GPU_OK) *out = handle(g, id);
+  return st;
+}
+
+static dg_gpu_status buf_call(dg_gpu *g, uint32_t op, dg_gpu_buf b, size_t off, const void *src,
+                              void *dst, size_t n, char **msg)
+{
+  if (msg) *msg = NULL;
+  uint32_t idx;
+  if (!unpack(g, b, &idx, "buffer", msg)) return DG_GPU_BAD_REQUEST;
+  gp_req rq = { .op = op, .a = idx, .b = off, .c = n };
+  return call(g, rq, src, src ? n : 0, NULL, 0, g->o.call_timeout_s, dst, dst ? n : 0,
+              NULL, NULL, msg);
+}
+
+dg_gpu_status dg_gpu_upload(dg_gpu *g, dg_gpu_buf b, size_t off, const void *src, size_t n, char **msg)
+{
+  return buf_call(g, GP_UPLOAD, b, off, n ? src : NULL, NULL, n, msg);
+}
+
+dg_gpu_status dg_gpu_download(dg_gpu *g, dg_gpu_buf b, size_t off, void *dst, size_t n, char **msg)
+{
+  return buf_call(g, GP_DOWNLOAD, b, off, NULL, n ? dst : NULL, n, msg);
+}
+
+dg_gpu_status dg_gpu_poison(dg_gpu *g, dg_gpu_buf b, char **msg)
+{
+  return buf_call(g, GP_POISON, b, 0, NULL, NULL, 0, msg);
+}
+
+dg_gpu_status dg_gpu_free(dg_gpu *g, dg_gpu_buf b, char **msg)
+{
+  return buf_call(g, GP_FREE, b, 0, NULL, NULL, 0, msg);
+}
+
+dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
+                            uint32_t shmem, const dg_gpu_arg *args, int nargs, dg_gpu_result *res)
+{
+  memset(res, 0, sizeof *res);
+  uint32_t kidx;
+  if (!unpack(g, k, &kidx, "kernel", &res->msg)) return res->status = DG_GPU_BAD_REQUEST;
+  gp_launch L = { kidx, shmem, (uint32_t)nargs, 0, grid, block };
+  gp_arg *ga = dg_calloc((size_t)nargs + 1, sizeof *ga);
+  for (int i = 0; i < nargs; i++) {
+    ga[i].kind = args[i].kind;
+    ga[i].size = args[i].size;
+    memcpy(ga[i].value, args[i].value, sizeof ga[i].value);
+    if (args[i].kind == DG_GPU_ARG_BUF) {
+      ga[i].off = args[i].buf_off;
+      if (!unpack(g, args[i].buf, &ga[i].buf, "buffer", &res->msg)) {
+        free(ga);
+        return res->status = DG_GPU_BAD_REQUEST;
+      }
+    }
+  }
+  gp_req rq = { .op = GP_LAUNCH };
+  uint8_t *data = NULL;
+  res->status = call(g, rq, &L, sizeof L, ga, (size_t)nargs * sizeof *ga, g->o.launch_timeout_s,
+                     NULL, 0, &data, &res->ms, &res->msg);
+  free(ga);
+  for (size_t off = 0; res->status == DG_GPU_OOB_WRITE && data && off + sizeof(gp_guard) <= g->last_len;
+       off += sizeof(gp_guard)) {
+    gp_guard gg;
+    memcpy(&gg, data + off, sizeof gg);
+    dg_gpu_guard_hit h = { handle(g, gg.buf), gg.after != 0, gg.first_off, gg.nbytes };
+    dg_vec_push(&res->guards, h);
+  }
+  free(data);
+  return res->status;
+}

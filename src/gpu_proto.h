@@ -1,0 +1,70 @@
+/* gpu_proto.h — internal to the gpu module: the request protocol between the
+ * caller and its GPU child, and the I/O helpers both sides (and the NVRTC
+ * worker) use. Not for other modules: they use gpu.h. */
+#ifndef DG_GPU_PROTO_H
+#define DG_GPU_PROTO_H
+#include "gpu.h"
+#include <sys/types.h>
+
+enum {
+  GP_HELLO = 1,   /* -> dg_gpu_info, or NO_DEVICE with the reason */
+  GP_LOAD,        /* payload: u8 is_ptx, u32 nnames, names (u32 len + bytes), u64 len + image
+                     -> u32 kernel index per name */
+  GP_ALLOC,       /* b = bytes, payload = dg_gpu_pattern -> u32 buffer index */
+  GP_UPLOAD,      /* a = buffer, b = offset, payload = bytes */
+  GP_DOWNLOAD,    /* a = buffer, b = offset, c = n -> bytes */
+  GP_POISON,      /* a = buffer */
+  GP_FREE,        /* a = buffer */
+  GP_LAUNCH,      /* payload: gp_launch + nargs gp_arg -> gp_guard hits */
+};
+
+typedef struct {
+  uint32_t op, a;
+  uint64_t b, c;
+  uint64_t len;          /* payload bytes that follow */
+} gp_req;
+
+typedef struct {
+  uint32_t status;       /* dg_gpu_status */
+  uint32_t msg_len;      /* message bytes that follow, then len data bytes */
+  double ms;
+  uint64_t len;
+} gp_rep;
+
+typedef struct {
+  uint32_t kernel, shmem, nargs, pad;
+  dg_gpu_dim3 grid, block;
+} gp_launch;
+
+typedef struct {
+  uint32_t kind, buf;    /* DG_GPU_ARG_* ; buffer index */
+  uint64_t size, off;
+  uint8_t value[64];
+} gp_arg;
+
+typedef struct {
+  uint32_t buf, after;
+  int64_t first_off;
+  uint64_t nbytes;
+} gp_guard;
+
+/* Full read/write on a socket; write never raises SIGPIPE.
+ * gp_read: 0 done, -1 peer closed or error, -2 deadline passed (deadline is
+ * dg_now() seconds; <= 0 waits forever). */
+int gp_read(int fd, void *p, size_t n, double deadline);
+int gp_write(int fd, const void *p, size_t n);
+/* "exited with status 3", "killed by signal 11 (Segmentation fault)"; caller frees. */
+char *gp_describe_exit(int wstatus);
+/* Forks with a socketpair: returns the pid (>0) in the parent with *fd its end,
+ * 0 in the child with *fd the child's end; -1 on failure (errno). The child
+ * dies with its parent and has its stdout sent to stderr (kernel printf must
+ * not mix into a caller's TAP or JSON output). */
+pid_t gp_fork(int *fd);
+/* Kills (SIGKILL) and reaps; returns the wait status. */
+int gp_kill(pid_t pid);
+
+/* The child's side (gpu_child.c): serves requests on fd until EOF, then _exits.
+ * Never returns. */
+_Noreturn void gp_child_main(int fd);
+
+#endif
