@@ -12,6 +12,9 @@ typedef enum {
   DG_DT__COUNT
 } dg_dtype;
 
+/* A tolerance: |got - want| <= atol + rtol * |want|. */
+typedef struct { double atol, rtol; } dg_tol;
+
 typedef struct {
   const char *name;       /* spec spelling: "f32" */
   const char *ctype;      /* CUDA spelling: "float", "__half" */

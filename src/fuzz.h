@@ -33,7 +33,6 @@ typedef struct {
 void fuzz_fill(dg_rng *r, const fuzz_fill_opts *o, double *out, int64_t n);
 
 /* ---- validation ----------------------------------------------------------- */
-typedef struct { double atol, rtol; } dg_tol;
 
 typedef enum {
   FUZZ_ELEM_OK, FUZZ_ELEM_MISMATCH, FUZZ_ELEM_NAN,     /* NaN/Inf where the reference is finite */

@@ -128,7 +128,6 @@ typedef struct {
   bool from_op;          /* a size symbol of the op (else only the spec/kernel uses it) */
 } dg_size;
 
-typedef struct { double atol, rtol; } dg_tol;
 typedef struct { dg_dtype dtype; dg_tol tol; } dg_dtype_tol;
 
 typedef struct {

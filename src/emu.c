@@ -1,0 +1,230 @@
+/* emu.c — running a whole problem on the emulator (see emu.h). */
+#include "emu.h"
+#include "fe.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const dg_tykind dtype_ty[DG_DT__COUNT] = {
+  [DG_DT_F32] = DG_TY_F32, [DG_DT_F16] = DG_TY_F16, [DG_DT_BF16] = DG_TY_BF16,
+  [DG_DT_F64] = DG_TY_F64, [DG_DT_I32] = DG_TY_I32, [DG_DT_I64] = DG_TY_I64,
+  [DG_DT_U8] = DG_TY_U8, [DG_DT_BOOL] = DG_TY_BOOL,
+};
+
+/* "k" with template arguments "float", "256" -> "k<float, 256>" */
+static char *instance_name(const char *kernel, char *const *targs, size_t n)
+{
+  dg_buf b = {0};
+  dg_buf_puts(&b, kernel);
+  if (n) {
+    dg_buf_putc(&b, '<');
+    for (size_t i = 0; i < n; i++) dg_buf_printf(&b, "%s%s", i ? ", " : "", targs[i]);
+    dg_buf_putc(&b, '>');
+  }
+  return dg_buf_take(&b);
+}
+
+bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
+{
+  memset(k, 0, sizeof *k);
+  dg_srcmgr_init(&k->sm);
+  if (!p->source) {
+    dg_diag_add(d, DG_SEV_ERROR, p->span, "the problem names no kernel source");
+    return false;
+  }
+  fe_options opt = { .defines = p->defines.v, .ndefines = (int)p->defines.n };
+  k->mod = fe_load(&k->sm, p->source, &opt, d);
+  if (!k->mod) return false;
+  bool ok = true;
+  for (size_t i = 0; i < p->launches.n; i++) {
+    const dg_launch *l = p->launches.v[i];
+    char *const *targs = l->targs.n ? l->targs.v : p->templ.v;
+    size_t nt = l->targs.n ? l->targs.n : p->templ.n;
+    char *name = instance_name(l->kernel, targs, nt);
+    dg_func *f = fe_find(k->mod, name);
+    if (!f && nt) f = fe_instantiate(k->mod, name, d);
+    if (!f) f = fe_find(k->mod, l->kernel);
+    if (!f || !f->is_kernel) {
+      dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: no usable __global__ kernel '%s' in %s%s",
+                  i + 1, name, p->source, k->mod->diags.nerrors ? " (see the diagnostics above)" : "");
+      ok = false;
+    }
+    dg_vec_push(&k->kern, f);
+    free(name);
+  }
+  return ok;
+}
+
+void emu_kernels_free(emu_kernels *k)
+{
+  if (k->mod) fe_module_free(k->mod);
+  dg_vec_free(&k->kern);
+  dg_srcmgr_free(&k->sm);
+  memset(k, 0, sizeof *k);
+}
+
+bool emu_io_init(emu_io *io, const dg_problem *p, const int64_t *sizes, dg_diags *d)
+{
+  memset(io, 0, sizeof *io);
+  io->ntensors = (int)p->tensors.n;
+  io->numel = dg_calloc((size_t)io->ntensors, sizeof *io->numel);
+  io->data = dg_calloc((size_t)io->ntensors, sizeof *io->data);
+  io->written = dg_calloc((size_t)io->ntensors, sizeof *io->written);
+  for (int t = 0; t < io->ntensors; t++) {
+    int64_t n = dg_problem_numel(p, t, sizes);
+    if (n < 0) {
+      dg_diag_add(d, DG_SEV_ERROR, p->tensors.v[t].span, "cannot size tensor '%s'", p->tensors.v[t].name);
+      emu_io_free(io);
+      return false;
+    }
+    io->numel[t] = n;
+    io->data[t] = dg_calloc((size_t)(n ? n : 1), sizeof(double));
+    io->written[t] = dg_calloc((size_t)(n ? n : 1), 1);
+  }
+  return true;
+}
+
+void emu_io_free(emu_io *io)
+{
+  for (int t = 0; t < io->ntensors; t++) {
+    free(io->data ? io->data[t] : NULL);
+    free(io->written ? io->written[t] : NULL);
+  }
+  free(io->numel);
+  free(io->data);
+  free(io->written);
+  memset(io, 0, sizeof *io);
+}
+
+void emu_result_free(emu_result *r)
+{
+  free(r->error);
+  dg_vec_free(&r->events);
+  memset(r, 0, sizeof *r);
+}
+
+bool emu_event_is_finding(simt_evkind k)
+{
+  static const bool finding[SIMT_EV__COUNT] = {
+    [SIMT_EV_OOB] = true, [SIMT_EV_UNINIT] = true, [SIMT_EV_RACE] = true,
+    [SIMT_EV_BARRIER_DIVERGENCE] = true, [SIMT_EV_RUNAWAY] = true,
+    [SIMT_EV_READONLY] = true, [SIMT_EV_ASSERT] = true, [SIMT_EV_SHFL_INACTIVE] = true,
+  };
+  return finding[k];
+}
+
+/* The tensor's initial bytes in the engine: inputs and accumulate outputs
+ * carry the caller's values; scratch gets its zeroed prefix; the rest stays
+ * poisoned so unwritten output and uninitialised reads show. */
+static int make_buffer(simt *m, const dg_problem *p, int t, const int64_t *sizes,
+                       const emu_io *io, dg_diags *d)
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  int es = dg_dtypes[ts->dtype].size;
+  int64_t n = io->numel[t], bytes = n * es;
+  int buf = simt_buf_new(m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes, 0);
+  if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
+    uint8_t *raw = dg_malloc((size_t)(bytes ? bytes : 1));
+    for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
+    simt_buf_write(m, buf, 0, raw, bytes);
+    free(raw);
+  } else if (ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
+    int64_t z = 0;
+    if (!dg_problem_zero_bytes(p, t, sizes, &z, d)) return -1;
+    if (z > bytes) z = bytes;
+    uint8_t *zeros = dg_calloc((size_t)(z ? z : 1), 1);
+    simt_buf_write(m, buf, 0, zeros, z);
+    free(zeros);
+  }
+  return buf;
+}
+
+static bool launch_args(const dg_problem *p, int li, const int64_t *sizes, const int *bufs,
+                        simt_arg *args, dg_diags *d)
+{
+  const dg_launch *l = p->launches.v[li];
+  for (size_t a = 0; a < l->args.n; a++) {
+    const dg_launch_arg *x = &l->args.v[a];
+    simt_arg *s = &args[a];
+    memset(s, 0, sizeof *s);
+    switch (x->kind) {   /* one case per argument kind of launch.h */
+    case DG_ARG_TENSOR: s->kind = SIMT_ARG_BUF; s->buf = bufs[x->index]; break;
+    case DG_ARG_EXPR: case DG_ARG_BOOL:
+      s->kind = SIMT_ARG_INT;
+      if (!dg_problem_arg_int(p, li, (int)a, sizes, &s->i, d)) return false;
+      break;
+    case DG_ARG_FLOAT: s->kind = SIMT_ARG_FLOAT; s->f = x->f; break;
+    case DG_ARG_NULL: s->kind = SIMT_ARG_NULL; break;
+    case DG_ARG_ATTR: {
+      const dg_attr *at = &p->attrs.v[x->index];
+      if (at->kind == DG_ATTR_STR || at->kind == DG_ATTR_LIST) {
+        dg_diag_add(d, DG_SEV_ERROR, l->span, "launch argument '%s': attribute is not a number", x->text);
+        return false;
+      }
+      s->kind = at->kind == DG_ATTR_FLOAT ? SIMT_ARG_FLOAT : SIMT_ARG_INT;
+      s->f = at->f;
+      s->i = at->i;
+      break;
+    }
+    case DG_ARG_TAG:
+      dg_diag_add(d, DG_SEV_UNSUPPORTED, l->span, "launch argument '%s': C++ tag arguments do not run in the emulator", x->text);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void read_back(simt *m, const dg_problem *p, int t, int buf, emu_io *io)
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  int es = dg_dtypes[ts->dtype].size;
+  const uint8_t *raw = simt_buf_data(m, buf);
+  for (int64_t i = 0; i < io->numel[t]; i++) {
+    io->data[t][i] = dg_dtype_load(ts->dtype, raw, i);
+    bool w = true;
+    for (int b = 0; b < es && w; b++) w = simt_buf_is_init(m, buf, i * es + b);
+    io->written[t][i] = w;
+  }
+}
+
+bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, emu_io *io,
+             const emu_opts *o, emu_result *res, dg_diags *d)
+{
+  memset(res, 0, sizeof *res);
+  res->failed_launch = -1;
+  if (!dg_problem_check_sizes(p, sizes, d)) return false;
+  simt *m = simt_new(o ? o->domain : NULL);
+  int *bufs = dg_calloc(p->tensors.n + 1, sizeof *bufs);
+  bool ok = true;
+  for (int t = 0; t < (int)p->tensors.n && ok; t++)
+    ok = (bufs[t] = make_buffer(m, p, t, sizes, io, d)) > 0;
+  for (int li = 0; ok && li < (int)p->launches.n; li++) {
+    const dg_launch *l = p->launches.v[li];
+    simt_arg *args = dg_calloc(l->args.n + 1, sizeof *args);
+    int64_t grid[3], block[3], shared = 0;
+    ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, d) &&
+         launch_args(p, li, sizes, bufs, args, d);
+    if (ok) {
+      simt_launch L = { .shared_bytes = shared, .seed = o ? o->seed : 0,
+                        .max_loop_iters = o ? o->max_loop_iters : 0 };
+      for (int j = 0; j < 3; j++) {
+        L.grid[j] = (uint32_t)grid[j];
+        L.block[j] = (uint32_t)block[j];
+      }
+      res->status = simt_run(m, k->kern.v[li], &L, args, (int)l->args.n);
+      size_t ne;
+      const simt_event *ev = simt_events(m, &ne);
+      for (size_t e = 0; e < ne; e++) dg_vec_push(&res->events, ev[e]);
+      res->lane_ops += simt_last_stats(m).lane_ops;
+      if (res->status == SIMT_BADARGS) res->error = dg_strdup(simt_error(m));
+      if (res->status != SIMT_OK) res->failed_launch = li;
+    }
+    free(args);
+    if (res->status != SIMT_OK) break;
+  }
+  if (ok)
+    for (int t = 0; t < (int)p->tensors.n; t++)
+      if (p->tensors.v[t].role != DG_TENSOR_INPUT) read_back(m, p, t, bufs[t], io);
+  free(bufs);
+  simt_free(m);
+  return ok;
+}

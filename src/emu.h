@@ -1,0 +1,62 @@
+/* emu.h — a problem run on the emulator: loads the kernels a problem
+ * launches (front end), allocates its tensors as engine buffers, runs every
+ * launch of the pipeline in order, and reads the outputs back as doubles with
+ * a "written" mask and the engine's events. Shared by fuzzing (cpu backend),
+ * witness replay, the checker and the workbench. */
+#ifndef DG_EMU_H
+#define DG_EMU_H
+#include "problem.h"
+#include "simt.h"
+
+/* The kernels of a problem: its source lowered once, launch kernels resolved
+ * (template instances built). Owns its srcmgr and module. */
+typedef struct {
+  dg_srcmgr sm;
+  dg_module *mod;
+  DG_VEC(dg_func *) kern;      /* one per p->launches, in order */
+} emu_kernels;
+
+/* False with diagnostics (file:line:col) when the source cannot be used. */
+bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d);
+void emu_kernels_free(emu_kernels *k);
+
+/* Inputs and outputs of one run, one slot per p->tensors.
+ * Before emu_run: data[t] of inputs (and of accumulate outputs: their contents
+ * before the launch) is filled by the caller (numel[t] doubles). After it:
+ * data[t] of outputs and scratch holds what the kernels left, written[t][i]
+ * says whether all bytes of element i were stored. emu_io_free frees all. */
+typedef struct {
+  int ntensors;
+  int64_t *numel;
+  double **data;
+  uint8_t **written;
+} emu_io;
+
+/* Allocates io for p at sizes (data zeroed). False with diagnostics if a
+ * shape cannot be evaluated. */
+bool emu_io_init(emu_io *io, const dg_problem *p, const int64_t *sizes, dg_diags *d);
+void emu_io_free(emu_io *io);
+
+typedef struct {
+  uint64_t seed;               /* scheduling permutation (0: natural order) */
+  int64_t max_loop_iters;      /* 0: engine default */
+  dom *domain;                 /* NULL: concrete */
+} emu_opts;
+
+typedef struct {
+  simt_status status;          /* of the last launch run */
+  int failed_launch;           /* index of the launch that stopped or was refused, or -1 */
+  char *error;                 /* owned; why a launch was refused (SIMT_BADARGS) */
+  DG_VEC(simt_event) events;   /* all launches' events, in order */
+  uint64_t lane_ops;
+} emu_result;
+
+/* Runs the pipeline. Returns false only when it could not start (bad sizes,
+ * unresolvable arguments: diagnostics in d); engine findings are in res. */
+bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, emu_io *io,
+             const emu_opts *o, emu_result *res, dg_diags *d);
+void emu_result_free(emu_result *r);
+/* Is this event kind a finding about the kernel (a bug), not just a note? */
+bool emu_event_is_finding(simt_evkind k);
+
+#endif

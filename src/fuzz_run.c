@@ -1,0 +1,403 @@
+/* fuzz_run.c — campaigns: generate, run on the emulator, validate, shrink. */
+#include "fuzz_run.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+  [FUZZ_PASS] = "pass", [FUZZ_FAIL] = "fail", [FUZZ_FINDING] = "finding",
+  [FUZZ_ERROR] = "error", [FUZZ_SKIPPED] = "skipped",
+};
+
+const char *fuzz_status_name(fuzz_status s) { return status_names[s]; }
+
+static bool space_admissible(void *ud, const int64_t *ssizes)
+{
+  const fuzz_space_ctx *ctx = ud;
+  const dg_problem *p = ctx->p;
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, sizes);
+  fuzz_case c;
+  memcpy(c.sizes, ssizes, sizeof c.sizes);
+  fuzz_case_sizes(ctx, &c, sizes);
+  dg_diags d = {0};
+  bool ok = dg_problem_check_sizes(p, sizes, &d);
+  for (size_t t = 0; ok && t < p->tensors.n; t++) {
+    int64_t n = dg_problem_numel(p, (int)t, sizes);
+    ok = n >= 0 && n <= ctx->max_elems;
+  }
+  for (size_t i = 0; ok && i < p->launches.n; i++) {
+    int64_t g[3], b[3], sh;
+    ok = dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d) && b[0] * b[1] * b[2] <= 1024 &&
+         g[0] >= 1 && g[1] >= 1 && g[2] >= 1;
+  }
+  dg_diags_free(&d);
+  free(sizes);
+  return ok;
+}
+
+void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems)
+{
+  memset(s, 0, sizeof *s);
+  memset(ctx, 0, sizeof *ctx);
+  ctx->p = p;
+  ctx->max_elems = max_elems > 0 ? max_elems : (1 << 17);
+  for (size_t i = 0; i < p->sizes.n && s->nsyms < FUZZ_MAX_SYMS; i++) {
+    const dg_size *z = &p->sizes.v[i];
+    if (!z->from_op) continue;
+    ctx->map[s->nsyms] = (int)i;
+    s->syms[s->nsyms] = z->name;
+    s->defaults[s->nsyms] = z->value;
+    s->cands[s->nsyms] = z->candidates.v;
+    s->ncands[s->nsyms] = (int)z->candidates.n;
+    s->nsyms++;
+  }
+  for (size_t t = 0; t < p->tensors.n && s->ninputs < FUZZ_MAX_INPUTS; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    s->input_has_range[s->ninputs] = ts->has_range;
+    ctx->inputs[s->ninputs++] = (int)t;
+  }
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, sizes);
+  dg_diags d = {0};
+  for (size_t i = 0; i < p->launches.n && s->nblock < 4; i++) {
+    int64_t g[3], b[3], sh;
+    if (dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d)) s->block[s->nblock++] = b[0];
+  }
+  dg_diags_free(&d);
+  free(sizes);
+  s->admissible = space_admissible;
+  s->ud = ctx;
+}
+
+void fuzz_case_sizes(const fuzz_space_ctx *ctx, const fuzz_case *c, int64_t *sizes)
+{
+  dg_problem_default_sizes(ctx->p, sizes);
+  int n = 0;
+  for (size_t i = 0; i < ctx->p->sizes.n; i++)
+    if (ctx->p->sizes.v[i].from_op && n < FUZZ_MAX_SYMS) sizes[ctx->map[n]] = c->sizes[n], n++;
+}
+
+/* The inputs of the case: each input tensor draws from its own stream. */
+static bool fill_inputs(const dg_problem *p, const fuzz_space *s, const fuzz_space_ctx *ctx,
+                        const fuzz_case *c, const int64_t *sizes, emu_io *io, char *msg, size_t msgn)
+{
+  for (int i = 0; i < s->ninputs; i++) {
+    int t = ctx->inputs[i];
+    const dg_tensor *ts = &p->tensors.v[t];
+    fuzz_fill_opts fo = { .dist = c->dist[i], .dtype = ts->dtype };
+    int64_t dims[16];
+    if (ts->shape.n && ts->shape.n <= 16 && dg_problem_shape(p, t, sizes, dims, NULL))
+      fo.row = dims[ts->shape.n - 1];
+    if (ts->has_range) {
+      dg_diags d = {0};
+      bool ok = dg_problem_range(p, t, sizes, &fo.lo, &fo.hi, &d);
+      dg_diags_free(&d);
+      if (!ok || fo.hi < fo.lo) {
+        snprintf(msg, msgn, "the range of '%s' is empty at these sizes", ts->name);
+        return false;
+      }
+      fo.has_range = true;
+    }
+    dg_rng r;
+    dg_rng_seed(&r, c->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(t + 1)));
+    fuzz_fill(&r, &fo, io->data[t], io->numel[t]);
+    if (ts->positive)
+      for (int64_t j = 0; j < io->numel[t]; j++) io->data[t][j] = fabs(io->data[t][j]);
+  }
+  return true;
+}
+
+static void unflatten(const dg_problem *p, int t, const int64_t *sizes, int64_t flat, fuzz_outcome *o)
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  int64_t dims[8];
+  o->nidx = ts->shape.n <= 8 ? (int)ts->shape.n : 0;
+  if (!o->nidx || !dg_problem_shape(p, t, sizes, dims, NULL)) {
+    o->nidx = 1;
+    o->index[0] = flat;
+    return;
+  }
+  for (int d = o->nidx - 1; d >= 0; d--) {
+    o->index[d] = dims[d] ? flat % dims[d] : 0;
+    flat = dims[d] ? flat / dims[d] : 0;
+  }
+}
+
+static void say_index(char *buf, size_t n, const fuzz_outcome *o)
+{
+  size_t k = 0;
+  for (int i = 0; i < o->nidx && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, i ? "," : "", o->index[i]);
+}
+
+static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, double **env_data,
+                     fuzz_outcome *out)
+{
+  dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data };
+  for (int t = 0; t < (int)p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_OUTPUT) continue;
+    int64_t n = io->numel[t];
+    double *want = dg_calloc((size_t)(n ? n : 1), sizeof *want);
+    uint8_t *defined = dg_calloc((size_t)(n ? n : 1), 1);
+    char *err = NULL;
+    dg_ref_status rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
+    if (rs == DG_REF_ERROR) {
+      out->status = FUZZ_ERROR;
+      snprintf(out->msg, sizeof out->msg, "reference of '%s': %s", ts->name, err ? err : "failed");
+      free(err), free(want), free(defined);
+      return;
+    }
+    fuzz_cmp cmp;
+    fuzz_compare(ts->dtype, io->data[t], want, defined, io->written[t], n, dg_problem_tol(p, t), &cmp);
+    free(want), free(defined);
+    if (cmp.max_abs > out->cmp.max_abs) out->cmp.max_abs = cmp.max_abs;
+    if (cmp.max_ulp > out->cmp.max_ulp) out->cmp.max_ulp = cmp.max_ulp;
+    if (cmp.nfail && out->status == FUZZ_PASS) {
+      out->status = FUZZ_FAIL;
+      out->tensor = t;
+      out->cmp = cmp;
+      unflatten(p, t, sizes, cmp.first_fail, out);
+      char idx[96];
+      say_index(idx, sizeof idx, out);
+      snprintf(out->msg, sizeof out->msg, "%s[%s]: kernel %.9g, reference %.9g (%s); %" PRId64 " of %" PRId64 " elements fail",
+               ts->name, idx, cmp.first_got, cmp.first_want, fuzz_elem_name(cmp.first_kind),
+               cmp.nfail, cmp.checked);
+    }
+  }
+}
+
+void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
+                   const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out)
+{
+  double t0 = dg_now();
+  memset(out, 0, sizeof *out);
+  out->c = *c;
+  out->status = FUZZ_PASS;
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  fuzz_case_sizes(ctx, c, sizes);
+  emu_io io;
+  dg_diags d = {0};
+  emu_result res = {0};
+  double **env_data = dg_calloc(p->tensors.n + 1, sizeof *env_data);
+  if (!emu_io_init(&io, p, sizes, &d)) {
+    out->status = FUZZ_SKIPPED;
+    snprintf(out->msg, sizeof out->msg, "tensors cannot be sized at %s", c->label);
+    goto done;
+  }
+  if (!fill_inputs(p, s, ctx, c, sizes, &io, out->msg, sizeof out->msg)) {
+    out->status = FUZZ_SKIPPED;
+    goto freeio;
+  }
+  for (int t = 0; t < (int)p->tensors.n; t++) {     /* the reference sees inputs as they were */
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
+      env_data[t] = dg_malloc(sizeof(double) * (size_t)(io.numel[t] ? io.numel[t] : 1));
+      memcpy(env_data[t], io.data[t], sizeof(double) * (size_t)io.numel[t]);
+    }
+  }
+  emu_opts eo = { .seed = 0 };
+  if (!emu_run(p, k, sizes, &io, &eo, &res, &d)) {
+    out->status = FUZZ_ERROR;
+    dg_buf b = {0};
+    if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
+    snprintf(out->msg, sizeof out->msg, "could not run: %s", b.s ? b.s : "unknown reason");
+    dg_buf_free(&b);
+    goto freeio;
+  }
+  for (size_t e = 0; e < res.events.n; e++)
+    if (emu_event_is_finding(res.events.v[e].kind)) {
+      out->status = FUZZ_FINDING;
+      out->ev = res.events.v[e];
+      dg_buf b = {0};
+      simt_event_format(&b, &k->sm, &out->ev);
+      snprintf(out->msg, sizeof out->msg, "%s", b.s);
+      dg_buf_free(&b);
+      goto freeio;
+    }
+  if (res.status == SIMT_BADARGS) {
+    out->status = FUZZ_ERROR;
+    snprintf(out->msg, sizeof out->msg, "launch %d refused: %s", res.failed_launch + 1,
+             res.error ? res.error : "?");
+    goto freeio;
+  }
+  if (res.status == SIMT_STOPPED) {
+    out->status = FUZZ_ERROR;
+    snprintf(out->msg, sizeof out->msg, "launch %d stopped%s%s", res.failed_launch + 1,
+             res.events.n ? ": " : "", res.events.n ? res.events.v[res.events.n - 1].msg : "");
+    goto freeio;
+  }
+  validate(p, sizes, &io, env_data, out);
+freeio:
+  emu_io_free(&io);
+done:
+  for (size_t t = 0; t < p->tensors.n; t++) free(env_data[t]);
+  free(env_data);
+  emu_result_free(&res);
+  dg_diags_free(&d);
+  free(sizes);
+  out->secs = dg_now() - t0;
+}
+
+static bool failing(fuzz_status s) { return s == FUZZ_FAIL || s == FUZZ_FINDING; }
+
+/* Smaller shapes that still fail: each symbol tries 1, 2, v/2 and v-1. */
+static void shrink(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
+                   const fuzz_space_ctx *ctx, const fuzz_outcome *first, fuzz_summary *sum)
+{
+  fuzz_outcome best = *first;
+  int budget = 60;
+  for (bool progress = true; progress && budget > 0;) {
+    progress = false;
+    for (int i = 0; i < s->nsyms && budget > 0; i++) {
+      int64_t v = best.c.sizes[i];
+      int64_t tries[4] = { 1, 2, v / 2, v - 1 };
+      for (int j = 0; j < 4 && budget > 0; j++) {
+        if (tries[j] < 1 || tries[j] >= v) continue;
+        fuzz_case c = best.c;
+        c.sizes[i] = tries[j];
+        if (!s->admissible(s->ud, c.sizes)) continue;
+        fuzz_case_label(s, &c);
+        fuzz_outcome o;
+        budget--;
+        fuzz_run_case(p, k, s, ctx, &c, &o);
+        if (failing(o.status)) {
+          o.k = best.k;
+          best = o;
+          progress = true;
+          break;
+        }
+      }
+    }
+  }
+  if (memcmp(best.c.sizes, first->c.sizes, sizeof best.c.sizes)) {
+    sum->shrunk = true;
+    sum->min = best;
+  }
+}
+
+bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o,
+                   fuzz_summary *sum, dg_diags *d)
+{
+  memset(sum, 0, sizeof *sum);
+  const fuzz_strategy *st = o->strategy ? o->strategy : fuzz_strategy_find("boundary+adversarial");
+  sum->strategy = st->name;
+  sum->seed = o->seed;
+  fuzz_space s;
+  fuzz_space_ctx ctx;
+  fuzz_space_init(&s, &ctx, p, o->max_elems);
+  int64_t n = o->ncases > 0 ? o->ncases : 40;
+  double t0 = dg_now();
+  for (int64_t kk = 0; kk < n; kk++) {
+    if (o->budget_s > 0 && dg_now() - t0 > o->budget_s) break;
+    fuzz_case c = {0};
+    dg_rng r;
+    c.seed = fuzz_case_seed(o->seed, kk);
+    dg_rng_seed(&r, c.seed);
+    fuzz_outcome out;
+    if (!st->gen(&s, kk, &r, &c)) {
+      memset(&out, 0, sizeof out);
+      out.status = FUZZ_SKIPPED;
+      out.k = kk;
+      snprintf(out.msg, sizeof out.msg, "no admissible shape (constraints or size cap)");
+    } else {
+      fuzz_case_label(&s, &c);
+      fuzz_run_case(p, k, &s, &ctx, &c, &out);
+      out.k = kk;
+    }
+    sum->ncases++;
+    switch (out.status) {   /* tally by outcome */
+    case FUZZ_PASS:
+      sum->npass++;
+      if (out.cmp.max_abs > sum->max_abs) sum->max_abs = out.cmp.max_abs;
+      if (out.cmp.max_ulp > sum->max_ulp) sum->max_ulp = out.cmp.max_ulp;
+      break;
+    case FUZZ_FAIL: sum->nfail++; break;
+    case FUZZ_FINDING: sum->nfinding++; break;
+    case FUZZ_ERROR: sum->nerror++; break;
+    case FUZZ_SKIPPED: sum->nskip++; break;
+    }
+    if (o->progress) o->progress(o->ud, &out);
+    if (failing(out.status) && !sum->failed) {
+      sum->failed = true;
+      sum->first = out;
+      sum->t_first = dg_now() - t0;
+      if (!o->keep_going) break;
+    }
+  }
+  if (sum->failed && o->shrink) shrink(p, k, &s, &ctx, &sum->first, sum);
+  sum->secs = dg_now() - t0;
+  (void)d;
+  return true;
+}
+
+char *fuzz_witness(const fuzz_space *s, const char *strategy, uint64_t seed, int64_t k,
+                   const fuzz_case *c, bool with_sizes)
+{
+  dg_buf b = {0};
+  dg_buf_printf(&b, "fuzz:%s:%" PRIu64 ":%" PRId64, strategy, seed, k);
+  for (int i = 0; with_sizes && i < s->nsyms; i++)
+    dg_buf_printf(&b, "%c%s=%" PRId64, i ? ',' : '@', s->syms[i], c->sizes[i]);
+  return dg_buf_take(&b);
+}
+
+bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_t *k,
+                        const fuzz_strategy **st, uint64_t *seed, char **err)
+{
+  char name[64];
+  unsigned long long sd;
+  long long kk;
+  int used = 0;
+  if (sscanf(w, "fuzz:%63[^:]:%llu:%lld%n", name, &sd, &kk, &used) != 3 || kk < 0) {
+    *err = dg_printf("witness '%s': expected fuzz:STRATEGY:SEED:CASE[@SIZE=N,...]", w);
+    return false;
+  }
+  if (!(*st = fuzz_strategy_find(name))) {
+    *err = dg_printf("witness '%s': unknown strategy '%s'", w, name);
+    return false;
+  }
+  *seed = sd;
+  *k = kk;
+  memset(c, 0, sizeof *c);
+  c->seed = fuzz_case_seed(sd, kk);
+  dg_rng r;
+  dg_rng_seed(&r, c->seed);
+  if (!(*st)->gen(s, kk, &r, c)) {
+    *err = dg_printf("witness '%s': the strategy gives no case %lld here", w, kk);
+    return false;
+  }
+  const char *q = w + used;
+  if (*q == '@') {
+    for (q++; *q;) {
+      char sym[64];
+      long long v;
+      int n = 0;
+      if (sscanf(q, "%63[^=]=%lld%n", sym, &v, &n) != 2) {
+        *err = dg_printf("witness '%s': bad size list at '%s'", w, q);
+        return false;
+      }
+      int i = 0;
+      while (i < s->nsyms && strcmp(s->syms[i], sym)) i++;
+      if (i == s->nsyms) {
+        *err = dg_printf("witness '%s': '%s' is not a size of this problem", w, sym);
+        return false;
+      }
+      c->sizes[i] = v;
+      q += n;
+      if (*q == ',') q++;
+      else if (*q) {
+        *err = dg_printf("witness '%s': bad size list at '%s'", w, q);
+        return false;
+      }
+    }
+  } else if (*q) {
+    *err = dg_printf("witness '%s': unexpected '%s'", w, q);
+    return false;
+  }
+  fuzz_case_label(s, c);
+  return true;
+}

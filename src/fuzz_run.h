@@ -1,0 +1,78 @@
+/* fuzz_run.h — fuzz campaigns: a strategy's cases run on a backend (the
+ * emulator here; the GPU backend plugs in through the same case runner),
+ * validated against the reference, the first failure shrunk to a minimal
+ * shape, every case replayable from (strategy, seed, case number). */
+#ifndef DG_FUZZ_RUN_H
+#define DG_FUZZ_RUN_H
+#include "fuzz.h"
+#include "emu.h"
+
+typedef enum { FUZZ_PASS, FUZZ_FAIL, FUZZ_FINDING, FUZZ_ERROR, FUZZ_SKIPPED } fuzz_status;
+
+typedef struct {
+  fuzz_status status;
+  int64_t k;               /* case number in the campaign */
+  fuzz_case c;
+  int tensor;              /* FAIL: the output that differed */
+  int64_t index[8];        /* FAIL: the first failing element's index; rank in nidx */
+  int nidx;
+  fuzz_cmp cmp;            /* FAIL (and PASS: errors seen) */
+  simt_event ev;           /* FINDING: the engine's event */
+  char msg[320];           /* one line saying what happened */
+  double secs;
+} fuzz_outcome;
+
+typedef struct {
+  const fuzz_strategy *strategy;
+  int64_t ncases;          /* 0: 40 */
+  uint64_t seed;
+  int64_t max_elems;       /* largest tensor the emulator takes; 0: 1<<17 */
+  bool shrink;             /* shrink the first failure to a minimal shape */
+  bool keep_going;         /* run every case even after a failure */
+  double budget_s;         /* 0: none */
+  void (*progress)(void *ud, const fuzz_outcome *o);   /* after each case; may be NULL */
+  void *ud;
+} fuzz_opts;
+
+typedef struct {
+  const char *strategy;
+  uint64_t seed;
+  int64_t ncases, npass, nfail, nfinding, nerror, nskip;
+  bool failed;
+  fuzz_outcome first;      /* the first FAIL or FINDING */
+  double t_first;          /* seconds from start to the end of that case */
+  bool shrunk;             /* first was shrunk: min holds the smallest failing case */
+  fuzz_outcome min;
+  double secs;
+  double max_abs, max_ulp; /* over passing cases */
+} fuzz_summary;
+
+/* The space a strategy draws from, for problem p (op sizes move; the spec's
+ * other size symbols stay). The space points into p and *ctx. */
+typedef struct {
+  const dg_problem *p;
+  int map[FUZZ_MAX_SYMS];  /* space symbol -> p->sizes index */
+  int inputs[FUZZ_MAX_INPUTS];   /* space input -> tensor index */
+  int64_t max_elems;
+} fuzz_space_ctx;
+void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems);
+/* Full size vector (p->sizes order) of a case. */
+void fuzz_case_sizes(const fuzz_space_ctx *ctx, const fuzz_case *c, int64_t *sizes);
+
+/* Runs one case on the emulator. */
+void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
+                   const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out);
+/* A whole campaign. Returns false (diagnostics in d) if it could not start. */
+bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o,
+                   fuzz_summary *sum, dg_diags *d);
+
+/* Witnesses of fuzz cases: "fuzz:STRATEGY:SEED:K[@N=1,C=33]". */
+char *fuzz_witness(const fuzz_space *s, const char *strategy, uint64_t seed, int64_t k,
+                   const fuzz_case *c, bool with_sizes);
+/* Rebuilds the case (strategy regenerated, sizes overridden); false with a
+ * message (caller frees *err) if malformed. */
+bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_t *k,
+                        const fuzz_strategy **st, uint64_t *seed, char **err);
+const char *fuzz_status_name(fuzz_status s);
+
+#endif
