@@ -1,3 +1,10 @@
+/* dirigo:
+  op     = "cross_entropy",
+  dtypes = { targets = "i32" },
+  ranges = { targets = { 0, "V-1" } },
+  sizes  = { N = 7, V = 90 },
+  launch = "cross_entropy_fwd<<<(N + 3) / 4, 128>>>(loss, x, targets, N, V, ignore_index)",
+*/
 // Per-row cross-entropy from logits, one warp per row: loss = logsumexp(x) - x[target].
 // Rows whose target is ignore_index get loss 0.
 #include <cuda_runtime.h>

@@ -1,3 +1,8 @@
+/* dirigo:
+  op     = "max",
+  sizes  = { N = 4, C = 100 },
+  launch = "max_block<<<N, 128>>>(y, x, C)",
+*/
 // Row max, one block per row; each thread seeds its running max from its first element.
 #include <cuda_runtime.h>
 #include <math_constants.h>
