@@ -8,6 +8,10 @@ static int cmd_help(int argc, char **argv);
 
 const dg_command dg_commands[] = {
   { "parse", "FILE.cu [--ir] [--json]", "list kernels, print the IR and diagnostics", cli_parse },
+  { "fuzz",  "PROBLEM [--strategy S] [--cases N] [--seed S] [--json] | --evaluate DIR",
+    "fuzz a kernel with a test-generation strategy", cli_fuzz },
+  { "replay", "PROBLEM WITNESS", "replay a fuzz case or a checker witness", cli_replay },
+  { "run",   "SCRIPT.lua [args] | -e CODE", "run a Lua script with the dirigo module, no screen", cli_run },
   { "help",  "", "this text", cmd_help },
   { NULL, NULL, NULL, NULL },
 };

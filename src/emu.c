@@ -32,8 +32,15 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
     return false;
   }
   fe_options opt = { .defines = p->defines.v, .ndefines = (int)p->defines.n };
-  k->mod = fe_load(&k->sm, p->source, &opt, d);
-  if (!k->mod) return false;
+  dg_diags fd = {0};
+  k->mod = fe_load(&k->sm, p->source, &opt, &fd);
+  if (!k->mod) {     /* unreadable: fe's diagnostics have no position in the spec */
+    for (size_t i = 0; i < fd.v.n; i++) dg_diag_add(d, DG_SEV_ERROR, p->span, "%s", fd.v.v[i].msg);
+    if (!fd.v.n) dg_diag_add(d, DG_SEV_ERROR, p->span, "cannot load kernel source %s", p->source);
+    dg_diags_free(&fd);
+    return false;
+  }
+  dg_diags_free(&fd);   /* kept in k->mod->diags, with spans into k->sm */
   bool ok = true;
   for (size_t i = 0; i < p->launches.n; i++) {
     const dg_launch *l = p->launches.v[i];
@@ -41,7 +48,7 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
     size_t nt = l->targs.n ? l->targs.n : p->templ.n;
     char *name = instance_name(l->kernel, targs, nt);
     dg_func *f = fe_find(k->mod, name);
-    if (!f && nt) f = fe_instantiate(k->mod, name, d);
+    if (!f && nt) f = fe_instantiate(k->mod, name, NULL);
     if (!f) f = fe_find(k->mod, l->kernel);
     if (!f || !f->is_kernel) {
       dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: no usable __global__ kernel '%s' in %s%s",
@@ -52,6 +59,11 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
     free(name);
   }
   return ok;
+}
+
+void emu_kernels_print_diags(FILE *f, const emu_kernels *k)
+{
+  if (k->mod) dg_diags_print(f, &k->sm, &k->mod->diags);
 }
 
 void emu_kernels_free(emu_kernels *k)

@@ -7,6 +7,7 @@
 #define DG_EMU_H
 #include "problem.h"
 #include "simt.h"
+#include <stdio.h>
 
 /* The kernels of a problem: its source lowered once, launch kernels resolved
  * (template instances built). Owns its srcmgr and module. */
@@ -16,9 +17,12 @@ typedef struct {
   DG_VEC(dg_func *) kern;      /* one per p->launches, in order */
 } emu_kernels;
 
-/* False with diagnostics (file:line:col) when the source cannot be used. */
+/* False when the source cannot be used. d gets the problem-level diagnostics
+ * (spans into p->sm); the kernel file's own diagnostics stay in
+ * k->mod->diags (spans into k->sm): print both (emu_kernels_print_diags). */
 bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d);
 void emu_kernels_free(emu_kernels *k);
+void emu_kernels_print_diags(FILE *f, const emu_kernels *k);
 
 /* Inputs and outputs of one run, one slot per p->tensors.
  * Before emu_run: data[t] of inputs (and of accumulate outputs: their contents

@@ -196,6 +196,8 @@ void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *
   for (int t = 0; t < (int)p->tensors.n; t++) {     /* the reference sees inputs as they were */
     const dg_tensor *ts = &p->tensors.v[t];
     if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
+      out->input_digest = dg_hash_bytes(io.data[t], sizeof(double) * (size_t)io.numel[t],
+                                        out->input_digest);
       env_data[t] = dg_malloc(sizeof(double) * (size_t)(io.numel[t] ? io.numel[t] : 1));
       memcpy(env_data[t], io.data[t], sizeof(double) * (size_t)io.numel[t]);
     }

@@ -19,6 +19,7 @@ typedef struct {
   fuzz_cmp cmp;            /* FAIL (and PASS: errors seen) */
   simt_event ev;           /* FINDING: the engine's event */
   char msg[320];           /* one line saying what happened */
+  uint64_t input_digest;   /* hash of every input value: replays show the same case */
   double secs;
 } fuzz_outcome;
 

@@ -103,6 +103,19 @@ void dg_buf_printf(dg_buf *b, const char *fmt, ...)
   va_end(ap);
 }
 
+void dg_buf_json_str(dg_buf *b, const char *s)
+{
+  dg_buf_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\') dg_buf_printf(b, "\\%c", *p);
+    else if (*p == '\n') dg_buf_puts(b, "\\n");
+    else if (*p == '\t') dg_buf_puts(b, "\\t");
+    else if (*p < 0x20) dg_buf_printf(b, "\\u%04x", *p);
+    else dg_buf_putc(b, (char)*p);
+  }
+  dg_buf_putc(b, '"');
+}
+
 char *dg_buf_take(dg_buf *b)
 {
   char *s = b->s ? b->s : dg_strdup("");

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 void *dg_malloc(size_t n);                 /* never NULL; aborts on OOM */
 void *dg_calloc(size_t n, size_t size);
@@ -32,7 +33,9 @@ void dg_buf_puts(dg_buf *b, const char *s);
 void dg_buf_putc(dg_buf *b, char c);
 void dg_buf_printf(dg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dg_buf_vprintf(dg_buf *b, const char *fmt, va_list ap);
-char *dg_buf_take(dg_buf *b);              /* hands the string to the caller */
+char *dg_buf_take(dg_buf *b);
+/* Appends s as a JSON string literal (quotes and escapes included). */
+void dg_buf_json_str(dg_buf *b, const char *s);              /* hands the string to the caller */
 void dg_buf_free(dg_buf *b);
 
 /* Arena: many small objects freed together (IR, terms of one check). */

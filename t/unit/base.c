@@ -20,6 +20,9 @@ int main(void)
   dg_buf_puts(&b, "!");
   is_str(b.s, "x:42!", "buf printf/puts");
   dg_buf_free(&b);
+  dg_buf_json_str(&b, "a\"b\\c\n\x01");
+  is_str(b.s, "\"a\\\"b\\\\c\\n\\u0001\"", "json string escapes");
+  dg_buf_free(&b);
 
   dg_arena a = {0};
   char *s = dg_arena_strdup(&a, "hello");

@@ -1,0 +1,347 @@
+/* cli_fuzz.c — `dirigo fuzz` (one problem, or --evaluate over a folder) and
+ * `dirigo replay` of fuzz witnesses. */
+#include "cli.h"
+#include "fuzz_run.h"
+#include "lua_spec.h"
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+  const char *problem, *strategy, *backend, *evaluate, *witness;
+  int64_t cases;
+  uint64_t seed;
+  bool json, verbose, no_shrink;
+} fuzz_args;
+
+static int usage(const char *cmd, const char *msg)
+{
+  fprintf(stderr, "dirigo %s: %s\n", cmd, msg);
+  fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--cases N] [--seed S] [--json] [-v]\n"
+                  "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
+                  "       dirigo replay PROBLEM WITNESS\n"
+                  "strategies:");
+  for (const fuzz_strategy *s = fuzz_strategies; s->name; s++) fprintf(stderr, " %s", s->name);
+  fprintf(stderr, "\n");
+  return DG_EXIT_USAGE;
+}
+
+static bool parse_num(const char *s, uint64_t *v)
+{
+  char *end;
+  unsigned long long x = strtoull(s, &end, 10);
+  if (!*s || *end) return false;
+  *v = x;
+  return true;
+}
+
+static int parse_args(int argc, char **argv, fuzz_args *a)
+{
+  memset(a, 0, sizeof *a);
+  a->backend = "cpu";
+  a->seed = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    uint64_t v;
+    bool has = i + 1 < argc;
+    if (!strcmp(o, "--json")) a->json = true;
+    else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) a->verbose = true;
+    else if (!strcmp(o, "--no-shrink")) a->no_shrink = true;
+    else if (!strcmp(o, "--strategy") && has) a->strategy = argv[++i];
+    else if (!strcmp(o, "--backend") && has) a->backend = argv[++i];
+    else if (!strcmp(o, "--evaluate") && has) a->evaluate = argv[++i];
+    else if (!strcmp(o, "--cases") && has) {
+      if (!parse_num(argv[++i], &v) || v == 0) return usage(argv[0], "--cases takes a positive number");
+      a->cases = (int64_t)v;
+    } else if (!strcmp(o, "--seed") && has) {
+      if (!parse_num(argv[++i], &v)) return usage(argv[0], "--seed takes a number");
+      a->seed = v;
+    } else if (o[0] == '-') {
+      char *m = dg_printf("unknown or incomplete option '%s'", o);
+      int rc = usage(argv[0], m);
+      free(m);
+      return rc;
+    } else if (!a->problem) a->problem = o;
+    else if (!a->witness) a->witness = o;
+    else return usage(argv[0], "too many arguments");
+  }
+  if (a->strategy && !fuzz_strategy_find(a->strategy)) {
+    char *m = dg_printf("unknown strategy '%s'", a->strategy);
+    int rc = usage(argv[0], m);
+    free(m);
+    return rc;
+  }
+  if (strcmp(a->backend, "cpu") && strcmp(a->backend, "gpu"))
+    return usage(argv[0], "--backend is cpu or gpu");
+  return -1;
+}
+
+/* A problem and its kernels, or diagnostics on stderr. */
+typedef struct { dg_problem *p; emu_kernels k; bool have_k; } loaded;
+
+static bool load(const char *path, loaded *L, bool quiet)
+{
+  memset(L, 0, sizeof *L);
+  dg_diags d = {0};
+  L->p = dg_spec_load(path, &d);
+  bool ok = d.nerrors == 0;
+  if (!quiet) dg_diags_print(stderr, &L->p->sm, &d);
+  dg_diags_free(&d);
+  if (!ok) return false;
+  dg_diags kd = {0};
+  L->have_k = true;
+  ok = emu_kernels_load(&L->k, L->p, &kd);
+  if (!quiet) {
+    emu_kernels_print_diags(stderr, &L->k);
+    dg_diags_print(stderr, &L->p->sm, &kd);
+  }
+  dg_diags_free(&kd);
+  return ok;
+}
+
+static void unload(loaded *L)
+{
+  if (L->have_k) emu_kernels_free(&L->k);
+  if (L->p) dg_problem_free(L->p);
+}
+
+static void progress(void *ud, const fuzz_outcome *o)
+{
+  const fuzz_args *a = ud;
+  if (a->verbose || o->status != FUZZ_PASS)
+    printf("  case %-4" PRId64 " %-34s %-8s %s%s(%.3f s)\n", o->k, o->c.label, fuzz_status_name(o->status),
+           o->status == FUZZ_PASS ? "" : o->msg, o->status == FUZZ_PASS ? "" : " ", o->secs);
+}
+
+static void print_json(const fuzz_args *a, const fuzz_summary *s, const char *witness,
+                       const char *min_witness)
+{
+  dg_buf b = {0};
+  dg_buf_puts(&b, "{\"problem\": ");
+  dg_buf_json_str(&b, a->problem);
+  dg_buf_printf(&b, ", \"strategy\": \"%s\", \"backend\": \"%s\", \"seed\": %" PRIu64
+                ", \"cases\": %" PRId64 ", \"pass\": %" PRId64 ", \"fail\": %" PRId64
+                ", \"findings\": %" PRId64 ", \"errors\": %" PRId64 ", \"skipped\": %" PRId64
+                ", \"seconds\": %.3f, \"max_abs_err\": %.3g, \"max_ulp\": %.3g",
+                s->strategy, a->backend, s->seed, s->ncases, s->npass, s->nfail, s->nfinding,
+                s->nerror, s->nskip, s->secs, s->max_abs, s->max_ulp);
+  if (s->failed) {
+    dg_buf_printf(&b, ", \"first_failure\": {\"case\": %" PRId64 ", \"status\": \"%s\", \"shape\": ",
+                  s->first.k, fuzz_status_name(s->first.status));
+    dg_buf_json_str(&b, s->first.c.label);
+    dg_buf_puts(&b, ", \"message\": ");
+    dg_buf_json_str(&b, s->first.msg);
+    dg_buf_printf(&b, ", \"seconds_to_failure\": %.3f, \"witness\": ", s->t_first);
+    dg_buf_json_str(&b, witness);
+    if (min_witness) {
+      dg_buf_puts(&b, ", \"shrunk_witness\": ");
+      dg_buf_json_str(&b, min_witness);
+    }
+    dg_buf_puts(&b, "}");
+  }
+  dg_buf_puts(&b, "}\n");
+  fputs(b.s, stdout);
+  dg_buf_free(&b);
+}
+
+static int fuzz_one(const fuzz_args *a)
+{
+  if (!strcmp(a->backend, "gpu")) {
+    fprintf(stderr, "dirigo fuzz: the GPU backend is not wired into fuzz campaigns yet; use --backend cpu\n");
+    return DG_EXIT_USAGE;
+  }
+  loaded L;
+  if (!load(a->problem, &L, false)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  fuzz_opts o = { .strategy = a->strategy ? fuzz_strategy_find(a->strategy) : NULL,
+                  .ncases = a->cases, .seed = a->seed, .shrink = !a->no_shrink,
+                  .progress = a->json ? NULL : progress, .ud = (void *)a };
+  fuzz_summary s;
+  dg_diags d = {0};
+  if (!a->json)
+    printf("fuzz %s  strategy %s  backend %s  seed %" PRIu64 "\n", a->problem,
+           o.strategy ? o.strategy->name : "boundary+adversarial", a->backend, a->seed);
+  fuzz_campaign(L.p, &L.k, &o, &s, &d);
+  dg_diags_free(&d);
+  fuzz_space sp;
+  fuzz_space_ctx ctx;
+  fuzz_space_init(&sp, &ctx, L.p, 0);
+  char *w = s.failed ? fuzz_witness(&sp, s.strategy, s.seed, s.first.k, &s.first.c, false) : NULL;
+  char *mw = s.shrunk ? fuzz_witness(&sp, s.strategy, s.seed, s.min.k, &s.min.c, true) : NULL;
+  if (a->json) print_json(a, &s, w, mw);
+  else {
+    if (s.failed) {
+      printf("%s at case %" PRId64 " (%s): %s\n", s.first.status == FUZZ_FAIL ? "FAIL" : "FINDING",
+             s.first.k, s.first.c.label, s.first.msg);
+      if (s.shrunk) printf("  shrunk to %s: %s\n", s.min.c.label, s.min.msg);
+      printf("  replay: dirigo replay %s %s\n", a->problem, mw ? mw : w);
+    }
+    printf("%" PRId64 " cases: %" PRId64 " pass, %" PRId64 " fail, %" PRId64 " findings, %" PRId64
+           " errors, %" PRId64 " skipped in %.2f s", s.ncases, s.npass, s.nfail, s.nfinding,
+           s.nerror, s.nskip, s.secs);
+    if (s.failed) printf("; first failure after %.2f s", s.t_first);
+    printf("\n");
+  }
+  free(w);
+  free(mw);
+  unload(&L);
+  if (s.failed) return DG_EXIT_BUGS;
+  return s.nerror && !s.npass ? DG_EXIT_INTERNAL : DG_EXIT_OK;
+}
+
+/* ---- --evaluate: every strategy over a folder of problems ------------------ */
+typedef DG_VEC(char *) strvec;
+
+static void find_specs(const char *dir, strvec *out)
+{
+  DIR *D = opendir(dir);
+  if (!D) return;
+  struct dirent *e;
+  while ((e = readdir(D))) {
+    if (e->d_name[0] == '.') continue;
+    char *path = dg_printf("%s/%s", dir, e->d_name);
+    struct stat st;
+    size_t n = strlen(e->d_name);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(e->d_name, "scripts")) {
+      find_specs(path, out);
+      free(path);
+    } else if (n > 4 && !strcmp(e->d_name + n - 4, ".lua")) {
+      dg_vec_push(out, path);
+    } else free(path);
+  }
+  closedir(D);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_dbl(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int evaluate(const fuzz_args *a)
+{
+  strvec specs = {0};
+  find_specs(a->evaluate, &specs);
+  if (!specs.n) {
+    fprintf(stderr, "dirigo fuzz: no problem specs (*.lua) under %s\n", a->evaluate);
+    return DG_EXIT_USAGE;
+  }
+  qsort(specs.v, specs.n, sizeof *specs.v, cmp_str);
+  int nst = 0;
+  while (fuzz_strategies[nst].name) nst++;
+  int64_t bugs = 0, correct = 0, unusable = 0;
+  int64_t *tp = dg_calloc((size_t)nst, sizeof *tp), *fp = dg_calloc((size_t)nst, sizeof *fp);
+  double **ttf = dg_calloc((size_t)nst, sizeof *ttf);
+  for (int s = 0; s < nst; s++) ttf[s] = dg_calloc(specs.n, sizeof **ttf);
+  int64_t *nttf = dg_calloc((size_t)nst, sizeof *nttf);
+  for (size_t i = 0; i < specs.n; i++) {
+    loaded L;
+    if (!load(specs.v[i], &L, true)) {
+      unusable++;
+      if (!a->json) printf("  %-56s unusable (spec or kernel does not load)\n", specs.v[i]);
+      unload(&L);
+      continue;
+    }
+    bool buggy = L.p->bug_pattern != NULL;
+    buggy ? bugs++ : correct++;
+    if (!a->json) printf("  %-56s %-22s", specs.v[i], buggy ? L.p->bug_pattern : "correct");
+    for (int s = 0; s < nst; s++) {
+      fuzz_opts o = { .strategy = &fuzz_strategies[s], .ncases = a->cases ? a->cases : 24,
+                      .seed = a->seed };
+      fuzz_summary sum;
+      dg_diags d = {0};
+      fuzz_campaign(L.p, &L.k, &o, &sum, &d);
+      dg_diags_free(&d);
+      if (sum.failed && buggy) {
+        tp[s]++;
+        ttf[s][nttf[s]++] = sum.t_first;
+      }
+      if (sum.failed && !buggy) fp[s]++;
+      if (!a->json) printf(" %c", sum.failed ? (buggy ? '+' : '!') : (buggy ? '-' : '.'));
+      fflush(stdout);
+    }
+    if (!a->json) printf("\n");
+    unload(&L);
+  }
+  if (!a->json) {
+    printf("\n(+ bug found, - bug missed, ! false positive, . correct and quiet; columns in table order)\n\n");
+    printf("%-22s %8s %8s %14s\n", "strategy", "recall", "FP rate", "median t-first");
+  } else printf("{\"buggy\": %" PRId64 ", \"correct\": %" PRId64 ", \"unusable\": %" PRId64 ", \"strategies\": [",
+                bugs, correct, unusable);
+  for (int s = 0; s < nst; s++) {
+    qsort(ttf[s], (size_t)nttf[s], sizeof(double), cmp_dbl);
+    double med = nttf[s] ? ttf[s][nttf[s] / 2] : 0;
+    double rec = bugs ? 100.0 * (double)tp[s] / (double)bugs : 0;
+    double fpr = correct ? 100.0 * (double)fp[s] / (double)correct : 0;
+    if (a->json)
+      printf("%s{\"name\": \"%s\", \"recall\": %.1f, \"fp_rate\": %.1f, \"median_seconds_to_first\": %.3f}",
+             s ? ", " : "", fuzz_strategies[s].name, rec, fpr, med);
+    else
+      printf("%-22s %7.1f%% %7.1f%% %12.3f s\n", fuzz_strategies[s].name, rec, fpr, med);
+  }
+  if (a->json) printf("]}\n");
+  else printf("\n%" PRId64 " buggy and %" PRId64 " correct problems; %" PRId64 " unusable\n", bugs, correct, unusable);
+  for (int s = 0; s < nst; s++) free(ttf[s]);
+  free(ttf), free(nttf), free(tp), free(fp);
+  for (size_t i = 0; i < specs.n; i++) free(specs.v[i]);
+  dg_vec_free(&specs);
+  return DG_EXIT_OK;
+}
+
+int cli_fuzz(int argc, char **argv)
+{
+  fuzz_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  if (a.evaluate) return evaluate(&a);
+  if (!a.problem) return usage(argv[0], "which problem?");
+  if (a.witness) return usage(argv[0], "too many arguments");
+  return fuzz_one(&a);
+}
+
+/* ---- replay ----------------------------------------------------------------- */
+int cli_replay(int argc, char **argv)
+{
+  fuzz_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  if (!a.problem || !a.witness) return usage(argv[0], "replay takes PROBLEM and WITNESS");
+  if (strncmp(a.witness, "fuzz:", 5)) {
+    fprintf(stderr, "dirigo replay: '%s' is not a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])\n", a.witness);
+    return DG_EXIT_USAGE;
+  }
+  loaded L;
+  if (!load(a.problem, &L, false)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  fuzz_space sp;
+  fuzz_space_ctx ctx;
+  fuzz_space_init(&sp, &ctx, L.p, 0);
+  fuzz_case c;
+  int64_t k;
+  const fuzz_strategy *st;
+  uint64_t seed;
+  char *err = NULL;
+  if (!fuzz_witness_parse(a.witness, &sp, &c, &k, &st, &seed, &err)) {
+    fprintf(stderr, "dirigo replay: %s\n", err);
+    free(err);
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  fuzz_outcome o;
+  fuzz_run_case(L.p, &L.k, &sp, &ctx, &c, &o);
+  printf("replay %s %s\n  shape %s  strategy %s  seed %" PRIu64 "  case %" PRId64
+         "  inputs digest %016" PRIx64 "\n", a.problem, a.witness, c.label, st->name, seed, k,
+         o.input_digest);
+  printf("  %s: %s\n", fuzz_status_name(o.status), o.status == FUZZ_PASS ? "every checked element within tolerance" : o.msg);
+  if (o.status == FUZZ_PASS) printf("  max abs error %.3g, max ulp %.3g\n", o.cmp.max_abs, o.cmp.max_ulp);
+  unload(&L);
+  return o.status == FUZZ_PASS ? DG_EXIT_OK : o.status == FUZZ_ERROR ? DG_EXIT_INTERNAL : DG_EXIT_BUGS;
+}
