@@ -1,0 +1,144 @@
+/* mockcuda.c — a CUDA runtime stand-in for t/gpu/mock.c: device memory is
+ * host memory, "kernels" are C functions named like those of
+ * fixtures/kernels.cu, and a fault is sticky as on a real context. Linked
+ * into the test ahead of libcudart, so the child's calls land here. */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static cudaError_t sticky;
+static cudaError_t last;
+
+typedef cudaError_t (*mock_fn)(dim3 g, dim3 b, void **args);
+#define FOR_THREADS(g, b) \
+  for (unsigned long i = 0; i < (unsigned long)g.x * b.x; i++)
+
+static cudaError_t fill_even(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0];
+  int n = *(int *)a[1];
+  FOR_THREADS(g, b) if ((long)i < n && i % 2 == 0) y[i] = (float)i;
+  return cudaSuccess;
+}
+
+static cudaError_t scale3(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0], *x = *(float **)a[1];
+  int n = *(int *)a[2];
+  FOR_THREADS(g, b) if ((long)i < n) y[i] = x[i] * 3.0f;
+  return cudaSuccess;
+}
+
+static cudaError_t oob_write(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0];
+  int n = *(int *)a[1];
+  FOR_THREADS(g, b) if ((long)i <= n) y[i] = 1.0f;
+  return cudaSuccess;
+}
+
+static cudaError_t oob_before(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0];
+  y[-1] = 2.0f;
+  return cudaSuccess;
+}
+
+static cudaError_t bad_address(dim3 g, dim3 b, void **a)
+{
+  sticky = cudaErrorIllegalAddress;
+  return cudaSuccess;   /* reported at the synchronize, as on a GPU */
+}
+
+static cudaError_t spin(dim3 g, dim3 b, void **a)
+{
+  for (;;) pause();   /* until the watchdog's SIGKILL */
+  return cudaSuccess;
+}
+
+static const struct { const char *name; mock_fn fn; } kernels[] = {
+  { "fill_even", fill_even }, { "scale_k_f3", scale3 }, { "oob_write", oob_write },
+  { "oob_before", oob_before }, { "bad_address", bad_address }, { "spin", spin },
+};
+
+static const struct { cudaError_t e; const char *name, *text; } errs[] = {
+  { cudaSuccess, "cudaSuccess", "no error" },
+  { cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument" },
+  { cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered" },
+  { cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument" },
+};
+
+#define RET(x) do { cudaError_t r_ = sticky ? sticky : (x); if (r_) last = r_; return r_; } while (0)
+
+const char *cudaGetErrorString(cudaError_t e)
+{
+  for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) if (errs[i].e == e) return errs[i].text;
+  return "unknown error";
+}
+const char *cudaGetErrorName(cudaError_t e)
+{
+  for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) if (errs[i].e == e) return errs[i].name;
+  return "cudaErrorUnknown";
+}
+cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+cudaError_t cudaSetDevice(int d) { RET(cudaSuccess); }
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
+{
+  memset(p, 0, sizeof *p);
+  strcpy(p->name, "Mock GPU");
+  p->major = 9;
+  p->minor = 0;
+  p->multiProcessorCount = 4;
+  p->totalGlobalMem = 1 << 30;
+  RET(cudaSuccess);
+}
+cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = (cudaEvent_t)1; RET(cudaSuccess); }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { RET(cudaSuccess); }
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = 0.01f; RET(cudaSuccess); }
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+  if (sticky) RET(sticky);
+  *p = malloc(n ? n : 1);
+  memset(*p, 0xab, n);
+  RET(cudaSuccess);
+}
+cudaError_t cudaFree(void *p) { free(p); RET(cudaSuccess); }
+cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
+{
+  if (sticky) RET(sticky);
+  memcpy(d, s, n);
+  RET(cudaSuccess);
+}
+cudaError_t cudaGetLastError(void)
+{
+  cudaError_t e = sticky ? sticky : last;
+  last = cudaSuccess;
+  return e;
+}
+cudaError_t cudaDeviceSynchronize(void) { RET(cudaSuccess); }
+cudaError_t cudaFuncSetAttribute(const void *f, enum cudaFuncAttribute a, int v) { RET(cudaSuccess); }
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *lib, const void *code, enum cudaJitOption *o, void **ov,
+                                unsigned int no, enum cudaLibraryOption *lo, void **lov, unsigned int nlo)
+{
+  *lib = (cudaLibrary_t)1;
+  RET(memcmp(code, "MOCK", 4) ? cudaErrorInvalidValue : cudaSuccess);
+}
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *k, cudaLibrary_t lib, const char *name)
+{
+  for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
+    if (!strcmp(kernels[i].name, name)) {
+      *k = (cudaKernel_t)&kernels[i];
+      RET(cudaSuccess);
+    }
+  RET(cudaErrorInvalidValue);
+}
+cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{
+  if (sticky) RET(sticky);
+  if (b.x * b.y * b.z > 1024 || !g.x) RET(cudaErrorInvalidConfiguration);
+  const struct { const char *name; mock_fn fn; } *k = f;
+  RET(k->fn(g, b, args));
+}

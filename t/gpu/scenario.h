@@ -1,0 +1,141 @@
+/* scenario.h — one GPU session scenario, run on the real GPU (t/gpu/run.c,
+ * kernels of fixtures/kernels.cu through NVRTC) and on a mocked CUDA runtime
+ * (t/gpu/mock.c, the same kernels written in C), so the protocol, watchdog,
+ * guards and restarts are tested on machines without a GPU too. */
+#ifndef DG_T_GPU_SCENARIO_H
+#define DG_T_GPU_SCENARIO_H
+#include "gpu.h"
+#include "../tap.h"
+
+enum { K_FILL_EVEN, K_SCALE3, K_OOB, K_OOB_BEFORE, K_BAD_ADDRESS, K_SPIN, K_N };
+static const char *const kernel_names[K_N] = {
+  "fill_even", "scale_k<float, 3>", "oob_write", "oob_before", "bad_address", "spin",
+};
+
+#define N 1000
+
+static dg_gpu_dim3 d3(uint32_t x) { return (dg_gpu_dim3){ x, 1, 1 }; }
+
+static dg_gpu_status launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_buf y, dg_gpu_buf x,
+                            uint32_t block, dg_gpu_result *r)
+{
+  dg_gpu_arg a[3] = { dg_gpu_arg_buf(y), dg_gpu_arg_buf(x), dg_gpu_arg_i32(N) };
+  bool two = x == 0;   /* kernels of (y, n): no x (handles are never 0) */
+  if (two) a[1] = dg_gpu_arg_i32(N);
+  return dg_gpu_launch(g, k, d3((N + block - 1) / block), d3(block), 0, a, two ? 2 : 3, r);
+}
+
+/* Loads the kernels and allocates y, x (x[i] = i); false on failure. */
+static bool setup(dg_gpu *g, const dg_gpu_binary *bin, dg_gpu_kernel *k, dg_gpu_buf *y,
+                  dg_gpu_buf *x)
+{
+  char *m = NULL;
+  dg_gpu_pattern f32 = dg_gpu_poison_for("f32");
+  dg_gpu_status st = dg_gpu_load(g, bin, k, &m);
+  if (st == DG_GPU_OK) st = dg_gpu_alloc(g, N * 4, f32, y, &m);
+  if (st == DG_GPU_OK) st = dg_gpu_alloc(g, N * 4, f32, x, &m);
+  float h[N];
+  for (int i = 0; i < N; i++) h[i] = (float)i;
+  if (st == DG_GPU_OK) st = dg_gpu_upload(g, *x, 0, h, sizeof h, &m);
+  if (st != DG_GPU_OK) printf("# setup: %s: %s\n", dg_gpu_status_name(st), m ? m : "");
+  free(m);
+  return st == DG_GPU_OK;
+}
+
+static void scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
+{
+  char *why = NULL;
+  dg_gpu *g = dg_gpu_open(o, &why);
+  ok(g != NULL, "session opens (%s)", why ? why : "ok");
+  free(why);
+  if (!g) return;
+  const dg_gpu_info *info = dg_gpu_info_of(g);
+  ok(!strncmp(info->arch, "sm_", 3) && info->cc_major > 0, "device %s, %s", info->name, info->arch);
+  dg_gpu_kernel k[K_N];
+  dg_gpu_buf y, x;
+  ok(setup(g, bin, k, &y, &x), "kernels loaded, buffers allocated and uploaded");
+  unsigned gen = dg_gpu_generation(g);
+  dg_gpu_pattern f32 = dg_gpu_poison_for("f32");
+  float h[N];
+  size_t first;
+  dg_gpu_result r;
+  char *m = NULL;
+
+  /* a plain launch; the unwritten helper sees the odd elements still poisoned */
+  is_int(launch(g, k[K_FILL_EVEN], y, 0, 256, &r), DG_GPU_OK, "fill_even runs (%s)", r.msg ? r.msg : "");
+  dg_gpu_result_free(&r);
+  is_int(dg_gpu_download(g, y, 0, h, sizeof h, &m), DG_GPU_OK, "download y");
+  free(m);
+  ok(h[4] == 4.0f && h[998] == 998.0f, "even elements written");
+  is_int(dg_gpu_unwritten(h, N, f32, &first), N / 2, "odd elements still poisoned");
+  is_int(first, 1, "the first unwritten is y[1]");
+
+  /* a template instance */
+  is_int(launch(g, k[K_SCALE3], y, x, 128, &r), DG_GPU_OK, "scale_k<float, 3> runs");
+  dg_gpu_result_free(&r);
+  dg_gpu_download(g, y, 0, h, sizeof h, NULL);
+  ok(h[999] == 2997.0f && h[1] == 3.0f, "y = 3 x");
+  is_int(dg_gpu_unwritten(h, N, f32, NULL), 0, "all written");
+  dg_gpu_poison(g, y, NULL);
+  dg_gpu_download(g, y, 0, h, sizeof h, NULL);
+  is_int(dg_gpu_unwritten(h, N, f32, NULL), N, "poison refills y");
+
+  /* out-of-bounds writes land in the guards */
+  is_int(launch(g, k[K_OOB], y, 0, 256, &r), DG_GPU_OOB_WRITE, "oob_write is caught (%s)", r.msg ? r.msg : "");
+  ok(r.guards.n == 1 && r.guards.v[0].buf == y && r.guards.v[0].after
+     && r.guards.v[0].first_off == N * 4 && r.guards.v[0].nbytes == 4,
+     "one hit: 4 bytes right after y, at byte %lld", r.guards.n ? (long long)r.guards.v[0].first_off : -1);
+  dg_gpu_result_free(&r);
+  is_int(launch(g, k[K_OOB_BEFORE], y, 0, 256, &r), DG_GPU_OOB_WRITE, "oob_before is caught");
+  ok(r.guards.n == 1 && !r.guards.v[0].after && r.guards.v[0].first_off == -4,
+     "hit 4 bytes before y");
+  dg_gpu_result_free(&r);
+  is_int(launch(g, k[K_FILL_EVEN], y, 0, 256, &r), DG_GPU_OK, "canaries restored: the next launch is clean");
+  dg_gpu_result_free(&r);
+
+  /* requests the caller got wrong */
+  dg_gpu_arg big = dg_gpu_arg_bytes("x", 100);
+  is_int(dg_gpu_launch(g, k[K_FILL_EVEN], d3(1), d3(1), 0, &big, 1, &r), DG_GPU_BAD_REQUEST,
+         "a 100-byte argument is refused (%s)", r.msg ? r.msg : "");
+  dg_gpu_result_free(&r);
+  is_int(dg_gpu_upload(g, y, N * 4 - 2, h, 4, &m), DG_GPU_BAD_REQUEST, "upload past the end refused");
+  has_str(m, "outside a buffer", "and says so");
+  free(m);
+  is_int(launch(g, k[K_FILL_EVEN], y, 0, 2048, &r), DG_GPU_LAUNCH, "2048 threads a block: launch error");
+  has_str(r.msg, "invalid", "named by CUDA");
+  dg_gpu_result_free(&r);
+  is_int(launch(g, k[K_FILL_EVEN], y, 0, 256, &r), DG_GPU_OK, "the context survives a launch error");
+  dg_gpu_result_free(&r);
+  is_int(dg_gpu_generation(g), gen, "same child so far");
+
+  /* an illegal address: reported, the caller lives, a fresh child takes over */
+  is_int(launch(g, k[K_BAD_ADDRESS], y, 0, 32, &r), DG_GPU_FAULT, "bad_address faults");
+  has_str(r.msg, "illegal", "an illegal address");
+  dg_gpu_result_free(&r);
+  is_int(dg_gpu_download(g, y, 0, h, sizeof h, &m), DG_GPU_BAD_REQUEST, "old buffers are gone");
+  has_str(m, "earlier GPU child", "and the message says why");
+  free(m);
+  ok(setup(g, bin, k, &y, &x), "reload and reallocate in a fresh child");
+  ok(dg_gpu_generation(g) == gen + 1, "generation %u", dg_gpu_generation(g));
+  is_int(launch(g, k[K_SCALE3], y, x, 256, &r), DG_GPU_OK, "launches work again");
+  dg_gpu_result_free(&r);
+
+  /* a kernel that never ends: the watchdog */
+  dg_gpu_buf flag;
+  dg_gpu_alloc(g, 4, dg_gpu_poison_for("i32"), &flag, NULL);
+  int zero = 0;
+  dg_gpu_upload(g, flag, 0, &zero, 4, NULL);
+  dg_gpu_arg fa = dg_gpu_arg_buf(flag);
+  double t0 = dg_now();
+  is_int(dg_gpu_launch(g, k[K_SPIN], d3(1), d3(1), 0, &fa, 1, &r), DG_GPU_TIMEOUT, "spin is stopped by the watchdog");
+  double took = dg_now() - t0;
+  ok(took >= o->launch_timeout_s * 0.9 && took < o->launch_timeout_s + 10, "after %.1f s", took);
+  has_str(r.msg, "watchdog", "message names the watchdog");
+  dg_gpu_result_free(&r);
+  ok(setup(g, bin, k, &y, &x), "a fresh child after the timeout");
+  is_int(launch(g, k[K_FILL_EVEN], y, 0, 256, &r), DG_GPU_OK, "and it runs kernels");
+  dg_gpu_result_free(&r);
+  dg_gpu_close(g);
+}
+
+#endif
