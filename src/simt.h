@@ -1,0 +1,142 @@
+/* simt.h — the SIMT engine: runs kernel IR (ir.h) on the CPU as a GPU would.
+ *
+ * A machine (simt) owns buffers (global memory) and runs launches. Each block
+ * runs with all its threads in lockstep as one vector of lanes under an
+ * active mask (warps are lanes 32k..32k+31); divergence is masks. Values go
+ * through a value domain (dom.h): concrete numbers by default, symbolic terms
+ * when the checker plugs its domain in.
+ *
+ * While running it detects, and reports as simt_event: out-of-bounds access,
+ * reads of bytes nothing wrote, shared-memory races within a barrier
+ * interval, barrier divergence, runaway loops, failed asserts, shuffles from
+ * inactive lanes, and (symbolic domains) data-dependent branches/addresses.
+ *
+ * Ownership: a simt owns its buffers, events and traces; every pointer it
+ * hands out (buffer bytes, events, spans) stays valid until the next
+ * simt_launch, simt_buf_new or simt_free, whichever comes first. IR (dg_func,
+ * dg_type) passed in is borrowed and must outlive the call. */
+#ifndef DG_SIMT_H
+#define DG_SIMT_H
+#include "ir.h"
+#include "dom.h"
+
+typedef struct simt simt;
+
+/* d: the value domain, borrowed (must outlive the machine); NULL = concrete. */
+simt *simt_new(dom *d);
+void simt_free(simt *m);
+
+/* ---- buffers (global memory) ---------------------------------------------- */
+enum {
+  SIMT_BUF_INIT = 1,       /* contents count as written (an input); else poisoned */
+  SIMT_BUF_READONLY = 2,   /* a store into it is reported (const inputs) */
+};
+/* A buffer of `bytes` bytes, zero-filled. elem (borrowed, may be NULL) is the
+ * element type for messages. Returns its id (>= 1). */
+int simt_buf_new(simt *m, const char *name, const dg_type *elem, int64_t bytes, unsigned flags);
+int64_t simt_buf_size(const simt *m, int buf);
+const char *simt_buf_name(const simt *m, int buf);
+/* The bytes (owned by m). Writing through it does not change the shadow:
+ * use simt_buf_write, or simt_buf_set_init afterwards. */
+uint8_t *simt_buf_data(simt *m, int buf);
+void simt_buf_write(simt *m, int buf, int64_t off, const void *src, int64_t n);  /* marks init */
+void simt_buf_read(const simt *m, int buf, int64_t off, void *dst, int64_t n);
+void simt_buf_set_init(simt *m, int buf, int64_t off, int64_t n, bool init);
+bool simt_buf_is_init(const simt *m, int buf, int64_t off);        /* one byte */
+dom_mem *simt_buf_mem(simt *m, int buf);   /* for domains with their own cells */
+
+/* ---- launches -------------------------------------------------------------- */
+typedef enum { SIMT_ARG_BUF, SIMT_ARG_INT, SIMT_ARG_FLOAT, SIMT_ARG_NULL } simt_argkind;
+typedef struct {
+  simt_argkind kind;
+  int buf;                 /* SIMT_ARG_BUF: buffer id ... */
+  int64_t off;             /* ... and byte offset into it */
+  int64_t i;               /* SIMT_ARG_INT */
+  double f;                /* SIMT_ARG_FLOAT */
+} simt_arg;
+
+typedef struct {
+  uint32_t grid[3], block[3];   /* 0 counts as 1 */
+  int64_t shared_bytes;         /* dynamic (extern __shared__) bytes */
+  uint64_t seed;                /* 0: natural order; else permutes block order and
+                                   the order in which warps' stores/atomics land */
+  const int64_t *blocks;        /* run only these linear block ids (borrowed); NULL: all */
+  int nblocks;
+  int64_t max_loop_iters;       /* per loop execution; 0: default 1<<20 */
+  int max_events;               /* events kept; 0: default 64 (counts continue) */
+} simt_launch;
+
+typedef enum {
+  SIMT_OK,                 /* ran to the end (events may still have been reported) */
+  SIMT_STOPPED,            /* a fatal event stopped it (runaway loop, data-dependent
+                              branch, unsupported construct); see simt_events */
+  SIMT_BADARGS,            /* the launch itself is wrong; simt_error says why */
+} simt_status;
+
+simt_status simt_run(simt *m, const dg_func *kernel, const simt_launch *L,
+                     const simt_arg *args, int nargs);
+const char *simt_error(const simt *m);     /* message of the last SIMT_BADARGS */
+
+/* ---- events ---------------------------------------------------------------- */
+#define SIMT_EVENTS(X) \
+  X(OOB, "out-of-bounds", "out-of-bounds access") \
+  X(UNINIT, "uninitialised-read", "read of memory nothing wrote") \
+  X(RACE, "race", "shared-memory data race") \
+  X(RACE_BENIGN, "benign-race", "same-value write race") \
+  X(BARRIER_DIVERGENCE, "barrier-divergence", "barrier reached by only part of the threads") \
+  X(RUNAWAY, "runaway-loop", "loop exceeded the step limit") \
+  X(READONLY, "readonly-write", "store into a read-only buffer") \
+  X(ASSERT, "assert", "assert failed") \
+  X(SHFL_INACTIVE, "shuffle-inactive", "shuffle reads an inactive lane") \
+  X(DATA_DEP, "data-dependent", "data-dependent branch or address") \
+  X(UNSUPPORTED, "unsupported", "construct the engine does not run")
+typedef enum {
+#define X(id, name, help) SIMT_EV_##id,
+  SIMT_EVENTS(X)
+#undef X
+  SIMT_EV__COUNT
+} simt_evkind;
+
+typedef struct {
+  simt_evkind kind;
+  dg_span span;            /* where (the access, the barrier, the loop) */
+  dg_span span2;           /* races: the other access; else {0} */
+  int64_t block, thread;   /* linear ids of the thread that hit it */
+  int64_t thread2;         /* races: the other thread (same block); else -1 */
+  uint32_t bidx[3], tidx[3];
+  int buf;                 /* buffer id (0 none) */
+  int64_t off;             /* byte offset in it */
+  int size;                /* access size */
+  bool write;              /* the access was a store */
+  int64_t count;           /* occurrences folded into this event (same kind+span) */
+  char msg[160];           /* one line of detail */
+} simt_event;
+
+/* The events of the last simt_run (each run starts with none); owned by m.
+ * Events of one kind at one span fold into one, with a count. */
+const simt_event *simt_events(const simt *m, size_t *n);
+void simt_events_clear(simt *m);
+const char *simt_event_name(simt_evkind k);                 /* "out-of-bounds" */
+/* "file:line:col: race: ..." with thread coordinates; appended to out. */
+void simt_event_format(dg_buf *out, const dg_srcmgr *sm, const simt_event *e);
+
+/* ---- observation -------------------------------------------------------------- */
+/* Writer map: record, for every byte of buf, the last thread that stored
+ * it in later launches (global id = block * threads_per_block + thread). */
+void simt_track_writes(simt *m, int buf);
+/* -1: nobody wrote it. *nwriters (may be NULL) gets how many distinct stores
+ * hit the byte from different threads (2 means "more than one"). */
+int64_t simt_writer(const simt *m, int buf, int64_t off, int *nwriters);
+/* Trace: record the distinct IR spans a thread executed (statements and
+ * expressions evaluated with that thread active), in first-executed order. */
+void simt_trace_thread(simt *m, int64_t block, int64_t thread);
+const dg_span *simt_trace(const simt *m, size_t *n);
+
+/* Statistics of the last launch. */
+typedef struct {
+  uint64_t lane_ops;       /* expression nodes x active lanes ("thread instructions") */
+  uint64_t blocks;         /* blocks run */
+} simt_stats;
+simt_stats simt_last_stats(const simt *m);
+
+#endif

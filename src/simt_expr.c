@@ -1,0 +1,400 @@
+/* simt_expr.c — expressions over all lanes of a block at once. Each IR node
+ * is one call into the domain over the active slice of the mask. Results
+ * are read-only arrays of n (x components) slots: a register read hands out
+ * the register itself, everything else scratch memory released by the
+ * enclosing statement. Addresses are concrete pointer encodings. */
+#include "simt_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const dg_type ty_ptr8 = { .kind = DG_TY_PTR, .name = "void *" };
+
+dom_val *simt_vals(simt_x *x, const dg_type *t)
+{
+  return simt_alloc(x, sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(t));
+}
+
+dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
+{
+  dom_val *r = simt_vals(x, t);
+  if (!k->cnt) return r;
+  if (dom_is_float(dom_scalar(t))) {
+    for (int c = 0; c < dom_ncomp(t); c++)
+      x->d->const_float(x->d, dom_scalar(t), SL(k), AT(r + (size_t)c * x->n, k), (double)v);
+    return r;
+  }
+  int64_t *src = simt_alloc(x, sizeof *src * (size_t)x->n);
+  for (int i = k->lo; i < k->hi; i++) src[i] = v;
+  x->d->const_int(x->d, dom_scalar(t), SL(k), AT(r, k), AT(src, k));
+  return r;
+}
+
+static dom_val *const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *src)
+{
+  dom_val *r = simt_vals(x, t);
+  if (k->cnt) x->d->const_int(x->d, t, SL(k), AT(r, k), AT(src, k));
+  return r;
+}
+
+int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_span sp)
+{
+  if (x->ident && !dom_is_float(t)) return (int64_t *)v;
+  int64_t *r = simt_alloc(x, sizeof *r * (size_t)x->n);
+  if (!k->cnt) return r;
+  int bad = x->d->concrete(x->d, t, SL(k), AT(v, k), AT(r, k));
+  if (bad >= 0) {
+    simt_fatal(x, SIMT_EV_DATA_DEP, sp, k->lo + bad, "address or count depends on input data");
+    memset(r, 0, sizeof *r * (size_t)x->n);
+  }
+  return r;
+}
+
+void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc)
+{
+  for (int c = 0; c < nc; c++) {
+    size_t o = (size_t)c * x->n;
+    for (int i = k->lo; i < k->hi; i++) if (k->b[i]) dst[o + i] = src[o + i];
+  }
+}
+
+/* ---- lvalues ------------------------------------------------------------------ */
+static bool is_lval(const dg_expr *e)
+{
+  return e->kind == DG_EX_VAR || e->kind == DG_EX_INDEX || e->kind == DG_EX_DEREF
+      || (e->kind == DG_EX_LANE && is_lval(e->a));
+}
+
+static int64_t *addr_vec(simt_x *x, msk *k, uint32_t buf, bool per_lane)
+{
+  int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
+  for (int i = k->lo; i < k->hi; i++) a[i] = (int64_t)dom_ptr(per_lane ? buf + (uint32_t)i : buf, 0);
+  return a;
+}
+
+bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
+{
+  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL;
+  switch (e->kind) {
+  case DG_EX_VAR: {
+    const dg_var *v = e->var;
+    if (v->kind == DG_VAR_LOCAL || v->kind == DG_VAR_PARAM) {
+      if (x->fr->reg[v->slot]) { lv->reg = x->fr->reg[v->slot]; return true; }
+      lv->mem = true, lv->addr = addr_vec(x, k, (uint32_t)x->fr->obj[v->slot], true);
+      return true;
+    }
+    int b = simt_var_buf(x, v);
+    if (!b) { simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "variable not reachable from the kernel"); return false; }
+    lv->mem = true, lv->addr = addr_vec(x, k, (uint32_t)b, false);
+    return true;
+  }
+  case DG_EX_INDEX: {
+    int64_t *base;
+    if (e->a->type->kind == DG_TY_ARRAY) {
+      simt_lval al;
+      if (!simt_lval_of(x, e->a, k, &al)) return false;
+      if (!al.mem) { simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "array held in a register"); return false; }
+      base = al.addr;
+    } else {
+      base = simt_conc(x, e->a->type, k, simt_eval(x, e->a, k), e->a->span);
+    }
+    int64_t *idx = simt_conc(x, e->b->type, k, simt_eval(x, e->b, k), e->b->span);
+    int64_t es = dom_tysize(e->type);
+    int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
+    bool usg = !dom_is_signed(e->b->type) && dom_tysize(e->b->type) == 8;
+    for (int i = k->lo; i < k->hi; i++) {
+      int64_t ix = usg && idx[i] < 0 ? INT64_MAX / 2 : idx[i];
+      a[i] = (int64_t)dom_ptr(dom_ptr_buf((dom_val)base[i]), dom_ptr_off((dom_val)base[i]) + ix * es);
+    }
+    lv->mem = true, lv->addr = a;
+    return true;
+  }
+  case DG_EX_DEREF:
+    lv->mem = true, lv->addr = simt_conc(x, e->a->type, k, simt_eval(x, e->a, k), e->a->span);
+    return true;
+  case DG_EX_LANE: {
+    simt_lval al;
+    if (!simt_lval_of(x, e->a, k, &al)) return false;
+    if (!al.mem) { lv->reg = al.reg + (size_t)e->ival * x->n; return true; }
+    int64_t es = dom_tysize(e->type);
+    int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
+    for (int i = k->lo; i < k->hi; i++) a[i] = al.addr[i] + e->ival * es;
+    lv->mem = true, lv->addr = a;
+    return true;
+  }
+  default:
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "expression is not assignable");
+    return false;
+  }
+}
+
+static dom_val *lval_read(simt_x *x, const simt_lval *lv, msk *k, dg_span sp)
+{
+  if (!lv->mem) return lv->reg;
+  dom_val *v = simt_vals(x, lv->t);
+  simt_mem_access(x, sp, lv->t, k, lv->addr, v, false);
+  return v;
+}
+
+static void lval_write(simt_x *x, const simt_lval *lv, msk *k, dom_val *v, dg_span sp)
+{
+  if (lv->mem) simt_mem_access(x, sp, lv->t, k, lv->addr, v, true);
+  else simt_merge(x, lv->reg, v, k, dom_ncomp(lv->t));
+}
+
+/* ---- conversions --------------------------------------------------------------- */
+dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v)
+{
+  if (to == from || to->kind == DG_TY_VOID) return v;
+  if (to->kind == from->kind && to->kind != DG_TY_VEC) return v;
+  dg_castkind ck = to->kind == DG_TY_PTR || from->kind == DG_TY_PTR || from->kind == DG_TY_ARRAY
+                 ? DG_CAST_PTR : DG_CAST_CONVERT;
+  if (from->kind == DG_TY_ARRAY) from = &ty_ptr8;
+  int nc = dom_ncomp(to) < dom_ncomp(from) ? dom_ncomp(to) : dom_ncomp(from);
+  dom_val *r = simt_vals(x, to);
+  for (int c = 0; c < nc; c++)
+    x->d->cast(x->d, ck, dom_scalar(to), dom_scalar(from), SL(k), AT(r + (size_t)c * x->n, k),
+               AT(v + (size_t)c * x->n, k));
+  return r;
+}
+
+/* ---- branches --------------------------------------------------------------------- */
+void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
+{
+  *t = msk_new(x), *f = msk_new(x);
+  t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
+  if (!k->cnt) { msk_fix(t), msk_fix(f); return; }
+  dom_val *c = simt_eval(x, cond, k);
+  uint8_t *o = simt_alloc(x, (size_t)x->n);
+  x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
+  for (int i = k->lo; i < k->hi; i++) {
+    if (!k->b[i]) continue;
+    if (o[i] == DOM_BOTH) {
+      /* the hook for symbolic domains: both sides, writes merged by select
+       * under the guard; not run yet, so stop with the reason */
+      simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "branch depends on input data");
+      break;
+    }
+    t->b[i] = o[i] == DOM_TRUE, f->b[i] = o[i] == DOM_FALSE;
+  }
+  msk_fix(t), msk_fix(f);
+}
+
+/* ---- nodes ----------------------------------------------------------------------- */
+typedef dom_val *(*ev_fn)(simt_x *x, const dg_expr *e, msk *k);
+
+static dom_val *ev_int(simt_x *x, const dg_expr *e, msk *k) { return simt_const(x, e->type, k, e->ival); }
+
+static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *r = simt_vals(x, e->type);
+  if (k->cnt) x->d->const_float(x->d, dom_scalar(e->type), SL(k), AT(r, k), e->fval);
+  return r;
+}
+
+static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
+{
+  if (e->kind == DG_EX_LANE && !is_lval(e->a)) {
+    dom_val *v = simt_eval(x, e->a, k);
+    return v + (size_t)e->ival * x->n;
+  }
+  simt_lval lv;
+  if (!simt_lval_of(x, e, k, &lv)) return x->zeros;
+  if (e->type->kind == DG_TY_ARRAY)           /* an array as a value is its address */
+    return lv.mem ? const_vec(x, &ty_ptr8, k, lv.addr) : x->zeros;
+  return lval_read(x, &lv, k, e->span);
+}
+
+static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
+{
+  int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
+  switch (e->op) {
+  case DG_BI_THREADIDX: return const_vec(x, e->type, k, x->tid[d]);
+  case DG_BI_BLOCKIDX: return simt_const(x, e->type, k, x->bidx[d]);
+  case DG_BI_BLOCKDIM: return simt_const(x, e->type, k, x->bdim[d]);
+  case DG_BI_GRIDDIM: return simt_const(x, e->type, k, x->gdim[d]);
+  default: return simt_const(x, e->type, k, 32);
+  }
+}
+
+static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *a = simt_eval(x, e->a, k), *r = simt_vals(x, e->type);
+  for (int c = 0; c < dom_ncomp(e->type); c++)
+    x->d->unop(x->d, e->op, dom_scalar(e->a->type), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k));
+  return r;
+}
+
+static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, const dg_type *tr,
+                      msk *k, dom_val *a, dom_val *b)
+{
+  if (ta->kind != DG_TY_PTR && tb->kind == DG_TY_PTR && op == DG_BIN_PTRADD) {
+    dom_val *s = a; a = b, b = s;
+    const dg_type *st = ta; ta = tb, tb = st;
+  }
+  if (ta->kind == DG_TY_PTR && (op == DG_BIN_ADD || op == DG_BIN_SUB) && tb->kind != DG_TY_PTR) {
+    if (op == DG_BIN_SUB) {
+      dom_val *nb = simt_vals(x, tb);
+      x->d->unop(x->d, DG_UN_NEG, tb, SL(k), AT(nb, k), AT(b, k));
+      b = nb;
+    }
+    op = DG_BIN_PTRADD;
+  }
+  if (ta->kind == DG_TY_PTR && op == DG_BIN_SUB) op = DG_BIN_PTRDIFF;
+  dom_val *r = simt_vals(x, tr);
+  for (int c = 0; c < dom_ncomp(tr); c++)
+    x->d->binop(x->d, op, dom_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
+                AT(b + (size_t)c * x->n, k));
+  return r;
+}
+
+static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *a = simt_eval(x, e->a, k), *b = simt_eval(x, e->b, k);
+  return binop(x, e->op, e->a->type, e->b->type, e->type, k, a, b);
+}
+
+static dom_val *ev_logic(simt_x *x, const dg_expr *e, msk *k)
+{
+  msk t, f;
+  simt_branch(x, e->a, k, &t, &f);
+  bool land = e->kind == DG_EX_LAND;
+  msk *rest = land ? &t : &f, *done = land ? &f : &t;
+  dom_val *r = simt_const(x, e->type, done, land ? 0 : 1);
+  if (rest->cnt) {
+    dom_val *b = simt_eval(x, e->b, rest);
+    dom_val *bb = simt_vals(x, e->type);
+    x->d->cast(x->d, DG_CAST_CONVERT, x->t_bool, e->b->type, SL(rest), AT(bb, rest), AT(b, rest));
+    if (e->type->kind != DG_TY_BOOL) bb = simt_convert(x, e->type, x->t_bool, rest, bb);
+    simt_merge(x, r, bb, rest, 1);
+  }
+  return r;
+}
+
+static dom_val *ev_cond(simt_x *x, const dg_expr *e, msk *k)
+{
+  msk t, f;
+  simt_branch(x, e->a, k, &t, &f);
+  int nc = dom_ncomp(e->type);
+  dom_val *r = simt_vals(x, e->type);
+  if (t.cnt) simt_merge(x, r, simt_convert(x, e->type, e->b->type, &t, simt_eval(x, e->b, &t)), &t, nc);
+  if (f.cnt) simt_merge(x, r, simt_convert(x, e->type, e->c->type, &f, simt_eval(x, e->c, &f)), &f, nc);
+  return r;
+}
+
+static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
+{
+  simt_lval lv;
+  if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
+  dom_val *v = simt_eval(x, e->b, k);
+  if (e->op != DG_BIN_NONE) {
+    dom_val *old = lval_read(x, &lv, k, e->a->span);
+    const dg_type *tb = e->b->type;
+    if (e->a->type->kind != DG_TY_PTR && tb->kind != e->a->type->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
+      v = simt_convert(x, e->a->type, tb, k, v), tb = e->a->type;
+    v = binop(x, e->op, e->a->type, tb, e->a->type, k, old, v);
+  } else {
+    v = simt_convert(x, e->a->type, e->b->type, k, v);
+  }
+  lval_write(x, &lv, k, v, e->span);
+  return v;
+}
+
+static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
+{
+  simt_lval lv;
+  if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
+  const dg_type *t = e->a->type;
+  dom_val *old = lval_read(x, &lv, k, e->a->span);
+  if (e->post && !lv.mem) {                    /* the register is about to change */
+    dom_val *cp = simt_vals(x, t);
+    memcpy(cp, old, sizeof *cp * (size_t)x->n * (size_t)dom_ncomp(t));
+    old = cp;
+  }
+  bool ptr = t->kind == DG_TY_PTR;
+  dom_val *one = simt_const(x, ptr ? x->t_i64 : t, k, ptr && e->op == DG_BIN_SUB ? -1 : 1);
+  int op = ptr ? DG_BIN_PTRADD : e->op;
+  dom_val *nv = simt_vals(x, t);
+  x->d->binop(x->d, op, t, SL(k), AT(nv, k), AT(old, k), AT(one, k));
+  lval_write(x, &lv, k, nv, e->span);
+  return e->post ? old : nv;
+}
+
+static dom_val *ev_call(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val **args = simt_alloc(x, sizeof *args * (size_t)(e->nargs + 1));
+  const dg_func *f = e->func;
+  for (int i = 0; i < e->nargs; i++) {
+    args[i] = simt_eval(x, e->args[i], k);
+    if (f && i < f->nparams) args[i] = simt_convert(x, f->params[i]->type, e->args[i]->type, k, args[i]);
+  }
+  if (!f || !f->body) {
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "call of a function without a body");
+    return x->zeros;
+  }
+  return simt_call(x, f, args, k);
+}
+
+static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *a = simt_eval(x, e->a, k);
+  if (e->op == DG_CAST_CONVERT) return simt_convert(x, e->type, e->a->type, k, a);
+  if (dom_ncomp(e->type) != 1 || dom_ncomp(e->a->type) != 1) {
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "bit cast of a vector value");
+    return x->zeros;
+  }
+  const dg_type *from = e->a->type->kind == DG_TY_ARRAY ? &ty_ptr8 : e->a->type;
+  dom_val *r = simt_vals(x, e->type);
+  x->d->cast(x->d, e->op, e->type, from, SL(k), AT(r, k), AT(a, k));
+  return r;
+}
+
+static dom_val *ev_addr(simt_x *x, const dg_expr *e, msk *k)
+{
+  simt_lval lv;
+  if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
+  if (!lv.mem) {
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "address of a register variable");
+    return x->zeros;
+  }
+  return const_vec(x, e->type, k, lv.addr);
+}
+
+static dom_val *ev_vecbuild(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *r = simt_vals(x, e->type);
+  const dg_type *et = dom_scalar(e->type);
+  int nc = dom_ncomp(e->type);
+  for (int c = 0; c < nc && c < e->nargs; c++) {
+    dom_val *v = simt_convert(x, et, e->args[c]->type, k, simt_eval(x, e->args[c], k));
+    memcpy(r + (size_t)c * x->n + k->lo, v + k->lo, sizeof *r * (size_t)(k->hi - k->lo));
+  }
+  return r;
+}
+
+static dom_val *ev_comma(simt_x *x, const dg_expr *e, msk *k)
+{
+  simt_eval(x, e->a, k);
+  return simt_eval(x, e->b, k);
+}
+
+static const ev_fn ev_tab[DG_EX__COUNT] = {
+  [DG_EX_INT] = ev_int, [DG_EX_FLOAT] = ev_float, [DG_EX_VAR] = ev_lvalue,
+  [DG_EX_BUILTIN] = ev_builtin, [DG_EX_UNARY] = ev_unary, [DG_EX_BINARY] = ev_binary,
+  [DG_EX_LAND] = ev_logic, [DG_EX_LOR] = ev_logic, [DG_EX_COND] = ev_cond,
+  [DG_EX_ASSIGN] = ev_assign, [DG_EX_INCDEC] = ev_incdec, [DG_EX_CALL] = ev_call,
+  [DG_EX_INTRIN] = simt_intrin, [DG_EX_CAST] = ev_cast, [DG_EX_INDEX] = ev_lvalue,
+  [DG_EX_DEREF] = ev_lvalue, [DG_EX_ADDR] = ev_addr, [DG_EX_LANE] = ev_lvalue,
+  [DG_EX_VECBUILD] = ev_vecbuild, [DG_EX_COMMA] = ev_comma,
+};
+
+dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k)
+{
+  if (x->stop || !k->cnt) return x->zeros;
+  x->lane_ops += (uint64_t)k->cnt;
+  if (x->trace_lane >= 0 && k->b[x->trace_lane]) simt_trace_span(x, e->span);
+  if ((unsigned)e->kind >= DG_EX__COUNT || !ev_tab[e->kind]) {
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "expression kind");
+    return x->zeros;
+  }
+  return ev_tab[e->kind](x, e, k);
+}

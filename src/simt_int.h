@@ -1,0 +1,139 @@
+/* simt_int.h — the SIMT engine's private state, shared by simt*.c only. */
+#ifndef DG_SIMT_INT_H
+#define DG_SIMT_INT_H
+#include "simt.h"
+
+enum { BK_NULL, BK_GLOBAL, BK_SHARED, BK_LOCAL };
+
+/* Race shadow of one shared byte, valid while epoch == the block's barrier
+ * epoch (a barrier clears every cell by bumping the epoch). */
+typedef struct {
+  uint32_t epoch;
+  int32_t w, r;            /* last writer / first reader lane, -1 none */
+  uint32_t wsync, rsync;   /* their warp's __syncwarp count at the access */
+  bool rmulti;             /* more than one distinct reader */
+  dg_span wsp, rsp;
+} simt_race;
+
+typedef struct {
+  dom_mem mem;
+  uint8_t *init;           /* per byte: written since creation/poisoning */
+  char *name;
+  const dg_type *elem;
+  uint8_t kind;            /* BK_* */
+  bool readonly, all_init;
+  int64_t cap;             /* allocated bytes (locals are reused) */
+  int32_t lane;            /* BK_LOCAL: owning lane */
+  simt_race *race;         /* BK_SHARED */
+  int64_t *writer;         /* writer map, or NULL */
+  uint8_t *nwriters;
+} simt_buf;
+
+struct simt {
+  dom *d;
+  DG_VEC(simt_buf) bufs;   /* id = index; 0 is the null buffer */
+  int nuser;               /* ids below are user buffers; above: launch-scoped */
+  DG_VEC(simt_event) ev;
+  int max_events;
+  char err[256];
+  bool tracing;
+  int64_t tr_block, tr_thread;
+  DG_VEC(dg_span) trace;
+  simt_stats stats;
+};
+
+/* A lane mask with its active range [lo, hi) and count. */
+typedef struct { uint8_t *b; int lo, hi, cnt; } msk;
+
+typedef struct simt_frame simt_frame;
+struct simt_frame {
+  const dg_func *f;
+  dom_val **reg;           /* per slot: n * ncomp values, or NULL (lives in memory) */
+  int32_t *obj;            /* per slot: buffer id of lane 0's object (lanes follow), or 0 */
+  dom_val *ret;            /* return values */
+  uint8_t *retm;           /* lanes that returned */
+  simt_frame *up;
+};
+
+typedef struct { const dg_var *var; int buf; } simt_varbuf;
+
+typedef struct simt_chunk simt_chunk;
+typedef struct { simt_chunk *c; size_t used; } simt_mark;
+
+typedef struct simt_x {
+  simt *m;
+  dom *d;
+  int n, nwarps;
+  uint32_t bdim[3], gdim[3], bidx[3];
+  int64_t block;           /* linear block id */
+  int64_t *tid[3];         /* threadIdx per lane */
+  simt_frame *fr;
+  uint8_t *brk, *cont;     /* masks of the innermost loop/switch, NULL outside */
+  uint8_t *live;           /* lanes that have not exited the kernel */
+  uint32_t epoch;          /* barrier intervals */
+  uint32_t *wsync;         /* per warp __syncwarp count */
+  int *worder;             /* warp order stores and atomics land in */
+  int64_t max_iters;
+  bool stop;               /* a fatal event: unwind */
+  bool in_atomic;          /* atomics do not race with each other */
+  int depth;
+  simt_varbuf *vb;         /* shared / __device__ variables -> buffers */
+  int nvb;
+  size_t capvb;
+  int extern_buf;
+  int top;                 /* buffer ids below are live (locals stack above shared) */
+  int trace_lane;          /* lane traced in this block, -1 none */
+  uint64_t lane_ops;
+  simt_chunk *chunks, *cur;
+  bool ident;              /* the domain's ints and pointers are their own concrete values */
+  dom_val *zeros;          /* n * 16 zero slots: what evaluation yields once stopped */
+  const dg_type *t_i64, *t_bool, *t_u32, *t_i32, *t_ptr;
+} simt_x;
+
+/* scratch (simt.c) */
+void *simt_alloc(simt_x *x, size_t bytes);     /* 16-aligned, not zeroed */
+simt_mark simt_mark_get(simt_x *x);
+void simt_mark_release(simt_x *x, simt_mark k);
+
+/* masks (simt.c) */
+msk msk_new(simt_x *x);                       /* all zero */
+msk msk_copy(simt_x *x, const msk *a);
+void msk_fix(msk *k);                         /* recompute lo/hi/cnt */
+
+/* events (simt.c) */
+simt_event *simt_report(simt_x *x, simt_evkind k, dg_span sp, int lane, const char *fmt, ...)
+  __attribute__((format(printf, 5, 6)));
+void simt_fatal(simt_x *x, simt_evkind k, dg_span sp, int lane, const char *what);
+void simt_trace_span(simt_x *x, dg_span sp);
+
+/* memory (simt_mem.c) */
+int simt_buf_add(simt *m, const char *name, const dg_type *elem, int64_t bytes, int kind, bool init);
+void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
+                     dom_val *vals, bool write);
+void simt_poison(simt_buf *b, int64_t off, int64_t n);
+int simt_var_buf(simt_x *x, const dg_var *v);
+int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
+
+/* expressions (simt_expr.c) */
+typedef struct { bool mem; dom_val *reg; int64_t *addr; const dg_type *t; } simt_lval;
+bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv);
+int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_span sp);
+void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc);
+dom_val *simt_vals(simt_x *x, const dg_type *t);
+dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k);
+dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v);
+dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v);
+void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f);
+
+/* statements (simt_stmt.c) */
+void simt_exec(simt_x *x, const dg_stmt *s, msk *k);
+dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k);
+
+/* builtin functions: sync, warp, atomics (simt_warp.c) */
+dom_val *simt_intrin(simt_x *x, const dg_expr *e, msk *k);
+
+/* Calls into the domain over the active slice of a mask. */
+#define SL(k) ((k)->hi - (k)->lo), ((k)->b + (k)->lo)
+#define AT(p, k) ((p) + (k)->lo)
+
+#endif

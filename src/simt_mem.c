@@ -1,0 +1,301 @@
+/* simt_mem.c — buffers and every memory access: bounds, the initialised
+ * shadow, shared-memory race detection within barrier intervals, the writer
+ * map, and the order in which warps' stores land. */
+#include "simt_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- buffers ---------------------------------------------------------------- */
+int simt_buf_add(simt *m, const char *name, const dg_type *elem, int64_t bytes, int kind, bool init)
+{
+  simt_buf b = {0};
+  size_t sz = bytes > 0 ? (size_t)bytes : 1;
+  b.mem.bytes = dg_calloc(sz, 1);
+  b.mem.size = bytes > 0 ? bytes : 0;
+  b.mem.id = (int)m->bufs.n;
+  b.init = dg_malloc(sz);
+  memset(b.init, init, sz);
+  b.all_init = init;
+  b.cap = (int64_t)sz;
+  b.name = dg_strdup(name ? name : "?");
+  b.elem = elem;
+  b.kind = (uint8_t)kind;
+  b.lane = -1;
+  if (kind == BK_SHARED) b.race = dg_calloc(sz, sizeof *b.race);
+  dg_vec_push(&m->bufs, b);
+  return b.mem.id;
+}
+
+int simt_buf_new(simt *m, const char *name, const dg_type *elem, int64_t bytes, unsigned flags)
+{
+  /* user buffers sit below every launch-scoped one; launches end with none */
+  int id = simt_buf_add(m, name, elem, bytes, BK_GLOBAL, flags & SIMT_BUF_INIT);
+  m->bufs.v[id].readonly = flags & SIMT_BUF_READONLY;
+  m->nuser = id + 1;
+  return id;
+}
+
+static simt_buf *ubuf(const simt *m, int id)
+{
+  return id >= 1 && id < m->nuser ? &m->bufs.v[id] : NULL;
+}
+
+int64_t simt_buf_size(const simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? b->mem.size : -1; }
+const char *simt_buf_name(const simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? b->name : NULL; }
+uint8_t *simt_buf_data(simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? b->mem.bytes : NULL; }
+dom_mem *simt_buf_mem(simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? &b->mem : NULL; }
+
+static bool range_ok(const simt_buf *b, int64_t off, int64_t n)
+{
+  return b && off >= 0 && n >= 0 && off + n <= b->mem.size;
+}
+
+void simt_buf_write(simt *m, int id, int64_t off, const void *src, int64_t n)
+{
+  simt_buf *b = ubuf(m, id);
+  if (!range_ok(b, off, n)) return;
+  memcpy(b->mem.bytes + off, src, (size_t)n);
+  simt_buf_set_init(m, id, off, n, true);
+}
+
+void simt_buf_read(const simt *m, int id, int64_t off, void *dst, int64_t n)
+{
+  simt_buf *b = ubuf(m, id);
+  if (range_ok(b, off, n)) memcpy(dst, b->mem.bytes + off, (size_t)n);
+}
+
+void simt_buf_set_init(simt *m, int id, int64_t off, int64_t n, bool init)
+{
+  simt_buf *b = ubuf(m, id);
+  if (!range_ok(b, off, n)) return;
+  memset(b->init + off, init, (size_t)n);
+  b->all_init = !memchr(b->init, 0, (size_t)b->mem.size);
+}
+
+bool simt_buf_is_init(const simt *m, int id, int64_t off)
+{
+  simt_buf *b = ubuf(m, id);
+  return range_ok(b, off, 1) && b->init[off];
+}
+
+void simt_poison(simt_buf *b, int64_t off, int64_t n)
+{
+  memset(b->init + off, 0, (size_t)n);
+  b->all_init = false;
+}
+
+void simt_track_writes(simt *m, int id)
+{
+  simt_buf *b = ubuf(m, id);
+  if (!b) return;
+  size_t sz = b->mem.size ? (size_t)b->mem.size : 1;
+  free(b->writer), free(b->nwriters);
+  b->writer = dg_malloc(sz * sizeof *b->writer);
+  for (size_t i = 0; i < sz; i++) b->writer[i] = -1;
+  b->nwriters = dg_calloc(sz, 1);
+}
+
+int64_t simt_writer(const simt *m, int id, int64_t off, int *nw)
+{
+  simt_buf *b = ubuf(m, id);
+  if (!b || !b->writer || !range_ok(b, off, 1)) { if (nw) *nw = 0; return -1; }
+  if (nw) *nw = b->nwriters[off];
+  return b->writer[off];
+}
+
+/* ---- launch-scoped buffers --------------------------------------------------- */
+int simt_var_buf(simt_x *x, const dg_var *v)
+{
+  if (v->kind == DG_VAR_LOCAL || v->kind == DG_VAR_PARAM) return 0;
+  if (v->kind == DG_VAR_SHARED_EXTERN) {
+    if (!x->extern_buf)   /* no dynamic size given: every access is out of bounds */
+      x->extern_buf = simt_buf_add(x->m, "extern __shared__", NULL, 0, BK_SHARED, false);
+    return x->extern_buf;
+  }
+  for (int i = 0; i < x->nvb; i++) if (x->vb[i].var == v) return x->vb[i].buf;
+  if (x->top) return 0;            /* launch already running: not pre-scanned */
+  int id = simt_buf_add(x->m, v->name, dom_scalar(v->type), dom_tysize(v->type),
+                        v->kind == DG_VAR_SHARED ? BK_SHARED : BK_GLOBAL, false);
+  dg_grow_((void **)&x->vb, (size_t *)&x->capvb, (size_t)x->nvb + 1, sizeof *x->vb);
+  x->vb[x->nvb++] = (simt_varbuf){ v, id };
+  return id;
+}
+
+int simt_local_push(simt_x *x, int64_t bytes, int lane)
+{
+  simt *m = x->m;
+  int id = x->top++;
+  if (id < (int)m->bufs.n) {
+    simt_buf *b = &m->bufs.v[id];
+    if (b->cap < bytes) {
+      b->mem.bytes = dg_realloc(b->mem.bytes, (size_t)bytes);
+      b->init = dg_realloc(b->init, (size_t)bytes);
+      b->cap = bytes;
+    }
+    b->mem.size = bytes;
+  } else {
+    simt_buf_add(m, "local", NULL, bytes, BK_LOCAL, false);
+  }
+  simt_buf *b = &m->bufs.v[id];
+  b->kind = BK_LOCAL;
+  b->lane = lane;
+  simt_poison(b, 0, bytes);
+  return id;
+}
+
+/* ---- races ---------------------------------------------------------------------- */
+static bool ordered(simt_x *x, int other, uint32_t osync, int lane)
+{
+  return other / 32 == lane / 32 && osync != x->wsync[lane / 32];
+}
+
+static void race_event(simt_x *x, simt_evkind k, simt_buf *b, int lane, int other, dg_span sp,
+                       dg_span osp, int64_t off, bool write, const char *what)
+{
+  simt_event *e = simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and thread %d in one barrier interval",
+                              what, b->name, (long long)off, other, lane);
+  if (!e) return;
+  e->span2 = osp, e->thread2 = other, e->buf = b->mem.id, e->off = off, e->write = write;
+}
+
+static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, bool write,
+                       dg_span sp, const uint8_t *newbytes)
+{
+  uint32_t ws = x->wsync[lane / 32];
+  bool told = false;
+  for (int64_t j = 0; j < size; j++) {
+    simt_race *c = &b->race[o + j];
+    if (c->epoch != x->epoch) *c = (simt_race){ .epoch = x->epoch, .w = -1, .r = -1 };
+    if (!told && c->w >= 0 && c->w != lane && !ordered(x, c->w, c->wsync, lane)) {
+      bool benign = write && newbytes && newbytes[j] == b->mem.bytes[o + j];
+      race_event(x, benign ? SIMT_EV_RACE_BENIGN : SIMT_EV_RACE, b, lane, c->w, sp, c->wsp, o + j, write,
+                 write ? "write-write" : "write-read");
+      told = !benign;
+    }
+    if (!told && write && c->r >= 0 && (c->r != lane || c->rmulti) && !ordered(x, c->r, c->rsync, lane)) {
+      race_event(x, SIMT_EV_RACE, b, lane, c->r, sp, c->rsp, o + j, write, "read-write");
+      told = true;
+    }
+    if (write) c->w = lane, c->wsync = ws, c->wsp = sp;
+    else if (c->r < 0) c->r = lane, c->rsync = ws, c->rsp = sp;
+    else if (c->r != lane) c->rmulti = true;
+  }
+}
+
+/* ---- the access path -------------------------------------------------------------- */
+static void oob_event(simt_x *x, dg_span sp, int lane, uint32_t id, int64_t o, int64_t size, bool write)
+{
+  simt *m = x->m;
+  simt_event *e;
+  if (id == 0 || id >= (uint32_t)x->top)
+    e = simt_report(x, SIMT_EV_OOB, sp, lane, "%s of %lld bytes through a %s pointer",
+                    write ? "store" : "load", (long long)size, id == 0 ? "null" : "dangling");
+  else
+    e = simt_report(x, SIMT_EV_OOB, sp, lane, "%s of %lld bytes at byte %lld of %s (%lld bytes)",
+                    write ? "store" : "load", (long long)size, (long long)o, m->bufs.v[id].name,
+                    (long long)m->bufs.v[id].mem.size);
+  if (e) e->buf = (int)id, e->off = o, e->size = (int)size, e->write = write;
+}
+
+static void store_lanes(simt_x *x, const dg_type *et, int nc, int64_t es, int lo, int hi,
+                        const uint8_t *ok, dom_val *vals, dom_mem **mem, const int64_t *off, int64_t *offc)
+{
+  for (int c = 0; c < nc; c++) {
+    for (int i = lo; i < hi; i++) offc[i] = off[i] + c * es;
+    x->d->store(x->d, et, hi - lo, ok + lo, vals + (size_t)c * x->n + lo, mem + lo, offc + lo);
+  }
+}
+
+void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
+                     dom_val *vals, bool write)
+{
+  simt *m = x->m;
+  dom *d = x->d;
+  int n = x->n, lo = k->lo, hi = k->hi;
+  int64_t size = dom_tysize(t), es = dom_tysize(dom_scalar(t));
+  const dg_type *et = dom_scalar(t);
+  int nc = dom_ncomp(t);
+  if (!k->cnt || x->stop) return;
+  simt_mark mk = simt_mark_get(x);
+  uint8_t *ok = simt_alloc(x, (size_t)n);
+  dom_mem **mem = simt_alloc(x, sizeof *mem * (size_t)n);
+  int64_t *off = simt_alloc(x, sizeof *off * (size_t)n), *offc = simt_alloc(x, sizeof *off * (size_t)n);
+  bool shared = false;
+  for (int i = lo; i < hi; i++) {
+    ok[i] = 0;
+    if (!k->b[i]) continue;
+    uint32_t id = dom_ptr_buf((dom_val)addr[i]);
+    int64_t o = dom_ptr_off((dom_val)addr[i]);
+    if (id == 0 || id >= (uint32_t)x->top || o < 0 || o + size > m->bufs.v[id].mem.size) {
+      oob_event(x, sp, i, id, o, size, write);
+      continue;
+    }
+    simt_buf *b = &m->bufs.v[id];
+    if (write && b->readonly) {
+      simt_event *e = simt_report(x, SIMT_EV_READONLY, sp, i, "store into read-only %s at byte %lld",
+                                  b->name, (long long)o);
+      if (e) e->buf = (int)id, e->off = o, e->size = (int)size, e->write = true;
+      continue;
+    }
+    ok[i] = 1, mem[i] = &b->mem, off[i] = o;
+    shared |= b->kind == BK_SHARED && !x->in_atomic;
+    if (!write && !b->all_init && memchr(b->init + o, 0, (size_t)size)) {
+      simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
+                                  (long long)size, (long long)o, b->name);
+      if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
+    }
+  }
+  if (!write) {
+    if (shared)
+      for (int i = lo; i < hi; i++)
+        if (ok[i] && m->bufs.v[mem[i]->id].race)
+          race_check(x, &m->bufs.v[mem[i]->id], i, off[i], size, false, sp, NULL);
+    for (int c = 0; c < nc; c++) {
+      for (int i = lo; i < hi; i++) offc[i] = off[i] + c * es;
+      d->load(d, et, hi - lo, ok + lo, vals + (size_t)c * n + lo, mem + lo, offc + lo);
+    }
+    simt_mark_release(x, mk);
+    return;
+  }
+  /* stores land warp by warp in x->worder; within a warp the higher lane wins */
+  bool natural = true;
+  for (int w = 0; w < x->nwarps; w++) natural &= x->worder[w] == w;
+  uint8_t one = 1;
+  for (int wi = 0; wi < x->nwarps; wi++) {
+    int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+    if (natural && !shared) { store_lanes(x, et, nc, es, lo, hi, ok, vals, mem, off, offc); break; }
+    if (a >= z) continue;
+    if (!shared) { store_lanes(x, et, nc, es, a, z, ok, vals, mem, off, offc); continue; }
+    for (int i = a; i < z; i++) {          /* shared: lane by lane, checking races */
+      if (!ok[i]) continue;
+      simt_buf *b = &m->bufs.v[mem[i]->id];
+      if (b->kind != BK_SHARED || x->in_atomic) { store_lanes(x, et, nc, es, i, i + 1, ok, vals, mem, off, offc); continue; }
+      if (d->mem_bytes) {
+        uint8_t tmp[64];
+        dom_mem tm = { tmp, (int64_t)sizeof tmp, NULL, 0 }, *tmp_p = &tm;
+        for (int c = 0; c < nc && (c + 1) * es <= (int64_t)sizeof tmp; c++) {
+          int64_t to = c * es;
+          d->store(d, et, 1, &one, vals + (size_t)c * n + i, &tmp_p, &to);
+        }
+        race_check(x, b, i, off[i], size, true, sp, tmp);
+        memcpy(b->mem.bytes + off[i], tmp, (size_t)(size < 64 ? size : 64));
+      } else {
+        race_check(x, b, i, off[i], size, true, sp, NULL);
+        store_lanes(x, et, nc, es, i, i + 1, ok, vals, mem, off, offc);
+      }
+    }
+  }
+  int64_t gbase = x->block * (int64_t)n;
+  for (int i = lo; i < hi; i++) {
+    if (!ok[i]) continue;
+    simt_buf *b = &m->bufs.v[mem[i]->id];
+    if (!b->all_init) memset(b->init + off[i], 1, (size_t)size);
+    if (b->writer)
+      for (int64_t j = off[i]; j < off[i] + size; j++) {
+        if (b->writer[j] >= 0 && b->writer[j] != gbase + i) b->nwriters[j] = 2;
+        else if (!b->nwriters[j]) b->nwriters[j] = 1;
+        b->writer[j] = gbase + i;
+      }
+  }
+  simt_mark_release(x, mk);
+}

@@ -1,0 +1,270 @@
+/* simt_stmt.c — statements and calls under lane masks. exec(s, k) runs s
+ * for the lanes of k and leaves in k the lanes that fall out of s normally:
+ * lanes that break, continue or return are moved to the innermost loop's
+ * (or switch's) masks or to the frame's returned mask. Loops run while any
+ * lane is active, with a step limit; if/else run both sides under masks. */
+#include "simt_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*ex_fn)(simt_x *x, const dg_stmt *s, msk *k);
+
+static void clear(msk *k)
+{
+  memset(k->b + k->lo, 0, (size_t)(k->hi - k->lo));
+  k->cnt = 0, k->hi = k->lo;
+}
+
+static void st_block(simt_x *x, const dg_stmt *s, msk *k)
+{
+  for (int i = 0; i < s->nbody && k->cnt && !x->stop; i++) simt_exec(x, s->body[i], k);
+}
+
+/* Innermost scalar of a (possibly nested) array type: initialiser lists are
+ * taken flattened in that type. */
+static const dg_type *inner(const dg_type *t)
+{
+  while (t->kind == DG_TY_ARRAY) t = t->elem;
+  return t;
+}
+
+static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
+{
+  const dg_var *v = s->var;
+  if (!v) return;
+  simt_mark mk = simt_mark_get(x);
+  if (x->fr->reg[v->slot]) {
+    if (s->e) {
+      dom_val *val = simt_convert(x, v->type, s->e->type, k, simt_eval(x, s->e, k));
+      simt_merge(x, x->fr->reg[v->slot], val, k, dom_ncomp(v->type));
+    }
+    simt_mark_release(x, mk);
+    return;
+  }
+  int64_t size = dom_tysize(v->type);
+  int64_t *addr = simt_alloc(x, sizeof *addr * (size_t)x->n);
+  for (int i = k->lo; i < k->hi; i++) {
+    addr[i] = (int64_t)dom_ptr((uint32_t)(x->fr->obj[v->slot] + i), 0);
+    if (k->b[i]) simt_poison(&x->m->bufs.v[x->fr->obj[v->slot] + i], 0, size);
+  }
+  if (s->e) {
+    dom_val *val = simt_convert(x, v->type, s->e->type, k, simt_eval(x, s->e, k));
+    simt_mem_access(x, s->span, v->type, k, addr, val, true);
+  } else if (s->ninits > 0 || v->type->kind == DG_TY_ARRAY) {
+    if (s->ninits == 0) { simt_mark_release(x, mk); return; }
+    const dg_type *st = inner(v->type);
+    int64_t es = dom_tysize(st), cnt = es ? size / es : 0;
+    dom_val *zero = simt_const(x, st, k, 0);
+    for (int64_t j = 0; j < cnt && !x->stop; j++) {
+      dom_val *val = zero;
+      if (j < s->ninits) val = simt_convert(x, st, s->inits[j]->type, k, simt_eval(x, s->inits[j], k));
+      simt_mem_access(x, s->span, st, k, addr, val, true);
+      for (int i = k->lo; i < k->hi; i++) addr[i] += es;
+    }
+  }
+  simt_mark_release(x, mk);
+}
+
+static void st_expr(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt_mark mk = simt_mark_get(x);
+  if (s->e) simt_eval(x, s->e, k);
+  simt_mark_release(x, mk);
+}
+
+static void st_if(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt_mark mk = simt_mark_get(x);
+  msk t, f;
+  simt_branch(x, s->e, k, &t, &f);
+  if (t.cnt && s->then) simt_exec(x, s->then, &t);
+  if (f.cnt && s->els) simt_exec(x, s->els, &f);
+  for (int i = k->lo; i < k->hi; i++) k->b[i] = t.b[i] | f.b[i];
+  msk_fix(k);
+  simt_mark_release(x, mk);
+}
+
+/* Narrow run to the lanes where cond holds; the others are done. */
+static void loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
+{
+  if (!cond) return;
+  simt_mark mk = simt_mark_get(x);
+  msk t, f;
+  simt_branch(x, cond, run, &t, &f);
+  for (int i = run->lo; i < run->hi; i++) {
+    if (f.b[i]) done[i] = 1;
+    run->b[i] = t.b[i];
+  }
+  msk_fix(run);
+  simt_mark_release(x, mk);
+}
+
+static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt_mark mk0 = simt_mark_get(x);
+  if (s->kind == DG_ST_FOR && s->init) simt_exec(x, s->init, k);
+  uint8_t *brk = simt_alloc(x, (size_t)x->n), *cont = simt_alloc(x, (size_t)x->n);
+  uint8_t *done = simt_alloc(x, (size_t)x->n);
+  memset(brk, 0, (size_t)x->n), memset(cont, 0, (size_t)x->n), memset(done, 0, (size_t)x->n);
+  uint8_t *obrk = x->brk, *ocont = x->cont;
+  x->brk = brk, x->cont = cont;
+  msk run = msk_copy(x, k);
+  int lo = k->lo, hi = k->hi;
+  bool first = true;
+  int64_t iters = 0;
+  while (run.cnt && !x->stop) {
+    if (++iters > x->max_iters) {
+      simt_fatal(x, SIMT_EV_RUNAWAY, s->span, run.lo, "loop ran past the step limit");
+      break;
+    }
+    simt_mark mk = simt_mark_get(x);
+    if (s->kind != DG_ST_DO || !first) loop_test(x, s->e, &run, done);
+    first = false;
+    if (!run.cnt) break;
+    if (s->then) simt_exec(x, s->then, &run);
+    for (int i = lo; i < hi; i++) if (cont[i]) run.b[i] = 1, cont[i] = 0;
+    run.lo = lo, run.hi = hi;
+    msk_fix(&run);
+    if (s->step && run.cnt) simt_eval(x, s->step, &run);
+    simt_mark_release(x, mk);
+  }
+  for (int i = lo; i < hi; i++) k->b[i] = done[i] | brk[i];
+  k->lo = lo, k->hi = hi;
+  msk_fix(k);
+  x->brk = obrk, x->cont = ocont;
+  simt_mark_release(x, mk0);
+}
+
+static void jump(simt_x *x, const dg_stmt *s, msk *k, uint8_t *to, const char *what)
+{
+  if (!to) { simt_fatal(x, SIMT_EV_UNSUPPORTED, s->span, k->lo, what); return; }
+  for (int i = k->lo; i < k->hi; i++) if (k->b[i]) to[i] = 1;
+  clear(k);
+}
+
+static void st_break(simt_x *x, const dg_stmt *s, msk *k) { jump(x, s, k, x->brk, "break outside a loop"); }
+static void st_continue(simt_x *x, const dg_stmt *s, msk *k) { jump(x, s, k, x->cont, "continue outside a loop"); }
+
+static void st_return(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt_frame *fr = x->fr;
+  if (s->e && fr->ret) {
+    simt_mark mk = simt_mark_get(x);
+    dom_val *v = simt_convert(x, fr->f->ret, s->e->type, k, simt_eval(x, s->e, k));
+    simt_merge(x, fr->ret, v, k, dom_ncomp(fr->f->ret));
+    simt_mark_release(x, mk);
+  }
+  for (int i = k->lo; i < k->hi; i++)
+    if (k->b[i]) {
+      fr->retm[i] = 1;
+      if (!fr->up) x->live[i] = 0;      /* exited threads leave the barrier count */
+    }
+  clear(k);
+}
+
+static void st_switch(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt_mark mk = simt_mark_get(x);
+  int lo = k->lo, hi = k->hi;
+  int64_t *v = simt_conc(x, s->e->type, k, simt_eval(x, s->e, k), s->e->span);
+  uint8_t *brk = simt_alloc(x, (size_t)x->n), *obrk = x->brk;
+  memset(brk, 0, (size_t)x->n);
+  x->brk = brk;
+  msk run = msk_new(x);
+  run.lo = lo, run.hi = hi;
+  for (int st = 0; st < s->nbody && !x->stop; st++) {
+    for (int c = 0; c < s->ncases; c++) {
+      const dg_case *cs = &s->cases[c];
+      if (cs->first != st) continue;
+      for (int i = lo; i < hi; i++) {
+        if (!k->b[i]) continue;
+        bool hit = !cs->is_default && v[i] == cs->value;
+        if (cs->is_default) {
+          hit = true;
+          for (int d = 0; d < s->ncases; d++) if (!s->cases[d].is_default && s->cases[d].value == v[i]) hit = false;
+        }
+        if (hit) run.b[i] = 1;
+      }
+    }
+    run.lo = lo, run.hi = hi;
+    msk_fix(&run);
+    if (run.cnt) simt_exec(x, s->body[st], &run);
+  }
+  for (int i = lo; i < hi; i++) k->b[i] = (i >= run.lo && i < run.hi && run.b[i]) | brk[i];
+  k->lo = lo, k->hi = hi;
+  msk_fix(k);
+  x->brk = obrk;
+  simt_mark_release(x, mk);
+}
+
+static void st_nop(simt_x *x, const dg_stmt *s, msk *k) {}
+
+static const ex_fn ex_tab[DG_ST__COUNT] = {
+  [DG_ST_BLOCK] = st_block, [DG_ST_DECL] = st_decl, [DG_ST_EXPR] = st_expr, [DG_ST_IF] = st_if,
+  [DG_ST_FOR] = st_loop, [DG_ST_WHILE] = st_loop, [DG_ST_DO] = st_loop,
+  [DG_ST_BREAK] = st_break, [DG_ST_CONTINUE] = st_continue, [DG_ST_RETURN] = st_return,
+  [DG_ST_SWITCH] = st_switch, [DG_ST_NOP] = st_nop,
+};
+
+void simt_exec(simt_x *x, const dg_stmt *s, msk *k)
+{
+  if (!s || x->stop || !k->cnt) return;
+  if (x->trace_lane >= 0 && k->b[x->trace_lane] && s->kind != DG_ST_BLOCK) simt_trace_span(x, s->span);
+  if ((unsigned)s->kind >= DG_ST__COUNT || !ex_tab[s->kind]) {
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, s->span, k->lo, "statement kind");
+    return;
+  }
+  ex_tab[s->kind](x, s, k);
+}
+
+/* ---- calls --------------------------------------------------------------------- */
+dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
+{
+  if (x->depth >= 64) {
+    simt_fatal(x, SIMT_EV_UNSUPPORTED, f->span, k->lo, "calls nested deeper than 64 (recursion)");
+    return x->zeros;
+  }
+  simt_frame fr = { .f = f, .up = x->fr };
+  int ns = f->nslots > 0 ? f->nslots : 0;
+  fr.reg = simt_alloc(x, sizeof *fr.reg * (size_t)(ns + 1));
+  fr.obj = simt_alloc(x, sizeof *fr.obj * (size_t)(ns + 1));
+  int top0 = x->top;
+  for (int sl = 0; sl < ns; sl++) {
+    const dg_var *v = f->locals ? f->locals[sl] : NULL;
+    fr.reg[sl] = NULL, fr.obj[sl] = 0;
+    if (!v) continue;
+    if (v->addr_taken || v->type->kind == DG_TY_ARRAY) {
+      fr.obj[sl] = x->top;
+      for (int i = 0; i < x->n; i++) simt_local_push(x, dom_tysize(v->type), i);
+    } else {
+      fr.reg[sl] = simt_vals(x, v->type);
+      memset(fr.reg[sl], 0, sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(v->type));
+    }
+  }
+  fr.ret = f->ret && f->ret->kind != DG_TY_VOID ? simt_vals(x, f->ret) : NULL;
+  if (fr.ret) memset(fr.ret, 0, sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(f->ret));
+  fr.retm = simt_alloc(x, (size_t)x->n);
+  memset(fr.retm, 0, (size_t)x->n);
+  simt_frame *up = x->fr;
+  x->fr = &fr;
+  for (int i = 0; i < f->nparams; i++) {
+    const dg_var *p = f->params[i];
+    if (fr.reg[p->slot]) {
+      memcpy(fr.reg[p->slot], args[i], sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(p->type));
+    } else {
+      int64_t *addr = simt_alloc(x, sizeof *addr * (size_t)x->n);
+      for (int l = 0; l < x->n; l++) addr[l] = (int64_t)dom_ptr((uint32_t)(fr.obj[p->slot] + l), 0);
+      simt_mem_access(x, p->span, p->type, k, addr, args[i], true);
+    }
+  }
+  uint8_t *obrk = x->brk, *ocont = x->cont;
+  x->brk = x->cont = NULL;
+  x->depth++;
+  msk run = msk_copy(x, k);
+  simt_exec(x, f->body, &run);
+  x->depth--;
+  x->brk = obrk, x->cont = ocont;
+  x->fr = up;
+  x->top = top0;
+  return fr.ret ? fr.ret : x->zeros;
+}
