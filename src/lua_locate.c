@@ -1,0 +1,71 @@
+/* lua_locate.c — positions inside spec and op files. Lua keeps no columns for
+ * table fields, so a field is found by its key (`launch =`) and a string value
+ * by its literal; offsets within the literal then name the exact column. Also
+ * turns the dirigo block of a .cu file into a chunk with the file's layout. */
+#include "lua_int.h"
+#include <ctype.h>
+#include <string.h>
+
+static bool word_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+size_t dgl_find_key(const char *text, size_t from, const char *key)
+{
+  size_t kl = strlen(key);
+  for (const char *p = strstr(text + from, key); p; p = strstr(p + 1, key)) {
+    if (p > text && (word_char(p[-1]) || p[-1] == '.' || p[-1] == '"' || p[-1] == '\'')) continue;
+    const char *q = p + kl;
+    if (word_char(*q)) continue;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q == '=' && q[1] != '=') return (size_t)(p - text);
+  }
+  return SIZE_MAX;
+}
+
+size_t dgl_find_string(const char *text, size_t from, const char *s)
+{
+  size_t sl = strlen(s);
+  for (const char *p = strstr(text + from, s); p; p = strstr(p + 1, s)) {
+    if (p == text) continue;
+    char q = p[-1];
+    if ((q == '"' || q == '\'') && p[sl] == q) return (size_t)(p - text);
+  }
+  return SIZE_MAX;
+}
+
+char *dgl_cu_block_chunk(const char *text, size_t len, const char **err, size_t *err_off)
+{
+  /* the block must come first: only blanks and // or other comments before it */
+  const char *open = strstr(text, "/*");
+  while (open) {
+    const char *q = open + 2;
+    while (*q == ' ' || *q == '\t') q++;
+    if (!strncmp(q, "dirigo:", 7)) break;
+    open = strstr(open + 2, "/*");
+  }
+  if (!open) {
+    *err = "no /* dirigo: … */ block in this file";
+    *err_off = 0;
+    return NULL;
+  }
+  const char *body = strstr(open, "dirigo:") + 7;
+  const char *close = strstr(body, "*/");
+  if (!close) {
+    *err = "the /* dirigo: block is not closed";
+    *err_off = (size_t)(open - text);
+    return NULL;
+  }
+  static const char head[] = "return _P{";
+  if ((size_t)(body - open) < sizeof head - 1) {
+    *err = "write the block as /* dirigo: … */";
+    *err_off = (size_t)(open - text);
+    return NULL;
+  }
+  char *c = dg_malloc(len + 1);
+  for (size_t i = 0; i < len; i++) c[i] = text[i] == '\n' ? '\n' : ' ';
+  c[len] = 0;
+  size_t o = (size_t)(open - text), b = (size_t)(body - text), e = (size_t)(close - text);
+  memcpy(c + o, head, sizeof head - 1);
+  memcpy(c + b, text + b, e - b);
+  c[e] = '}';
+  return c;
+}

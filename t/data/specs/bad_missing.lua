@@ -1,0 +1,5 @@
+return problem {
+  source = "k.cu",
+  op     = "softmax",
+  sizes  = { N = 4 },
+}

@@ -1,0 +1,7 @@
+// A kernel with its problem in a leading block.
+/* dirigo:
+  op     = "relu",
+  sizes  = { N = 100 },
+  launch = "relu_kernel<<<(N + 127) / 128, 128>>>(y, x, N)",
+*/
+__global__ void relu_kernel(float *y, const float *x, int N) {}
