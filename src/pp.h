@@ -26,6 +26,10 @@ typedef struct {
   DG_VEC(char *) system_headers;  /* <cuda_fp16.h> etc. recognised, not read */
 } pp_result;
 
+/* How many tokens the macro expansions of one pp_run may create before it
+ * stops with an error (a macro bomb); default 1 << 19. */
+extern size_t pp_max_expansion;
+
 /* Preprocesses sm's file `file` with the given command-line defines.
  * #include "x.h" is read relative to the including file (through sm).
  * Errors go to d (with spans); returns false when the output is unusable. */
