@@ -1,0 +1,189 @@
+/* tui.h — the workbench screen: the app, its panes (one file each, with an
+ * ops table), the key table and the style slots. Views draw through a
+ * tui_backend (tui_backend.h), so curses and the headless test backend run
+ * the same code. The data shown lives in a tui_model (tui_model.h). */
+#ifndef DG_TUI_H
+#define DG_TUI_H
+#include "tui_backend.h"
+#include "tui_model.h"
+#include "theme.h"
+#include "hl.h"
+
+/* Key handlers return flags; 0 means "not mine", try the next table. */
+enum { TUI_HANDLED = 1, TUI_REDRAW = 2, TUI_QUIT = 4 };
+
+/* UI style slots: enum name, theme name. Capture styles follow them. */
+#define TUI_SLOTS(X) \
+  X(TEXT, "default") X(TITLE, "ui.title") X(STATUS, "ui.status") \
+  X(STATUS_KEY, "ui.status.key") X(MESSAGE, "ui.message") X(ERROR, "ui.error") \
+  X(LINENR, "ui.linenr") X(LINENR_CUR, "ui.linenr.current") X(CURSORLINE, "ui.cursorline") \
+  X(BORDER, "ui.border") X(PANE_TITLE, "ui.pane.title") X(PANE_FOCUS, "ui.pane.title.focus") \
+  X(SEARCH, "ui.search") X(MARK_FED, "ui.mark.fed") X(MARK_FAULT, "ui.mark.fault") \
+  X(DIAG_ERROR, "ui.diag.error") X(DIAG_WARNING, "ui.diag.warning") X(DIAG_NOTE, "ui.diag.note") \
+  X(CELL_UNCHECKED, "ui.cell.unchecked") X(CELL_EQUIV, "ui.cell.equivalent") \
+  X(CELL_BUG, "ui.cell.bug") X(CELL_UNKNOWN, "ui.cell.unknown") X(CELL_FAULT, "ui.cell.fault") \
+  X(HEAT1, "ui.cell.heat.1") X(HEAT2, "ui.cell.heat.2") X(HEAT3, "ui.cell.heat.3") \
+  X(HEAT4, "ui.cell.heat.4") X(HEAT5, "ui.cell.heat.5") \
+  X(CELL_CURSOR, "ui.cell.cursor") X(INDEX, "ui.index") X(INDEX_CUR, "ui.index.current") \
+  X(HELP_KEY, "ui.help.key") X(HELP_SECTION, "ui.help.section") \
+  X(MENU, "ui.menu") X(SELECTED, "ui.selected") X(NOTICE, "ui.notice") X(PROMPT, "ui.prompt")
+
+#define TUI_SLOT_ENUM(e, n) TUI_ST_##e,
+enum { TUI_SLOTS(TUI_SLOT_ENUM) TUI_ST__COUNT };
+#undef TUI_SLOT_ENUM
+
+/* Key contexts: which table rows apply. */
+#define TUI_CONTEXTS(X) \
+  X(ALWAYS, "everywhere") X(GLOBAL, "workbench") X(SOURCE, "source pane") \
+  X(PICKER, "tensor picker") X(RESULT, "result pane") X(GALLERY, "gallery") \
+  X(MENU, "lists") X(HELP, "help")
+#define TUI_CTX_ENUM(e, n) TUI_CTX_##e,
+enum { TUI_CONTEXTS(TUI_CTX_ENUM) TUI_CTX__COUNT };
+#undef TUI_CTX_ENUM
+
+typedef struct tui_app tui_app;
+typedef struct tui_pane tui_pane;
+
+typedef struct {
+  const char *name;
+  int ctx;                                         /* TUI_CTX_* of its keys */
+  void (*open)(tui_app *a, tui_pane *p);
+  void (*draw)(tui_app *a, tui_pane *p);
+  int (*key)(tui_app *a, tui_pane *p, int key);    /* keys not in the table; may be NULL */
+  void (*close)(tui_app *a, tui_pane *p);
+} tui_pane_ops;
+
+struct tui_pane {
+  const tui_pane_ops *ops;
+  int y, x, h, w;        /* set by the layout before draw */
+  void *st;              /* the view's own state, owned by it */
+};
+
+/* The panes; each file ends with its ops table. */
+enum { TUI_PANE_SOURCE, TUI_PANE_PICKER, TUI_PANE_RESULT, TUI_PANE_GALLERY,
+       TUI_PANE_HELP, TUI_PANE_MENU, TUI_PANE__COUNT };
+extern const tui_pane_ops tui_source_ops, tui_picker_ops, tui_result_ops,
+  tui_gallery_ops, tui_help_ops, tui_menu_ops;
+
+/* One row of the key table (tui_keys.c): dispatch, the status bar and the
+ * '?' help all read it. */
+typedef struct {
+  int ctx;
+  int key;
+  const char *name;      /* action, e.g. "search" */
+  const char *bar;       /* label in the status bar, NULL: not shown there */
+  const char *help;
+  int (*fn)(tui_app *a, tui_pane *p, int key);
+} tui_binding;
+extern const tui_binding tui_bindings[];
+extern const size_t tui_nbindings;
+extern const char *const tui_context_names[];
+
+/* The one-line prompt (':' commands, '/' search, 'g' index). */
+typedef struct {
+  bool active;
+  char prefix[16];
+  dg_buf text;
+  /* Called on Enter with the typed text; returns handler flags. */
+  int (*done)(tui_app *a, const char *text);
+} tui_prompt;
+
+struct tui_app {
+  tui_backend *b;
+  int w, h;
+  dg_theme theme;
+  DG_VEC(tui_style) styles;           /* slots, then captures, then combinations */
+  DG_VEC(int) combos;                 /* (base, over, id) triples */
+  char *datadir;
+
+  /* the open document */
+  char *path;                         /* NULL: the gallery */
+  char *text;
+  size_t len;
+  dg_hl_query *query;
+  dg_hl_doc *doc;
+  int *cap_style;                     /* capture index -> style id */
+  tui_model model;
+
+  tui_pane panes[TUI_PANE__COUNT];
+  int focus;                          /* a TUI_PANE_* among the workbench panes */
+  int overlay;                        /* TUI_PANE_HELP / _MENU / -1 */
+  bool gallery;                       /* the gallery is the screen */
+  tui_prompt prompt;
+  char *message;                      /* one-line notice; owned */
+  bool message_error;
+  bool quit;
+};
+
+/* ---- tui_app.c ------------------------------------------------------------ */
+/* Options of one run of the screen. */
+typedef struct {
+  const char *path;          /* file to open; NULL: the gallery */
+  const char *theme;         /* theme name or path; NULL: "default" */
+  const char *datadir;       /* where samples/, themes/, grammars/ live */
+  bool mono;
+} tui_options;
+
+/* Creates the app on backend b (taken over: freed with the app). Errors a
+ * user caused (bad theme lines, unreadable file) go to msgs as lines. */
+tui_app *tui_app_new(tui_backend *b, const tui_options *o, dg_buf *msgs);
+void tui_app_free(tui_app *a);
+/* Opens a file in the workbench (a .cu, a problem .lua, or a directory of one). */
+bool tui_app_open(tui_app *a, const char *path);
+/* Places the panes for the backend's current size. */
+void tui_app_layout(tui_app *a);
+/* Draws the whole screen and flushes. */
+void tui_app_draw(tui_app *a);
+/* Feeds one key; returns its flags (TUI_QUIT when the app should end). */
+int tui_app_key(tui_app *a, int key);
+/* The loop: draw, key, until quit or the backend has no more keys. With
+ * dump set (headless), a dump after each key or at <Dump> markers. */
+int tui_app_run(tui_app *a, bool dump, dg_buf *msgs);
+
+/* Switches theme (name or path); bad lines are reported into msgs. */
+bool tui_app_theme(tui_app *a, const char *name, dg_buf *msgs);
+/* Keys while the prompt is active (tui_cmdline.c). */
+int tui_prompt_key(tui_app *a, int key);
+void tui_app_message(tui_app *a, bool error, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+void tui_app_prompt(tui_app *a, const char *prefix, const char *init,
+                    int (*done)(tui_app *a, const char *text));
+/* Style id for a theme name (resolved once, then cached). */
+int tui_style_named(tui_app *a, const char *name);
+/* A style drawn over another one (cursor line over a keyword, ...). */
+int tui_style_over(tui_app *a, int base, int over);
+/* Draws a pane frame title line at row y of p; focus picks the style. */
+void tui_draw_title(tui_app *a, tui_pane *p, const char *title);
+/* The workbench panes in Tab order. */
+void tui_app_focus(tui_app *a, int pane);
+
+/* ---- commands shared between views ---------------------------------------- */
+int tui_cmd_run(tui_app *a, const char *line);     /* tui_cmdline.c: ':' commands */
+/* Source pane: move the cursor to a line (1-based) and centre it. */
+void tui_source_goto(tui_app *a, uint32_t line);
+uint32_t tui_source_cursor(tui_app *a);
+/* Picker: the selected tensor and element (false when there is none). */
+bool tui_picker_selected(tui_app *a, int *tensor, int64_t idx[TUI_MAX_DIMS]);
+/* Menu overlay: shows items; on Enter calls pick(a, i). Items copied. */
+void tui_menu_open(tui_app *a, const char *title, const char *const *items, size_t n,
+                   void (*pick)(tui_app *a, size_t i));
+
+/* Key handlers referenced by the table (each in its view's file). */
+#define TUI_HANDLER(fn) int fn(tui_app *a, tui_pane *p, int key);
+#define TUI_HANDLERS(X) \
+  X(tui_act_quit) X(tui_act_help) X(tui_act_next_pane) X(tui_act_prev_pane) X(tui_act_command) \
+  X(tui_act_redraw) X(tui_act_check) X(tui_act_fuzz) X(tui_act_gallery) \
+  X(tui_src_down) X(tui_src_up) X(tui_src_page_down) X(tui_src_page_up) X(tui_src_top) \
+  X(tui_src_bottom) X(tui_src_search) X(tui_src_next) X(tui_src_prev) X(tui_src_kernels) \
+  X(tui_src_next_kernel) X(tui_src_prev_kernel) X(tui_src_diag_next) \
+  X(tui_pick_left) X(tui_pick_right) X(tui_pick_up) X(tui_pick_down) X(tui_pick_page_up) \
+  X(tui_pick_page_down) X(tui_pick_home) X(tui_pick_end) X(tui_pick_goto) X(tui_pick_tensor) \
+  X(tui_pick_dims) X(tui_pick_slice_next) X(tui_pick_slice_prev) X(tui_pick_slice_dim) \
+  X(tui_res_down) X(tui_res_up) \
+  X(tui_gal_down) X(tui_gal_up) X(tui_gal_open) \
+  X(tui_menu_down) X(tui_menu_up) X(tui_menu_pick) X(tui_menu_close) \
+  X(tui_help_down) X(tui_help_up) X(tui_help_close)
+TUI_HANDLERS(TUI_HANDLER)
+#undef TUI_HANDLER
+
+#endif

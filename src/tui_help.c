@@ -1,0 +1,114 @@
+/* tui_help.c — the '?' screen, generated from the key table (tui_keys.c):
+ * one section per context, one line per action with all its keys. */
+#include "tui.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int top; DG_VEC(char *) lines; DG_VEC(bool) section; } help_state;
+
+static void clear_lines(help_state *s)
+{
+  for (size_t i = 0; i < s->lines.n; i++) free(s->lines.v[i]);
+  s->lines.n = 0;
+  s->section.n = 0;
+}
+
+static void add(help_state *s, bool section, char *line)
+{
+  dg_vec_push(&s->lines, line);
+  dg_vec_push(&s->section, section);
+}
+
+/* Builds the text: rows with the same context and action name merge their keys. */
+static void build(help_state *s)
+{
+  clear_lines(s);
+  for (int ctx = 0; ctx < TUI_CTX__COUNT; ctx++) {
+    bool any = false;
+    for (size_t i = 0; i < tui_nbindings; i++) {
+      const tui_binding *k = &tui_bindings[i];
+      if (k->ctx != ctx) continue;
+      bool seen = false;
+      for (size_t j = 0; j < i; j++)
+        if (tui_bindings[j].ctx == ctx && !strcmp(tui_bindings[j].name, k->name)) seen = true;
+      if (seen) continue;
+      if (!any) add(s, true, dg_strdup(tui_context_names[ctx])), any = true;
+      dg_buf keys = {0};
+      dg_buf_puts(&keys, "");
+      for (size_t j = i; j < tui_nbindings; j++) {
+        if (tui_bindings[j].ctx != ctx || strcmp(tui_bindings[j].name, k->name)) continue;
+        char kb[24];
+        dg_buf_printf(&keys, "%s%s", keys.n ? " " : "", tui_key_name(tui_bindings[j].key, kb, sizeof kb));
+      }
+      add(s, false, dg_printf("  %-18s %-13s %s", keys.s, k->name, k->help));
+      dg_buf_free(&keys);
+    }
+  }
+}
+
+static void help_open(tui_app *a, tui_pane *p)
+{
+  if (!p->st) p->st = dg_calloc(1, sizeof(help_state));
+  help_state *s = p->st;
+  s->top = 0;
+  build(s);
+}
+
+static void help_close(tui_app *a, tui_pane *p)
+{
+  help_state *s = p->st;
+  if (!s) return;
+  clear_lines(s);
+  dg_vec_free(&s->lines);
+  dg_vec_free(&s->section);
+  free(s);
+  p->st = NULL;
+}
+
+static void help_draw(tui_app *a, tui_pane *p)
+{
+  help_state *s = p->st;
+  for (int y = p->y; y < p->y + p->h; y++) tui_draw_fill(a->b, y, p->x, p->w, TUI_ST_TEXT);
+  tui_draw_title(a, p, "help — keys (from the key table)");
+  int rows = p->h - 1, n = (int)s->lines.n;
+  if (s->top > n - rows) s->top = n - rows;
+  if (s->top < 0) s->top = 0;
+  for (int i = 0; i < rows && s->top + i < n; i++) {
+    const char *l = s->lines.v[s->top + i];
+    if (s->section.v[s->top + i]) {
+      tui_draw_str(a->b, p->y + 1 + i, p->x + 1, p->w - 1, l, TUI_ST_HELP_SECTION);
+    } else {
+      /* the keys column gets the key style */
+      tui_draw_text(a->b, p->y + 1 + i, p->x + 1, p->w - 1, l, 21, TUI_ST_HELP_KEY);
+      if (strlen(l) > 21)
+        tui_draw_str(a->b, p->y + 1 + i, p->x + 22, p->w - 22, l + 21, TUI_ST_TEXT);
+    }
+  }
+}
+
+static int scroll(tui_app *a, int d)
+{
+  help_state *s = a->panes[TUI_PANE_HELP].st;
+  s->top += d;
+  if (s->top < 0) s->top = 0;
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_help_down(tui_app *a, tui_pane *p, int key) { return scroll(a, 1); }
+int tui_help_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -1); }
+
+int tui_help_close(tui_app *a, tui_pane *p, int key)
+{
+  a->overlay = -1;
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+/* Any key the help does not use closes it and is not passed on. */
+static int help_key(tui_app *a, tui_pane *p, int key)
+{
+  return tui_help_close(a, p, key);
+}
+
+const tui_pane_ops tui_help_ops = {
+  "help", TUI_CTX_HELP, help_open, help_draw, help_key, help_close,
+};

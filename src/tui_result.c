@@ -1,0 +1,106 @@
+/* tui_result.c — the result pane (verdict, witness, timings, fuzz summary:
+ * whatever text the model holds) and the check / fuzz actions. Until the
+ * checker (src/check.h) and the fuzzer land, the actions say so plainly in
+ * this pane: the screen never shows a result nobody computed. */
+#include "tui.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int top; } res_state;
+
+static void res_open(tui_app *a, tui_pane *p)
+{
+  if (!p->st) p->st = dg_calloc(1, sizeof(res_state));
+}
+
+static void res_close(tui_app *a, tui_pane *p)
+{
+  free(p->st);
+  p->st = NULL;
+}
+
+static int count_lines(const char *s)
+{
+  int n = 0;
+  for (; s && *s; n++) {
+    const char *nl = strchr(s, '\n');
+    if (!nl) { n++; break; }
+    s = nl + 1;
+  }
+  return n;
+}
+
+static void res_draw(tui_app *a, tui_pane *p)
+{
+  res_state *s = p->st;
+  tui_draw_title(a, p, "result");
+  const char *t = a->model.result;
+  if (!t) {
+    tui_draw_str(a->b, p->y + 1, p->x + 1, p->w - 1, "nothing checked yet", TUI_ST_NOTICE);
+    return;
+  }
+  int n = count_lines(t), rows = p->h - 1;
+  if (s->top > n - rows) s->top = n - rows;
+  if (s->top < 0) s->top = 0;
+  for (int i = 0; i < s->top && t; i++) {
+    const char *nl = strchr(t, '\n');
+    t = nl ? nl + 1 : NULL;
+  }
+  for (int y = p->y + 1; t && *t && y < p->y + p->h; y++) {
+    const char *nl = strchr(t, '\n');
+    size_t len = nl ? (size_t)(nl - t) : strlen(t);
+    tui_draw_text(a->b, y, p->x + 1, p->w - 1, t, len, TUI_ST_TEXT);
+    t = nl ? nl + 1 : NULL;
+  }
+}
+
+static int scroll(tui_app *a, int d)
+{
+  res_state *s = a->panes[TUI_PANE_RESULT].st;
+  s->top += d;
+  if (s->top < 0) s->top = 0;
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_res_down(tui_app *a, tui_pane *p, int key) { return scroll(a, 1); }
+int tui_res_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -1); }
+
+static void describe_selection(tui_app *a, dg_buf *b)
+{
+  int ti;
+  int64_t idx[TUI_MAX_DIMS];
+  if (!tui_picker_selected(a, &ti, idx)) {
+    dg_buf_puts(b, "no element selected (no output tensors)\n");
+    return;
+  }
+  const tui_tensor *t = &a->model.tensors.v[ti];
+  dg_buf_printf(b, "element %s[", t->name);
+  for (int d = 0; d < t->ndim; d++) dg_buf_printf(b, "%s%lld", d ? "," : "", (long long)idx[d]);
+  dg_buf_puts(b, "]\n");
+}
+
+int tui_act_check(tui_app *a, tui_pane *p, int key)
+{
+  dg_buf b = {0};
+  dg_buf_puts(&b, "symbolic check: not available yet\n");
+  describe_selection(a, &b);
+  dg_buf_puts(&b, "The checker (src/check.h) has not landed in this build;\n"
+                  "no verdict was computed.\n");
+  if (!a->model.tensors.n && a->model.missing) dg_buf_puts(&b, "It will also need a problem spec (see the picker).\n");
+  tui_model_set_result(&a->model, b.s);
+  dg_buf_free(&b);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_act_fuzz(tui_app *a, tui_pane *p, int key)
+{
+  tui_model_set_result(&a->model,
+                       "fuzz: not available yet\n"
+                       "The fuzzer (src/fuzz.h) has not landed in this build;\n"
+                       "no cases were run.\n");
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+const tui_pane_ops tui_result_ops = {
+  "result", TUI_CTX_RESULT, res_open, res_draw, NULL, res_close,
+};
