@@ -55,6 +55,8 @@ typedef struct dg_var {
   bool addr_taken;        /* & applied, or an array: lives in memory, not a register */
   bool is_const;          /* const / constexpr with a constant initialiser */
   dg_span span;
+  bool by_ref;            /* a C++ reference (T &x): type is T*, uses dereference it,
+                           * callers pass the address of an lvalue */
 } dg_var;
 
 /* ---- expressions ---------------------------------------------------------- */
@@ -202,7 +204,19 @@ struct dg_module {
   DG_VEC(dg_host_launch) launches; /* launches seen in host code (set aside, listed) */
   dg_diags diags;
   void *fe_private;       /* front-end state kept for on-demand template instantiation */
+  struct ir_typetab *types; /* interned derived types (ir_types.c); freed by ir_types_free */
 };
+
+/* Type construction (ir_types.c). Scalars are static, shared by every module;
+ * derived types are interned in m (same arguments, same pointer) and live in
+ * m->arena. Pointer identity includes space and const; compare kinds with
+ * ir_type_equiv when those do not matter. */
+const dg_type *ir_type_scalar(dg_tykind k);
+const dg_type *ir_type_ptr(dg_module *m, const dg_type *elem, dg_addrspace sp, bool is_const);
+const dg_type *ir_type_array(dg_module *m, const dg_type *elem, int64_t count);
+const dg_type *ir_type_vec(dg_module *m, const dg_type *elem, int count);
+bool ir_type_equiv(const dg_type *a, const dg_type *b);   /* same shape, ignoring space/const */
+void ir_types_free(dg_module *m);
 
 /* Printing (ir_print.c). */
 void ir_print_func(dg_buf *out, const dg_module *m, const dg_func *f);
@@ -210,8 +224,6 @@ void ir_print_expr(dg_buf *out, const dg_expr *e);
 const char *ir_type_name(const dg_type *t);
 const char *ir_binop_name(dg_binop op);   /* "+", "<<", ... */
 const char *ir_intrin_name(dg_intrin in);
-
-#endif
 
 /* ---- the builtin-function table (ir_builtins.c) --------------------------- */
 typedef enum {
@@ -245,3 +257,5 @@ typedef struct {
 extern const dg_intrin_info dg_intrins[DG_IN__COUNT];
 /* Lookup by spelling; -1 if not a builtin. */
 int dg_intrin_lookup(const char *name);
+
+#endif

@@ -1,0 +1,511 @@
+/* fe.c — the front end's entry points: preprocess, parse with tree-sitter,
+ * walk the file's top level (device functions, templates, globals, typedefs,
+ * host code and its launches), lower every non-template function, drop the
+ * ones with errors (and their callers), keep the tree for instantiation. */
+#include "fe_int.h"
+#include <string.h>
+#include <errno.h>
+
+dg_func *fe_instance_from_text(fe_state *st, const char *text, bool quiet, TSNode at);
+
+/* ---- node kinds: grammar symbol -> fe_nkind, built once ---------------------- */
+static const char *const node_names[] = {
+  "",
+#define X(n) #n,
+  FE_NODES(X)
+#undef X
+};
+static uint8_t *sym_kind;
+static uint32_t nsyms;
+
+static void kinds_init(void)
+{
+  if (sym_kind) return;
+  const TSLanguage *L = tree_sitter_cuda();
+  uint32_t n = ts_language_symbol_count(L);
+  uint8_t *t = dg_calloc(n, 1);
+  for (uint32_t s = 0; s < n; s++) {
+    if (ts_language_symbol_type(L, (TSSymbol)s) != TSSymbolTypeRegular) continue;
+    const char *name = ts_language_symbol_name(L, (TSSymbol)s);
+    for (int k = 1; k < FE_N__COUNT; k++)
+      if (!strcmp(node_names[k], name)) { t[s] = (uint8_t)k; break; }
+  }
+  nsyms = n;
+  sym_kind = t;
+}
+
+fe_nkind fe_kind(TSNode n)
+{
+  if (ts_node_is_null(n)) return FE_N_OTHER;
+  if (ts_node_is_error(n)) return FE_N_ERROR;
+  if (!ts_node_is_named(n)) return FE_N_OTHER;
+  TSSymbol s = ts_node_symbol(n);
+  return s < nsyms ? (fe_nkind)sym_kind[s] : FE_N_OTHER;
+}
+
+/* ---- positions, text, diagnostics ----------------------------------------------- */
+dg_span fe_span(fe_state *st, TSNode n)
+{
+  if (ts_node_is_null(n)) return (dg_span){ 0, 0, 0 };
+  size_t off = ts_node_start_byte(n);
+  if (st->have_pp) return pp_span(&st->pp, off);
+  size_t lo = 0, hi = st->lines.n;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (st->lines.v[mid] <= off) lo = mid; else hi = mid;
+  }
+  return (dg_span){ st->file, (uint32_t)lo + 1, (uint32_t)(off - st->lines.v[lo]) + 1 };
+}
+
+static void diag_v(fe_state *st, dg_severity sev, dg_span sp, const char *fmt, va_list ap)
+{
+  char *msg = dg_vprintf(fmt, ap);
+  if (st->d) dg_diag_add(st->d, sev, sp, "%s", msg);
+  dg_diag_add(&st->m->diags, sev, sp, "%s", msg);
+  free(msg);
+}
+
+void fe_diag(fe_state *st, dg_severity sev, TSNode n, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  diag_v(st, sev, fe_span(st, n), fmt, ap);
+  va_end(ap);
+}
+
+dg_expr *fe_err(fe_fn *fn, TSNode n, dg_severity sev, const char *fmt, ...)
+{
+  if (!fn->failed && !fn->quiet) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_v(fn->st, sev, fe_span(fn->st, n), fmt, ap);
+    va_end(ap);
+  }
+  fn->failed = true;
+  return fe_new_expr(fn, DG_EX_INT, fe_scalar(DG_TY_I32), n);
+}
+
+char *fe_text(fe_state *st, TSNode n)
+{
+  if (ts_node_is_null(n)) return "";
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  return dg_arena_strndup(&st->m->arena, st->src + a, b - a);
+}
+
+bool fe_text_is(fe_state *st, TSNode n, const char *s)
+{
+  if (ts_node_is_null(n)) return false;
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  return strlen(s) == b - a && !memcmp(st->src + a, s, b - a);
+}
+
+TSNode fe_field(TSNode n, const char *field)
+{
+  if (ts_node_is_null(n)) return n;
+  return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+}
+
+bool fe_has_keyword(TSNode n, const char *kw)
+{
+  uint32_t c = ts_node_child_count(n);
+  for (uint32_t i = 0; i < c; i++) {
+    TSNode k = ts_node_child(n, i);
+    if (!ts_node_is_named(k) && !strcmp(ts_node_type(k), kw)) return true;
+  }
+  return false;
+}
+
+int fe_pragma_unroll(fe_fn *fn, TSNode stmt)
+{
+  fe_state *st = fn->st;
+  if (!st->have_pp) return 0;
+  size_t at = ts_node_start_byte(stmt);
+  for (size_t i = st->pp.pragmas.n; i-- > 0;) {
+    const pp_pragma *p = &st->pp.pragmas.v[i];
+    if (p->out_off > at) continue;
+    if (p->out_off < fn->prev_end) break;
+    const char *s = strstr(p->line_text, "unroll");
+    if (!s) continue;
+    s += 6;
+    while (*s == ' ' || *s == '\t' || *s == '(') s++;
+    int v = 0;
+    while (*s >= '0' && *s <= '9' && v < 1000000) v = v * 10 + (*s++ - '0');
+    return v > 0 ? v : -1;
+  }
+  return 0;
+}
+
+/* ---- the top level ------------------------------------------------------------------ */
+static void host_launches(fe_state *st, TSNode n, int depth)
+{
+  if (depth > 200) return;
+  if (fe_kind(n) == FE_N_kernel_call_syntax) {
+    TSNode call = ts_node_parent(n);
+    TSNode f = fe_field(call, "function");
+    dg_host_launch l = { fe_text(st, call), fe_text(st, f), fe_span(st, call) };
+    dg_vec_push(&st->m->launches, l);
+  }
+  uint32_t c = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < c; i++) host_launches(st, ts_node_named_child(n, i), depth + 1);
+}
+
+static TSNode func_declarator(TSNode fdef)
+{
+  TSNode d = fe_field(fdef, "declarator");
+  for (int g = 0; g < 8 && !ts_node_is_null(d) && fe_kind(d) != FE_N_function_declarator; g++)
+    d = fe_field(d, "declarator");
+  return d;
+}
+
+static void add_def(fe_state *st, TSNode fdef, TSNode tmpl)
+{
+  bool kernel = fe_has_keyword(fdef, "__global__"), device = fe_has_keyword(fdef, "__device__");
+  if (!kernel && !device) { host_launches(st, fdef, 0); return; }
+  TSNode decl = func_declarator(fdef);
+  TSNode name = fe_field(decl, "declarator");
+  if (ts_node_is_null(decl) || (fe_kind(name) != FE_N_identifier)) {
+    if (kernel || !ts_node_is_null(decl))
+      fe_diag(st, DG_SEV_UNSUPPORTED, fdef, "this function declaration (operators, methods, qualified names)");
+    return;
+  }
+  fe_def *def = dg_arena_alloc(&st->m->arena, sizeof *def);
+  def->name = fe_text(st, name);
+  def->node = fdef;
+  def->decl = decl;
+  def->is_kernel = kernel;
+  if (!ts_node_is_null(tmpl)) {
+    def->is_template = true;
+    def->ntparams = fe_tparams(st, fe_field(tmpl, "parameters"), &def->tparams);
+    if (def->ntparams < 0) {
+      fe_diag(st, DG_SEV_UNSUPPORTED, tmpl, "template parameters of '%s' (variadic or template template)", def->name);
+      return;
+    }
+    dg_vec_push(&st->m->templates, def->name);
+  }
+  fe_def *prev = fe_find_def(st, def->name, strlen(def->name));
+  if (prev) {
+    while (prev->next_same_name) prev = prev->next_same_name;
+    prev->next_same_name = def;
+  }
+  dg_vec_push(&st->defs, def);
+}
+
+static void global_decl(fe_state *st, TSNode n)
+{
+  bool dev = fe_has_keyword(n, "__device__") || fe_has_keyword(n, "__constant__");
+  fe_fn fn = { .st = st, .m = st->m, .global_scope = true };
+  uint32_t c = ts_node_named_child_count(n);
+  bool is_const = false, constant = false, shared = false;
+  for (uint32_t i = 0; i < c; i++) {
+    TSNode q = ts_node_named_child(n, i);
+    if (fe_kind(q) != FE_N_type_qualifier) continue;
+    if (fe_text_is(st, q, "__constant__")) constant = dev = true;
+    if (fe_text_is(st, q, "__device__")) dev = true;
+    if (fe_text_is(st, q, "__shared__")) shared = true;
+    if (fe_text_is(st, q, "const") || fe_text_is(st, q, "constexpr")) is_const = true;
+  }
+  /* prototypes */
+  TSNode d0 = fe_field(n, "declarator");
+  if (fe_kind(d0) == FE_N_function_declarator) return;
+  fn.quiet = !dev && !shared;
+  if (shared) { fe_diag(st, DG_SEV_UNSUPPORTED, n, "__shared__ at file scope"); return; }
+  const dg_type *base = NULL;
+  if (fe_kind(fe_field(n, "type")) != FE_N_placeholder_type_specifier) base = fe_decl_type(&fn, n, NULL);
+  uint32_t k = ts_node_child_count(n);
+  for (uint32_t i = 0; i < k; i++) {
+    const char *f = ts_node_field_name_for_child(n, i);
+    if (!f || strcmp(f, "declarator")) continue;
+    TSNode d = ts_node_child(n, i), name = { 0 };
+    fn.failed = false;
+    const dg_type *t = base ? fe_declarator(&fn, d, base, is_const, DG_AS_GLOBAL, &name, NULL) : NULL;
+    TSNode init = fe_kind(d) == FE_N_init_declarator ? fe_field(d, "value") : (TSNode){ 0 };
+    if (!t && !base && !ts_node_is_null(init) && fe_kind(init) != FE_N_initializer_list) {
+      fe_declarator(&fn, d, fe_scalar(DG_TY_I32), false, DG_AS_GLOBAL, &name, NULL);
+      dg_expr *e = fe_rvalue(&fn, init);
+      t = fn.failed ? NULL : e->type;
+    }
+    if (!t || ts_node_is_null(name)) continue;
+    if (dev) {
+      if (!ts_node_is_null(init)) { fe_diag(st, DG_SEV_UNSUPPORTED, init, "initialised __device__/__constant__ variable '%s'", fe_text(st, name)); continue; }
+      dg_var *v = dg_arena_alloc(&st->m->arena, sizeof *v);
+      v->name = fe_text(st, name);
+      v->type = t;
+      v->kind = DG_VAR_GLOBAL;
+      v->slot = (int)st->m->globals.n;
+      v->addr_taken = true;
+      v->is_const = constant;
+      v->span = fe_span(st, name);
+      dg_vec_push(&st->m->globals, v);
+      fe_bind(&fn, v->name, FE_SYM_VAR)->var = v;
+      continue;
+    }
+    /* host side: constants are visible to device code; the rest is an error there */
+    int64_t iv; double fv; bool isf;
+    if (is_const && dg_type_is_scalar(t) && !ts_node_is_null(init) && fe_kind(init) != FE_N_initializer_list) {
+      dg_expr *e = fe_convert(&fn, fe_rvalue(&fn, init), t, init);
+      if (!fn.failed && fe_fold(e, &iv, &fv, &isf)) {
+        fe_sym *s = fe_bind(&fn, fe_text(st, name), dg_type_is_int(t) ? FE_SYM_CINT : FE_SYM_CFLOAT);
+        s->type = t;
+        if (dg_type_is_int(t)) s->ival = isf ? (int64_t)fv : iv; else s->fval = isf ? fv : (double)iv;
+        continue;
+      }
+    }
+    fe_bind(&fn, fe_text(st, name), FE_SYM_HOSTVAR);
+  }
+  dg_vec_free(&fn.scope);
+}
+
+static void global_typedef(fe_state *st, TSNode n)
+{
+  fe_fn fn = { .st = st, .m = st->m, .global_scope = true, .quiet = true };
+  const dg_type *t = NULL;
+  TSNode name;
+  if (fe_kind(n) == FE_N_alias_declaration) {
+    name = fe_field(n, "name");
+    t = fe_type_descriptor(&fn, fe_field(n, "type"));
+  } else {
+    bool c;
+    const dg_type *b = fe_decl_type(&fn, n, &c);
+    name = (TSNode){ 0 };
+    if (b) t = fe_declarator(&fn, fe_field(n, "declarator"), b, c, DG_AS_GENERIC, &name, NULL);
+  }
+  if (t && !ts_node_is_null(name)) fe_bind(&fn, fe_text(st, name), FE_SYM_TYPE)->type = t;
+}
+
+static bool text_has_device_kw(fe_state *st, TSNode n)
+{
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  for (uint32_t i = a; i + 10 <= b; i++)
+    if (st->src[i] == '_' && (!memcmp(st->src + i, "__global__", 10) || !memcmp(st->src + i, "__device__", 10))) return true;
+  return false;
+}
+
+static void top_level(fe_state *st, TSNode root, int depth)
+{
+  if (depth > 16) return;
+  uint32_t n = ts_node_named_child_count(root);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_named_child(root, i);
+    switch (fe_kind(c)) {
+    case FE_N_function_definition: add_def(st, c, (TSNode){ 0 }); break;
+    case FE_N_template_declaration: {
+      uint32_t k = ts_node_named_child_count(c);
+      TSNode inner = k ? ts_node_named_child(c, k - 1) : c;
+      if (fe_kind(inner) == FE_N_function_definition) add_def(st, inner, c);
+      else host_launches(st, c, 0);
+      break;
+    }
+    case FE_N_declaration: global_decl(st, c); break;
+    case FE_N_type_definition: case FE_N_alias_declaration: global_typedef(st, c); break;
+    case FE_N_linkage_specification: {
+      TSNode b = fe_field(c, "body");
+      if (fe_kind(b) == FE_N_function_definition) add_def(st, b, (TSNode){ 0 });
+      else if (fe_kind(b) == FE_N_declaration) global_decl(st, b);
+      else if (!ts_node_is_null(b)) top_level(st, b, depth + 1);
+      break;
+    }
+    case FE_N_namespace_definition: top_level(st, fe_field(c, "body"), depth + 1); break;
+    case FE_N_ERROR:
+      if (text_has_device_kw(st, c)) fe_diag(st, DG_SEV_ERROR, c, "syntax error");
+      break;
+    default:
+      host_launches(st, c, 0);
+      break;
+    }
+  }
+}
+
+/* Callers of dropped functions are dropped too (the engine could not run them). */
+static void drop_failed(fe_state *st)
+{
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < st->infos.n; i++) {
+      fe_finfo *fi = &st->infos.v[i];
+      if (!fi->ok) continue;
+      for (int j = 0; j < fi->ncallees; j++) {
+        bool callee_ok = false;
+        for (size_t k = 0; k < st->infos.n; k++)
+          if (st->infos.v[k].f == fi->callees[j]) { callee_ok = st->infos.v[k].ok; break; }
+        if (!callee_ok) {
+          fi->ok = false;
+          changed = true;
+          dg_diag_add(&st->m->diags, DG_SEV_NOTE, fi->f->span, "'%s' dropped: it calls '%s', which has errors", fi->f->name, fi->callees[j]->name);
+          if (st->d) dg_diag_add(st->d, DG_SEV_NOTE, fi->f->span, "'%s' dropped: it calls '%s', which has errors", fi->f->name, fi->callees[j]->name);
+          break;
+        }
+      }
+    }
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < st->m->funcs.n; i++) {
+    dg_func *f = st->m->funcs.v[i];
+    bool ok = true;
+    for (size_t j = 0; j < st->infos.n; j++)
+      if (st->infos.v[j].f == f) { ok = st->infos.v[j].ok; break; }
+    if (ok) st->m->funcs.v[k++] = f;
+    else for (size_t j = 0; j < st->defs.n; j++) if (st->defs.v[j]->func == f) st->defs.v[j]->failed = true;
+  }
+  st->m->funcs.n = k;
+}
+
+dg_module *fe_load_file(dg_srcmgr *sm, uint32_t file, const fe_options *opt, dg_diags *d)
+{
+  kinds_init();
+  dg_module *m = dg_calloc(1, sizeof *m);
+  fe_state *st = dg_calloc(1, sizeof *st);
+  m->sm = sm;
+  m->file = file;
+  m->fe_private = st;
+  st->m = m;
+  st->d = d;
+  st->file = file;
+  static const fe_options none;
+  if (!opt) opt = &none;
+  if (pp_run(sm, file, opt->defines, opt->ndefines, &st->pp, &m->diags)) {
+    st->have_pp = true;
+    st->src = st->pp.text;
+    st->len = st->pp.len;
+  } else {
+    /* the preprocessor's own errors went to m->diags; copy them to d */
+    if (d) for (size_t i = 0; i < m->diags.v.n; i++) dg_diag_add(d, m->diags.v.v[i].sev, m->diags.v.v[i].span, "%s", m->diags.v.v[i].msg);
+    pp_result_free(&st->pp);
+    memset(&st->pp, 0, sizeof st->pp);
+    fe_module_free(m);
+    return NULL;
+  }
+  if (d) for (size_t i = 0; i < m->diags.v.n; i++) dg_diag_add(d, m->diags.v.v[i].sev, m->diags.v.v[i].span, "%s", m->diags.v.v[i].msg);
+  st->parser = ts_parser_new();
+  ts_parser_set_language(st->parser, tree_sitter_cuda());
+  if (st->len > UINT32_MAX / 2) {
+    fe_diag(st, DG_SEV_ERROR, (TSNode){ 0 }, "%s: file too large", dg_srcmgr_path(sm, file));
+    fe_module_free(m);
+    return NULL;
+  }
+  st->tree = ts_parser_parse_string(st->parser, NULL, st->src, (uint32_t)st->len);
+  if (!st->tree) {
+    fe_diag(st, DG_SEV_ERROR, (TSNode){ 0 }, "%s: cannot parse", dg_srcmgr_path(sm, file));
+    fe_module_free(m);
+    return NULL;
+  }
+  top_level(st, ts_tree_root_node(st->tree), 0);
+  /* signatures first, so that calls resolve whatever the order of definitions */
+  for (size_t i = 0; i < st->defs.n; i++) {
+    fe_def *def = st->defs.v[i];
+    if (def->is_template) continue;
+    dg_func *f = dg_arena_alloc(&m->arena, sizeof *f);
+    f->name = f->base_name = def->name;
+    f->is_kernel = def->is_kernel;
+    f->span = fe_span(st, def->decl);
+    if (fe_signature(st, def, f, NULL, 0)) def->func = f;
+    else def->failed = true;
+  }
+  for (size_t i = 0; i < st->defs.n; i++) {
+    fe_def *def = st->defs.v[i];
+    if (def->is_template || def->failed) continue;
+    dg_vec_push(&m->funcs, def->func);
+    if (!fe_lower_func(st, def, def->func, NULL, 0)) def->failed = true;
+  }
+  for (int i = 0; i < opt->ninstantiate; i++)
+    fe_instance_from_text(st, opt->instantiate[i], false, (TSNode){ 0 });
+  if (opt->instantiate_launches)
+    for (size_t i = 0; i < m->launches.n; i++)
+      if (strchr(m->launches.v[i].kernel, '<')) fe_instance_from_text(st, m->launches.v[i].kernel, true, (TSNode){ 0 });
+  drop_failed(st);
+  st->d = NULL;
+  return m;
+}
+
+dg_module *fe_load(dg_srcmgr *sm, const char *path, const fe_options *opt, dg_diags *d)
+{
+  uint32_t file = dg_srcmgr_load(sm, path);
+  if (!file) {
+    if (d) dg_diag_add(d, DG_SEV_ERROR, (dg_span){ 0, 0, 0 }, "cannot read '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  return fe_load_file(sm, file, opt, d);
+}
+
+dg_func *fe_instantiate(dg_module *m, const char *name_with_args, dg_diags *d)
+{
+  fe_state *st = m->fe_private;
+  if (!st || !st->tree) return NULL;
+  dg_func *f = fe_find(m, name_with_args);
+  if (f) return f;
+  st->d = d;
+  size_t before = m->funcs.n;
+  f = fe_instance_from_text(st, name_with_args, false, (TSNode){ 0 });
+  if (m->funcs.n != before) drop_failed(st);
+  if (f && !fe_find(m, f->name)) f = NULL;   /* dropped with a callee */
+  st->d = NULL;
+  return f;
+}
+
+static bool same_ignoring_spaces(const char *a, const char *b)
+{
+  for (;;) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    if (*a != *b) return false;
+    if (!*a) return true;
+    a++, b++;
+  }
+}
+
+dg_func *fe_find(const dg_module *m, const char *name)
+{
+  for (size_t i = 0; i < m->funcs.n; i++)
+    if (same_ignoring_spaces(m->funcs.v[i]->name, name)) return m->funcs.v[i];
+  return NULL;
+}
+
+void fe_module_free(dg_module *m)
+{
+  if (!m) return;
+  fe_state *st = m->fe_private;
+  if (st) {
+    if (st->tree) ts_tree_delete(st->tree);
+    if (st->parser) ts_parser_delete(st->parser);
+    if (st->have_pp) pp_result_free(&st->pp);
+    dg_vec_free(&st->lines);
+    dg_vec_free(&st->defs);
+    dg_vec_free(&st->globals);
+    dg_vec_free(&st->insts);
+    dg_vec_free(&st->infos);
+    free(st);
+  }
+  dg_vec_free(&m->funcs);
+  dg_vec_free(&m->templates);
+  dg_vec_free(&m->globals);
+  dg_vec_free(&m->launches);
+  dg_diags_free(&m->diags);
+  ir_types_free(m);
+  dg_arena_free(&m->arena);
+  free(m);
+}
+
+const char *fe_template_decl(const dg_module *m, size_t i)
+{
+  fe_state *st = m->fe_private;
+  if (!st || i >= m->templates.n) return "";
+  size_t k = 0;
+  for (size_t j = 0; j < st->defs.n; j++) {
+    fe_def *def = st->defs.v[j];
+    if (!def->is_template || k++ != i) continue;
+    TSNode tmpl = ts_node_parent(def->node);
+    TSNode body = fe_field(def->node, "body");
+    uint32_t a = ts_node_start_byte(tmpl), b = ts_node_is_null(body) ? ts_node_end_byte(def->node) : ts_node_start_byte(body);
+    /* one line: runs of white space become one space */
+    char *s = dg_arena_alloc(&st->m->arena, b - a + 1), *o = s;
+    for (uint32_t p = a; p < b; p++) {
+      char c = st->src[p];
+      if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+      if (c == ' ' && (o == s || o[-1] == ' ')) continue;
+      *o++ = c;
+    }
+    while (o > s && o[-1] == ' ') o--;
+    *o = 0;
+    return s;
+  }
+  return "";
+}
