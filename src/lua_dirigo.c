@@ -62,7 +62,7 @@ static int p_close(lua_State *L)
 static void sizes_arg(lua_State *L, const dg_problem *p, int i, int64_t *sizes)
 {
   dg_problem_default_sizes(p, sizes);
-  if (lua_isnoneornil(L, i)) return;
+  if (i <= 0 || lua_isnoneornil(L, i)) return;
   luaL_checktype(L, i, LUA_TTABLE);
   for (size_t k = 0; k < p->sizes.n; k++) {
     if (lua_getfield(L, i, p->sizes.v[k].name) != LUA_TNIL) sizes[k] = luaL_checkinteger(L, -1);
@@ -232,9 +232,11 @@ static int p_check_sizes(lua_State *L)
   dg_diags d = {0};
   bool good = dg_problem_check_sizes(p, sizes, &d);
   lua_pushboolean(L, good);
-  char *t = diags_text(&p->sm, &d);
-  lua_pushstring(L, t);
-  free(t);
+  if (!good) {
+    char *t = diags_text(&p->sm, &d);
+    lua_pushstring(L, t);
+    free(t);
+  }
   dg_diags_free(&d);
   return good ? 1 : 2;
 }

@@ -53,7 +53,13 @@ lua_State *dgl_newstate(void)
   return L;
 }
 
-static const char *const safe_globals[] = {
+/* An op file sees only these plain helpers besides `op` and the value
+ * functions (doc/ops.md: no math.*, so a ref cannot bypass the value domain). */
+static const char *const op_globals[] = {
+  "ipairs", "pairs", "select", "type", "error", "assert", "tostring", "tonumber", NULL,
+};
+/* A spec is the user's configuration: the safe parts of the standard library. */
+static const char *const spec_globals[] = {
   "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
   "type", "xpcall", "rawequal", "rawget", "rawlen", "rawset", "setmetatable", "getmetatable",
   "print", "load", "string", "table", "math", "utf8", NULL,
@@ -94,7 +100,7 @@ static int l_problem(lua_State *L)
 void dgl_push_env(lua_State *L, dgl_envkind kind)
 {
   lua_newtable(L);
-  for (const char *const *g = safe_globals; *g; g++) {
+  for (const char *const *g = kind == DGL_ENV_OP ? op_globals : spec_globals; *g; g++) {
     lua_getglobal(L, *g);
     lua_setfield(L, -2, *g);
   }

@@ -1,5 +1,5 @@
 /* lua_value.c — symbolic values as Lua userdata (one metatable overloading
- * + - * / unm and ^) and the value math functions of references (max min exp
+ * + - * / and unary -; '^', '<', '==' … refused as doc/ops.md says) and the value math functions of references (max min exp
  * log … where lt …), which work on numbers and on symbolic values alike. */
 #include "lua_int.h"
 #include <math.h>
@@ -130,7 +130,6 @@ static int m_add(lua_State *L) { return arith(L, DG_VOP_ADD); }
 static int m_sub(lua_State *L) { return arith(L, DG_VOP_SUB); }
 static int m_mul(lua_State *L) { return arith(L, DG_VOP_MUL); }
 static int m_div(lua_State *L) { return arith(L, DG_VOP_DIV); }
-static int m_pow(lua_State *L) { return arith(L, DG_VOP_POW); }
 static int m_unm(lua_State *L)
 {
   arg a = get_arg(L, 1, "neg");
@@ -155,7 +154,7 @@ static const struct { const char *mm, *why; } refused[] = {
   { "__eq", "compares (with '=='; use eq/where)" }, { "__idiv", "applies '//' to" },
   { "__mod", "applies '%' to" }, { "__concat", "concatenates" }, { "__index", "indexes" },
   { "__newindex", "assigns into" }, { "__len", "takes the length of" }, { "__call", "calls" },
-  { "__band", "applies '&' to" }, { "__bor", "applies '|' to" }, { "__bxor", "applies '~' to" },
+  { "__pow", "applies '^' to (use pow(a, b))" }, { "__band", "applies '&' to" }, { "__bor", "applies '|' to" }, { "__bxor", "applies '~' to" },
   { "__shl", "shifts" }, { "__shr", "shifts" }, { "__bnot", "applies '~' to" },
 };
 
@@ -163,7 +162,7 @@ void dgl_value_register(lua_State *L)
 {
   static const luaL_Reg mm[] = {
     { "__add", m_add }, { "__sub", m_sub }, { "__mul", m_mul }, { "__div", m_div },
-    { "__pow", m_pow }, { "__unm", m_unm }, { "__tostring", m_tostring }, { NULL, NULL },
+    { "__unm", m_unm }, { "__tostring", m_tostring }, { NULL, NULL },
   };
   if (!luaL_newmetatable(L, DGL_VALUE_MT)) {
     lua_pop(L, 1);

@@ -1,0 +1,28 @@
+#!/bin/sh
+# t/lua_api/api.sh — the dirigo module and `dirigo run`, driven through the binary. TAP.
+: "${DIRIGO:=./dirigo}" "${DG_SRCDIR:=.}"
+export XDG_CONFIG_HOME=/nonexistent
+"$DIRIGO" run "$DG_SRCDIR/t/lua_api/module_api.lua" "$DG_SRCDIR" | grep -v '^1\.\.'
+n=$("$DIRIGO" run "$DG_SRCDIR/t/lua_api/module_api.lua" "$DG_SRCDIR" | grep -c '^\(not \)\?ok')
+rc=0
+check() {  # name, condition result
+  n=$((n + 1))
+  if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi
+}
+"$DIRIGO" run "$DG_SRCDIR/t/lua_api/module_api.lua" "$DG_SRCDIR" >/dev/null; check "module_api.lua passes (exit 0)" $?
+"$DIRIGO" run -e 'return 1' >/dev/null; [ $? = 1 ]; check "a script's returned integer is the exit code" $?
+out=$("$DIRIGO" run -e 'print(arg[0], arg[1], arg[2], select("#", ...))' a b); [ "$out" = "-e	a	b	2" ]; check "arg and ... hold the arguments" $?
+"$DIRIGO" run /nonexistent/script.lua 2>/dev/null; [ $? = 2 ]; check "missing script: exit 2" $?
+"$DIRIGO" run 2>/dev/null; [ $? = 2 ]; check "no script: usage, exit 2" $?
+tmp=${TMPDIR:-/tmp}/dg_api_$$.lua
+printf 'local function f() error("bad thing") end\nf()\n' > "$tmp"
+err=$("$DIRIGO" run "$tmp" 2>&1); rc=$?
+[ $rc = 2 ]; check "script error: exit 2" $?
+echo "$err" | grep -q "dg_api_$$.lua:1: bad thing"; check "error names file:line" $?
+echo "$err" | grep -q "dg_api_$$.lua:2: in main chunk"; check "traceback keeps the script's frames" $?
+echo "$err" | grep -q '\[C\]'; [ $? = 1 ]; check "traceback has no C frames" $?
+rm -f "$tmp"
+out=$("$DIRIGO" run -e 'local p, e = dirigo.load(arg[1]); io.write(e)' "$DG_SRCDIR/t/data/specs/bad_noop.lua")
+echo "$out" | grep -q "bad_noop.lua:3:13: error: unknown op 'softmx'"; check "spec diagnostics reach scripts" $?
+"$DIRIGO" help | grep -q "^  dirigo run"; check "run is listed in help" $?
+echo "1..$n"
