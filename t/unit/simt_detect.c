@@ -1,0 +1,242 @@
+/* simt_detect.c — the SIMT engine's detections (uninitialised reads, shared
+ * races, benign races, barrier divergence, runaway loops, read-only stores,
+ * asserts) with their lines, and the memory model: shared memory, local
+ * arrays, vector loads through reinterpret_cast, dynamic shared memory. */
+#include "simt.h"
+#include "simt_build.h"
+#include "../tap.h"
+
+static simt_launch launch1(uint32_t grid, uint32_t block)
+{
+  return (simt_launch){ .grid = { grid, 1, 1 }, .block = { block, 1, 1 } };
+}
+static simt_arg abuf(int b) { return (simt_arg){ .kind = SIMT_ARG_BUF, .buf = b }; }
+
+static const simt_event *find_ev(simt *m, simt_evkind k)
+{
+  size_t n;
+  const simt_event *e = simt_events(m, &n);
+  for (size_t i = 0; i < n; i++) if (e[i].kind == k) return &e[i];
+  return NULL;
+}
+static int nevents(simt *m) { size_t n; simt_events(m, &n); return (int)n; }
+
+static void expect(simt *m, simt_evkind k, uint32_t line, const char *what)
+{
+  const simt_event *e = find_ev(m, k);
+  ok(e != NULL, "%s: %s reported", what, simt_event_name(k));
+  if (e) is_int(e->span.line, line, "%s: at line %u", what, line);
+}
+
+/* out[t] = out[t] + 1 on a buffer nothing wrote (line 5) */
+static void test_uninit(void)
+{
+  L = 1;
+  dg_func *k = FN("inc", T_VOID, true);
+  dg_var *o = PARAM(k, "o", PTR(T_F32)), *t = LOCAL(k, "t", T_INT);
+  dg_stmt *d = DECL(t, TID(0));
+  L = 5;
+  k->body = BLK(d, EXPR(ASG(IDX(V(o), V(t)), ADD(IDX(V(o), V(t)), F(1)))));
+  simt *m = simt_new(NULL);
+  int b = simt_buf_new(m, "o", T_F32, 4 * 32, 0);
+  simt_launch Ln = launch1(1, 32);
+  simt_arg a = abuf(b);
+  simt_run(m, k, &Ln, &a, 1);
+  expect(m, SIMT_EV_UNINIT, 5, "read of a poisoned buffer");
+  simt_buf_set_init(m, b, 0, 4 * 32, true);
+  simt_run(m, k, &Ln, &a, 1);
+  is_int(nevents(m), 0, "no event once the caller marks it initialised");
+  int ro = simt_buf_new(m, "ro", T_F32, 4 * 32, SIMT_BUF_INIT | SIMT_BUF_READONLY);
+  simt_arg a2 = abuf(ro);
+  simt_run(m, k, &Ln, &a2, 1);
+  expect(m, SIMT_EV_READONLY, 5, "store into a const input");
+  simt_free(m);
+}
+
+/* __shared__ float s[64]; s[t] = t; [__syncthreads();] out[t] = s[(t+1) % 64]
+ * lines: 10 store, 11 barrier, 12 load */
+static dg_func *k_shift(bool sync, bool same_value)
+{
+  L = 9;
+  dg_func *k = FN("shift", T_VOID, true);
+  dg_var *o = PARAM(k, "o", PTR(T_F32)), *t = LOCAL(k, "t", T_INT);
+  dg_var *s = SHARED(k, "s", ARR(T_F32, 64));
+  dg_stmt *d = DECL(t, TID(0));
+  L = 10;
+  dg_stmt *st1 = same_value ? EXPR(ASG(IDX(V(s), I(0)), F(7))) : EXPR(ASG(IDX(V(s), V(t)), CAST(T_F32, V(t))));
+  L = 11;
+  dg_stmt *bar = sync ? EXPR(IN0(T_VOID, __SYNCTHREADS)) : st(DG_ST_NOP);
+  L = 12;
+  dg_stmt *ld = EXPR(ASG(IDX(V(o), V(t)), IDX(V(s), same_value ? I(0) : BIN(DG_BIN_MOD, ADD(V(t), I(1)), I(64)))));
+  k->body = BLK(d, st1, bar, ld);
+  return k;
+}
+
+static void test_races(void)
+{
+  simt *m = simt_new(NULL);
+  int b = simt_buf_new(m, "o", T_F32, 4 * 64, 0);
+  simt_launch Ln = launch1(2, 64);
+  simt_arg a = abuf(b);
+  simt_run(m, k_shift(false, false), &Ln, &a, 1);
+  const simt_event *e = find_ev(m, SIMT_EV_RACE);
+  ok(e != NULL, "missing barrier: race reported");
+  if (e) {
+    is_int(e->span.line, 12, "race: the load at line 12");
+    is_int(e->span2.line, 10, "race: against the store at line 10");
+    ok(e->thread2 >= 0 && e->thread2 != e->thread, "race: two different threads");
+  }
+  simt_run(m, k_shift(true, false), &Ln, &a, 1);
+  is_int(nevents(m), 0, "with __syncthreads: no race");
+  float o[64];
+  simt_buf_read(m, b, 0, o, sizeof o);
+  ok(o[0] == 1 && o[63] == 0, "shifted through shared memory");
+  simt_run(m, k_shift(true, true), &Ln, &a, 1);
+  ok(find_ev(m, SIMT_EV_RACE_BENIGN) && !find_ev(m, SIMT_EV_RACE), "same-value writes: benign race only");
+  simt_free(m);
+}
+
+/* if (t < 16) __syncthreads();  (line 21) */
+static void test_barrier_divergence(void)
+{
+  L = 20;
+  dg_func *k = FN("bd", T_VOID, true);
+  dg_var *t = LOCAL(k, "t", T_INT);
+  dg_stmt *d = DECL(t, TID(0));
+  L = 21;
+  k->body = BLK(d, IF(LT(V(t), I(16)), EXPR(IN0(T_VOID, __SYNCTHREADS)), NULL));
+  simt *m = simt_new(NULL);
+  simt_launch Ln = launch1(1, 64);
+  simt_run(m, k, &Ln, NULL, 0);
+  expect(m, SIMT_EV_BARRIER_DIVERGENCE, 21, "barrier under t < 16");
+
+  /* if (t >= 40) return; __syncthreads();  exited threads do not count */
+  dg_func *k2 = FN("early", T_VOID, true);
+  dg_var *t2 = LOCAL(k2, "t", T_INT);
+  k2->body = BLK(DECL(t2, TID(0)), IF(BIN(DG_BIN_GE, V(t2), I(40)), RET(NULL), NULL),
+                 EXPR(IN0(T_VOID, __SYNCTHREADS)));
+  simt_run(m, k2, &Ln, NULL, 0);
+  is_int(nevents(m), 0, "threads that returned are not waited for");
+
+  /* __syncwarp(0xffffffff) with half the warp away (line 23) */
+  L = 23;
+  dg_func *k3 = FN("sw", T_VOID, true);
+  dg_var *t3 = LOCAL(k3, "t", T_INT);
+  k3->body = BLK(DECL(t3, TID(0)), IF(LT(V(t3), I(16)), EXPR(IN(T_VOID, __SYNCWARP, IT(T_UINT, 0xffffffff))), NULL));
+  simt_launch L32 = launch1(1, 32);
+  simt_run(m, k3, &L32, NULL, 0);
+  expect(m, SIMT_EV_BARRIER_DIVERGENCE, 23, "__syncwarp with lanes missing");
+  simt_free(m);
+}
+
+/* int i = 0; while (i < 10) { if (t == 3) continue; i++; }  (line 31) */
+static void test_runaway(void)
+{
+  L = 30;
+  dg_func *k = FN("spin", T_VOID, true);
+  dg_var *t = LOCAL(k, "t", T_INT), *i = LOCAL(k, "i", T_INT);
+  dg_stmt *d1 = DECL(t, TID(0)), *d2 = DECL(i, I(0));
+  L = 31;
+  dg_stmt *w = WHILE(LT(V(i), I(10)), BLK(IF(BIN(DG_BIN_EQ, V(t), I(3)), CONT, NULL), EXPR(INC(V(i), false))));
+  k->body = BLK(d1, d2, w);
+  simt *m = simt_new(NULL);
+  simt_launch Ln = launch1(1, 32);
+  Ln.max_loop_iters = 1000;
+  is_int(simt_run(m, k, &Ln, NULL, 0), SIMT_STOPPED, "runaway loop stops the launch");
+  expect(m, SIMT_EV_RUNAWAY, 31, "loop of thread 3 never ends");
+  const simt_event *e = find_ev(m, SIMT_EV_RUNAWAY);
+  if (e) is_int(e->thread, 3, "runaway names thread 3");
+  simt_free(m);
+}
+
+/* float4 v = reinterpret_cast<const float4*>(x)[t];
+ * reinterpret_cast<float4*>(y)[t] = make_float4(v.w, v.z, v.y, v.x); */
+static void test_vectors(void)
+{
+  const dg_type *f4 = VEC(T_F32, 4);
+  dg_func *k = FN("rev4", T_VOID, true);
+  dg_var *y = PARAM(k, "y", PTR(T_F32)), *x = PARAM(k, "x", PTR(T_F32));
+  dg_var *t = LOCAL(k, "t", T_INT), *v = LOCAL(k, "v", f4);
+  k->body = BLK(DECL(t, TID(0)),
+    DECL(v, IDX(PCAST(PTR(f4), V(x)), V(t))),
+    EXPR(ASG(IDX(PCAST(PTR(f4), V(y)), V(t)), VECB(f4, LANE(V(v), 3), LANE(V(v), 2), LANE(V(v), 1), LANE(V(v), 0)))));
+  simt *m = simt_new(NULL);
+  int yb = simt_buf_new(m, "y", T_F32, 4 * 32, 0), xb = simt_buf_new(m, "x", T_F32, 4 * 32, SIMT_BUF_INIT);
+  float xs[32], ys[32];
+  for (int i = 0; i < 32; i++) xs[i] = (float)i;
+  simt_buf_write(m, xb, 0, xs, sizeof xs);
+  simt_launch Ln = launch1(1, 8);
+  simt_arg a[] = { abuf(yb), abuf(xb) };
+  simt_run(m, k, &Ln, a, 2);
+  simt_buf_read(m, yb, 0, ys, sizeof ys);
+  ok(ys[0] == 3 && ys[3] == 0 && ys[4] == 7 && ys[31] == 28, "float4 load/store through reinterpret_cast");
+  is_int(nevents(m), 0, "no events");
+  Ln.block[0] = 9;                                 /* thread 8 reads x[32..35] */
+  simt_run(m, k, &Ln, a, 2);
+  const simt_event *e = find_ev(m, SIMT_EV_OOB);
+  ok(e && e->off == 128 && e->size == 16, "float4 past the end: OOB at byte 128, 16 bytes");
+
+  /* half2: __hadd2 of packed halves, stored through __half2* */
+  const dg_type *h2 = VEC(T_F16, 2);
+  dg_func *k2 = FN("h2", T_VOID, true);
+  dg_var *hy = PARAM(k2, "y", PTR(h2)), *t2 = LOCAL(k2, "t", T_INT);
+  k2->body = BLK(DECL(t2, TID(0)),
+    EXPR(ASG(IDX(V(hy), V(t2)), IN(h2, __HADD2, IN(h2, __FLOATS2HALF2_RN, F(1), F(2048)),
+                                      IN(h2, __FLOATS2HALF2_RN, CAST(T_F32, V(t2)), F(1))))));
+  int hb = simt_buf_new(m, "h", T_F16, 4 * 4, 0);
+  simt_launch L4 = launch1(1, 4);
+  simt_arg ah = abuf(hb);
+  simt_run(m, k2, &L4, &ah, 1);
+  uint16_t hs[8];
+  simt_buf_read(m, hb, 0, hs, sizeof hs);
+  ok(hs[0] == 0x3c00 && hs[1] == 0x6800 && hs[6] == 0x4400, "half2 add: 1+3 = 4, 2048+1 rounds to 2048 (%04x %04x %04x)",
+     hs[0], hs[1], hs[6]);
+  simt_free(m);
+}
+
+/* Local array and dynamic shared memory:
+ *   extern __shared__ float dyn[]; float a[4] = {t}; a[3] = a[0] * 2;
+ *   dyn[t] = a[3] + a[1]; __syncthreads(); out[t] = dyn[31 - t]; */
+static void test_local_and_extern(void)
+{
+  dg_func *k = FN("loc", T_VOID, true);
+  dg_var *o = PARAM(k, "o", PTR(T_F32)), *t = LOCAL(k, "t", T_INT);
+  dg_var *a = LOCAL(k, "a", ARR(T_F32, 4));
+  dg_var *dyn = var_(k, "dyn", ARR(T_F32, -1), DG_VAR_SHARED_EXTERN);
+  dg_stmt *da = DECL(a, NULL);
+  da->inits = dg_arena_alloc(&B, sizeof *da->inits);
+  da->inits[0] = CAST(T_F32, V(t));
+  da->ninits = 1;
+  k->body = BLK(DECL(t, TID(0)), da,
+    EXPR(ASG(IDX(V(a), I(3)), MUL(IDX(V(a), I(0)), F(2)))),
+    EXPR(ASG(IDX(V(dyn), V(t)), ADD(IDX(V(a), I(3)), IDX(V(a), I(1))))),
+    EXPR(IN0(T_VOID, __SYNCTHREADS)),
+    EXPR(ASG(IDX(V(o), V(t)), IDX(V(dyn), SUB(I(31), V(t))))));
+  simt *m = simt_new(NULL);
+  int ob = simt_buf_new(m, "o", T_F32, 4 * 32, 0);
+  simt_launch Ln = launch1(2, 32);
+  Ln.shared_bytes = 4 * 32;
+  simt_arg arg = abuf(ob);
+  simt_run(m, k, &Ln, &arg, 1);
+  float os[32];
+  simt_buf_read(m, ob, 0, os, sizeof os);
+  ok(os[0] == 62 && os[31] == 0 && os[10] == 42, "local array with initialiser list, extern shared");
+  is_int(nevents(m), 0, "no events");
+  Ln.shared_bytes = 4 * 16;
+  simt_run(m, k, &Ln, &arg, 1);
+  ok(find_ev(m, SIMT_EV_OOB) != NULL, "dynamic shared memory too small: OOB");
+  simt_free(m);
+}
+
+int main(void)
+{
+  b_init();
+  test_uninit();
+  test_races();
+  test_barrier_divergence();
+  test_runaway();
+  test_vectors();
+  test_local_and_extern();
+  dg_arena_free(&B);
+  return tap_done();
+}
