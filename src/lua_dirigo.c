@@ -370,7 +370,7 @@ int dg_lua_open_dirigo(lua_State *L)
   lua_pop(L, 1);
   static const luaL_Reg fns[] = {
     { "load", l_load }, { "ops", l_ops }, { "op_path", l_op_path }, { "ref", l_ref },
-    { NULL, NULL },
+    { "parse", dgl_parse }, { NULL, NULL },
   };
   luaL_newlib(L, fns);
   lua_pushstring(L, PACKAGE_VERSION);

@@ -71,5 +71,15 @@ end
 local none, diag = dirigo.load(root .. "/t/data/specs/bad_launch_arg.lua")
 ok(none == nil and diag:match("bad_launch_arg%.lua:5:29: error: unknown name 'z'"), "load error names file:line:col", diag)
 
+-- the front end's view of a kernel file
+local m = dirigo.parse(root .. "/samples/softmax/softmax_warp.cu")
+local k
+for _, f in ipairs(m.functions or {}) do if f.name == "softmax_warp" then k = f end end
+ok(k and k.kernel and #k.params == 4 and k.params[1].name == "y", "dirigo.parse lists the kernel and its parameters",
+   m.diagnostics and table.concat(m.diagnostics, "\n"))
+is(m.errors, 0, "no front-end errors")
+local bad = dirigo.parse("/nonexistent/k.cu")
+ok(bad.errors > 0 and #bad.diagnostics > 0, "dirigo.parse of a missing file reports it")
+
 print("1.." .. n)
 return failed == 0 and 0 or 1
