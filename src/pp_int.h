@@ -89,6 +89,7 @@ struct pp_state {
   uint32_t cur_file, cur_line;
   size_t line_start;      /* output offset where the current output line began */
   bool need_nl;           /* a _Pragma line was written: break before what follows */
+  dg_span last_end;       /* just after the last token written, where it was written */
 };
 
 /* pp_lex.c */

@@ -233,8 +233,12 @@ static pp_arg *read_args(pp_state *p, const pp_macro *m, const pp_tok *name, pp_
   size_t ncopied = 0;
   for (pp_tok *t = lp->next;; t = t->next) {
     if (t->kind == PT_EOF || t->kind == PT_FILE_END || pp_is_directive(t)) {
-      dg_diag_add(p->d, DG_SEV_ERROR, pp_tok_pos(name),
-                  "unterminated argument list invoking macro \"%s\"", m->name);
+      if (pp_is_directive(t))
+        dg_diag_add(p->d, DG_SEV_UNSUPPORTED, t->at,
+                    "a preprocessing directive inside the arguments of macro \"%s\"", m->name);
+      else
+        dg_diag_add(p->d, DG_SEV_ERROR, pp_tok_pos(name),
+                    "unterminated argument list invoking macro \"%s\"", m->name);
       p->stop = true;     /* a rescan for each "(" after it would take quadratic time */
       return NULL;
     }

@@ -83,6 +83,13 @@ static bool avoid_paste(char a, char b)
   return false;
 }
 
+/* Tokens written next to each other in one place (a macro body: k<<<1, 2>>>)
+ * stay next to each other. */
+static bool adjacent(dg_span end, dg_span at)
+{
+  return at.file && end.file == at.file && end.line == at.line && end.col == at.col;
+}
+
 void pp_out_tok(pp_state *p, const pp_tok *t)
 {
   bool macro = t->use.file != 0;
@@ -95,9 +102,12 @@ void pp_out_tok(pp_state *p, const pp_tok *t)
   if (pos.col > col) {
     for (; col < pos.col; col++) dg_buf_putc(&p->out, ' ');
   } else if (p->out.n > p->line_start &&
-             (t->space || avoid_paste(p->out.s[p->out.n - 1], t->len ? t->s[0] : ' '))) {
+             (t->space || (!adjacent(p->last_end, t->at) &&
+                           avoid_paste(p->out.s[p->out.n - 1], t->len ? t->s[0] : ' ')))) {
     dg_buf_putc(&p->out, ' ');
   }
+  p->last_end = t->at;
+  p->last_end.col += t->len;
   seg_at(p, pos, macro);
   const char *s = t->s, *end = t->s + t->len, *nl;
   while ((nl = memchr(s, '\n', (size_t)(end - s)))) {   /* a raw string over lines */

@@ -118,6 +118,11 @@ static void test_macros(void)
          "f(2*(y+1))+f(2*(f(2*(z[0]))))%f(2*(0))+t(1);f(2*(2+(3,4)-0,1))|f(2*(~5))&f(2*(0,1))^m(0,1);"
          "inti[]={1,23,4,5,};", "the C standard's macro example");
   is_str(flat("#define N 4\n#undef N\nN\n"), "N", "#undef");
+  R y;
+  src(&y, "#define L(k, g) k<<<g, 32>>>(y)\n#define P(a) a-\nL(f, 4); P(-x) P(1)-1;\n");
+  has_str(y.r.text, "f<<<4, 32>>>(y);", "tokens adjacent in a macro body stay adjacent (<<<)");
+  has_str(y.r.text, " -x- 1- -1;", "tokens from different places do not paste (- -)");
+  done(&y);
   is_str(flat("#define N 4\nchar *s = \"N\"; char c = 'N';\n"), "char*s=\"N\";charc='N';",
          "string and char literals are never expanded");
   is_str(flat("#define F(x) [x]\nF\n+F (1)\n"), "F+[1]", "a function-like name without ( is left alone");
@@ -133,6 +138,10 @@ static void test_macros(void)
   done(&x);
   src(&x, "#define F(a) a\nF(1,\n2\n");
   has_str(x.diag, "k.cu:2:1: error: unterminated argument list invoking macro \"F\"", "unterminated call");
+  done(&x);
+  src(&x, "#define F(a) a\nF(1,\n#ifdef X\n2)\n#endif\n");
+  has_str(x.diag, "k.cu:3:1: unsupported: a preprocessing directive inside the arguments of macro \"F\"",
+          "a directive inside macro arguments");
   done(&x);
   src(&x, "#define C(a,b) a##b\nC(+,/)\n");
   has_str(x.diag, "k.cu:2:1: error: pasting \"+\" and \"/\" does not give a valid preprocessing token", "bad paste");
