@@ -317,6 +317,7 @@ static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
   memcpy(args, pl + sizeof L, L.nargs * sizeof *args);
   void **argv = dg_calloc(L.nargs + 1, sizeof *argv);
   void **ptrs = dg_calloc(L.nargs + 1, sizeof *ptrs);
+  bool fatal = false;
   for (uint32_t i = 0; i < L.nargs; i++) {
     if (args[i].kind == DG_GPU_ARG_BUF) {
       cbuf *b = get_buf(args[i].buf);
@@ -347,9 +348,9 @@ static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
   cudaEventRecord(C.ev0, 0);
   e = cudaLaunchKernel(fn, grid, block, argv, L.shmem, 0);
   if (e) {
-    if (context_poisoned()) {
+    if ((fatal = context_poisoned())) {
       reply(DG_GPU_FAULT, 0, NULL, 0, "launch: %s (%s); the CUDA context is lost", CUERR(e));
-      _exit(3);
+      goto out;
     }
     reply(DG_GPU_LAUNCH, 0, NULL, 0, "launch <<<(%u,%u,%u), (%u,%u,%u), %u>>>: %s (%s)",
           grid.x, grid.y, grid.z, block.x, block.y, block.z, L.shmem, CUERR(e));
@@ -359,9 +360,9 @@ static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
   e = cudaDeviceSynchronize();
   if (!e) e = cudaGetLastError();
   if (e) {
-    if (context_poisoned()) {
+    if ((fatal = context_poisoned())) {
       reply(DG_GPU_FAULT, 0, NULL, 0, "%s (%s)", CUERR(e));
-      _exit(3);
+      goto out;
     }
     reply(DG_GPU_LAUNCH, 0, NULL, 0, "%s (%s)", CUERR(e));
     goto out;
@@ -382,6 +383,7 @@ out:
   free(args);
   free(argv);
   free(ptrs);
+  if (fatal) _exit(3);   /* the context is gone: the parent starts another child */
 }
 
 static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {

@@ -1,0 +1,130 @@
+/* gpu_bench.c — what the GPU backend costs: NVRTC cold vs cached (needs no
+ * GPU), and with a GPU the child's start-up, a launch round trip through the
+ * child (launch + sync + guard check), and copies through the socket.
+ * Prints a table; the GPU rows say "skipped" without a GPU. */
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void row(const char *what, int n, double total_s, const char *unit_note)
+{
+  printf("%-40s %6d %12.3f ms %12.3f ms  %s\n", what, n, total_s * 1e3, total_s * 1e3 / (n ? n : 1),
+         unit_note ? unit_note : "");
+}
+
+static dg_gpu_status compile(const char *path, const char *arch, const char *def, bool no_cache,
+                             dg_gpu_binary *b)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  uint32_t f = dg_srcmgr_load(&sm, path);
+  const char *names[] = { "fill_even", "scale_k<float, 3>" };
+  const char *defs[] = { def };
+  dg_gpu_copts o = { .names = names, .nnames = 2, .arch = arch, .defines = defs,
+                     .ndefines = def ? 1 : 0, .no_cache = no_cache };
+  dg_diags d = {0};
+  dg_gpu_status st = f ? dg_gpu_compile(&sm, f, &o, b, &d) : DG_GPU_BAD_REQUEST;
+  if (st != DG_GPU_OK) dg_diags_print(stderr, &sm, &d);
+  dg_diags_free(&d);
+  dg_srcmgr_free(&sm);
+  return st;
+}
+
+int main(void)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *path = dg_printf("%s/t/gpu/fixtures/kernels.cu", src ? src : DG_DATADIR);
+  char tmpl[] = "/tmp/dg-bench-cubin-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+  char *why = NULL;
+  bool gpu = dg_gpu_available(&why);
+  printf("GPU backend benchmark — NVRTC %s; GPU: %s%s\n", dg_gpu_nvrtc_version(),
+         gpu ? "" : "none: ", why);
+  printf("%-40s %6s %15s %15s\n", "what", "n", "total", "each");
+
+  char arch[16] = "sm_90";
+  dg_gpu *g = NULL;
+  double t;
+  if (gpu) {
+    t = dg_now();
+    g = dg_gpu_open(NULL, NULL);
+    row("start the GPU child (fork + CUDA init)", 1, dg_now() - t, NULL);
+    if (g) memcpy(arch, dg_gpu_info_of(g)->arch, sizeof arch);
+  }
+
+  enum { COLD = 3, WARM = 50 };
+  dg_gpu_binary b;
+  double cold = 0, warm = 0;
+  int ok_cold = 0, ok_warm = 0;
+  for (int i = 0; i < COLD; i++) {
+    char def[32];
+    snprintf(def, sizeof def, "BENCH_VARIANT=%d", i);   /* a new key each time: a miss */
+    t = dg_now();
+    if (compile(path, arch, def, false, &b) == DG_GPU_OK) ok_cold++;
+    cold += dg_now() - t;
+    dg_gpu_binary_free(&b);
+  }
+  for (int i = 0; i < WARM; i++) {
+    t = dg_now();
+    if (compile(path, arch, "BENCH_VARIANT=0", false, &b) == DG_GPU_OK && b.cache_hit) ok_warm++;
+    warm += dg_now() - t;
+    if (i < WARM - 1) dg_gpu_binary_free(&b);
+  }
+  if (ok_cold == 0) {
+    printf("%-40s skipped: NVRTC unavailable (%s)\n", "compile kernels.cu", dg_gpu_nvrtc_version());
+  } else {
+    row("compile kernels.cu, cold (NVRTC worker)", ok_cold, cold, arch);
+    row("compile kernels.cu, cached", ok_warm, warm, ok_warm ? "cache hit" : "MISSED");
+  }
+
+  if (!g) {
+    printf("%-40s skipped: no GPU\n", "launch round trip / copies");
+  } else {
+    dg_gpu_kernel k[2];
+    dg_gpu_buf y, x;
+    enum { N = 1 << 20, LAUNCHES = 200, COPIES = 20 };
+    dg_gpu_pattern p = dg_gpu_poison_for("f32");
+    char *m = NULL;
+    if (dg_gpu_load(g, &b, k, &m) || dg_gpu_alloc(g, N * 4, p, &y, &m) || dg_gpu_alloc(g, N * 4, p, &x, &m)) {
+      printf("setup failed: %s\n", m ? m : "?");
+    } else {
+      float *h = calloc(N, 4);
+      t = dg_now();
+      for (int i = 0; i < COPIES; i++) dg_gpu_upload(g, x, 0, h, (size_t)N * 4, NULL);
+      double up = dg_now() - t;
+      row("upload 4 MiB through the child", COPIES, up, NULL);
+      printf("%-40s %.2f GB/s\n", "  upload bandwidth", COPIES * 4.0 * N / up / 1e9);
+      t = dg_now();
+      for (int i = 0; i < COPIES; i++) dg_gpu_download(g, y, 0, h, (size_t)N * 4, NULL);
+      row("download 4 MiB through the child", COPIES, dg_now() - t, NULL);
+      dg_gpu_arg a[3] = { dg_gpu_arg_buf(y), dg_gpu_arg_buf(x), dg_gpu_arg_i32(N) };
+      dg_gpu_result r;
+      double kms = 0;
+      t = dg_now();
+      int good = 0;
+      for (int i = 0; i < LAUNCHES; i++) {
+        good += dg_gpu_launch(g, k[1], (dg_gpu_dim3){ N / 256, 1, 1 }, (dg_gpu_dim3){ 256, 1, 1 },
+                              0, a, 3, &r) == DG_GPU_OK;
+        kms += r.ms;
+        dg_gpu_result_free(&r);
+      }
+      double all = dg_now() - t;
+      row("launch+sync+guards, 1M floats, 2 bufs", good, all, NULL);
+      printf("%-40s %12.3f ms each (kernel alone, events)\n", "  of which kernel time", kms / (good ? good : 1));
+      free(h);
+    }
+    free(m);
+    dg_gpu_close(g);
+  }
+  dg_gpu_binary_free(&b);
+  free(why);
+  free(path);
+  if (dir) {
+    char *cmd = dg_printf("rm -rf '%s'", dir);
+    if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
+    free(cmd);
+  }
+  return 0;
+}
