@@ -157,12 +157,48 @@ static TSNode func_declarator(TSNode fdef)
   return d;
 }
 
-static void add_def(fe_state *st, TSNode fdef, TSNode tmpl)
+static void add_def_named(fe_state *st, TSNode fdef, TSNode tmpl, const char *qualified);
+
+static const char *dg_buf_tmp_join(fe_state *st, const char *a, const char *b)
+{
+  char *s = dg_printf("%s::%s", a, b);
+  char *r = dg_arena_strdup(&st->m->arena, s);
+  free(s);
+  return r;
+}
+
+static void add_def(fe_state *st, TSNode fdef, TSNode tmpl) { add_def_named(st, fdef, tmpl, NULL); }
+
+static void add_def_named(fe_state *st, TSNode fdef, TSNode tmpl, const char *qualified)
 {
   bool kernel = fe_has_keyword(fdef, "__global__"), device = fe_has_keyword(fdef, "__device__");
   if (!kernel && !device) { host_launches(st, fdef, 0); return; }
   TSNode decl = func_declarator(fdef);
   TSNode name = fe_field(decl, "declarator");
+  if (fe_kind(name) == FE_N_template_function && !ts_node_is_null(tmpl)) {
+    /* template <> float to_f<__half>(__half v): used when an instance matches */
+    fe_def *sp = dg_arena_alloc(&st->m->arena, sizeof *sp);
+    sp->name = fe_text(st, fe_field(name, "name"));
+    sp->node = fdef;
+    sp->decl = decl;
+    sp->is_kernel = kernel;
+    sp->spec_args = fe_field(name, "arguments");
+    dg_vec_push(&st->specs, sp);
+    return;
+  }
+  if (qualified && !ts_node_is_null(decl)) {
+    fe_def *def = dg_arena_alloc(&st->m->arena, sizeof *def);
+    def->name = qualified;
+    def->node = fdef;
+    def->decl = decl;
+    if (!ts_node_is_null(tmpl)) {
+      def->is_template = true;
+      def->ntparams = fe_tparams(st, fe_field(tmpl, "parameters"), &def->tparams);
+      if (def->ntparams < 0) return;
+    }
+    dg_vec_push(&st->defs, def);
+    return;
+  }
   if (ts_node_is_null(decl) || (fe_kind(name) != FE_N_identifier)) {
     if (kernel || !ts_node_is_null(decl))
       fe_diag(st, DG_SEV_UNSUPPORTED, fdef, "this function declaration (operators, methods, qualified names)");
@@ -272,6 +308,35 @@ static void global_typedef(fe_state *st, TSNode n)
   if (t && !ts_node_is_null(name)) fe_bind(&fn, fe_text(st, name), FE_SYM_TYPE)->type = t;
 }
 
+/* struct Op { __device__ static float apply(float, float); }: a struct of
+ * static device functions, usable as a template type argument (Op::apply). */
+static void struct_functions(fe_state *st, TSNode spec)
+{
+  TSNode name = fe_field(spec, "name"), body = fe_field(spec, "body");
+  if (ts_node_is_null(name) || ts_node_is_null(body)) return;
+  char *sname = fe_text(st, name);
+  dg_vec_push(&st->structs, sname);
+  uint32_t n = ts_node_named_child_count(body);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_named_child(body, i), tmpl = { 0 };
+    if (fe_kind(c) == FE_N_template_declaration) {
+      tmpl = c;
+      c = ts_node_named_child(c, ts_node_named_child_count(c) - 1);
+    }
+    if (fe_kind(c) != FE_N_function_definition || !fe_has_keyword(c, "__device__")) continue;
+    bool is_static = false;
+    for (uint32_t j = 0; j < ts_node_named_child_count(c); j++) {
+      TSNode q = ts_node_named_child(c, j);
+      if (fe_kind(q) == FE_N_storage_class_specifier && fe_text_is(st, q, "static")) is_static = true;
+    }
+    if (!is_static) continue;   /* methods need `this`: not supported; only reported if used */
+    TSNode decl = func_declarator(c);
+    TSNode fname = fe_field(decl, "declarator");
+    if (ts_node_is_null(fname)) continue;
+    add_def_named(st, c, tmpl, dg_arena_strdup(&st->m->arena, dg_buf_tmp_join(st, sname, fe_text(st, fname))));
+  }
+}
+
 static bool text_has_device_kw(fe_state *st, TSNode n)
 {
   uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
@@ -296,6 +361,8 @@ static void top_level(fe_state *st, TSNode root, int depth)
       break;
     }
     case FE_N_declaration: global_decl(st, c); break;
+    case FE_N_template_instantiation: dg_vec_push(&st->explicit_insts, c); break;
+    case FE_N_struct_specifier: case FE_N_class_specifier: struct_functions(st, c); break;
     case FE_N_type_definition: case FE_N_alias_declaration: global_typedef(st, c); break;
     case FE_N_linkage_specification: {
       TSNode b = fe_field(c, "body");
@@ -366,6 +433,12 @@ dg_module *fe_load_file(dg_srcmgr *sm, uint32_t file, const fe_options *opt, dg_
     st->have_pp = true;
     st->src = st->pp.text;
     st->len = st->pp.len;
+    /* #pragma lines would split `for (...) #pragma unroll for (...)` in the
+     * grammar; blank them (offsets unchanged) and read hints from pp.pragmas. */
+    for (size_t i = 0; i < st->pp.pragmas.n; i++)
+      for (size_t o = st->pp.pragmas.v[i].out_off; o < st->pp.len && st->pp.text[o] == '#'; ) {
+        while (o < st->pp.len && st->pp.text[o] != '\n') st->pp.text[o++] = ' ';
+      }
   } else {
     /* the preprocessor's own errors went to m->diags; copy them to d */
     if (d) for (size_t i = 0; i < m->diags.v.n; i++) dg_diag_add(d, m->diags.v.v[i].sev, m->diags.v.v[i].span, "%s", m->diags.v.v[i].msg);
@@ -405,6 +478,11 @@ dg_module *fe_load_file(dg_srcmgr *sm, uint32_t file, const fe_options *opt, dg_
     if (def->is_template || def->failed) continue;
     dg_vec_push(&m->funcs, def->func);
     if (!fe_lower_func(st, def, def->func, NULL, 0)) def->failed = true;
+  }
+  for (size_t i = 0; i < st->explicit_insts.n; i++) {
+    TSNode d = func_declarator(st->explicit_insts.v[i]);
+    TSNode tf = fe_field(d, "declarator");
+    if (fe_kind(tf) == FE_N_template_function) fe_instance_from_text(st, fe_text(st, tf), false, tf);
   }
   for (int i = 0; i < opt->ninstantiate; i++)
     fe_instance_from_text(st, opt->instantiate[i], false, (TSNode){ 0 });
@@ -472,6 +550,9 @@ void fe_module_free(dg_module *m)
     dg_vec_free(&st->globals);
     dg_vec_free(&st->insts);
     dg_vec_free(&st->infos);
+    dg_vec_free(&st->specs);
+    dg_vec_free(&st->structs);
+    dg_vec_free(&st->explicit_insts);
     free(st);
   }
   dg_vec_free(&m->funcs);

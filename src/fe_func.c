@@ -28,6 +28,15 @@ fe_def *fe_find_def(fe_state *st, const char *name, size_t len)
   return NULL;
 }
 
+const char *fe_struct_name(fe_fn *fn, const char *name, size_t len)
+{
+  const fe_sym *s = fe_lookup(fn, name, len);
+  if (s) return s->kind == FE_SYM_TYPE ? s->scope : NULL;
+  for (size_t i = 0; i < fn->st->structs.n; i++)
+    if (strlen(fn->st->structs.v[i]) == len && !memcmp(fn->st->structs.v[i], name, len)) return fn->st->structs.v[i];
+  return NULL;
+}
+
 /* ---- template parameters ------------------------------------------------------ */
 int fe_tparams(fe_state *st, TSNode list, fe_tparam **out)
 {
@@ -76,6 +85,7 @@ void fe_bind_targs(fe_fn *fn, const fe_def *def, const fe_targ *args, int nargs)
     fe_sym *s = fe_bind(fn, def->tparams[i].name,
                         a->kind == FE_TP_TYPE ? FE_SYM_TYPE : a->kind == FE_TP_FUNC ? FE_SYM_FUNC : FE_SYM_CINT);
     s->type = a->type;
+    s->scope = a->scope;
     s->ival = a->ival;
     s->func = a->func;
   }
@@ -88,7 +98,7 @@ char *fe_inst_name(fe_state *st, const fe_def *def, const fe_targ *args, int nar
   for (int i = 0; i < nargs; i++) {
     if (i) dg_buf_puts(&b, ", ");
     const fe_targ *a = &args[i];
-    if (a->kind == FE_TP_TYPE) dg_buf_puts(&b, ir_type_name(a->type));
+    if (a->kind == FE_TP_TYPE) dg_buf_puts(&b, a->scope ? a->scope : ir_type_name(a->type));
     else if (a->kind == FE_TP_FUNC) dg_buf_puts(&b, a->func->name);
     else if (a->type->kind == DG_TY_BOOL) dg_buf_puts(&b, a->ival ? "true" : "false");
     else if (dg_type_is_signed(a->type)) dg_buf_printf(&b, "%lld", (long long)a->ival);
@@ -137,7 +147,7 @@ static bool fill_defaults(fe_fn *fn, const fe_def *def, fe_targ *args, int have,
       fe_err(fn, tp->deflt, DG_SEV_UNSUPPORTED, "default function template argument");
     }
     fe_scope_pop(fn);
-    if (fn->failed || (args[i].kind != FE_TP_FUNC && !args[i].type)) return false;
+    if (fn->failed || (args[i].kind != FE_TP_FUNC && !args[i].type && !args[i].scope)) return false;
   }
   return true;
 }
@@ -280,12 +290,37 @@ static bool targs_equal(const fe_targ *a, const fe_targ *b, int n)
   for (int i = 0; i < n; i++) {
     if (a[i].kind != b[i].kind) return false;
     switch (a[i].kind) {
-    case FE_TP_TYPE: if (a[i].type != b[i].type) return false; break;
+    case FE_TP_TYPE:
+      if (a[i].type != b[i].type || !a[i].scope != !b[i].scope || (a[i].scope && strcmp(a[i].scope, b[i].scope))) return false;
+      break;
     case FE_TP_VALUE: if (a[i].ival != b[i].ival) return false; break;
     case FE_TP_FUNC: if (a[i].func != b[i].func) return false; break;
     }
   }
   return true;
+}
+
+static bool targ_from_node(fe_fn *fn, const fe_tparam *tp, TSNode a, fe_targ *out);
+static bool finish_value_types(fe_fn *fn, fe_def *def, fe_targ *args, int nargs);
+
+/* The explicit specialisation of def for args, if the file has one. */
+static fe_def *find_spec(fe_state *st, fe_def *def, const fe_targ *args, int nargs)
+{
+  for (size_t i = 0; i < st->specs.n; i++) {
+    fe_def *sp = st->specs.v[i];
+    if (strcmp(sp->name, def->name) || (int)ts_node_named_child_count(sp->spec_args) != nargs) continue;
+    fe_fn fn;
+    fn_init(&fn, st);
+    fn.quiet = true;
+    fe_targ *sa = dg_arena_alloc(&st->m->arena, sizeof *sa * (size_t)(nargs ? nargs : 1));
+    bool ok = true;
+    for (int j = 0; j < nargs && ok; j++)
+      ok = targ_from_node(&fn, &def->tparams[j], ts_node_named_child(sp->spec_args, (uint32_t)j), &sa[j]);
+    ok = ok && finish_value_types(&fn, def, sa, nargs) && targs_equal(sa, args, nargs);
+    fn_free(&fn);
+    if (ok) return sp;
+  }
+  return NULL;
 }
 
 dg_func *fe_instance(fe_state *st, fe_def *def, fe_targ *args, int nargs, TSNode at)
@@ -307,14 +342,20 @@ dg_func *fe_instance(fe_state *st, fe_def *def, fe_targ *args, int nargs, TSNode
   f->is_kernel = def->is_kernel;
   f->span = fe_span(st, def->decl);
   in->func = f;       /* visible to recursive calls while its body is lowered */
+  fe_def *spec = find_spec(st, def, args, nargs);
   if (++st->inst_depth > 64) {
     fe_diag(st, DG_SEV_UNSUPPORTED, at, "template instantiation nested more than 64 deep (%s)", f->name);
     in->failed = true;
+  } else if (spec) {
+    if (!fe_signature(st, spec, f, NULL, 0) || !fe_lower_func(st, spec, f, NULL, 0)) in->failed = true;
   } else if (!fe_signature(st, def, f, args, nargs) || !fe_lower_func(st, def, f, args, nargs)) {
     in->failed = true;
   }
   st->inst_depth--;
-  if (in->failed) return NULL;
+  if (in->failed) {
+    fe_diag(st, DG_SEV_NOTE, at, "in the instance '%s'", f->name);
+    return NULL;
+  }
   dg_vec_push(&st->m->funcs, f);
   return f;
 }
@@ -345,6 +386,11 @@ static bool targ_from_node(fe_fn *fn, const fe_tparam *tp, TSNode a, fe_targ *ou
 {
   out->kind = tp->kind;
   if (tp->kind == FE_TP_TYPE) {
+    TSNode tn = fe_field(a, "type");
+    if (fe_kind(tn) == FE_N_type_identifier && ts_node_is_null(fe_field(a, "declarator"))) {
+      const char *sn = fe_struct_name(fn, fn->st->src + ts_node_start_byte(tn), ts_node_end_byte(tn) - ts_node_start_byte(tn));
+      if (sn) { out->scope = sn; return true; }
+    }
     out->type = fe_type_descriptor(fn, a);
     return out->type != NULL;
   }
@@ -468,7 +514,10 @@ static bool targ_from_text(fe_fn *fn, const fe_tparam *tp, const char *s, fe_tar
     out->func = d->func;
     return true;
   }
-  if (tp->kind == FE_TP_TYPE) return (out->type = fe_type_from_text(fn, s)) != NULL;
+  if (tp->kind == FE_TP_TYPE) {
+    if ((out->scope = fe_struct_name(fn, s, strlen(s)))) return true;
+    return (out->type = fe_type_from_text(fn, s)) != NULL;
+  }
   if (!strcmp(s, "true") || !strcmp(s, "false")) { out->ival = s[0] == 't'; return true; }
   if (sym && sym->kind == FE_SYM_CINT) { out->ival = sym->ival; return true; }
   char *end;

@@ -63,6 +63,7 @@ typedef enum { FE_TP_TYPE, FE_TP_VALUE, FE_TP_FUNC } fe_tpkind;
 typedef struct {
   fe_tpkind kind;
   const dg_type *type;    /* TYPE: the type; VALUE: the constant's type */
+  const char *scope;      /* TYPE naming a struct of static device functions (type NULL) */
   int64_t ival;           /* VALUE */
   dg_func *func;          /* FUNC */
 } fe_targ;
@@ -90,6 +91,7 @@ typedef struct {
   dg_var *var;
   bool is_ref;
   const dg_type *type;
+  const char *scope;      /* FE_SYM_TYPE bound to a struct of static device functions */
   int64_t ival;
   double fval;
   dg_func *func;
@@ -105,6 +107,7 @@ typedef struct fe_def {
   fe_tparam *tparams;     /* templates only */
   int ntparams;
   bool is_template, is_kernel;
+  TSNode spec_args;       /* explicit specialisation (template <> f<__half>(...)): its arguments */
   dg_func *func;          /* non-templates: the shell made in the first pass */
   bool failed, done, busy;
   struct fe_def *next_same_name;
@@ -135,6 +138,9 @@ typedef struct fe_state {
   DG_VEC(fe_def *) defs;
   fe_symvec globals;      /* typedefs, file-scope constants, __device__ variables */
   DG_VEC(fe_inst *) insts;
+  DG_VEC(fe_def *) specs;         /* explicit specialisations */
+  DG_VEC(const char *) structs;   /* struct names whose static device functions are defs "S::f" */
+  DG_VEC(TSNode) explicit_insts;  /* template __global__ void k<float>(...); */
   DG_VEC(struct fe_finfo) infos;  /* every lowered function and its callees */
   int inst_depth;
 } fe_state;
@@ -215,6 +221,7 @@ bool fe_signature(fe_state *st, fe_def *def, dg_func *f, const fe_targ *targs, i
 dg_func *fe_instance(fe_state *st, fe_def *def, fe_targ *args, int nargs, TSNode at);
 int fe_tparams(fe_state *st, TSNode list, fe_tparam **out);
 fe_def *fe_find_def(fe_state *st, const char *name, size_t len);
+const char *fe_struct_name(fe_fn *fn, const char *name, size_t len);  /* struct or type param bound to one */
 void fe_bind_targs(fe_fn *fn, const fe_def *def, const fe_targ *args, int nargs);
 char *fe_inst_name(fe_state *st, const fe_def *def, const fe_targ *args, int nargs);
 

@@ -1,0 +1,64 @@
+#!/bin/sh
+# t/cli/parse.sh — `dirigo parse`: listing, --ir, --json, -D, -T, diagnostics, exit codes.
+: "${DIRIGO:=./dirigo}"
+tmp=${TMPDIR:-/tmp}/dg_parse_$$
+mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
+n=0; fail=0
+t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi; }
+
+cat > "$tmp/k.cu" <<'CU'
+#include <cuda_runtime.h>
+__device__ float sq(float v) { return v * v; }
+template <typename T, int BS = 128>
+__global__ void scale(T *y, const T *x, int n) { int i = blockIdx.x * BS + threadIdx.x; if (i < n) y[i] = x[i] * (T)SCALE; }
+__global__ void add(float *y, const float *__restrict__ x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += sq(x[i]);
+}
+void host(float *y, float *x, int n) { add<<<(n + 255) / 256, 256>>>(y, x, n); }
+CU
+out=$("$DIRIGO" parse "$tmp/k.cu" -DSCALE=2 2>"$tmp/err"); rc=$?
+t "exit 0 on a clean file" '[ $rc -eq 0 ]'
+t "no diagnostics" '[ ! -s "$tmp/err" ]'
+t "kernel listed with params" 'echo "$out" | grep -q "kernel   add(float \* y, const float \* x, int n)"'
+t "device function listed" 'echo "$out" | grep -q "device   sq(float v) -> float"'
+t "template listed" 'echo "$out" | grep -q "template <typename T, int BS = 128> __global__ void scale"'
+t "host launch listed" 'echo "$out" | grep -q "launch   add<<<(n + 255) / 256, 256>>>(y, x, n)"'
+out=$("$DIRIGO" parse "$tmp/k.cu" -D SCALE=2 --ir -T 'scale<float>' 2>"$tmp/err"); rc=$?
+t "-T instantiates" 'echo "$out" | grep -q "kernel   scale<float, 128>(float \* y"'
+t "--ir prints the body" 'echo "$out" | grep -q "y\[i\] += sq(x\[i\]);"'
+t "-D reaches the preprocessor" 'echo "$out" | grep -q "(x\[i\] \* (float)2)"'
+out=$("$DIRIGO" parse "$tmp/k.cu" -DSCALE=2 --json 2>"$tmp/err"); rc=$?
+t "--json exit 0" '[ $rc -eq 0 ]'
+t "--json functions" 'echo "$out" | grep -q "\"name\": \"add\", \"base\": \"add\", \"kind\": \"kernel\""'
+t "--json launches" 'echo "$out" | grep -q "\"kernel\": \"add\""'
+t "--json errors 0" 'echo "$out" | grep -q "\"errors\": 0}"'
+if command -v python3 >/dev/null 2>&1; then
+  t "--json is valid JSON" 'echo "$out" | python3 -c "import json,sys; json.load(sys.stdin)"'
+fi
+
+cat > "$tmp/bad.cu" <<'CU'
+__global__ void good(float *y) { y[0] = 1.0f; }
+__global__ void bad(float *y) { y[0] = undefined_thing; }
+__global__ void uns(float *y) { goto out; out: y[0] = 0; }
+CU
+out=$("$DIRIGO" parse "$tmp/bad.cu" 2>"$tmp/err"); rc=$?
+t "exit 2 with errors" '[ $rc -eq 2 ]'
+t "error names file:line:col" 'grep -q "bad.cu:2:40: error: use of undeclared identifier .undefined_thing." "$tmp/err"'
+t "unsupported construct named" 'grep -q "bad.cu:3:33: unsupported: goto and labels" "$tmp/err"'
+t "the good kernel still loads" 'echo "$out" | grep -q "kernel   good"'
+t "the bad kernels are dropped" '! echo "$out" | grep -q "kernel   bad"'
+out=$("$DIRIGO" parse "$tmp/bad.cu" --json 2>"$tmp/err"); rc=$?
+t "--json diagnostics" 'echo "$out" | grep -q "\"severity\": \"error\", \"file\": \"$tmp/bad.cu\", \"line\": 2, \"col\": 40"'
+
+"$DIRIGO" parse "$tmp/missing.cu" >/dev/null 2>"$tmp/err"; rc=$?
+t "unreadable file: exit 2" '[ $rc -eq 2 ]'
+t "unreadable file: message names it" 'grep -q "missing.cu" "$tmp/err"'
+"$DIRIGO" parse >/dev/null 2>&1; rc=$?
+t "no file: usage, exit 2" '[ $rc -eq 2 ]'
+"$DIRIGO" parse "$tmp/k.cu" --bogus >/dev/null 2>&1; rc=$?
+t "unknown option: exit 2" '[ $rc -eq 2 ]'
+"$DIRIGO" parse "$tmp/k.cu" -DSCALE=2 -T 'nosuch<int>' >/dev/null 2>"$tmp/err"; rc=$?
+t "bad -T: exit 2 with a message" '[ $rc -eq 2 ] && grep -q "nosuch" "$tmp/err"'
+echo "1..$n"
+[ $fail -eq 0 ]
