@@ -8,6 +8,7 @@
 #include "tui_model.h"
 #include "theme.h"
 #include "hl.h"
+#include "problem.h"
 
 /* Key handlers return flags; 0 means "not mine", try the next table. */
 enum { TUI_HANDLED = 1, TUI_REDRAW = 2, TUI_QUIT = 4 };
@@ -97,7 +98,9 @@ struct tui_app {
   char *datadir;
 
   /* the open document */
-  char *path;                         /* NULL: the gallery */
+  char *path;                         /* what was opened (spec or kernel); NULL: none */
+  char *source;                       /* the kernel file shown; NULL: a spec without one */
+  dg_problem *problem;                /* the loaded spec, or NULL */
   char *text;
   size_t len;
   dg_hl_query *query;
@@ -128,6 +131,8 @@ typedef struct {
  * user caused (bad theme lines, unreadable file) go to msgs as lines. */
 tui_app *tui_app_new(tui_backend *b, const tui_options *o, dg_buf *msgs);
 void tui_app_free(tui_app *a);
+/* Closes the open document (tui_open.c). */
+void tui_app_close_doc(tui_app *a);
 /* Opens a file in the workbench (a .cu, a problem .lua, or a directory of one). */
 bool tui_app_open(tui_app *a, const char *path);
 /* Places the panes for the backend's current size. */
@@ -175,7 +180,7 @@ void tui_menu_open(tui_app *a, const char *title, const char *const *items, size
   X(tui_act_redraw) X(tui_act_check) X(tui_act_fuzz) X(tui_act_gallery) \
   X(tui_src_down) X(tui_src_up) X(tui_src_page_down) X(tui_src_page_up) X(tui_src_top) \
   X(tui_src_bottom) X(tui_src_search) X(tui_src_next) X(tui_src_prev) X(tui_src_kernels) \
-  X(tui_src_next_kernel) X(tui_src_prev_kernel) X(tui_src_diag_next) \
+  X(tui_src_next_kernel) X(tui_src_prev_kernel) X(tui_src_diag_next) X(tui_src_left) X(tui_src_right) \
   X(tui_pick_left) X(tui_pick_right) X(tui_pick_up) X(tui_pick_down) X(tui_pick_page_up) \
   X(tui_pick_page_down) X(tui_pick_home) X(tui_pick_end) X(tui_pick_goto) X(tui_pick_tensor) \
   X(tui_pick_dims) X(tui_pick_slice_next) X(tui_pick_slice_prev) X(tui_pick_slice_dim) \

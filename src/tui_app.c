@@ -143,24 +143,12 @@ tui_app *tui_app_new(tui_backend *b, const tui_options *o, dg_buf *msgs)
   return a;
 }
 
-static void close_doc(tui_app *a)
-{
-  dg_hl_doc_free(a->doc);
-  a->doc = NULL;
-  free(a->text);
-  free(a->path);
-  a->text = a->path = NULL;
-  a->len = 0;
-  tui_model_free(&a->model);
-  tui_model_init(&a->model);
-}
-
 void tui_app_free(tui_app *a)
 {
   if (!a) return;
   for (int i = 0; i < TUI_PANE__COUNT; i++)
     if (a->panes[i].ops->close) a->panes[i].ops->close(a, &a->panes[i]);
-  close_doc(a);
+  tui_app_close_doc(a);
   dg_hl_query_free(a->query);
   for (size_t i = 0; i < a->styles.n; i++) free(a->styles.v[i].name);
   dg_vec_free(&a->styles);
@@ -212,7 +200,7 @@ void tui_app_layout(tui_app *a)
     pk->y = top, pk->x = w - rw, pk->h = ph, pk->w = rw;
     r->y = top + ph, r->x = w - rw, r->h = bodyh - ph, r->w = rw;
   } else {                                        /* narrow: stacked */
-    int sh = bodyh / 2, ph = (bodyh - sh) / 2;
+    int sh = bodyh * 2 / 5, ph = (bodyh - sh) * 3 / 5;
     s->y = top, s->x = 0, s->h = sh, s->w = w;
     pk->y = top + sh, pk->x = 0, pk->h = ph, pk->w = w;
     r->y = top + sh + ph, r->x = 0, r->h = bodyh - sh - ph, r->w = w;
@@ -273,6 +261,8 @@ static void draw_titlebar(tui_app *a)
   tui_draw_fill(a->b, 0, 0, a->w, TUI_ST_TITLE);
   int x = tui_draw_str(a->b, 0, 1, a->w - 1, "dirigo", TUI_ST_TITLE);
   if (a->gallery) tui_draw_str(a->b, 0, x, a->w - x, " — samples gallery", TUI_ST_TITLE);
+  else if (a->path && a->source && strcmp(a->path, a->source))
+    tui_draw_printf(a->b, 0, x, a->w - x, TUI_ST_TITLE, " — %s (%s)", a->path, a->source);
   else if (a->path) tui_draw_printf(a->b, 0, x, a->w - x, TUI_ST_TITLE, " — %s", a->path);
 }
 
@@ -281,7 +271,7 @@ void tui_app_draw(tui_app *a)
   tui_app_layout(a);
   a->b->ops->clear(a->b);
   if (a->w < 20 || a->h < 6) {
-    tui_draw_str(a->b, 0, 0, a->w, "terminal too small", TUI_ST_ERROR);
+    tui_draw_str(a->b, 0, 0, a->w, a->w >= 18 ? "terminal too small" : "too small", TUI_ST_ERROR);
     a->b->ops->flush(a->b);
     return;
   }

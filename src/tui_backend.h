@@ -85,6 +85,12 @@ void tui_draw_fill(tui_backend *b, int y, int x, int w, int style);
 /* One code point at (y, x) if it fits before column `limit`; returns its width
  * (0 when it did not fit; 1 or 2 otherwise). */
 int tui_draw_cp(tui_backend *b, int y, int x, int limit, uint32_t cp, int style);
+/* Draws text with its lines wrapped to w columns, skipping the first `skip`
+ * screen rows and drawing at most h. Returns the rows the whole text takes. */
+int tui_draw_wrapped(tui_backend *b, int y, int x, int w, int h, const char *s, int skip, int style);
+/* How many bytes of s[0..n) to put on a line of w columns: all when they
+ * fit, else up to the last blank that fits (a word wider than w is cut). */
+size_t tui_wrap(const char *s, size_t n, int w);
 /* Columns that s[0..n) takes on screen. */
 int tui_text_width(const char *s, size_t n);
 /* Decodes one UTF-8 sequence (invalid bytes decode as U+FFFD, length 1). */

@@ -124,6 +124,45 @@ int tui_text_width(const char *s, size_t n)
   return w;
 }
 
+size_t tui_wrap(const char *s, size_t n, int w)
+{
+  size_t i = 0, blank = 0;
+  int col = 0;
+  while (i < n) {
+    size_t len;
+    uint32_t cp = tui_utf8_next(s + i, n - i, &len);
+    int cw = cp == '\t' ? 1 : cp_width(cp);
+    if (col + cw > w) break;
+    col += cw;
+    i += len;
+    if (cp == ' ') blank = i;
+  }
+  if (i == n) return n;
+  if (blank > 0) return blank;
+  return i > 0 ? i : (n ? 1 : 0);                  /* always make progress */
+}
+
+int tui_draw_wrapped(tui_backend *b, int y, int x, int w, int h, const char *s, int skip, int style)
+{
+  int row = 0;
+  while (*s && w > 0) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    do {
+      size_t cut = tui_wrap(s, n, w);
+      size_t dn = cut;
+      while (dn && s[dn - 1] == ' ') dn--;            /* no styled blank at the end */
+      if (row >= skip && row - skip < h) tui_draw_text(b, y + row - skip, x, w, s, dn, style);
+      row++;
+      s += cut, n -= cut;
+      while (n && *s == ' ') s++, n--;
+    } while (n);
+    if (!nl) break;
+    s = nl + 1;
+  }
+  return row;
+}
+
 /* ---- key names ------------------------------------------------------------ */
 
 static const struct { const char *name; int key; } key_names[] = {

@@ -4,6 +4,8 @@
  * gives them, the output tensors. Without a spec the picker says what is
  * missing and how to write it. */
 #include "tui.h"
+#include "lua_spec.h"
+#include "fe.h"
 #include <sys/stat.h>
 #include <dirent.h>
 #include <stdlib.h>
@@ -66,6 +68,94 @@ static void syntax_diags(tui_app *a)
   }
 }
 
+/* Diagnostics in the shown file go on their lines; all of them (also those
+ * in the spec or the op) are listed in `rest` when given. */
+static void place_diags(tui_app *a, const dg_srcmgr *sm, const dg_diags *d, const char *shown,
+                        dg_buf *rest)
+{
+  for (size_t i = 0; i < d->v.n; i++) {
+    const dg_diag *g = &d->v.v[i];
+    if (g->span.file && shown && !strcmp(dg_srcmgr_path(sm, g->span.file), shown)) {
+      tui_model_add_diag(&a->model, g->sev, g->span.line, g->span.col, g->msg);
+    }
+    if (rest) {
+      dg_diag_format(rest, sm, g);
+      dg_buf_putc(rest, '\n');
+    }
+  }
+}
+
+/* The front end's diagnostics (unsupported constructs, type errors) for the
+ * kernel file: it runs the preprocessor and the lowering once at open. */
+static void fe_diags(tui_app *a, const char *src)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  dg_diags d = {0};
+  fe_options opt = { .instantiate_launches = true };
+  if (a->problem) {
+    opt.defines = a->problem->defines.v;
+    opt.ndefines = (int)a->problem->defines.n;
+  }
+  dg_module *m = fe_load(&sm, src, &opt, &d);
+  place_diags(a, &sm, &d, src, NULL);
+  if (m) fe_module_free(m);
+  dg_diags_free(&d);
+  dg_srcmgr_free(&sm);
+}
+
+/* Output tensors of the problem at the spec's sizes. */
+static void add_outputs(tui_app *a, dg_buf *why)
+{
+  dg_problem *p = a->problem;
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  dg_diags d = {0};
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *x = &p->tensors.v[t];
+    if (x->role != DG_TENSOR_OUTPUT) continue;
+    int64_t dims[TUI_MAX_DIMS];
+    if (x->shape.n < 1 || x->shape.n > TUI_MAX_DIMS) {
+      dg_buf_printf(why, "output %s has rank %zu: the picker shows ranks 1 to %d\n", x->name,
+                    x->shape.n, TUI_MAX_DIMS);
+      continue;
+    }
+    if (!dg_problem_shape(p, (int)t, sizes, dims, &d) ||
+        tui_model_add_tensor(&a->model, x->name, (int)x->shape.n, dims) < 0)
+      dg_buf_printf(why, "output %s: no usable shape at the spec's sizes\n", x->name);
+  }
+  for (size_t i = 0; i < d.v.n; i++) {
+    dg_diag_format(why, &p->sm, &d.v.v[i]);
+    dg_buf_putc(why, '\n');
+  }
+  dg_diags_free(&d);
+  free(sizes);
+}
+
+static bool has_spec_block(const char *text)
+{
+  const char *c = strstr(text, "/*");
+  if (!c) return false;
+  c += 2;
+  while (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r') c++;
+  return !strncmp(c, "dirigo:", 7);
+}
+
+void tui_app_close_doc(tui_app *a)
+{
+  dg_hl_doc_free(a->doc);
+  a->doc = NULL;
+  free(a->text);
+  free(a->path);
+  free(a->source);
+  a->text = a->path = a->source = NULL;
+  a->len = 0;
+  if (a->problem) dg_problem_free(a->problem);
+  a->problem = NULL;
+  tui_model_free(&a->model);
+  tui_model_init(&a->model);
+}
+
 bool tui_app_open(tui_app *a, const char *path)
 {
   struct stat st;
@@ -85,31 +175,54 @@ bool tui_app_open(tui_app *a, const char *path)
     free(file);
     return false;
   }
-  /* the old document goes */
-  dg_hl_doc_free(a->doc);
-  free(a->text);
-  free(a->path);
-  tui_model_free(&a->model);
-  tui_model_init(&a->model);
+  tui_app_close_doc(a);
   a->path = file;
+  bool lua = has_suffix(file, ".lua");
+  dg_buf why = {0};
+  char *src = NULL;                       /* the kernel file shown */
+  dg_diags d = {0};
+  if (lua || has_spec_block(text)) {
+    a->problem = dg_spec_load(file, &d);
+    if (a->problem->source) src = dg_strdup(a->problem->source);
+    else if (!lua) src = dg_strdup(file);
+  } else {
+    src = dg_strdup(file);
+  }
+  if (src && strcmp(src, file)) {         /* show the kernel, not the spec */
+    free(text);
+    text = dg_read_file(src, &len);
+    if (!text) {
+      dg_buf_printf(&why, "%s: cannot read the kernel: %s\n", src, strerror(errno));
+      free(src);
+      src = NULL;
+      text = dg_read_file(file, &len);
+    }
+  }
   a->text = text;
   a->len = len;
-  bool lua = has_suffix(file, ".lua");
-  a->doc = dg_hl_doc_new(lua ? NULL : a->query, text, len);
-  if (!lua) syntax_diags(a);
-  if (lua) {
-    tui_model_set_missing(&a->model,
-                          "Problem specs are read by the problem loader, which is not\n"
-                          "available yet in the workbench: no output tensors to show.");
-  } else if (!strncmp(text, "/* dirigo:", 10) || strstr(text, "/* dirigo:")) {
-    tui_model_set_missing(&a->model,
-                          "This file has a /* dirigo: */ spec block; reading it needs the\n"
-                          "problem loader, which is not available yet in the workbench.");
-  } else {
+  a->source = src;
+  a->doc = dg_hl_doc_new(src ? a->query : NULL, a->text, a->len);   /* a spec alone: plain */
+  if (a->problem) place_diags(a, &a->problem->sm, &d, src ? src : file, &why);
+  if (a->problem && d.nerrors == 0) add_outputs(a, &why);
+  if (src) {
+    syntax_diags(a);
+    fe_diags(a, src);
+  }
+  if (!a->problem) {
     char *m = spec_help(file);
     tui_model_set_missing(&a->model, m);
     free(m);
+  } else if (d.nerrors) {
+    char *m = dg_printf("The problem spec has errors; no output tensors:\n%s", why.s ? why.s : "");
+    tui_model_set_missing(&a->model, m);
+    free(m);
+  } else if (!a->model.tensors.n) {
+    char *m = dg_printf("The problem has no output tensor to show.\n%s", why.s ? why.s : "");
+    tui_model_set_missing(&a->model, m);
+    free(m);
   }
+  dg_buf_free(&why);
+  dg_diags_free(&d);
   a->focus = TUI_PANE_SOURCE;
   a->overlay = -1;
   if (a->doc && a->doc->kernels.n) tui_source_goto(a, a->doc->kernels.v[0].line);

@@ -92,23 +92,7 @@ static void cell_view(const tui_tensor *t, const int64_t *idx, uint32_t *g, int 
 static void draw_missing(tui_app *a, tui_pane *p)
 {
   const char *m = a->model.missing ? a->model.missing : "no output tensors";
-  int y = p->y + 1, w = p->w - 2;
-  while (*m && y < p->y + p->h && w > 0) {
-    const char *nl = strchr(m, '\n');
-    size_t n = nl ? (size_t)(nl - m) : strlen(m);
-    /* wrap at a blank when the line is wider than the pane */
-    size_t cut = n;
-    if (tui_text_width(m, n) > w) {
-      cut = 0;
-      for (size_t i = 0; i < n && tui_text_width(m, i) <= w; i++)
-        if (m[i] == ' ') cut = i;
-      if (cut == 0) cut = (size_t)w;
-    }
-    tui_draw_text(a->b, y++, p->x + 1, w, m, cut, TUI_ST_NOTICE);
-    m += cut;
-    while (*m == ' ') m++;
-    if (cut == n && nl) m = nl + 1;
-  }
+  tui_draw_wrapped(a->b, p->y + 1, p->x + 1, p->w - 2, p->h - 1, m, 0, TUI_ST_NOTICE);
 }
 
 static void pk_draw(tui_app *a, tui_pane *p)
@@ -262,9 +246,12 @@ int tui_pick_tensor(tui_app *a, tui_pane *p, int key)
 {
   if (!cur_tensor(a)) return move(a, 0, 0);
   pick_state *s = state(a);
+  if (a->model.tensors.n == 1) {
+    tui_app_message(a, false, "%s is the only output tensor", cur_tensor(a)->name);
+    return TUI_HANDLED | TUI_REDRAW;
+  }
   s->tensor = (s->tensor + 1) % (int)a->model.tensors.n;
   reset_dims(s, cur_tensor(a));
-  if (a->model.tensors.n == 1) tui_app_message(a, false, "%s is the only output tensor", cur_tensor(a)->name);
   return TUI_HANDLED | TUI_REDRAW;
 }
 

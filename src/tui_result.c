@@ -19,17 +19,6 @@ static void res_close(tui_app *a, tui_pane *p)
   p->st = NULL;
 }
 
-static int count_lines(const char *s)
-{
-  int n = 0;
-  for (; s && *s; n++) {
-    const char *nl = strchr(s, '\n');
-    if (!nl) { n++; break; }
-    s = nl + 1;
-  }
-  return n;
-}
-
 static void res_draw(tui_app *a, tui_pane *p)
 {
   res_state *s = p->st;
@@ -39,19 +28,11 @@ static void res_draw(tui_app *a, tui_pane *p)
     tui_draw_str(a->b, p->y + 1, p->x + 1, p->w - 1, "nothing checked yet", TUI_ST_NOTICE);
     return;
   }
-  int n = count_lines(t), rows = p->h - 1;
+  int rows = p->h - 1;
+  int n = tui_draw_wrapped(a->b, p->y + 1, p->x + 1, p->w - 2, 0, t, 0, TUI_ST_TEXT);
   if (s->top > n - rows) s->top = n - rows;
   if (s->top < 0) s->top = 0;
-  for (int i = 0; i < s->top && t; i++) {
-    const char *nl = strchr(t, '\n');
-    t = nl ? nl + 1 : NULL;
-  }
-  for (int y = p->y + 1; t && *t && y < p->y + p->h; y++) {
-    const char *nl = strchr(t, '\n');
-    size_t len = nl ? (size_t)(nl - t) : strlen(t);
-    tui_draw_text(a->b, y, p->x + 1, p->w - 1, t, len, TUI_ST_TEXT);
-    t = nl ? nl + 1 : NULL;
-  }
+  tui_draw_wrapped(a->b, p->y + 1, p->x + 1, p->w - 2, rows, t, s->top, TUI_ST_TEXT);
 }
 
 static int scroll(tui_app *a, int d)

@@ -12,6 +12,7 @@ typedef struct {
   DG_VEC(uint32_t) lines;   /* byte offset of each line start */
   const char *text;         /* the app's text this index was built for */
   uint32_t top, cur;        /* 0-based */
+  int left;                 /* first text column shown (horizontal scroll) */
   char *search;
 } src_state;
 
@@ -23,6 +24,7 @@ static src_state *state(tui_app *a)
   if (s->text != a->text) {                   /* a new document: reindex */
     s->lines.n = 0;
     s->top = s->cur = 0;
+    s->left = 0;
     s->text = a->text;
     if (a->text) {
       dg_vec_push(&s->lines, 0);
@@ -105,21 +107,25 @@ static void draw_line(tui_app *a, tui_pane *p, src_state *s, uint32_t l, int y, 
   tui_draw_printf(b, y, x0 + 1, gut - 1, nst, "%*u", gut - 2, line1);
   /* text */
   size_t b0 = s->lines.v[l], b1 = line_end(a, s, l);
-  int x = x0 + gut, col = 0;
+  int x = x0 + gut, col = 0, left = s->left;
   for (size_t i = b0; i < b1 && x < xe;) {
     size_t len;
     uint32_t cp = tui_utf8_next(a->text + i, b1 - i, &len);
     int st = a->doc && a->cap_style && a->doc->cap[i] ? a->cap_style[a->doc->cap[i] - 1] : TUI_ST_TEXT;
     if (in_match(a, s, b0, b1, i)) st = TUI_ST_SEARCH;
     else if (base != TUI_ST_TEXT) st = tui_style_over(a, base, st);
-    if (cp == '\t') {
-      int n = TABW - col % TABW;
-      for (int k = 0; k < n && x < xe; k++, col++) x += tui_draw_cp(b, y, x, xe, ' ', st);
-    } else {
-      int w = tui_draw_cp(b, y, x, xe, cp, st);
-      if (w == 0 && cp >= 0x20) break;
-      x += w;
-      col += w;
+    int n = cp == '\t' ? TABW - col % TABW : 1;
+    for (int k = 0; k < n && x < xe; k++) {
+      uint32_t c = cp == '\t' ? ' ' : cp;
+      int w = tui_text_width(a->text + i, cp == '\t' ? 1 : len);
+      if (col >= left) {
+        int got = tui_draw_cp(b, y, x, xe, c, st);
+        if (got == 0 && w > 0) { x = xe; break; }
+        x += got;
+      } else if (col + w > left) {
+        x += col + w - left;               /* a wide character cut by the left edge */
+      }
+      col += cp == '\t' ? 1 : w;
     }
     i += len;
   }
@@ -192,6 +198,16 @@ int tui_src_down(tui_app *a, tui_pane *p, int key) { return move(a, 1); }
 int tui_src_up(tui_app *a, tui_pane *p, int key) { return move(a, -1); }
 int tui_src_page_down(tui_app *a, tui_pane *p, int key) { return move(a, page(a)); }
 int tui_src_page_up(tui_app *a, tui_pane *p, int key) { return move(a, -page(a)); }
+static int hscroll(tui_app *a, int d)
+{
+  src_state *s = state(a);
+  s->left += d;
+  if (s->left < 0) s->left = 0;
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_src_left(tui_app *a, tui_pane *p, int key) { return hscroll(a, -8); }
+int tui_src_right(tui_app *a, tui_pane *p, int key) { return hscroll(a, 8); }
 int tui_src_top(tui_app *a, tui_pane *p, int key) { return move(a, -(long)state(a)->lines.n); }
 int tui_src_bottom(tui_app *a, tui_pane *p, int key) { return move(a, (long)state(a)->lines.n); }
 

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Whole screens: help from the key table, resize, a bad key, the command
+# line, the gallery (no argument), a .cu without a spec.
+. "$DG_SRCDIR/t/tui/lib.sh"
+
+tui_run help 100x30 '?
+<Dump>
+j
+<Dump>
+q
+<Dump>' saxpy.cu
+tui_same help 001 "? shows the help generated from the key table"
+tui_same help 002 "j scrolls the help"
+tui_same help 003 "q closes the help"
+
+tui_run resize 100x30 '<Resize 60x20>
+<Dump>
+<Resize 140x40>
+<Dump>
+<Resize 12x5>
+<Dump>' bmm.lua
+tui_same resize 001 "narrow: panes stacked"
+tui_same resize 002 "wide: side by side"
+tui_has resize 003 "too small" "a tiny terminal says so"
+
+tui_run badkey 100x30 'Z
+<Dump>
+j
+<Dump>' saxpy.cu
+tui_has badkey 001 "Z is not bound here; ? lists the keys" "an unbound key is reported"
+tui_same badkey 002 "the next key clears the report"
+
+tui_run cmd 100x30 ':frob<Enter>
+<Dump>
+:lua print(1)<Enter>
+<Dump>
+:12<Enter>
+<Dump>
+:theme nosuch<Enter>
+<Dump>
+:kernel saxpy_twice<Enter>
+<Dump>
+:q<Enter>' saxpy.cu
+tui_has cmd 001 "unknown command :frob" "unknown commands are reported"
+tui_has cmd 002 "lua: not available yet" "Lua says plainly it is not there yet"
+tui_has cmd 003 "line 12/22" ":12 goes to line 12"
+tui_has cmd 004 "theme 'nosuch' not found" "a missing theme is reported"
+tui_has cmd 005 "kernel saxpy_twice" ":kernel jumps to a kernel"
+tui_rc cmd 0 ":q quits with 0"
+
+# a private data dir: the real themes and grammar, our own samples
+D=$T/datadir
+mkdir -p "$D/samples/demo" "$D/samples/empty"
+ln -s "$DG_SRCDIR/themes" "$DG_SRCDIR/grammars" "$DG_SRCDIR/lua" "$D/"
+cp "$DATA/bmm.lua" "$DATA/bmm.cu" "$DATA/saxpy.cu" "$D/samples/demo/"
+DIRIGO_DATADIR=$D; export DIRIGO_DATADIR
+tui_run gallery 100x30 'j
+<Dump>
+<Enter>
+<Dump>
+o
+<Dump>'
+unset DIRIGO_DATADIR
+sed -i "s|$D|DATADIR|g" "$T"/gallery/*.txt
+tui_same gallery 000 "no argument: the gallery of samples"
+tui_same gallery 001 "j selects the next problem"
+tui_has gallery 002 "saxpy.cu" "Enter opens it"
+tui_has gallery 003 "demo/bmm.lua" "o goes back to the gallery"
+
+# a bad theme line: reported with file:line:col, the rest still loads
+mkdir -p "$T/config/dirigo/themes"
+printf 'keyword = fg=#c678dd,bold\nstring = fg=nonsense\n' > "$T/config/dirigo/themes/mine.theme"
+tui_run theme 100x30 '' --theme mine saxpy.cu
+tui_has theme 000 "mine.theme:2:10: error: 'fg=nonsense'" "a bad theme line is shown with file:line:col"
+if grep -q "keyword" "$T/theme/000.style"; then tap 0 "the good lines still style the source"; else tap 1 "the good lines still style the source"; fi
+tui_done
