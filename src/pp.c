@@ -400,7 +400,8 @@ static void run(pp_state *p, pp_tok *tok)
       tok = directive(p, t);
     } else if (t->kind == PT_IDENT && pp_expand_head(p, &tok)) {
       continue;
-    } else if (pp_tok_is(t, "_Pragma") && (tok = pragma_op(p, t))) {
+    } else if (t->kind == PT_IDENT && t->len == 7 && pp_tok_is(t, "_Pragma") &&
+               (tok = pragma_op(p, t))) {
       continue;
     } else {
       pp_out_tok(p, t);

@@ -100,7 +100,12 @@ void pp_out_tok(pp_state *p, const pp_tok *t)
   position(p, pos);
   size_t col = p->out.n - p->line_start + 1;
   if (pos.col > col) {
-    for (; col < pos.col; col++) dg_buf_putc(&p->out, ' ');
+    static const char spaces[] = "                                                                ";
+    for (size_t n = pos.col - col; n; ) {
+      size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+      dg_buf_put(&p->out, spaces, k);
+      n -= k;
+    }
   } else if (p->out.n > p->line_start &&
              (t->space || (!adjacent(p->last_end, t->at) &&
                            avoid_paste(p->out.s[p->out.n - 1], t->len ? t->s[0] : ' ')))) {
