@@ -225,6 +225,7 @@ bool tui_app_open(tui_app *a, const char *path)
   dg_diags_free(&d);
   a->focus = TUI_PANE_SOURCE;
   a->overlay = -1;
+  a->gallery = false;
   if (a->doc && a->doc->kernels.n) tui_source_goto(a, a->doc->kernels.v[0].line);
   return true;
 }

@@ -1,0 +1,140 @@
+/* tui.c — the screen fed through its model API, as a checker or a fuzz
+ * campaign will feed it: per-cell verdicts, fuzz heat, source marks and the
+ * result text, drawn by the real views on the headless backend. Also the key
+ * table's consistency and the key-name notation. */
+#include "tui.h"
+#include "../tap.h"
+
+static char *row(tui_app *a, int y) { return tui_headless_row(a->b, y); }
+
+/* Screen row holding `needle`, or -1. */
+static int find_row(tui_app *a, const char *needle)
+{
+  for (int y = 0; y < a->h; y++) {
+    char *r = row(a, y);
+    bool hit = strstr(r, needle) != NULL;
+    free(r);
+    if (hit) return y;
+  }
+  return -1;
+}
+
+static void keys(tui_app *a, const char *s)
+{
+  while (*s) {
+    int w, h;
+    const char *err = NULL;
+    tui_app_key(a, tui_key_parse(&s, &w, &h, &err));
+  }
+  tui_app_draw(a);
+}
+
+int main(void)
+{
+  const char *src = getenv("DG_SRCDIR");
+  if (!src) src = ".";
+
+  /* key names round-trip */
+  const char *s = "<Down><C-c>x<lt><Resize 80x24>";
+  int w = 0, h = 0;
+  const char *err = NULL;
+  is_int(tui_key_parse(&s, &w, &h, &err), TUI_KEY_DOWN, "<Down>");
+  is_int(tui_key_parse(&s, &w, &h, &err), 3, "<C-c>");
+  is_int(tui_key_parse(&s, &w, &h, &err), 'x', "x");
+  is_int(tui_key_parse(&s, &w, &h, &err), '<', "<lt>");
+  is_int(tui_key_parse(&s, &w, &h, &err), TUI_KEY_RESIZE, "<Resize 80x24>");
+  ok(w == 80 && h == 24, "resize size");
+  s = "<Nope>";
+  is_int(tui_key_parse(&s, &w, &h, &err), TUI_KEY_NONE, "unknown key name refused");
+  char kb[24];
+  is_str(tui_key_name(TUI_KEY_PGDN, kb, sizeof kb), "<PageDown>", "key name");
+  is_str(tui_key_name(0x6f22, kb, sizeof kb), "漢", "a wide key names itself");
+
+  /* the key table: every row has a handler and help; no key bound twice in a context */
+  int dup = 0, missing = 0;
+  for (size_t i = 0; i < tui_nbindings; i++) {
+    if (!tui_bindings[i].fn || !tui_bindings[i].help || !*tui_bindings[i].help) missing++;
+    for (size_t j = i + 1; j < tui_nbindings; j++)
+      if (tui_bindings[i].ctx == tui_bindings[j].ctx && tui_bindings[i].key == tui_bindings[j].key) dup++;
+  }
+  is_int(missing, 0, "every binding has a handler and help text");
+  is_int(dup, 0, "no key is bound twice in one context");
+
+  /* the app on the headless backend, fed through the model */
+  tui_backend *b = tui_headless_new(100, 30);
+  tui_options o = { .datadir = src };
+  dg_buf msgs = {0};
+  tui_app *a = tui_app_new(b, &o, &msgs);
+  is_str(msgs.s ? msgs.s : "", "", "the default theme and query load cleanly");
+  char *path = dg_printf("%s/t/tui/data/bmm.lua", src);
+  ok(tui_app_open(a, path), "open a problem spec");
+  free(path);
+  is_int(a->model.tensors.n, 1, "one output tensor");
+  tui_tensor *t = &a->model.tensors.v[0];
+  ok(t->ndim == 3 && t->shape[0] == 3 && t->shape[1] == 17 && t->shape[2] == 20, "c is 3x17x20");
+
+  int64_t i00[3] = { 0, 0, 0 }, i01[3] = { 0, 0, 1 }, i02[3] = { 0, 0, 2 }, i03[3] = { 0, 0, 3 },
+          i04[3] = { 0, 0, 4 }, i10[3] = { 0, 1, 0 }, i11[3] = { 0, 1, 1 }, bad[3] = { 5, 0, 0 };
+  tui_tensor_set_state(t, i00, TUI_CELL_EQUIVALENT);
+  tui_tensor_set_state(t, i01, TUI_CELL_BUG);
+  tui_tensor_set_state(t, i02, TUI_CELL_UNKNOWN);
+  tui_tensor_set_state(t, i03, TUI_CELL_FAULT);
+  tui_tensor_set_state(t, bad, TUI_CELL_BUG);          /* out of range: ignored */
+  tui_tensor_set_heat(t, i10, 0.0);
+  tui_tensor_set_heat(t, i11, 0.9);
+  is_int(tui_tensor_state(t, i01), TUI_CELL_BUG, "state reads back");
+  is_int(tui_tensor_state(t, i04), TUI_CELL_UNCHECKED, "unset cells are unchecked");
+  ok(tui_tensor_heat(t, i11) > 0.89 && tui_tensor_heat(t, i04) < 0, "heat reads back");
+  uint32_t fed[] = { 11, 9, 10 };
+  tui_model_mark_fed(&a->model, fed, 3);
+  tui_model_mark_fault(&a->model, 11, "race with line 11 (threads 0 and 16)");
+  tui_model_set_result(&a->model, "verdict: bug\nwitness: a[0][0][0] = 1.5\nkernel 3.0 vs reference 4.5");
+  ok(tui_model_is_fed(&a->model, 10) && !tui_model_is_fed(&a->model, 8), "fed lines");
+
+  tui_app_draw(a);
+  int y = find_row(a, " 0   =");
+  ok(y > 0, "verdict glyphs in row 0 of the slice");
+  if (y > 0) {
+    char *r = row(a, y);
+    has_str(r, "0   =  X  ?  !  ·", "equivalent, bug, unknown, fault, unchecked");
+    free(r);
+    r = row(a, y + 1);
+    has_str(r, "1   ·  █", "heat: none, then 0.9 (full block)");
+    free(r);
+  }
+  y = find_row(a, "  11   c[(z * M");
+  ok(y < 0, "line 11 is not drawn plainly");
+  y = find_row(a, "! 11 ");
+  ok(y > 0, "line 11 carries the fault mark");
+  if (y > 0) {
+    char *r = row(a, y);
+    has_str(r, "race with line 11", "and its note");
+    free(r);
+  }
+  ok(find_row(a, "▌ 10 ") > 0, "line 10 carries the fed mark");
+  ok(find_row(a, "verdict: bug") > 0, "result pane shows the text");
+  ok(find_row(a, "kernel 3.0 vs reference 4.5") > 0, "all of it");
+
+  /* select c[0,0,1] in the picker: the bottom line names its state */
+  keys(a, "<Tab>l");
+  int sel;
+  int64_t idx[TUI_MAX_DIMS];
+  ok(tui_picker_selected(a, &sel, idx) && idx[0] == 0 && idx[1] == 0 && idx[2] == 1, "selection is c[0,0,1]");
+  ok(find_row(a, "│ bug") > 0, "the selected cell's state is named");
+  keys(a, "j");
+  ok(find_row(a, "│ unchecked, fuzz heat 0.90") > 0, "heat of the selected cell is shown");
+
+  /* marks clear */
+  tui_model_clear_marks(&a->model);
+  tui_app_draw(a);
+  ok(find_row(a, "! 11 ") < 0 && find_row(a, "▌ 10 ") < 0, "marks cleared");
+
+  /* themes switch at run time; a missing one is reported */
+  ok(tui_app_theme(a, "light", &msgs), "switch to the light theme");
+  ok(!tui_app_theme(a, "nosuch", &msgs), "a missing theme fails");
+  has_str(msgs.s, "theme 'nosuch' not found", "and says so");
+
+  dg_buf_free(&msgs);
+  tui_app_free(a);
+  return tap_done();
+}
