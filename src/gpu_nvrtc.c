@@ -159,10 +159,16 @@ static void job_init(job *j, dg_srcmgr *sm, uint32_t file, const dg_gpu_copts *o
   dg_vec_push(&j->opts, dg_strdup("-default-device"));
   dg_vec_push(&j->opts, dg_strdup("-std=c++17"));
   dg_vec_push(&j->opts, dg_strdup("-lineinfo"));
+  /* the toolkit's headers (cuda_fp16.h, cooperative_groups.h; CUDA 13 keeps
+   * cuda/std under include/cccl); $DIRIGO_CUDA_DIR where it moved */
+  const char *cuda = getenv("DIRIGO_CUDA_DIR");
 #ifdef DG_CUDA_DIR
-  dg_vec_push(&j->opts, dg_strdup("-I" DG_CUDA_DIR "/include"));
-  dg_vec_push(&j->opts, dg_strdup("-I" DG_CUDA_DIR "/include/cccl"));
+  if (!cuda || !*cuda) cuda = DG_CUDA_DIR;
 #endif
+  if (cuda && *cuda) {
+    dg_vec_push(&j->opts, dg_printf("-I%s/include", cuda));
+    dg_vec_push(&j->opts, dg_printf("-I%s/include/cccl", cuda));
+  }
   dg_vec_push(&j->opts, dg_printf("-I%s", dir));
   for (int i = 0; o && i < o->ndefines; i++) dg_vec_push(&j->opts, dg_printf("-D%s", o->defines[i]));
   for (int i = 0; o && i < o->nextra; i++) dg_vec_push(&j->opts, dg_strdup(o->extra[i]));
