@@ -74,6 +74,16 @@ static bool same_def(const pp_macro *m, bool fl, int np, pp_tok **params, const 
   return a->kind == PT_EOF && b->kind == PT_EOF;
 }
 
+static bool closing_before(const pp_tok *t, const pp_tok *end)
+{
+  int level = 0;
+  for (; t != end; t = t->next) {
+    if (pp_tok_is(t, "(")) level++;
+    if (pp_tok_is(t, ")") && --level == 0) return true;
+  }
+  return false;
+}
+
 static bool read_params(pp_state *p, pp_tok **tp, pp_tok *end, tokvec *ps, bool *va)
 {
   pp_tok *t = (*tp)->next;               /* after "(" */
@@ -135,6 +145,12 @@ void pp_do_define(pp_state *p, pp_tok *t, pp_tok *end, bool predefined)
     c->bol = false;
     c->paste = pp_tok_is(t, "##");
     if (cur == &head) c->space = false;
+    if (va && pp_tok_is(t, "__VA_OPT__") &&
+        (t->next == end || !pp_tok_is(t->next, "(") || !closing_before(t->next, end))) {
+      dg_diag_add(p->d, DG_SEV_ERROR, t->at, "__VA_OPT__ needs a parenthesized operand");
+      dg_vec_free(&ps);
+      return;
+    }
     if (fl && pp_tok_is(t, "#") && param_index(&tmp, t->next == end ? t : t->next) < 0) {
       dg_diag_add(p->d, DG_SEV_ERROR, t->at, "'#' is not followed by a macro parameter");
       dg_vec_free(&ps);
@@ -350,11 +366,44 @@ static pp_tok *paste(pp_state *p, pp_tok *l, pp_tok *r, dg_span use)
   return t;
 }
 
-static pp_tok *subst(pp_state *p, const pp_macro *m, pp_arg *args, const pp_tok *name, dg_span use)
+/* The ")" that closes the "(" at t, or NULL. */
+static const pp_tok *closing(const pp_tok *t)
 {
-  tokvec v = {0};
+  int level = 0;
+  for (; t->kind != PT_EOF; t = t->next) {
+    if (pp_tok_is(t, "(")) level++;
+    if (pp_tok_is(t, ")") && --level == 0) return t;
+  }
+  return NULL;
+}
+
+static bool is_va_opt(const pp_macro *m, const pp_tok *t)
+{
+  return m->variadic && pp_tok_is(t, "__VA_OPT__") && pp_tok_is(t->next, "(");
+}
+
+/* Substitutes the body tokens [t, stop) into v (## are applied later). */
+static void subst_range(pp_state *p, const pp_macro *m, pp_arg *args, const pp_tok *name,
+                        const pp_tok *t, const pp_tok *stop, tokvec *vp)
+{
+  tokvec v = *vp;
   bool after_paste = false;
-  for (const pp_tok *t = m->body; t->kind != PT_EOF; t = t->next) {
+  for (; t != stop && t->kind != PT_EOF; t = t->next) {
+    const pp_tok *close;
+    if (is_va_opt(m, t) && (close = closing(t->next))) {      /* C++20 __VA_OPT__(...) */
+      pp_tok *va = arg_expanded(p, &args[m->nparams - 1], name);
+      size_t n0 = v.n;
+      if (va->kind != PT_EOF) {
+        *vp = v;
+        subst_range(p, m, args, name, t->next->next, close, vp);
+        v = *vp;
+      }
+      if (v.n == n0) dg_vec_push(&v, pp_tok_new(p, PT_PLACEMARKER, "", 0, t->at));
+      v.v[n0]->space = t->space;
+      t = close;
+      after_paste = false;
+      continue;
+    }
     int i = param_index(m, t->next);
     if (m->funclike && pp_tok_is(t, "#") && i >= 0) {
       pp_tok *s = stringize(p, args[i].raw, t);
@@ -390,6 +439,13 @@ static pp_tok *subst(pp_state *p, const pp_macro *m, pp_arg *args, const pp_tok 
     }
     after_paste = t->paste;
   }
+  *vp = v;
+}
+
+static pp_tok *subst(pp_state *p, const pp_macro *m, pp_arg *args, const pp_tok *name, dg_span use)
+{
+  tokvec v = {0};
+  subst_range(p, m, args, name, m->body, NULL, &v);
   /* ## operators, left to right; then drop placemarkers */
   size_t w = 0;
   for (size_t r = 0; r < v.n; r++) {

@@ -106,6 +106,10 @@ static void test_macros(void)
   is_str(flat("#define V(f, ...) g(f, __VA_ARGS__)\nV(1,2,3) V(1)\n"), "g(1,2,3)g(1,)", "__VA_ARGS__");
   is_str(flat("#define W(f, ...) g(f, ##__VA_ARGS__)\nW(1) W(1,2)\n"), "g(1)g(1,2)", "GNU , ## __VA_ARGS__");
   is_str(flat("#define N(args...) h(args)\nN(1,2)\n"), "h(1,2)", "named variadic parameter");
+  is_str(flat("#define O(f, ...) f(0 __VA_OPT__(, __VA_ARGS__))\n#define E\nO(g) O(g, 1, 2) O(g, E) O(g,)\n"),
+         "g(0)g(0,1,2)g(0)g(0)", "__VA_OPT__");
+  is_str(flat("#define O(x, ...) a ## __VA_OPT__(x ## 1) ## b\nO(y) O(y, 2)\n#define B(...) __VA_OPT__(\n"),
+         "abay1b<ERROR>", "__VA_OPT__ next to ##, and unterminated");
   is_str(flat("#define foo foo+1\nfoo\n#define a b\n#define b a\na b\n"), "foo+1ab",
          "a macro does not expand inside itself (painted blue)");
   is_str(flat("#define f(x) x*g\n#define g(x) f(x)\nf(2)(9)\n"), "2*9*g", "rescan with the rest of the text");
