@@ -203,6 +203,7 @@ dg_expr *fe_call(fe_fn *fn, TSNode n)
   if (ts_node_is_null(fnode)) return fe_err(fn, n, DG_SEV_ERROR, "bad call");
   if (!ts_node_is_null(fe_field(n, "config")) || fe_kind(ts_node_named_child(n, 1)) == FE_N_kernel_call_syntax)
     return fe_err(fn, n, DG_SEV_UNSUPPORTED, "kernel launch in device code");
+  if (fe_kind(fnode) == FE_N_lambda_expression) return fe_err(fn, fnode, DG_SEV_UNSUPPORTED, "lambda expressions");
   TSNode name = fnode, targs = { 0 };
   if (fe_kind(fnode) == FE_N_template_function) {
     name = fe_field(fnode, "name");

@@ -277,12 +277,16 @@ static void stmt_into(fe_fn *fn, TSNode c, stmtvec *out, int *pending_unroll)
   }
   default: break;
   }
+  /* the hint stands between the previous statement and this one: read it
+   * before the loop's own statements move prev_end */
+  int hint = 0;
+  fe_nkind k = fe_kind(c);
+  if (k == FE_N_for_statement || k == FE_N_while_statement || k == FE_N_do_statement)
+    hint = *pending_unroll ? *pending_unroll : fe_pragma_unroll(fn, c);
+  fn->prev_end = ts_node_start_byte(c);
   dg_stmt *s = fe_stmt(fn, c);
   if (!s) return;
-  if (is_loop(s)) {
-    if (!s->unroll && *pending_unroll) s->unroll = *pending_unroll;
-    if (!s->unroll) s->unroll = fe_pragma_unroll(fn, c);
-  }
+  if (is_loop(s) && !s->unroll) s->unroll = hint;
   *pending_unroll = 0;
   fn->prev_end = ts_node_end_byte(c);
   dg_vec_push(out, s);
