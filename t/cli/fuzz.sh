@@ -1,0 +1,47 @@
+#!/bin/sh
+# dirigo fuzz / replay: exit codes, failure report, shrinking, replay digests.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --cases 6 --seed 3)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 0 "a correct kernel passes a campaign (exit 0)"
+like "$out" "6 cases: 6 pass, 0 fail" "summary line counts the cases"
+
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp_regs_padzero.lua" --cases 20)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 1 "a buggy kernel fails (exit 1)"
+like "$out" "FAIL at case" "the failure is reported"
+like "$out" "shrunk to" "the failure shrinks to a smaller shape"
+w=$(printf '%s\n' "$out" | sed -n 's/.*replay: dirigo replay [^ ]* //p')
+like "$w" "^fuzz:" "a replay command is printed"
+
+r1=$(run_dirigo replay "$S/softmax/softmax_warp_regs_padzero.lua" "$w")
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 1 "replay reproduces the failure"
+r2=$(run_dirigo replay "$S/softmax/softmax_warp_regs_padzero.lua" "$w")
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+d1=$(printf '%s\n' "$r1" | sed -n 's/.*inputs digest //p')
+d2=$(printf '%s\n' "$r2" | sed -n 's/.*inputs digest //p')
+ok "[ -n '$d1' ] && [ '$d1' = '$d2' ]" "replay is byte for byte the same case (digest $d1)"
+is "$(printf '%s\n' "$r1" | grep -c 'fail:')" 1 "replay shows the failing element"
+
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy nope 2>&1)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 2 "an unknown strategy is a usage error"
+like "$out" "unknown strategy 'nope'" "and says which"
+
+out=$(run_dirigo replay "$S/softmax/softmax_warp.lua" "fuzz:boundary:1:0@Q=3" 2>&1)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 2 "a witness naming an unknown size is refused"
+like "$out" "'Q' is not a size of this problem" "with the reason"
+
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp_regs_padzero.lua" --cases 5 --json)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+like "$out" '"first_failure": {"case": ' "--json reports the first failure"
+like "$out" '"witness": "fuzz:' "--json carries the witness"
+
+out=$(run_dirigo fuzz /nonexistent/spec.lua 2>&1)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 2 "a missing problem file is an input error"
+done_testing
