@@ -188,7 +188,20 @@ void dgl_diag_from_msg(const dg_problem *p, uint32_t file, const char *msg, dg_d
         }
     }
   }
-  dg_diag_add(d, DG_SEV_ERROR, sp, "%s", rest);
+  const char *tb = strstr(rest, "\nstack traceback:");   /* the position says enough */
+  dg_diag_add(d, DG_SEV_ERROR, sp, "%.*s", tb ? (int)(tb - rest) : (int)strlen(rest), rest);
+}
+
+/* A spec or op file that loops forever is an error, not a hang: 2*10^8 VM
+ * instructions (under a second) is far beyond any real spec. (References are not limited:
+ * at realistic sizes they legitimately run long.) */
+#define DGL_CHUNK_BUDGET 200    /* hook calls of 10^6 instructions each */
+static int chunk_ticks;
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+  if (++chunk_ticks <= DGL_CHUNK_BUDGET) return;
+  lua_getinfo(L, "Sl", ar);
+  luaL_error(L, "%s:%d: the file runs too long (an endless loop?)", ar->short_src, ar->currentline);
 }
 
 bool dgl_run_chunk(lua_State *L, const char *text, size_t len, const char *path, int env_idx,
@@ -203,7 +216,10 @@ bool dgl_run_chunk(lua_State *L, const char *text, size_t len, const char *path,
   if (rc == LUA_OK) {
     lua_pushvalue(L, env_idx);
     lua_setupvalue(L, -2, 1);
+    chunk_ticks = 0;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1000000);
     rc = lua_pcall(L, 0, 1, h);
+    lua_sethook(L, NULL, 0, 0);
   }
   if (rc != LUA_OK) {
     dgl_diag_from_msg(p, file, lua_tostring(L, -1) ? lua_tostring(L, -1) : "error", d);

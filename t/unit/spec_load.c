@@ -219,6 +219,7 @@ static void bad_specs(void)
   bad("bad_sandbox.lua", "bad_sandbox.lua:1:1: error: attempt to index a nil value (global 'io')");
   bad("bad_tensor_name.lua", "bad_tensor_name.lua:4:14: error: dtypes names 'target', which is not a tensor");
   bad("bad_block.cu", "bad_block.cu:4:54: error: unknown name 'q'");
+  bad("bad_loop.lua", "bad_loop.lua:2:1: error: the file runs too long");
   bad("no_such_spec.lua", "no_such_spec.lua:1:1: error: cannot read the spec");
 
   /* an error inside a ref: the message and a traceback naming the user's file */
