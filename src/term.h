@@ -162,7 +162,7 @@ char *term_print(const term_ctx *c, dg_term t, size_t max_len);
 void term_print_buf(dg_buf *out, const term_ctx *c, dg_term t, size_t max_len);
 
 /* ---- concrete evaluation (replaying a model) -------------------------------
- * vals[i] is the value of variable ordinal i (term_var_count of them): f for
+ * vals[i] is the value of variable ordinal i (term_var_count of them; NULL: all 0): f for
  * reals and IEEE floats, i for ints (bits; any sign extension) and bools (0/1).
  * Reals evaluate in double; IEEE floats round to their format after each op;
  * transcendentals use libm. Division of ints by zero gives 0 and sets *err. */

@@ -93,7 +93,7 @@ static term_value eval_node(const term_ctx *c, dg_term t, term_value *v, const t
     else r.i = (int64_t)term_bits_val(c, t);
     return r;
   case TOP_VAR:
-    r = vals[n.d];
+    if (vals) r = vals[n.d];
     if (TERM_SK(s) == TERM_SK_FP) r.f = term_round_to(s, r.f);
     if (TERM_SK(s) == TERM_SK_INT) r.i = (int64_t)((uint64_t)r.i & term_mask(s));
     if (s == TERM_S_BOOL) r.i = r.i != 0;

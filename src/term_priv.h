@@ -96,5 +96,7 @@ dg_term term_r_div(term_ctx *c, dg_term a, dg_term b);
 dg_term term_r_minmax(term_ctx *c, dg_term a, dg_term b, bool is_max);
 dg_term term_r_exp(term_ctx *c, dg_term a);
 dg_term term_r_abs(term_ctx *c, dg_term a);
+/* t = k + Σ val*key (a set of monomials of coefficient 1); may create terms. */
+void term_r_linear(term_ctx *c, dg_term t, double *k, dg_term *set);
 
 #endif

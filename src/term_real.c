@@ -75,7 +75,7 @@ static void as_mono(term_ctx *c, dg_term t, double *coef, dg_term *key)
   *key = t;
 }
 
-static void as_linear(term_ctx *c, dg_term t, double *k, dg_term *set)
+void term_r_linear(term_ctx *c, dg_term t, double *k, dg_term *set)
 {
   const term_node *n = term_node_of(c, t);
   if (n->op == TOP_CONST) { *k = term_real_val(c, t); *set = 0; return; }
@@ -150,8 +150,8 @@ dg_term term_r_add(term_ctx *c, dg_term a, dg_term b)
 {
   double ka, kb;
   dg_term sa, sb;
-  as_linear(c, a, &ka, &sa);
-  as_linear(c, b, &kb, &sb);
+  term_r_linear(c, a, &ka, &sa);
+  term_r_linear(c, b, &kb, &sb);
   return mk_add(c, ka + kb, term_set_union(c, sa, sb, TERM_SET_SUM));
 }
 

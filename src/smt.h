@@ -1,0 +1,68 @@
+/* smt.h — asking Z3 about terms (DESIGN 3.3, 5).
+ *
+ * An smt_solver translates terms of one term_ctx to Z3 (REAL terms as reals,
+ * IEEE terms with Z3 floating-point sorts, rounding to nearest even, ints as
+ * bit-vectors) and answers "can the kernel's value differ from the
+ * reference's?". Transcendental functions are uninterpreted, with the facts
+ * that make the usual rewrites provable (smt_facts.c lists them); in the REAL
+ * model exp(k + Σ c_i*t_i) is translated as exp(k) * Π exp(t_i)^c_i (the
+ * identity exp(a+b) = exp(a)*exp(b), instantiated for the sums present).
+ *
+ * A solver keeps its translations: several checks over one ctx share them.
+ * Assumptions stay for every later check of the solver. */
+#ifndef DG_SMT_H
+#define DG_SMT_H
+#include "term.h"
+
+typedef enum {
+  SMT_EQUIVALENT,   /* unsat: they cannot differ (smt_sat: cond unsatisfiable) */
+  SMT_DIFFERENT,    /* sat: a model makes them differ (smt_sat: cond satisfiable) */
+  SMT_UNKNOWN,      /* with a reason */
+} smt_verdict;
+#define SMT_UNSAT SMT_EQUIVALENT
+#define SMT_SAT SMT_DIFFERENT
+const char *smt_verdict_name(smt_verdict v);   /* "equivalent", "different", "unknown" */
+
+typedef struct {
+  unsigned timeout_ms;   /* per check; 0: no limit */
+  double atol, rtol;     /* IEEE model: |k - r| > atol + rtol*|r| is a difference; REAL: k != r */
+  bool want_smtlib;      /* fill smt_result.smtlib with the query as SMT-LIB2 */
+} smt_opts;
+
+typedef struct {
+  dg_term var;           /* a variable that appears in the query */
+  size_t ordinal;        /* its term_var_ordinal: term_var_info gives tensor, index, dtype */
+  term_value value;      /* f for reals/floats, i for ints (bits) and bools */
+} smt_binding;
+
+typedef struct {
+  smt_verdict verdict;
+  char *reason;          /* UNKNOWN: "timeout", "canceled", "(incomplete (theory arithmetic))", ... */
+  smt_binding *model;    /* DIFFERENT: one per variable in the query, by ordinal */
+  size_t nmodel;
+  term_value *values;    /* DIFFERENT: term_var_count entries (0 where absent), for term_eval */
+  size_t nvalues;
+  bool have_sides;       /* DIFFERENT: kernel_value / ref_value hold the solver's values */
+  term_value kernel_value, ref_value;
+  char *smtlib;          /* opts.want_smtlib: the query in SMT-LIB2 */
+  double seconds;        /* solver time */
+} smt_result;
+void smt_result_free(smt_result *r);
+
+typedef struct smt_solver smt_solver;
+/* c must outlive the solver; opts may be NULL (defaults: no timeout, tol 0). */
+smt_solver *smt_new(term_ctx *c, const smt_opts *opts);
+void smt_free(smt_solver *s);
+/* Adds a side constraint (a bool term): ranges of index inputs, finiteness, ... */
+void smt_assume(smt_solver *s, dg_term cond);
+/* Can kernel and ref (same sort) differ? Fills *out (free with smt_result_free). */
+smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_result *out);
+/* Is cond (a bool term) satisfiable under the assumptions? (an index out of
+ * bounds, a feasible path). SMT_SAT comes with a model. */
+smt_verdict smt_sat(smt_solver *s, dg_term cond, smt_result *out);
+
+/* One-shot: a solver, the assumptions, one check. */
+smt_verdict smt_differ(term_ctx *c, dg_term kernel, dg_term ref, const dg_term *assume,
+                       size_t nassume, const smt_opts *opts, smt_result *out);
+
+#endif

@@ -1,0 +1,42 @@
+/* smt_priv.h — the inside of smt_solver, shared by smt*.c only. */
+#ifndef DG_SMT_PRIV_H
+#define DG_SMT_PRIV_H
+#include "smt.h"
+#include "term_priv.h"
+#include <z3.h>
+
+enum { SMT_NSORTSLOT = 6 };    /* function declarations per (fn, sort slot) */
+
+typedef struct { unsigned *v; size_t cap, n; } smt_idset;   /* Z3 ast ids, open addressing */
+
+struct smt_solver {
+  term_ctx *tc;
+  Z3_context z;
+  DG_VEC(Z3_ast) base;         /* facts and assumptions: asserted in every check */
+  smt_opts opts;
+  Z3_ast *cache;               /* per term id; NULL: not translated yet */
+  size_t ncache;
+  Z3_func_decl fn[TERM_FN__COUNT][SMT_NSORTSLOT], pow[SMT_NSORTSLOT];
+  Z3_ast rne, rtz, rtn, rtp;
+  smt_idset facts_done;        /* apps whose facts are asserted */
+  DG_VEC(Z3_ast) exp_args;     /* arguments of REAL exp apps, for monotonicity */
+  DG_VEC(Z3_ast) exp_apps;
+  DG_VEC(dg_term) assumed;     /* smt_assume'd terms: their variables are in models */
+  char *error;                 /* first Z3 error, owned */
+};
+
+Z3_sort smt_sort(smt_solver *s, term_sort ts);
+/* The Z3 term of t (translated once, kept). NULL after a Z3 error. */
+Z3_ast smt_tr(smt_solver *s, dg_term t);
+/* Real numeral of a double, exactly. */
+Z3_ast smt_real(smt_solver *s, double v);
+/* f(arg) of sort ts, with its facts asserted (REAL) once. */
+Z3_ast smt_app(smt_solver *s, term_fn f, term_sort ts, Z3_ast arg);
+/* exp(E) for a REAL term E, split over the sum E (smt_facts.c). */
+Z3_ast smt_exp(smt_solver *s, dg_term e);
+bool smt_idset_add(smt_idset *set, unsigned id);   /* false if already there */
+/* Records a Z3 error if one happened; true if any did. */
+bool smt_failed(smt_solver *s);
+void smt_assert_base(smt_solver *s, Z3_ast fact);
+
+#endif

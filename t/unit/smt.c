@@ -1,0 +1,192 @@
+/* smt.c — tests of the Z3 layer: softmax shift invariance proved in the REAL
+ * model, a buggy softmax refuted with a model that replays, IEEE vs REAL
+ * associativity, facts about transcendentals, assumptions, timeouts and the
+ * SMT-LIB text. */
+#include "smt.h"
+#include "ir.h"
+#include "../tap.h"
+#include <math.h>
+
+enum { N = 5 };
+static term_ctx *C;
+
+static dg_term X(int i)
+{
+  term_varinfo vi = { TERM_VAR_INPUT, "x", i, DG_TY_F32, NULL };
+  return term_var(C, TERM_S_REAL, &vi);
+}
+
+/* exp(x_i - shift) / Σ_{j != skip} exp(x_j - shift) */
+static dg_term softmax(int i, dg_term shift, int skip)
+{
+  dg_term s = term_real(C, 0);
+  for (int j = 0; j < N; j++)
+    if (j != skip) s = term_add(C, s, term_exp(C, term_sub(C, X(j), shift)));
+  return term_div(C, term_exp(C, term_sub(C, X(i), shift)), s);
+}
+
+static double eval(dg_term t, const smt_result *r)
+{
+  return term_eval(C, t, r->values, NULL).f;
+}
+
+static void test_softmax(void)
+{
+  smt_opts o = { .timeout_ms = 20000, .want_smtlib = true };
+  dg_term m = X(0);
+  for (int j = 1; j < N; j++) m = term_max(C, m, X(j));
+  term_varinfo fv = { TERM_VAR_FREE, "shift", 0, DG_TY_F32, NULL };
+  dg_term shift = term_var(C, TERM_S_REAL, &fv);
+  dg_term ref = softmax(2, m, -1), ker = softmax(2, term_add(C, X(0), shift), -1);
+  ok(ref != ker, "the two shifts give different terms");
+  smt_result r;
+  smt_verdict v = smt_differ(C, ker, ref, NULL, 0, &o, &r);
+  is_str(smt_verdict_name(v), "equivalent", "softmax with shift max(x) = softmax with shift x[0] + s (%.2fs)", r.seconds);
+  has_str(r.smtlib, "(assert", "SMT-LIB text holds the assertions");
+  has_str(r.smtlib, "|x[2]|", "SMT-LIB text names the input elements");
+  has_str(r.smtlib, "(declare-fun exp (Real) Real)", "exp is an uninterpreted function");
+  smt_result_free(&r);
+
+  dg_term bug = softmax(2, m, 3);
+  v = smt_differ(C, bug, ref, NULL, 0, &o, &r);
+  is_str(smt_verdict_name(v), "different", "softmax missing one term of the sum is different");
+  ok(r.nmodel == N, "the model gives every input element (%zu)", r.nmodel);
+  double kb = eval(bug, &r), kr = eval(ref, &r);
+  ok(fabs(kb - kr) > 1e-6 * fabs(kr), "the model replays concretely: %g vs %g", kb, kr);
+  ok(r.have_sides, "the solver's values of both sides are reported");
+  const term_varinfo *vi = r.nmodel ? term_var_info(C, r.model[0].ordinal) : NULL;
+  ok(vi && !strcmp(vi->tensor, "x") && vi->index >= 0 && vi->index < N, "model bindings carry tensor and index");
+  smt_result_free(&r);
+}
+
+static void test_facts(void)
+{
+  smt_opts o = { .timeout_ms = 20000 };
+  dg_term x = X(0), y = X(1), zero = term_real(C, 0), one = term_real(C, 1);
+  smt_result r;
+  dg_term sq = term_fn1(C, TERM_FN_SQRT, x);
+  dg_term ge0 = term_le(C, zero, x), gt0 = term_lt(C, zero, x);
+  is_int(smt_differ(C, term_mul(C, sq, sq), x, &ge0, 1, &o, &r), SMT_EQUIVALENT, "sqrt(x)^2 = x for x >= 0");
+  smt_result_free(&r);
+  is_int(smt_differ(C, term_mul(C, sq, sq), x, NULL, 0, &o, &r), SMT_DIFFERENT, "sqrt(x)^2 = x needs x >= 0");
+  smt_result_free(&r);
+  dg_term rs = term_fn1(C, TERM_FN_RSQRT, x);
+  is_int(smt_differ(C, term_mul(C, rs, sq), one, &gt0, 1, &o, &r), SMT_EQUIVALENT, "rsqrt(x)*sqrt(x) = 1 for x > 0");
+  smt_result_free(&r);
+  is_int(smt_differ(C, term_fn1(C, TERM_FN_TANH, term_neg(C, x)), term_neg(C, term_fn1(C, TERM_FN_TANH, x)), NULL, 0, &o, &r),
+         SMT_EQUIVALENT, "tanh is odd");
+  smt_result_free(&r);
+  smt_solver *s = smt_new(C, &o);
+  dg_term m = term_max(C, x, y);
+  is_int(smt_sat(s, term_lt(C, one, term_exp(C, term_sub(C, x, m))), &r), SMT_UNSAT, "exp(x - max(x, y)) <= 1 (exp monotone)");
+  smt_result_free(&r);
+  is_int(smt_sat(s, term_le(C, term_fn1(C, TERM_FN_ERF, y), term_real(C, -1)), &r), SMT_UNSAT, "erf(y) > -1");
+  smt_result_free(&r);
+  dg_term lg = term_fn1(C, TERM_FN_LOG, y);
+  smt_assume(s, term_lt(C, zero, y));
+  is_int(smt_check_differ(s, term_exp(C, lg), y, &r), SMT_EQUIVALENT, "exp(log(y)) = y for y > 0");
+  smt_result_free(&r);
+  smt_free(s);
+}
+
+static void test_assume(void)
+{
+  term_varinfo vi = { TERM_VAR_INPUT, "targets", 3, DG_TY_I32, NULL };
+  dg_term t = term_var(C, TERM_S_I32, &vi);
+  smt_solver *s = smt_new(C, &(smt_opts){ .timeout_ms = 5000 });
+  smt_assume(s, term_le(C, term_int(C, TERM_S_I32, 0), t));
+  smt_assume(s, term_le(C, t, term_int(C, TERM_S_I32, 9)));
+  smt_result r;
+  is_int(smt_sat(s, term_lt(C, t, term_int(C, TERM_S_I32, 0)), &r), SMT_UNSAT, "index below its range is impossible");
+  smt_result_free(&r);
+  is_int(smt_sat(s, term_icmp(C, TERM_CMP_GE, t, term_int(C, TERM_S_I32, 10), false), &r), SMT_UNSAT,
+         "index at or past 10 is impossible (unsigned compare)");
+  smt_result_free(&r);
+  dg_term off = term_mul(C, t, term_int(C, TERM_S_I32, 4));
+  is_int(smt_sat(s, term_eq(C, off, term_int(C, TERM_S_I32, 28)), &r), SMT_SAT, "4*t == 28 is possible");
+  ok(r.nmodel == 1 && r.model[0].value.i == 7, "model: targets[3] = %lld", r.nmodel ? (long long)r.model[0].value.i : -1);
+  smt_result_free(&r);
+  smt_free(s);
+}
+
+static void test_ieee(void)
+{
+  term_ctx *saved = C;
+  for (int model = 0; model < 2; model++) {
+    C = term_ctx_new(model ? TERM_MODEL_IEEE : TERM_MODEL_REAL);
+    term_sort f = term_float_sort(C, DG_TY_F32);
+    term_varinfo va = { TERM_VAR_INPUT, "a", 0, DG_TY_F32, NULL }, vb = va, vc = va;
+    vb.tensor = "b"; vc.tensor = "c";
+    dg_term a = term_var(C, f, &va), b = term_var(C, f, &vb), c = term_var(C, f, &vc);
+    dg_term l = term_add(C, term_add(C, a, b), c), r = term_add(C, a, term_add(C, b, c));
+    smt_result res;
+    smt_verdict v = smt_differ(C, l, r, NULL, 0, &(smt_opts){ .timeout_ms = 20000 }, &res);
+    if (!model) is_str(smt_verdict_name(v), "equivalent", "REAL: (a+b)+c = a+(b+c)");
+    else {
+      is_str(smt_verdict_name(v), "different", "IEEE f32: (a+b)+c != a+(b+c)");
+      if (v != SMT_DIFFERENT) printf("# reason: %s\n", res.reason ? res.reason : "");
+      double el = term_eval(C, l, res.values, NULL).f, er = term_eval(C, r, res.values, NULL).f;
+      ok(el != er && !(isnan(el) && isnan(er)), "the IEEE model replays: %.9g vs %.9g", el, er);
+      ok(res.have_sides && (res.kernel_value.f == el || (isnan(el) && isnan(res.kernel_value.f))),
+         "solver's kernel value matches the replay");
+      smt_result_free(&res);
+      /* f16 (cheap to bit-blast): a + d for a small d stays within atol of a */
+      term_sort h = TERM_S_F16;
+      dg_term ha = term_var(C, h, &(term_varinfo){ TERM_VAR_INPUT, "ha", 0, DG_TY_F16, NULL });
+      dg_term hd = term_var(C, h, &(term_varinfo){ TERM_VAR_INPUT, "hd", 0, DG_TY_F16, NULL });
+      dg_term hl = ha, hr = term_add(C, ha, hd);
+      dg_term in[2] = { term_le(C, term_abs(C, ha), term_fp(C, h, 1)), term_le(C, term_abs(C, hd), term_fp(C, h, 0.001)) };
+      smt_solver *s = smt_new(C, &(smt_opts){ .timeout_ms = 60000, .atol = 0.002 });
+      for (int i = 0; i < 2; i++) smt_assume(s, in[i]);
+      v = smt_check_differ(s, hl, hr, &res);
+      is_str(smt_verdict_name(v), "equivalent", "IEEE f16: a vs a + d, |d| <= 0.001, within atol 0.002 (%.2fs)", res.seconds);
+      smt_result_free(&res);
+      smt_free(s);
+      s = smt_new(C, &(smt_opts){ .timeout_ms = 60000, .atol = 0.0005 });
+      for (int i = 0; i < 2; i++) smt_assume(s, in[i]);
+      v = smt_check_differ(s, hl, hr, &res);
+      is_str(smt_verdict_name(v), "different", "IEEE f16: beyond atol 0.0005 (%.2fs)", res.seconds);
+      if (v == SMT_DIFFERENT) {
+        double x = term_eval(C, hl, res.values, NULL).f, y = term_eval(C, hr, res.values, NULL).f;
+        ok(fabs(x - y) > 0.0005, "f16 witness replays: %g vs %g", x, y);
+      } else ok(0, "f16 witness replays");
+      smt_free(s);
+    }
+    smt_result_free(&res);
+    term_ctx_free(C);
+  }
+  C = saved;
+}
+
+static void test_timeout(void)
+{
+  term_ctx *saved = C;
+  C = term_ctx_new(TERM_MODEL_IEEE);
+  term_sort f = TERM_S_F64;
+  dg_term v[6];
+  for (int i = 0; i < 6; i++) {
+    term_varinfo vi = { TERM_VAR_INPUT, "v", i, DG_TY_F64, NULL };
+    v[i] = term_var(C, f, &vi);
+  }
+  dg_term l = term_div(C, term_mul(C, term_mul(C, v[0], v[1]), v[2]), term_mul(C, v[3], v[4]));
+  dg_term r = term_mul(C, v[0], term_div(C, term_mul(C, v[1], v[2]), term_mul(C, v[4], v[3])));
+  smt_result res;
+  smt_verdict vd = smt_differ(C, l, r, NULL, 0, &(smt_opts){ .timeout_ms = 1 }, &res);
+  is_str(smt_verdict_name(vd), "unknown", "a 1 ms budget on f64 mul/div gives unknown");
+  ok(res.reason && (strstr(res.reason, "timeout") || strstr(res.reason, "canceled")), "reason: %s", res.reason ? res.reason : "(none)");
+  smt_result_free(&res);
+  term_ctx_free(C);
+  C = saved;
+}
+
+int main(void)
+{
+  C = term_ctx_new(TERM_MODEL_REAL);
+  test_softmax();
+  test_facts();
+  test_assume();
+  test_ieee();
+  test_timeout();
+  term_ctx_free(C);
+  return tap_done();
+}
