@@ -71,11 +71,47 @@ void dgl_free_keys(char **k, size_t n)
 }
 
 /* ---- the op ---------------------------------------------------------------------- */
+static size_t edit_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b), row[64];
+  if (lb >= 64) return SIZE_MAX;
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb];
+}
+
+/* The closest op name within two edits, or NULL; caller frees. */
+static char *suggest_op(const char *name)
+{
+  size_t n, best = 3;
+  char **names = dgl_op_list(&n), *pick = NULL;
+  for (size_t i = 0; i < n; i++) {
+    size_t dist = edit_distance(name, names[i]);
+    if (dist < best) best = dist, free(pick), pick = dg_strdup(names[i]);
+    free(names[i]);
+  }
+  free(names);
+  return pick;
+}
+
 static bool load_op_file(sctx *c, const char *name, dg_span use)
 {
   char *path = dgl_op_find(name);
   if (!path) {
-    dgl_err(c, use, "unknown op '%s' (dirigo run -e 'for _, n in ipairs(dirigo.ops()) do print(n) end' lists them)", name);
+    char *s = suggest_op(name);
+    if (s) dgl_err(c, use, "unknown op '%s' (did you mean '%s'?)", name, s);
+    else dgl_err(c, use, "unknown op '%s' (dirigo run -e 'for _, n in ipairs(dirigo.ops()) do print(n) end' lists them)", name);
+    free(s);
     return false;
   }
   c->ofile = dg_srcmgr_load(&c->p->sm, path);

@@ -208,7 +208,7 @@ static void symbolic(void)
 
 static void bad_specs(void)
 {
-  bad("bad_noop.lua", "bad_noop.lua:3:13: error: unknown op 'softmx'");
+  bad("bad_noop.lua", "bad_noop.lua:3:13: error: unknown op 'softmx' (did you mean 'softmax'?)");
   bad("bad_launch_arg.lua", "bad_launch_arg.lua:5:29: error: unknown name 'z' in the arguments of k");
   bad("bad_sexpr.lua", "bad_sexpr.lua:5:26: error: bad launch");
   bad("bad_constraint.lua", "bad_constraint.lua:5:31: error: sizes break the kernel's constraint 'C % 4 == 0' (C = 10)");
