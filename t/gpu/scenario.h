@@ -94,7 +94,8 @@ static void scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
   dg_gpu_result_free(&r);
 
   /* requests the caller got wrong */
-  dg_gpu_arg big = dg_gpu_arg_bytes("x", 100);
+  static const char bytes100[100];
+  dg_gpu_arg big = dg_gpu_arg_bytes(bytes100, sizeof bytes100);
   is_int(dg_gpu_launch(g, k[K_FILL_EVEN], d3(1), d3(1), 0, &big, 1, &r), DG_GPU_BAD_REQUEST,
          "a 100-byte argument is refused (%s)", r.msg ? r.msg : "");
   dg_gpu_result_free(&r);
