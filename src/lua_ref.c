@@ -59,6 +59,8 @@ static int view_index(lua_State *L)
   const dg_tensor *tt = &r->p->tensors.v[v->t];
   int isint;
   lua_Integer i = lua_tointegerx(L, 2, &isint);
+  if (!isint && dgl_value_test(L, 2))
+    return luaL_error(L, "%s: index in dim %d is a symbolic value (an index-valued input needs a range)", tt->name, v->dim);
   if (!isint)
     return luaL_error(L, "%s: index %s is not an integer (dim %d)", tt->name, luaL_tolstring(L, 2, NULL), v->dim);
   int64_t n = tdims(r, v->t)[v->dim];

@@ -173,6 +173,7 @@ static const char *sym_eval(dg_problem *p, const char *out, const int64_t *idx, 
   char *err = NULL;
   *st = dg_problem_ref_eval(p, &env, dg_problem_tensor(p, out), idx, &v, &err);
   if (err) printf("# %s\n", err);
+  if (err && *st == DG_REF_ERROR) has_str(err, "symbolic value (an index-valued input needs a range)", "the message says why");
   free(err);
   return *st == DG_REF_OK && v.is_sym ? terms.v[v.sym] : NULL;
 }
@@ -192,6 +193,12 @@ static void symbolic(void)
   is_str(sym_eval(p, "y", idx, &st),
          "where(gt(x[1][2],max(x[1][0],x[1][1])),2,where(gt(x[1][1],x[1][0]),1,0))",
          "where() with a symbolic condition");
+  dg_problem_free(p);
+  dg_diags_free(&d);
+
+  p = good(SPECS "sym_index.lua", &d);
+  idx[0] = 1;
+  ok(!sym_eval(p, "y", idx, &st) && st == DG_REF_ERROR, "a symbolic value used as an index is an error");
   dg_problem_free(p);
   dg_diags_free(&d);
 
