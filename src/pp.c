@@ -419,8 +419,10 @@ static void cmdline_defines(pp_state *p, const pp_define *defs, int ndefs)
     pp_tok *t = pp_lex_text(p, text, strlen(text), (dg_span){0});
     if (t->kind != PT_IDENT)
       dg_diag_add(p->d, DG_SEV_ERROR, (dg_span){0}, "invalid define \"%s\": not a macro name", defs[i].name);
-    else
+    else {
       pp_do_define(p, t, p->eof, true);
+      pp_macro_get(p, t->s, t->len, true)->cmdline = true;
+    }
     free(text);
   }
 }

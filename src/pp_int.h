@@ -47,7 +47,7 @@ typedef pp_tok *(*pp_dyn_fn)(pp_state *p, const pp_tok *name);
 struct pp_macro {
   const char *name;
   uint32_t len;
-  bool defined, funclike, variadic, predefined;
+  bool defined, funclike, variadic, predefined, cmdline;
   int nparams;            /* the variadic parameter, if any, is the last */
   pp_tok **params;        /* parameter name tokens */
   pp_tok *body;           /* PT_EOF-terminated */

@@ -166,8 +166,11 @@ void pp_do_define(pp_state *p, pp_tok *t, pp_tok *end, bool predefined)
   }
   cur->next = p->eof;
   pp_macro *m = pp_macro_get(p, name->s, name->len, true);
-  if (m->defined && !predefined && !m->predefined && !same_def(m, fl, (int)ps.n, ps.v, head.next))
-    dg_diag_add(p->d, DG_SEV_WARNING, name->at, "\"%.*s\" redefined", (int)name->len, name->s);
+  if (m->defined && !predefined && (!m->predefined || m->cmdline) &&
+      !same_def(m, fl, (int)ps.n, ps.v, head.next))
+    dg_diag_add(p->d, DG_SEV_WARNING, name->at, m->cmdline ? "\"%.*s\" redefined: the file replaces "
+                "the value given on the command line" : "\"%.*s\" redefined", (int)name->len, name->s);
+  m->cmdline = false;
   m->defined = true;
   m->funclike = fl;
   m->variadic = va;

@@ -285,6 +285,11 @@ static void test_defines(void)
   is_str(x.flat, "321800((2)*(2))128", "command-line defines (and overriding predefined ones)");
   ok(x.ok && x.d.v.n == 0, "no diagnostics");
   done(&x);
+  src_defs(&x, "#ifndef WARPSIZE\n#define WARPSIZE 64\n#endif\n#define FLAG 1\n#define BLK 256\nWARPSIZE BLK\n", defs, 5);
+  is_str(x.flat, "32256", "a file's #ifndef default yields to the command line; its #define replaces it");
+  is_str(x.diag, "k.cu:5:9: warning: \"BLK\" redefined: the file replaces the value given on the command line\n",
+         "and that is worth a warning (FLAG 1 is the same value: none)");
+  done(&x);
   pp_define bad[] = { { "3x", "1" } };
   src_defs(&x, "a\n", bad, 1);
   has_str(x.diag, "invalid define \"3x\"", "a bad command-line define");
