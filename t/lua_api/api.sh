@@ -25,4 +25,17 @@ rm -f "$tmp"
 out=$("$DIRIGO" run -e 'local p, e = dirigo.load(arg[1]); io.write(e)' "$DG_SRCDIR/t/data/specs/bad_noop.lua")
 echo "$out" | grep -q "bad_noop.lua:3:13: error: unknown op 'softmx'"; check "spec diagnostics reach scripts" $?
 "$DIRIGO" help | grep -q "^  dirigo run"; check "run is listed in help" $?
+
+# op library locations: the user's config dir first, DIRIGO_DATADIR for the shipped ones
+tmpd=${TMPDIR:-/tmp}/dg_ops_$$
+mkdir -p "$tmpd/cfg/dirigo/ops" "$tmpd/data/lua/ops"
+printf 'return op "mine" { inputs = { x = {"N"} }, outputs = { y = {"N"} }, sizes = { N = {1, 2} },\n  ref = function(T, i) return 3 * T.x[i] end }\n' > "$tmpd/cfg/dirigo/ops/mine.lua"
+cp "$DG_SRCDIR/lua/ops/relu.lua" "$tmpd/data/lua/ops/relu.lua"
+cp "$DG_SRCDIR/lua/ops/relu.lua" "$tmpd/cfg/dirigo/ops/relu.lua"
+out=$(XDG_CONFIG_HOME="$tmpd/cfg" DIRIGO_DATADIR="$tmpd/data" "$DIRIGO" run -e 'io.write(table.concat(dirigo.ops(), ","), " ", dirigo.op_path("relu"))')
+[ "$out" = "mine,relu $tmpd/cfg/dirigo/ops/relu.lua" ]; check "ops from XDG_CONFIG_HOME and DIRIGO_DATADIR, the user's first" $?
+printf 'return problem { source = "k.cu", op = "mine", sizes = { N = 4 }, launch = "k<<<1, 4>>>(y, x, N)" }\n' > "$tmpd/p.lua"
+out=$(XDG_CONFIG_HOME="$tmpd/cfg" "$DIRIGO" run -e 'local p = assert(dirigo.load(arg[1])); io.write(dirigo.ref(p, "y", 2, { inputs = { x = {1, 2, 3, 4} } }))' "$tmpd/p.lua")
+[ "$out" = "9" ]; check "a user's op loads from the config dir" $?
+rm -rf "$tmpd"
 echo "1..$n"
