@@ -1,5 +1,7 @@
 // LayerNorm forward, one block per row; sum and sum of squares reduced in one sweep
-// (warp shuffles, then one partial per warp in shared memory, then warp 0).
+// (warp shuffles, then one partial per warp in shared memory, then warp 0). The values are
+// shifted by the row's first element first, so E[x^2] - E[x]^2 does not cancel catastrophically
+// when the mean is large against the spread.
 #include <cuda_runtime.h>
 
 #define WARP_SIZE 32
@@ -24,9 +26,10 @@ __global__ void layernorm_block(float* __restrict__ out, const float* __restrict
     const int tid = threadIdx.x, lane = tid % WARP_SIZE, warp = tid / WARP_SIZE;
     const float* x = inp + (size_t)blockIdx.x * C;
 
+    const float shift = x[0];
     float sum = 0.0f, sq = 0.0f;
     for (int c = tid; c < C; c += BLOCK) {
-        const float v = x[c];
+        const float v = x[c] - shift;
         sum += v;
         sq += v * v;
     }
@@ -42,9 +45,9 @@ __global__ void layernorm_block(float* __restrict__ out, const float* __restrict
         sum = warp_sum(sum);
         sq = warp_sum(sq);
         if (lane == 0) {
-            const float mean = sum / C;
-            s_mean = mean;
-            s_rstd = rsqrtf(sq / C - mean * mean + eps);
+            const float dmean = sum / C;  // mean of the shifted values
+            s_mean = shift + dmean;
+            s_rstd = rsqrtf(sq / C - dmean * dmean + eps);
         }
     }
     __syncthreads();
