@@ -21,6 +21,7 @@
 #ifndef DG_GPU_H
 #define DG_GPU_H
 #include "diag.h"
+#include "dtype.h"
 
 /* ---- status codes (one table: name, help) -------------------------------- */
 #define DG_GPU_STATUS(X) \
@@ -173,6 +174,10 @@ dg_gpu_arg dg_gpu_arg_i64(int64_t v);
 dg_gpu_arg dg_gpu_arg_f32(float v);
 dg_gpu_arg dg_gpu_arg_f64(double v);
 dg_gpu_arg dg_gpu_arg_bytes(const void *p, size_t n);
+/* A scalar of element type t (dtype.h: f16/bf16 rounded as the GPU does;
+ * integers wrap): what a spec's size expression or attribute becomes for a
+ * parameter of that type. */
+dg_gpu_arg dg_gpu_arg_dtype(dg_dtype t, double v);
 
 typedef struct { uint32_t x, y, z; } dg_gpu_dim3;
 

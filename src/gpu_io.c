@@ -165,6 +165,14 @@ dg_gpu_arg dg_gpu_arg_bytes(const void *p, size_t n)
   return a;
 }
 
+dg_gpu_arg dg_gpu_arg_dtype(dg_dtype t, double v)
+{
+  uint8_t b[8] = {0};
+  if ((unsigned)t >= DG_DT__COUNT) return dg_gpu_arg_bytes(b, 0);
+  dg_dtype_store(t, b, 0, v);
+  return dg_gpu_arg_bytes(b, (size_t)dg_dtypes[t].size);
+}
+
 dg_gpu_arg dg_gpu_arg_i32(int32_t v) { return dg_gpu_arg_bytes(&v, sizeof v); }
 dg_gpu_arg dg_gpu_arg_i64(int64_t v) { return dg_gpu_arg_bytes(&v, sizeof v); }
 dg_gpu_arg dg_gpu_arg_f32(float v) { return dg_gpu_arg_bytes(&v, sizeof v); }

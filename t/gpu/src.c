@@ -168,6 +168,16 @@ static void test_helpers(void)
   int32_t back;
   memcpy(&back, a.value, 4);
   ok(a.kind == DG_GPU_ARG_VALUE && a.size == 4 && back == -7, "i32 argument by value");
+  a = dg_gpu_arg_dtype(DG_DT_F16, 1.0);
+  ok(a.size == 2 && a.value[0] == 0x00 && a.value[1] == 0x3c, "f16 argument 1.0 is 0x3c00");
+  a = dg_gpu_arg_dtype(DG_DT_I64, -2.0);
+  int64_t i64;
+  memcpy(&i64, a.value, 8);
+  ok(a.size == 8 && i64 == -2, "i64 argument -2");
+  a = dg_gpu_arg_dtype(DG_DT_F64, 0.1);
+  double f64;
+  memcpy(&f64, a.value, 8);
+  ok(a.size == 8 && f64 == 0.1, "f64 argument 0.1");
   static const char big[100];
   a = dg_gpu_arg_bytes(big, sizeof big);
   is_int(a.size, 100, "an oversized value keeps its size, for the launch to refuse");
