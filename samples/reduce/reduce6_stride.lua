@@ -9,6 +9,6 @@ return problem {
   },
   seeded_bug = {
     pattern = "wrong-stride",
-    detail  = "the grid-stride step is blockSize * gridDim.x although each thread consumes two blockSize-apart elements per step, so the second sweep re-adds elements of the first; correct while one sweep covers the input (C <= 2 * 256 * 4 = 2048), wrong for C = 3000",
+    detail  = "the grid-stride step is blockSize * gridDim.x although each thread consumes two elements blockSize apart per step, so a thread's second step re-reads elements another block already summed; correct while the loop runs once (C <= 256 * 4 = 1024), wrong for C = 3000",
   },
 }

@@ -96,11 +96,16 @@ end
 -- C integer expression over sizes/attrs -> Lua value. Division truncates (operands >= 0 here).
 function M.cexpr(s, scope)
   if type(s) == "number" then return s end
-  local e = s:gsub("!=", "~="):gsub("&&", " and "):gsub("||", " or ")
+  -- ceil(a/b) is a ceiling division (DESIGN 3.1 launch expressions): rewrite to (a + b - 1)/b
+  local e = s:gsub("ceil%s*(%b())", function(par)
+    local a, b = par:sub(2, -2):match("^(.-)/([^/]-)$")
+    if not a then return par end
+    return ("((%s) + (%s) - 1)/(%s)"):format(a, b, b)
+  end)
+  e = e:gsub("!=", "~="):gsub("&&", " and "):gsub("||", " or ")
   e = e:gsub("/", "//")
   local env = setmetatable({
     min = math.min, max = math.max,
-    ceil = function(x) return x end, -- ceil(a/b) is spelled with integer '/', see doc/ops.md
   }, { __index = function(_, k)
     local v = scope[k]
     if v == nil then error("unknown name '" .. k .. "' in expression '" .. s .. "'") end

@@ -162,6 +162,9 @@ for _, rel in ipairs(specs) do
       for _, d in ipairs(v.shape) do if L.cexpr(d, scope) < 1 then return false, "scratch " .. k .. " shape" end end
       scratch[k] = true
     end
+    if spec.tolerance ~= nil and (type(spec.tolerance) ~= "table" or type(spec.tolerance.atol) ~= "number" or type(spec.tolerance.rtol) ~= "number") then
+      return false, "tolerance must be { atol = number, rtol = number }"
+    end
     for k in pairs(spec.defines or {}) do if not src:find(k, 1, true) then return false, "define " .. k .. " not used by the source" end end
     -- launches
     local launches = spec.launch
