@@ -332,6 +332,9 @@ static pp_tok *d_include(pp_state *p, pp_tok *hash, pp_tok *name, pp_tok *end)
   } else if (!f) {
     dg_diag_add(p->d, DG_SEV_ERROR, at, "cannot open include file \"%s\": %s", hn,
                 strerror(err ? err : ENOENT));
+  } else if (++p->nincludes > PP_MAX_INCLUDES) {
+    dg_diag_add(p->d, DG_SEV_ERROR, at, "more than %d #includes; stopped", PP_MAX_INCLUDES);
+    p->stop = true;
   } else if (p->incl.n >= PP_MAX_INCLUDE_DEPTH) {
     dg_diag_add(p->d, DG_SEV_ERROR, at, "#include nested too deeply (more than %d levels)",
                 PP_MAX_INCLUDE_DEPTH);

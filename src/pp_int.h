@@ -10,6 +10,7 @@
 enum {
   PP_MAX_INCLUDE_DEPTH = 64,
   PP_MAX_NEST = 200,               /* nested macro arguments, #if parentheses */
+  PP_MAX_INCLUDES = 10000,         /* #include operations of one run (an include bomb) */
 };
 
 typedef enum {
@@ -81,6 +82,7 @@ struct pp_state {
   int nest;               /* current nesting of argument pre-expansion */
   bool stop;              /* a fatal error: finish quickly */
   unsigned counter;
+  unsigned nincludes;
   DG_VEC(pp_incl) incl;
   DG_VEC(pp_cond) cond;
   DG_VEC(uint32_t) once;  /* files with #pragma once */

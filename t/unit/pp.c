@@ -377,6 +377,17 @@ static void test_includes(void)
   has_str(x.diag, "error: #include nested too deeply", "include depth limit");
   done(&x);
 
+  for (int i = 0; i < 20; i++) {
+    char name[32], text[64];
+    snprintf(name, sizeof name, "b%d.h", i);
+    snprintf(text, sizeof text, "#include \"b%d.h\"\n#include \"b%d.h\"\n", i + 1, i + 1);
+    put(name, text);
+  }
+  put("b20.h", "x\n");
+  load(&x, "b0.h", NULL, 0);
+  has_str(x.diag, "error: more than 10000 #includes; stopped", "an include bomb is stopped");
+  done(&x);
+
   put("m.cu", "#define HDR \"sub/h.h\"\n#include HDR\nint k = H;\n#if __has_include(\"sub/g.h\") && !__has_include(\"sub/zz.h\")\nint yes;\n#endif\n");
   load(&x, "m.cu", NULL, 0);
   is_str(x.flat, "inth;intk=41+1;intyes;", "#include MACRO and __has_include of local files");
@@ -390,6 +401,9 @@ static void test_includes(void)
   }
   for (int i = 0; i <= 70; i++) {
     char *p = dg_printf("%s/d%d.h", tmpdir, i);
+    unlink(p);
+    free(p);
+    p = dg_printf("%s/b%d.h", tmpdir, i);
     unlink(p);
     free(p);
   }
