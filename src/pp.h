@@ -18,6 +18,15 @@ typedef struct {
   size_t out_off;          /* where it stands in the output */
 } pp_pragma;
 
+/* Ownership: everything in a pp_result (text, segs, each pragma's line_text,
+ * each system_headers string) is owned by it and freed by pp_result_free.
+ * pragmas: one per #pragma line or _Pragma, in output order; out_off is the
+ * offset of its '#', which starts an output line of its own, and line_text
+ * is normalised ("#pragma unroll 4"; the argument of unroll macro-expanded).
+ * #pragma once is obeyed and not recorded. system_headers: names as written
+ * between the brackets ("cuda_fp16.h", "cooperative_groups/reduce.h"), once
+ * each. The text keeps the user's line structure: a line of the main file
+ * that comes before any #include stands on the same output line. */
 typedef struct {
   char *text;              /* expanded source, NUL-terminated; owned */
   size_t len;
