@@ -303,6 +303,32 @@ static cudaError_t check_guards(guard_vec *hits)
   return e;
 }
 
+/* The kernel's own parameter list against the arguments: a count or size
+ * that differs would make CUDA read past an argument (or crash the child).
+ * NULL when they agree, or when this driver cannot say. */
+static char *check_params(const void *fn, const gp_arg *args, uint32_t nargs)
+{
+  size_t off, size;
+  char *why = NULL;
+  for (uint32_t i = 0; i < nargs && !why; i++) {
+    cudaError_t e = cudaFuncGetParamInfo(fn, i, &off, &size);
+    if (e == cudaErrorInvalidValue)
+      why = dg_printf("the kernel takes %u argument(s), %u given", i, nargs);
+    else if (e)
+      break;                       /* not supported here: launch unchecked */
+    else if (args[i].size != size)
+      why = dg_printf("argument %u: %llu bytes given for a parameter of %zu bytes", i + 1,
+                      (unsigned long long)args[i].size, size);
+  }
+  if (!why && cudaFuncGetParamInfo(fn, nargs, &off, &size) == cudaSuccess) {
+    uint32_t more = nargs + 1;
+    while (more < 256 && cudaFuncGetParamInfo(fn, more, &off, &size) == cudaSuccess) more++;
+    why = dg_printf("the kernel takes %u argument(s), %u given", more, nargs);
+  }
+  cudaGetLastError();              /* the probes past the end are no launch error */
+  return why;
+}
+
 static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
 {
   gp_launch L;
@@ -337,6 +363,12 @@ static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
     }
   }
   const void *fn = (const void *)C.kernels.v[L.kernel];
+  char *why = check_params(fn, args, L.nargs);
+  if (why) {
+    reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "%s", why);
+    free(why);
+    goto out;
+  }
   cudaError_t e;
   if (L.shmem > 48 * 1024
       && (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.shmem))) {

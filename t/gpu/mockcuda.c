@@ -57,9 +57,11 @@ static cudaError_t spin(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
-static const struct { const char *name; mock_fn fn; } kernels[] = {
-  { "fill_even", fill_even }, { "scale_k_f3", scale3 }, { "oob_write", oob_write },
-  { "oob_before", oob_before }, { "bad_address", bad_address }, { "spin", spin },
+typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[4]; } mock_kernel;
+static const mock_kernel kernels[] = {
+  { "fill_even", fill_even, 2, { 8, 4 } }, { "scale_k_f3", scale3, 3, { 8, 8, 4 } },
+  { "oob_write", oob_write, 2, { 8, 4 } }, { "oob_before", oob_before, 2, { 8, 4 } },
+  { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
 };
 
 static const struct { cudaError_t e; const char *name, *text; } errs[] = {
@@ -139,6 +141,14 @@ cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t 
 {
   if (sticky) RET(sticky);
   if (b.x * b.y * b.z > 1024 || !g.x) RET(cudaErrorInvalidConfiguration);
-  const struct { const char *name; mock_fn fn; } *k = f;
+  const mock_kernel *k = f;
   RET(k->fn(g, b, args));
+}
+cudaError_t cudaFuncGetParamInfo(const void *f, size_t i, size_t *off, size_t *size)
+{
+  const mock_kernel *k = f;
+  if (i >= (size_t)k->nparams) RET(cudaErrorInvalidValue);
+  *off = 8 * i;
+  *size = k->sizes[i];
+  RET(cudaSuccess);
 }

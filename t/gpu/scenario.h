@@ -99,6 +99,19 @@ static void scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
   is_int(dg_gpu_launch(g, k[K_FILL_EVEN], d3(1), d3(1), 0, &big, 1, &r), DG_GPU_BAD_REQUEST,
          "a 100-byte argument is refused (%s)", r.msg ? r.msg : "");
   dg_gpu_result_free(&r);
+  dg_gpu_arg three[3] = { dg_gpu_arg_buf(y), dg_gpu_arg_i32(N), dg_gpu_arg_i32(0) };
+  is_int(dg_gpu_launch(g, k[K_FILL_EVEN], d3(1), d3(32), 0, three, 3, &r), DG_GPU_BAD_REQUEST,
+         "three arguments for two parameters refused");
+  has_str(r.msg, "takes 2 argument(s), 3 given", "named with the counts");
+  dg_gpu_result_free(&r);
+  is_int(dg_gpu_launch(g, k[K_FILL_EVEN], d3(1), d3(32), 0, three, 1, &r), DG_GPU_BAD_REQUEST,
+         "one argument for two parameters refused");
+  dg_gpu_result_free(&r);
+  three[1] = dg_gpu_arg_i64(N);
+  is_int(dg_gpu_launch(g, k[K_FILL_EVEN], d3(1), d3(32), 0, three, 2, &r), DG_GPU_BAD_REQUEST,
+         "an 8-byte value for an int refused");
+  has_str(r.msg, "argument 2: 8 bytes given for a parameter of 4 bytes", "named with the sizes");
+  dg_gpu_result_free(&r);
   is_int(dg_gpu_upload(g, y, N * 4 - 2, h, 4, &m), DG_GPU_BAD_REQUEST, "upload past the end refused");
   has_str(m, "outside a buffer", "and says so");
   free(m);
