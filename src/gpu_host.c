@@ -113,7 +113,8 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
     return DG_GPU_CHILD_DIED;
   }
   if (ms) *ms = rep.ms;
-  if (rep.status == DG_GPU_FAULT || rep.status == DG_GPU_NO_DEVICE) drop_child(g, false);
+  /* the child exits after these; killing spares us waiting on a driver teardown */
+  if (rep.status == DG_GPU_FAULT || rep.status == DG_GPU_NO_DEVICE) drop_child(g, true);
   if (rep.status != DG_GPU_OK || rep.msg_len) set_msg(msg, text);
   else free(text);
   return (dg_gpu_status)rep.status;
