@@ -267,6 +267,9 @@ static void test_text_and_spans(void)
   has_str(x.diag, "k.cu:1:1: error: missing terminating \" character", "unterminated string");
   ok(span_is(span_of(&x, "int", 0), 1, 2, 1), "the next line is still read");
   done(&x);
+  is_str(flat("#define A 1 \\\r\n + 2\r\nA\r\n"), "1+2", "CRLF line ends and splices");
+  is_str(flat(""), "", "an empty file");
+  is_str(flat("\\"), "\\", "a lone backslash at the end");
   src(&x, "int a;\n/* never closed\nint b;\n");
   has_str(x.diag, "k.cu:2:1: error: unterminated comment", "unterminated comment");
   done(&x);
