@@ -250,7 +250,9 @@ static int p_tostring(lua_State *L)
 }
 
 /* ---- dirigo.ref ----------------------------------------------------------------------- */
-/* Inputs for every readable tensor: from opts.inputs (flat, row-major) or random by seed. */
+/* Inputs for every tensor: from opts.inputs (flat, row-major) or random by
+ * seed. The buffers are userdata anchored in a table pushed on the stack, so
+ * an error raised half-way leaks nothing. */
 static void ref_inputs(lua_State *L, const dg_problem *p, const int64_t *sizes, int opts, double **data)
 {
   uint64_t seed = 1;
@@ -258,11 +260,14 @@ static void ref_inputs(lua_State *L, const dg_problem *p, const int64_t *sizes, 
   if (opts) lua_pop(L, 1);
   dg_rng rng;
   dg_rng_seed(&rng, seed);
+  lua_createtable(L, (int)p->tensors.n, 0);
+  int anchor = lua_gettop(L);
   for (size_t t = 0; t < p->tensors.n; t++) {
     const dg_tensor *tt = &p->tensors.v[t];
     int64_t n = dg_problem_numel(p, (int)t, sizes);
-    if (n < 0) luaL_error(L, "cannot size tensor %s", tt->name);
-    data[t] = dg_calloc((size_t)n + 1, sizeof(double));
+    if (n < 0 || n > ((int64_t)1 << 31)) luaL_error(L, "cannot make tensor %s at these sizes", tt->name);
+    data[t] = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(double), 0);
+    lua_rawseti(L, anchor, (lua_Integer)t + 1);
     bool given = opts && lua_getfield(L, opts, "inputs") == LUA_TTABLE && lua_getfield(L, -1, tt->name) == LUA_TTABLE;
     int64_t lo = 0, hi = 0;
     bool ranged = dg_problem_range(p, (int)t, sizes, &lo, &hi, NULL);
@@ -275,7 +280,7 @@ static void ref_inputs(lua_State *L, const dg_problem *p, const int64_t *sizes, 
       else if (tt->positive) data[t][i] = 0.1 + dg_rng_unit(&rng);
       else data[t][i] = dg_rng_normal(&rng);
     }
-    if (opts) lua_settop(L, opts);
+    lua_settop(L, anchor);
   }
 }
 
@@ -311,14 +316,12 @@ static int l_ref(lua_State *L)
     free(m);
     return lua_error(L);
   }
-  double **data = dg_calloc(p->tensors.n + 1, sizeof *data);
+  double **data = lua_newuserdatauv(L, (p->tensors.n + 1) * sizeof *data, 0);
   ref_inputs(L, p, sizes, opts, data);
   dg_ref_env env = { .sizes = sizes, .data = (const double *const *)data };
   dg_refval v;
   char *err = NULL;
   dg_ref_status s = dg_problem_ref_eval(p, &env, t, idx, &v, &err);
-  for (size_t k = 0; k < p->tensors.n; k++) free(data[k]);
-  free(data);
   if (s == DG_REF_ERROR) {
     lua_pushstring(L, err ? err : "reference failed");
     free(err);
