@@ -316,21 +316,33 @@ static void walk(dg_hl_doc *doc, TSNode n)
   for (uint32_t i = 0; i < c; i++) walk(doc, ts_node_child(n, i));
 }
 
-dg_hl_doc *dg_hl_doc_new(const dg_hl_query *q, const char *text, size_t len)
+dg_hl_doc *dg_hl_doc_new_prefix(const dg_hl_query *q, const char *text, size_t len, size_t upto)
 {
+  if (upto < len) {
+    while (upto > 0 && text[upto - 1] != '\n') upto--;
+  } else {
+    upto = len;
+  }
   dg_hl_doc *doc = dg_calloc(1, sizeof *doc);
   doc->text = text;
-  doc->len = len;
+  doc->len = upto;                      /* what the query and the walk see */
+  doc->parsed = upto;
   doc->cap = dg_calloc(len ? len : 1, sizeof *doc->cap);
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, tree_sitter_cuda());
-  TSTree *tree = ts_parser_parse_string(p, NULL, text, (uint32_t)len);
+  TSTree *tree = ts_parser_parse_string(p, NULL, text, (uint32_t)upto);
   TSNode root = ts_tree_root_node(tree);
   if (q) run_query(doc, q, root);
   walk(doc, root);
   ts_tree_delete(tree);
   ts_parser_delete(p);
+  doc->len = len;
   return doc;
+}
+
+dg_hl_doc *dg_hl_doc_new(const dg_hl_query *q, const char *text, size_t len)
+{
+  return dg_hl_doc_new_prefix(q, text, len, len);
 }
 
 void dg_hl_doc_free(dg_hl_doc *doc)

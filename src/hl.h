@@ -40,11 +40,16 @@ typedef struct {
   uint16_t *cap;        /* per byte: 0 = no capture, else capture index + 1; owned */
   DG_VEC(dg_hl_kernel) kernels;   /* __global__ functions in file order */
   DG_VEC(dg_hl_error) errors;     /* syntax errors in file order */
+  size_t parsed;        /* bytes parsed: len, or less for a first-paint prefix */
 } dg_hl_doc;
 
 /* Parses text and runs the query (q may be NULL: no highlighting, kernels and
  * errors are still found). Caller frees with dg_hl_doc_free. */
 dg_hl_doc *dg_hl_doc_new(const dg_hl_query *q, const char *text, size_t len);
+/* The same for a first paint of a big file: parses only text[0..upto) (cut
+ * back to a line start), so kernels, errors and captures cover that prefix
+ * only (the last construct may be cut). cap still has len entries. */
+dg_hl_doc *dg_hl_doc_new_prefix(const dg_hl_query *q, const char *text, size_t len, size_t upto);
 void dg_hl_doc_free(dg_hl_doc *doc);
 
 #endif

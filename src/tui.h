@@ -107,6 +107,7 @@ struct tui_app {
   dg_hl_doc *doc;
   int *cap_style;                     /* capture index -> style id */
   tui_model model;
+  bool pending;                       /* full highlighting and diagnostics still to do */
 
   tui_pane panes[TUI_PANE__COUNT];
   int focus;                          /* a TUI_PANE_* among the workbench panes */
@@ -131,6 +132,13 @@ typedef struct {
  * user caused (bad theme lines, unreadable file) go to msgs as lines. */
 tui_app *tui_app_new(tui_backend *b, const tui_options *o, dg_buf *msgs);
 void tui_app_free(tui_app *a);
+/* Files bigger than this get a first paint from a highlighted prefix, the
+ * rest (whole-file highlighting, syntax and front-end diagnostics) follows
+ * in tui_app_idle before the first key is read. */
+#define TUI_PREFIX_BYTES (64 * 1024)
+#define TUI_PREFIX_MIN (16 * 1024)     /* the prefix: at least this, and a screen past the first kernel */
+/* Does pending work; true when it did some (the screen needs a redraw). */
+bool tui_app_idle(tui_app *a);
 /* Closes the open document (tui_open.c). */
 void tui_app_close_doc(tui_app *a);
 /* Opens a file in the workbench (a .cu, a problem .lua, or a directory of one). */

@@ -335,7 +335,8 @@ int tui_app_key(tui_app *a, int key)
 
 int tui_app_run(tui_app *a, bool dump, dg_buf *msgs)
 {
-  tui_app_draw(a);
+  tui_app_draw(a);                           /* the first paint */
+  if (tui_app_idle(a)) tui_app_draw(a);
   char *err = NULL;
   bool marked = dump && tui_headless_marked(a->b);
   if (dump && !tui_headless_dump(a->b, &err)) goto fail;
@@ -347,6 +348,7 @@ int tui_app_run(tui_app *a, bool dump, dg_buf *msgs)
       continue;
     }
     int r = tui_app_key(a, key);
+    tui_app_idle(a);                         /* e.g. a document opened from the gallery */
     if (!(r & TUI_QUIT)) tui_app_draw(a);
     if (dump && !marked && !tui_headless_dump(a->b, &err)) goto fail;
     if (r & TUI_QUIT || a->quit) break;

@@ -141,6 +141,34 @@ static bool has_spec_block(const char *text)
   return !strncmp(c, "dirigo:", 7);
 }
 
+/* The work after the first paint: syntax errors and front-end diagnostics. */
+static void full_work(tui_app *a)
+{
+  syntax_diags(a);
+  fe_diags(a, a->source);
+}
+
+/* How much of a big file the first paint highlights: through some 150 lines
+ * past its first kernel (where the cursor goes), at least TUI_PREFIX_MIN. */
+static size_t prefix_bytes(const char *text, size_t len)
+{
+  const char *g = strstr(text, "__global__");
+  size_t at = g ? (size_t)(g - text) : 0;
+  for (int lines = 0; at < len && lines < 150; at++)
+    if (text[at] == '\n') lines++;
+  return at > TUI_PREFIX_MIN ? at : TUI_PREFIX_MIN;
+}
+
+bool tui_app_idle(tui_app *a)
+{
+  if (!a->pending) return false;
+  a->pending = false;
+  dg_hl_doc_free(a->doc);
+  a->doc = dg_hl_doc_new(a->query, a->text, a->len);
+  full_work(a);
+  return true;
+}
+
 void tui_app_close_doc(tui_app *a)
 {
   dg_hl_doc_free(a->doc);
@@ -150,6 +178,7 @@ void tui_app_close_doc(tui_app *a)
   free(a->source);
   a->text = a->path = a->source = NULL;
   a->len = 0;
+  a->pending = false;
   if (a->problem) dg_problem_free(a->problem);
   a->problem = NULL;
   tui_model_free(&a->model);
@@ -201,12 +230,15 @@ bool tui_app_open(tui_app *a, const char *path)
   a->text = text;
   a->len = len;
   a->source = src;
-  a->doc = dg_hl_doc_new(src ? a->query : NULL, a->text, a->len);   /* a spec alone: plain */
   if (a->problem) place_diags(a, &a->problem->sm, &d, src ? src : file, &why);
   if (a->problem && d.nerrors == 0) add_outputs(a, &why);
-  if (src) {
-    syntax_diags(a);
-    fe_diags(a, src);
+  if (src && len > TUI_PREFIX_BYTES) {
+    /* a big file: highlight a prefix for the first paint, the rest when idle */
+    a->doc = dg_hl_doc_new_prefix(a->query, a->text, a->len, prefix_bytes(a->text, a->len));
+    a->pending = true;
+  } else {
+    a->doc = dg_hl_doc_new(src ? a->query : NULL, a->text, a->len);   /* a spec alone: plain */
+    if (src) full_work(a);
   }
   if (!a->problem) {
     char *m = spec_help(file);

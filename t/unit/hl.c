@@ -56,7 +56,7 @@ int main(void)
   is_str(cap_at(q, doc, "2.0f", 0), "number", "number");
   is_str(cap_at(q, doc, "if (", 0), "keyword.conditional", "if");
   is_str(cap_at(q, doc, "return", 0), "keyword.return", "return");
-  is_str(cap_at(q, doc, "scale<<<", 0), "function.kernel", "launched kernel");
+  is_str(cap_at(q, doc, "scale<<<", 0), "function.call", "launched kernel");
   is_str(cap_at(q, doc, "<<<", 0), "punctuation.launch", "<<<");
   is_str(cap_at(q, doc, "  int i", 0), "(none)", "whitespace has no capture");
   is_str(cap_at(q, doc, "int i", 4), "(none)", "a plain local has no capture");
