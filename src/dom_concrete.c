@@ -35,6 +35,17 @@ static inline int64_t wrapk(dg_tykind k, uint64_t v)
   }
 }
 
+/* Wrap a vector of raw 64-bit results to the width of k, one loop per kind. */
+static void wrap_vec(dg_tykind k, int n, dom_val *d)
+{
+  switch (k) {
+  case DG_TY_I32: EACH(d[i] = (dom_val)(int64_t)(int32_t)d[i]); break;
+  case DG_TY_U32: EACH(d[i] = (uint32_t)d[i]); break;
+  case DG_TY_I64: case DG_TY_U64: case DG_TY_PTR: break;
+  default: EACH(d[i] = (dom_val)wrapk(k, d[i])); break;
+  }
+}
+
 static inline double fround(dg_tykind k, double x)
 {
   switch (k) {
@@ -55,7 +66,8 @@ static void c_const_int(dom *d, const dg_type *t, int n, const uint8_t *m, dom_v
   } else if (t->kind == DG_TY_PTR) {
     memcpy(dst, src, (size_t)n * 8);
   } else {
-    for (int i = 0; i < n; i++) dst[i] = (dom_val)wrapk(t->kind, (uint64_t)src[i]);
+    memcpy(dst, src, (size_t)n * 8);
+    wrap_vec(t->kind, n, dst);
   }
 }
 
@@ -136,9 +148,11 @@ static void ibin(dg_binop op, dg_tykind k, bool sg, int n, const uint8_t *m, dom
   const uint64_t *ux = a, *uy = b;
   int w = width(k);
   switch (op) {
-  case DG_BIN_ADD: LOOP(dst[i] = (dom_val)wrapk(k, ux[i] + uy[i]));
-  case DG_BIN_SUB: LOOP(dst[i] = (dom_val)wrapk(k, ux[i] - uy[i]));
-  case DG_BIN_MUL: LOOP(dst[i] = (dom_val)wrapk(k, ux[i] * uy[i]));
+#define I32(e) (dom_val)(int64_t)(int32_t)(e)
+  case DG_BIN_ADD: if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] + uy[i])); } EACH(dst[i] = ux[i] + uy[i]); wrap_vec(k, n, dst); break;
+  case DG_BIN_SUB: if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] - uy[i])); } EACH(dst[i] = ux[i] - uy[i]); wrap_vec(k, n, dst); break;
+  case DG_BIN_MUL: if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] * uy[i])); } EACH(dst[i] = ux[i] * uy[i]); wrap_vec(k, n, dst); break;
+#undef I32
   case DG_BIN_DIV:
     /* x/0 gives all ones as the GPU's div.u32 does; INT_MIN/-1 wraps */
     LOOP2(sg, dst[i] = !m[i] ? 0 : y[i] == 0 ? (dom_val)wrapk(k, ~0ull)
@@ -249,7 +263,8 @@ static void c_cast(dom *d, dg_castkind ck, const dg_type *to, const dg_type *fro
   } else if (tk == fk) {
     memmove(dst, a, (size_t)n * 8);
   } else {
-    EACH(dst[i] = (dom_val)wrapk(tk, a[i]));
+    memmove(dst, a, (size_t)n * 8);
+    wrap_vec(tk, n, dst);
   }
 }
 
@@ -274,29 +289,44 @@ static int c_concrete(dom *d, const dg_type *t, int n, const uint8_t *m, const d
 }
 
 /* ---- memory ---------------------------------------------------------------- */
+/* One loop per common kind; the generic path handles the rest. */
+#define LD(T, conv) EACHM({ T v_; memcpy(&v_, mem[i]->bytes + off[i], sizeof v_); dst[i] = conv; })
+#define ST(T, conv) EACHM({ T v_ = conv; memcpy(mem[i]->bytes + off[i], &v_, sizeof v_); })
+
 static void c_load(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst,
                    dom_mem *const *mem, const int64_t *off)
 {
   dg_tykind k = t->kind;
+  switch (k) {
+  case DG_TY_F32: LD(float, dom_of_f(v_)); return;
+  case DG_TY_I32: LD(int32_t, (dom_val)(int64_t)v_); return;
+  case DG_TY_U32: LD(uint32_t, (dom_val)v_); return;
+  case DG_TY_F64: case DG_TY_I64: case DG_TY_U64: case DG_TY_PTR: LD(uint64_t, v_); return;
+  default: break;
+  }
   int sz = (int)dom_tysize(t);
-  for (int i = 0; i < n; i++) {
-    if (!m[i]) continue;
+  EACHM({
     uint64_t u = 0;
     memcpy(&u, mem[i]->bytes + off[i], (size_t)sz);   /* little-endian, as the GPU */
-    dst[i] = k == DG_TY_PTR ? u : bits_to(k, u);
-  }
+    dst[i] = bits_to(k, u);
+  });
 }
 
 static void c_store(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *src,
                     dom_mem *const *mem, const int64_t *off)
 {
   dg_tykind k = t->kind;
-  int sz = (int)dom_tysize(t);
-  for (int i = 0; i < n; i++) {
-    if (!m[i]) continue;
-    uint64_t u = k == DG_TY_PTR ? src[i] : bits_of(k, src[i]);
-    memcpy(mem[i]->bytes + off[i], &u, (size_t)sz);
+  switch (k) {
+  case DG_TY_F32: ST(float, (float)dom_f(src[i])); return;
+  case DG_TY_I32: case DG_TY_U32: ST(uint32_t, (uint32_t)src[i]); return;
+  case DG_TY_F64: case DG_TY_I64: case DG_TY_U64: case DG_TY_PTR: ST(uint64_t, src[i]); return;
+  default: break;
   }
+  int sz = (int)dom_tysize(t);
+  EACHM({
+    uint64_t u = bits_of(k, src[i]);
+    memcpy(mem[i]->bytes + off[i], &u, (size_t)sz);
+  });
 }
 
 static dom concrete = {

@@ -60,15 +60,22 @@ msk msk_copy(simt_x *x, const msk *a)
   return k;
 }
 
+/* Mask bytes are 0 or 1: eight lanes are counted at once. */
 void msk_fix(msk *k)
 {
-  int lo = 0, hi = 0, cnt = 0;
-  for (int i = k->lo; i < k->hi; i++) cnt += k->b[i] != 0;
+  const uint8_t *b = k->b;
+  int i = k->lo, e = k->hi, cnt = 0;
+  for (; i + 8 <= e; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    cnt += (int)((w * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < e; i++) cnt += b[i];
+  int lo = 0, hi = 0;
   if (cnt) {
-    lo = k->lo;
-    while (!k->b[lo]) lo++;
-    hi = k->hi;
-    while (!k->b[hi - 1]) hi--;
+    lo = k->lo, hi = k->hi;
+    while (!b[lo]) lo++;
+    while (!b[hi - 1]) hi--;
   }
   k->lo = lo, k->hi = hi, k->cnt = cnt;
 }
@@ -311,6 +318,8 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   x.live = dg_malloc((size_t)x.n);
   x.zeros = dg_calloc((size_t)x.n * 16, sizeof *x.zeros);
   x.ident = m->d == dom_concrete();
+  x.all = (msk){ dg_malloc((size_t)x.n), 0, x.n, x.n };
+  memset(x.all.b, 1, (size_t)x.n);
   x.wsync = dg_calloc((size_t)x.nwarps, sizeof *x.wsync);
   x.worder = dg_malloc(sizeof(int) * (size_t)x.nwarps);
   if (L->shared_bytes > 0)
@@ -348,6 +357,8 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   m->bufs.n = (size_t)m->nuser;
   for (simt_chunk *c = x.chunks, *nx; c; c = nx) nx = c->next, free(c);
   for (int d = 0; d < 3; d++) free(x.tid[d]);
+  for (size_t i = 0; i < x.kccap; i++) free(x.kc[i].v);
+  free(x.kc), free(x.all.b);
   free(x.live), free(x.zeros), free(x.wsync), free(x.worder), free(x.vb), free(order);
   return x.stop ? SIMT_STOPPED : SIMT_OK;
 }

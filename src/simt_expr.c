@@ -160,34 +160,86 @@ dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k,
 /* ---- branches --------------------------------------------------------------------- */
 void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
 {
-  *t = msk_new(x), *f = msk_new(x);
+  /* only [lo, hi) of the new masks is ever read */
+  t->b = simt_alloc(x, (size_t)x->n), f->b = simt_alloc(x, (size_t)x->n);
   t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
-  if (!k->cnt) { msk_fix(t), msk_fix(f); return; }
+  if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
   dom_val *c = simt_eval(x, cond, k);
-  uint8_t *o = simt_alloc(x, (size_t)x->n);
+  uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
   x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
   for (int i = k->lo; i < k->hi; i++) {
-    if (!k->b[i]) continue;
-    if (o[i] == DOM_BOTH) {
-      /* the hook for symbolic domains: both sides, writes merged by select
-       * under the guard; not run yet, so stop with the reason */
-      simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "branch depends on input data");
-      break;
-    }
-    t->b[i] = o[i] == DOM_TRUE, f->b[i] = o[i] == DOM_FALSE;
+    uint8_t a = k->b[i], v = o[i];
+    t->b[i] = a & (v == DOM_TRUE), f->b[i] = a & (v == DOM_FALSE), both |= a & (v == DOM_BOTH);
   }
+  if (both)
+    for (int i = k->lo; i < k->hi; i++)
+      if (k->b[i] && o[i] == DOM_BOTH) {
+        /* the hook for symbolic domains: both sides, writes merged by select
+         * under the guard; not run yet, so stop with the reason */
+        simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "branch depends on input data");
+        break;
+      }
   msk_fix(t), msk_fix(f);
+}
+
+/* ---- constants, cached per launch (block-dependent ones per block) ------------- */
+static size_t kc_hash(const dg_expr *e, size_t cap)
+{
+  return (size_t)(((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+}
+
+static void kc_grow(simt_x *x)
+{
+  size_t cap = x->kccap ? x->kccap * 2 : 256;
+  simt_kc *t = dg_calloc(cap, sizeof *t);
+  for (size_t i = 0; i < x->kccap; i++) {
+    if (!x->kc[i].e) continue;
+    size_t h = kc_hash(x->kc[i].e, cap);
+    while (t[h].e) h = (h + 1) & (cap - 1);
+    t[h] = x->kc[i];
+  }
+  free(x->kc);
+  x->kc = t, x->kccap = cap;
+}
+
+/* The slots cached for e; *fresh when the caller must (re)fill them. */
+static dom_val *kc_get(simt_x *x, const dg_expr *e, int64_t block, bool *fresh)
+{
+  if (x->kcn * 2 >= x->kccap) kc_grow(x);
+  size_t h = kc_hash(e, x->kccap);
+  while (x->kc[h].e && x->kc[h].e != e) h = (h + 1) & (x->kccap - 1);
+  simt_kc *c = &x->kc[h];
+  *fresh = !c->e || c->block != block;
+  if (!c->e) {
+    c->e = e;
+    c->v = dg_malloc(sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(e->type));
+    x->kcn++;
+  }
+  c->block = block;
+  return c->v;
 }
 
 /* ---- nodes ----------------------------------------------------------------------- */
 typedef dom_val *(*ev_fn)(simt_x *x, const dg_expr *e, msk *k);
 
-static dom_val *ev_int(simt_x *x, const dg_expr *e, msk *k) { return simt_const(x, e->type, k, e->ival); }
+static dom_val *ev_int(simt_x *x, const dg_expr *e, msk *k)
+{
+  bool fresh;
+  dom_val *r = kc_get(x, e, -1, &fresh);
+  if (fresh) {
+    dom_val *v = simt_const(x, e->type, &x->all, e->ival);
+    memcpy(r, v, sizeof *r * (size_t)x->n * (size_t)dom_ncomp(e->type));
+  }
+  return r;
+}
 
 static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *r = simt_vals(x, e->type);
-  if (k->cnt) x->d->const_float(x->d, dom_scalar(e->type), SL(k), AT(r, k), e->fval);
+  bool fresh;
+  dom_val *r = kc_get(x, e, -1, &fresh);
+  if (fresh)
+    for (int c = 0; c < dom_ncomp(e->type); c++)
+      x->d->const_float(x->d, dom_scalar(e->type), x->n, x->all.b, r + (size_t)c * x->n, e->fval);
   return r;
 }
 
@@ -207,13 +259,19 @@ static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
 {
   int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
+  bool fresh;
+  dom_val *r = kc_get(x, e, e->op == DG_BI_BLOCKIDX ? x->block : -1, &fresh);
+  if (!fresh) return r;
+  dom_val *v;
   switch (e->op) {
-  case DG_BI_THREADIDX: return const_vec(x, e->type, k, x->tid[d]);
-  case DG_BI_BLOCKIDX: return simt_const(x, e->type, k, x->bidx[d]);
-  case DG_BI_BLOCKDIM: return simt_const(x, e->type, k, x->bdim[d]);
-  case DG_BI_GRIDDIM: return simt_const(x, e->type, k, x->gdim[d]);
-  default: return simt_const(x, e->type, k, 32);
+  case DG_BI_THREADIDX: v = const_vec(x, e->type, &x->all, x->tid[d]); break;
+  case DG_BI_BLOCKIDX: v = simt_const(x, e->type, &x->all, x->bidx[d]); break;
+  case DG_BI_BLOCKDIM: v = simt_const(x, e->type, &x->all, x->bdim[d]); break;
+  case DG_BI_GRIDDIM: v = simt_const(x, e->type, &x->all, x->gdim[d]); break;
+  default: v = simt_const(x, e->type, &x->all, 32); break;
   }
+  memcpy(r, v, sizeof *r * (size_t)x->n);
+  return r;
 }
 
 static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)

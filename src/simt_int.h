@@ -24,7 +24,8 @@ typedef struct {
   bool readonly, all_init;
   int64_t cap;             /* allocated bytes (locals are reused) */
   int32_t lane;            /* BK_LOCAL: owning lane */
-  simt_race *race;         /* BK_SHARED */
+  simt_race *race;         /* BK_SHARED: one cell per granule */
+  int gran;                /* race granule in bytes: the element size (1, 2, 4 or 8) */
   int64_t *writer;         /* writer map, or NULL */
   uint8_t *nwriters;
 } simt_buf;
@@ -57,6 +58,8 @@ struct simt_frame {
 
 typedef struct { const dg_var *var; int buf; } simt_varbuf;
 
+typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
+
 typedef struct simt_chunk simt_chunk;
 typedef struct { simt_chunk *c; size_t used; } simt_mark;
 
@@ -87,6 +90,9 @@ typedef struct simt_x {
   simt_chunk *chunks, *cur;
   bool ident;              /* the domain's ints and pointers are their own concrete values */
   dom_val *zeros;          /* n * 16 zero slots: what evaluation yields once stopped */
+  msk all;                 /* every lane of the block */
+  simt_kc *kc;             /* constants and builtins, evaluated once per launch (or block) */
+  size_t kccap, kcn;
   const dg_type *t_i64, *t_bool, *t_u32, *t_i32, *t_ptr;
 } simt_x;
 
@@ -107,6 +113,7 @@ void simt_fatal(simt_x *x, simt_evkind k, dg_span sp, int lane, const char *what
 void simt_trace_span(simt_x *x, dg_span sp);
 
 /* memory (simt_mem.c) */
+int simt_gran_of(const dg_type *t);           /* race granule for elements of t */
 int simt_buf_add(simt *m, const char *name, const dg_type *elem, int64_t bytes, int kind, bool init);
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write);

@@ -22,6 +22,7 @@ int simt_buf_add(simt *m, const char *name, const dg_type *elem, int64_t bytes, 
   b.kind = (uint8_t)kind;
   b.lane = -1;
   if (kind == BK_SHARED) b.race = dg_calloc(sz, sizeof *b.race);
+  b.gran = elem ? simt_gran_of(elem) : 1;
   dg_vec_push(&m->bufs, b);
   return b.mem.id;
 }
@@ -103,6 +104,15 @@ int64_t simt_writer(const simt *m, int id, int64_t off, int *nw)
   return b->writer[off];
 }
 
+/* Races are tracked per element of the declared type (a float array: per 4
+ * bytes); accesses narrower than that share the element's cell. */
+int simt_gran_of(const dg_type *t)
+{
+  while (t->kind == DG_TY_ARRAY || t->kind == DG_TY_VEC) t = t->elem;
+  int64_t s = dom_tysize(t);
+  return s == 2 || s == 4 || s == 8 ? (int)s : 1;
+}
+
 /* ---- launch-scoped buffers --------------------------------------------------- */
 int simt_var_buf(simt_x *x, const dg_var *v)
 {
@@ -110,6 +120,10 @@ int simt_var_buf(simt_x *x, const dg_var *v)
   if (v->kind == DG_VAR_SHARED_EXTERN) {
     if (!x->extern_buf)   /* no dynamic size given: every access is out of bounds */
       x->extern_buf = simt_buf_add(x->m, "extern __shared__", NULL, 0, BK_SHARED, false);
+    simt_buf *b = &x->m->bufs.v[x->extern_buf];
+    int g = simt_gran_of(v->type);          /* aliases: the narrowest element wins */
+    if (!b->elem || g < b->gran) b->gran = g;
+    b->elem = v->type;
     return x->extern_buf;
   }
   for (int i = 0; i < x->nvb; i++) if (x->vb[i].var == v) return x->vb[i].buf;
@@ -163,18 +177,25 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
 {
   uint32_t ws = x->wsync[lane / 32];
   bool told = false;
-  for (int64_t j = 0; j < size; j++) {
-    simt_race *c = &b->race[o + j];
-    if (c->epoch != x->epoch) *c = (simt_race){ .epoch = x->epoch, .w = -1, .r = -1 };
-    if (!told && c->w >= 0 && c->w != lane && !ordered(x, c->w, c->wsync, lane)) {
-      bool benign = write && newbytes && newbytes[j] == b->mem.bytes[o + j];
-      race_event(x, benign ? SIMT_EV_RACE_BENIGN : SIMT_EV_RACE, b, lane, c->w, sp, c->wsp, o + j, write,
-                 write ? "write-write" : "write-read");
-      told = !benign;
-    }
-    if (!told && write && c->r >= 0 && (c->r != lane || c->rmulti) && !ordered(x, c->r, c->rsync, lane)) {
-      race_event(x, SIMT_EV_RACE, b, lane, c->r, sp, c->rsp, o + j, write, "read-write");
-      told = true;
+  int g = b->gran;
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
+    simt_race *c = &b->race[ci];
+    if (c->epoch != x->epoch) {
+      c->epoch = x->epoch, c->w = c->r = -1, c->rmulti = false;
+    } else if (!told) {
+      int64_t bo = ci * g > o ? ci * g : o;
+      if (c->w >= 0 && c->w != lane && !ordered(x, c->w, c->wsync, lane)) {
+        bool benign = write && newbytes;
+        int64_t be = (ci + 1) * g < o + size ? (ci + 1) * g : o + size;
+        for (int64_t j = bo; benign && j < be; j++) benign = newbytes[j - o] == b->mem.bytes[j];
+        race_event(x, benign ? SIMT_EV_RACE_BENIGN : SIMT_EV_RACE, b, lane, c->w, sp, c->wsp, bo, write,
+                   write ? "write-write" : "write-read");
+        told = !benign;
+      }
+      if (!told && write && c->r >= 0 && (c->r != lane || c->rmulti) && !ordered(x, c->r, c->rsync, lane)) {
+        race_event(x, SIMT_EV_RACE, b, lane, c->r, sp, c->rsp, bo, write, "read-write");
+        told = true;
+      }
     }
     if (write) c->w = lane, c->wsync = ws, c->wsp = sp;
     else if (c->r < 0) c->r = lane, c->rsync = ws, c->rsp = sp;
@@ -183,6 +204,13 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
 }
 
 /* ---- the access path -------------------------------------------------------------- */
+static inline bool all_set(const uint8_t *p, int64_t n)
+{
+  if (n == 4) { uint32_t w; memcpy(&w, p, 4); return w == 0x01010101u; }
+  for (int64_t i = 0; i < n; i++) if (!p[i]) return false;
+  return true;
+}
+
 static void oob_event(simt_x *x, dg_span sp, int lane, uint32_t id, int64_t o, int64_t size, bool write)
 {
   simt *m = x->m;
@@ -220,36 +248,40 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   uint8_t *ok = simt_alloc(x, (size_t)n);
   dom_mem **mem = simt_alloc(x, sizeof *mem * (size_t)n);
   int64_t *off = simt_alloc(x, sizeof *off * (size_t)n), *offc = simt_alloc(x, sizeof *off * (size_t)n);
-  bool shared = false;
+  bool shared = false, ro = false, chk = false, sh = false;
+  uint32_t lid = 0;          /* the buffer of the previous lane: usually every lane's */
+  simt_buf *lb = NULL;
+  int64_t lsz = -1;
   for (int i = lo; i < hi; i++) {
     ok[i] = 0;
     if (!k->b[i]) continue;
     uint32_t id = dom_ptr_buf((dom_val)addr[i]);
     int64_t o = dom_ptr_off((dom_val)addr[i]);
-    if (id == 0 || id >= (uint32_t)x->top || o < 0 || o + size > m->bufs.v[id].mem.size) {
-      oob_event(x, sp, i, id, o, size, write);
-      continue;
+    if (id != lid || !lb) {
+      if (id == 0 || id >= (uint32_t)x->top) { oob_event(x, sp, i, id, o, size, write); continue; }
+      lid = id, lb = &m->bufs.v[id], lsz = lb->mem.size;
+      ro = write && lb->readonly, chk = !write && !lb->all_init, sh = lb->race && !x->in_atomic;
     }
-    simt_buf *b = &m->bufs.v[id];
-    if (write && b->readonly) {
+    if (o < 0 || o + size > lsz) { oob_event(x, sp, i, id, o, size, write); continue; }
+    if (ro) {
       simt_event *e = simt_report(x, SIMT_EV_READONLY, sp, i, "store into read-only %s at byte %lld",
-                                  b->name, (long long)o);
+                                  lb->name, (long long)o);
       if (e) e->buf = (int)id, e->off = o, e->size = (int)size, e->write = true;
       continue;
     }
-    ok[i] = 1, mem[i] = &b->mem, off[i] = o;
-    shared |= b->kind == BK_SHARED && !x->in_atomic;
-    if (!write && !b->all_init && memchr(b->init + o, 0, (size_t)size)) {
+    ok[i] = 1, mem[i] = &lb->mem, off[i] = o;
+    shared |= sh;
+    if (chk && !all_set(lb->init + o, size)) {
       simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
-                                  (long long)size, (long long)o, b->name);
+                                  (long long)size, (long long)o, lb->name);
       if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
     }
   }
   if (!write) {
     if (shared)
       for (int i = lo; i < hi; i++)
-        if (ok[i] && m->bufs.v[mem[i]->id].race)
-          race_check(x, &m->bufs.v[mem[i]->id], i, off[i], size, false, sp, NULL);
+        if (ok[i] && ((simt_buf *)mem[i])->race)      /* mem is simt_buf's first member */
+          race_check(x, (simt_buf *)mem[i], i, off[i], size, false, sp, NULL);
     for (int c = 0; c < nc; c++) {
       for (int i = lo; i < hi; i++) offc[i] = off[i] + c * es;
       d->load(d, et, hi - lo, ok + lo, vals + (size_t)c * n + lo, mem + lo, offc + lo);
