@@ -230,7 +230,9 @@ elseif cmd == "run" then
   local t = L.tap()
   local only = arg[3]
   for _, spec in ipairs(all_specs()) do
-    if not only or spec.rel:find(only, 1, true) then
+    local selected = not only
+    for f in (only or ""):gmatch("[^,]+") do if spec.rel:find(f, 1, true) then selected = true end end
+    if selected then
       local bin = build .. "/" .. spec.name
       local o, attrs, bufs = layout(spec)
       local fails = {}
