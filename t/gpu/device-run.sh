@@ -33,7 +33,9 @@ echo "CUDA toolkit: $cuda ($(ls "$cuda"/lib64/libnvrtc.so.* 2>/dev/null | head -
 
 # --- the programs ------------------------------------------------------------
 tests="avail compile run"
-if [ -x "$D/bin/run.t" ]; then
+if [ -n "${DG_BUILDDIR:-}" ] && [ -x "$DG_BUILDDIR/t/gpu/run.t" ]; then   # make check (t/gpu/scripts.sh)
+  bin=$DG_BUILDDIR/t/gpu; benchp=$DG_BUILDDIR/bench/gpu_bench
+elif [ -x "$D/bin/run.t" ]; then
   bin=$D/bin; benchp=$D/bin/gpu_bench
 elif [ -x build-gpu/t/gpu/run.t ]; then
   bin=$root/build-gpu/t/gpu; benchp=$root/build-gpu/bench/gpu_bench
