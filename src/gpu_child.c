@@ -44,6 +44,7 @@ static struct {
   size_t guard;
   DG_VEC(cbuf) bufs;
   DG_VEC(cudaKernel_t) kernels;
+  DG_VEC(uint8_t *) images;   /* loaded module images */
   cudaEvent_t ev0, ev1;
   uint8_t *stage;     /* host staging for fills and guard checks */
   size_t stage_len;
@@ -175,9 +176,14 @@ static void do_load(const gp_req *rq, const uint8_t *pl, size_t n)
   memcpy(&ilen, p, 8);
   p += 8;
   if ((uint64_t)(end - p) < ilen || !ilen) goto bad_names;
-  /* PTX must end in NUL; the payload was read with one appended */
+  /* an aligned copy, NUL-terminated as PTX must be */
+  uint8_t *image = dg_malloc(ilen + 1);
+  memcpy(image, p, ilen);
+  image[ilen] = 0;
   cudaLibrary_t lib;
-  cudaError_t e = cudaLibraryLoadData(&lib, p, NULL, NULL, 0, NULL, NULL, 0);
+  cudaError_t e = cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
+  /* kept while the child lives: with lazy loading the driver may read it later */
+  dg_vec_push(&C.images, image);
   if (e) {
     for (uint32_t i = 0; i < k; i++) free(names[i]);
     free(names);
