@@ -31,3 +31,20 @@ __global__ void layernorm_warp(float* __restrict__ out, const float* __restrict_
     float* o = out + (size_t)row * C;
     for (int c = lane; c < C; c += 32) o[c] = (x[c] - mean) * rstd * weight[c] + bias[c];
 }
+
+#ifdef TORCH_EXTENSION_NAME
+#include <torch/extension.h>
+
+torch::Tensor layernorm_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias, double eps)
+{
+    TORCH_CHECK(x.is_cuda() && x.is_contiguous() && x.scalar_type() == torch::kFloat32, "x: contiguous f32 CUDA");
+    const int C = x.size(-1), N = x.numel() / C;
+    auto out = torch::empty_like(x);
+    const int warps_per_block = 4;
+    layernorm_warp<<<(N + warps_per_block - 1) / warps_per_block, 32 * warps_per_block>>>(
+        out.data_ptr<float>(), x.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(), N, C, (float)eps);
+    return out;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &layernorm_forward, "LayerNorm forward (CUDA)"); }
+#endif

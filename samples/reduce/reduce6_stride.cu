@@ -39,3 +39,28 @@ __global__ void reduce6(const T* __restrict__ g_idata, T* __restrict__ g_odata, 
 template __global__ void reduce6<float, 256, false>(const float*, float*, unsigned int);
 template __global__ void reduce6<float, 256, true>(const float*, float*, unsigned int);
 template __global__ void reduce6<float, 64, false>(const float*, float*, unsigned int);
+
+// Host side: sum 2^20 ones with 64 blocks, then the 64 partials with one block.
+#include <cstdio>
+#include <vector>
+
+int main()
+{
+    const unsigned int n = 1u << 20;
+    const int threads = 256, blocks = 64;
+    std::vector<float> h(n, 1.0f);
+    float *d_in, *d_part, *d_out;
+    cudaMalloc(&d_in, n * sizeof(float));
+    cudaMalloc(&d_part, blocks * sizeof(float));
+    cudaMalloc(&d_out, sizeof(float));
+    cudaMemcpy(d_in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    reduce6<float, 256, true><<<blocks, threads, threads * sizeof(float)>>>(d_in, d_part, n);
+    reduce6<float, 64, false><<<1, 64, 64 * sizeof(float)>>>(d_part, d_out, blocks);
+    float sum = 0.0f;
+    cudaMemcpy(&sum, d_out, sizeof(float), cudaMemcpyDeviceToHost);
+    printf("sum = %.1f (expected %u)\n", sum, n);
+    cudaFree(d_in);
+    cudaFree(d_part);
+    cudaFree(d_out);
+    return sum == (float)n ? 0 : 1;
+}
