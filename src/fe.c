@@ -5,6 +5,7 @@
 #include "fe_int.h"
 #include <string.h>
 #include <errno.h>
+#include <pthread.h>
 
 dg_func *fe_instance_from_text(fe_state *st, const char *text, bool quiet, TSNode at);
 
@@ -18,10 +19,22 @@ static const char *const node_names[] = {
 static uint8_t *sym_kind;
 static uint32_t nsyms;
 
-static void kinds_init(void)
+/* Field ids of the field names the lowering asks for (a name lookup in
+ * tree-sitter is a linear string search). */
+static struct { const char *name; TSFieldId id; } fields[] = {
+  { "alternative", 0 }, { "argument", 0 }, { "arguments", 0 }, { "body", 0 }, { "condition", 0 },
+  { "config", 0 }, { "consequence", 0 }, { "declarator", 0 }, { "default_type", 0 },
+  { "default_value", 0 }, { "field", 0 }, { "function", 0 }, { "indices", 0 }, { "initializer", 0 },
+  { "left", 0 }, { "name", 0 }, { "operator", 0 }, { "parameters", 0 }, { "right", 0 },
+  { "scope", 0 }, { "size", 0 }, { "type", 0 }, { "update", 0 }, { "value", 0 },
+};
+static pthread_once_t kinds_once = PTHREAD_ONCE_INIT;
+
+static void kinds_init_once(void)
 {
-  if (sym_kind) return;
   const TSLanguage *L = tree_sitter_cuda();
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    fields[i].id = ts_language_field_id_for_name(L, fields[i].name, (uint32_t)strlen(fields[i].name));
   uint32_t n = ts_language_symbol_count(L);
   uint8_t *t = dg_calloc(n, 1);
   for (uint32_t s = 0; s < n; s++) {
@@ -33,6 +46,8 @@ static void kinds_init(void)
   nsyms = n;
   sym_kind = t;
 }
+
+static void kinds_init(void) { pthread_once(&kinds_once, kinds_init_once); }
 
 fe_nkind fe_kind(TSNode n)
 {
@@ -102,6 +117,9 @@ bool fe_text_is(fe_state *st, TSNode n, const char *s)
 TSNode fe_field(TSNode n, const char *field)
 {
   if (ts_node_is_null(n)) return n;
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    if (fields[i].name[0] == field[0] && !strcmp(fields[i].name, field))
+      return fields[i].id ? ts_node_child_by_field_id(n, fields[i].id) : (TSNode){ 0 };
   return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
 }
 
@@ -145,8 +163,12 @@ static void host_launches(fe_state *st, TSNode n, int depth)
     dg_host_launch l = { fe_text(st, call), fe_text(st, f), fe_span(st, call) };
     dg_vec_push(&st->m->launches, l);
   }
-  uint32_t c = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < c; i++) host_launches(st, ts_node_named_child(n, i), depth + 1);
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_named(c)) host_launches(st, c, depth + 1);
+  }
+  ts_tree_cursor_delete(&cur);
 }
 
 static TSNode func_declarator(TSNode fdef)
@@ -197,6 +219,7 @@ static void add_def_named(fe_state *st, TSNode fdef, TSNode tmpl, const char *qu
       if (def->ntparams < 0) return;
     }
     dg_vec_push(&st->defs, def);
+    fe_def_hash_add(st, def);
     return;
   }
   if (ts_node_is_null(decl) || (fe_kind(name) != FE_N_identifier)) {
@@ -224,6 +247,7 @@ static void add_def_named(fe_state *st, TSNode fdef, TSNode tmpl, const char *qu
     prev->next_same_name = def;
   }
   dg_vec_push(&st->defs, def);
+  if (!prev) fe_def_hash_add(st, def);
 }
 
 static void global_decl(fe_state *st, TSNode n)
@@ -347,10 +371,13 @@ static bool text_has_device_kw(fe_state *st, TSNode n)
 
 static void top_level(fe_state *st, TSNode root, int depth)
 {
-  if (depth > 16) return;
-  uint32_t n = ts_node_named_child_count(root);
-  for (uint32_t i = 0; i < n; i++) {
-    TSNode c = ts_node_named_child(root, i);
+  if (depth > 16 || ts_node_is_null(root)) return;
+  /* a cursor: ts_node_named_child(i) walks from the first child every time */
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  bool more = ts_tree_cursor_goto_first_child(&cur);
+  for (; more; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    if (!ts_node_is_named(c)) continue;
     switch (fe_kind(c)) {
     case FE_N_function_definition: add_def(st, c, (TSNode){ 0 }); break;
     case FE_N_template_declaration: {
@@ -380,6 +407,7 @@ static void top_level(fe_state *st, TSNode root, int depth)
       break;
     }
   }
+  ts_tree_cursor_delete(&cur);
 }
 
 /* Callers of dropped functions are dropped too (the engine could not run them). */
@@ -547,6 +575,7 @@ void fe_module_free(dg_module *m)
     if (st->have_pp) pp_result_free(&st->pp);
     dg_vec_free(&st->lines);
     dg_vec_free(&st->defs);
+    free(st->def_hash);
     dg_vec_free(&st->globals);
     dg_vec_free(&st->insts);
     dg_vec_free(&st->infos);

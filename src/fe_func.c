@@ -21,10 +21,41 @@ static void fn_free(fe_fn *fn)
   dg_vec_free(&fn->callees);
 }
 
+static bool def_is(const fe_def *d, const char *name, size_t len)
+{
+  return !strncmp(d->name, name, len) && d->name[len] == 0;
+}
+
+/* A def with a new name: into the table if it has room (else the next
+ * lookup rebuilds it with every def). */
+void fe_def_hash_add(fe_state *st, fe_def *d)
+{
+  if (st->def_hash_cap < st->defs.n * 2 + 16) return;
+  size_t h = dg_hash_bytes(d->name, strlen(d->name), 0) & (st->def_hash_cap - 1);
+  while (st->def_hash[h] && strcmp(st->def_hash[h]->name, d->name)) h = (h + 1) & (st->def_hash_cap - 1);
+  if (!st->def_hash[h]) st->def_hash[h] = d;
+}
+
+/* Defs are found by name in a hash (calls are many, files can hold hundreds
+ * of functions); the table is rebuilt when defs grow past half of it. */
 fe_def *fe_find_def(fe_state *st, const char *name, size_t len)
 {
-  for (size_t i = 0; i < st->defs.n; i++)
-    if (strlen(st->defs.v[i]->name) == len && !memcmp(st->defs.v[i]->name, name, len)) return st->defs.v[i];
+  if (st->def_hash_cap < st->defs.n * 2 + 16) {
+    size_t cap = 64;
+    while (cap < st->defs.n * 4) cap *= 2;
+    free(st->def_hash);
+    st->def_hash = dg_calloc(cap, sizeof *st->def_hash);
+    st->def_hash_cap = cap;
+    for (size_t i = 0; i < st->defs.n; i++) {
+      fe_def *d = st->defs.v[i];
+      size_t h = dg_hash_bytes(d->name, strlen(d->name), 0) & (cap - 1);
+      while (st->def_hash[h] && strcmp(st->def_hash[h]->name, d->name)) h = (h + 1) & (cap - 1);
+      if (!st->def_hash[h]) st->def_hash[h] = d;
+    }
+  }
+  size_t h = dg_hash_bytes(name, len, 0) & (st->def_hash_cap - 1);
+  for (; st->def_hash[h]; h = (h + 1) & (st->def_hash_cap - 1))
+    if (def_is(st->def_hash[h], name, len)) return st->def_hash[h];
   return NULL;
 }
 

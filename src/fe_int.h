@@ -136,6 +136,8 @@ typedef struct fe_state {
   TSParser *parser;
   TSTree *tree;
   DG_VEC(fe_def *) defs;
+  fe_def **def_hash;      /* open addressing by name: the first def of each name */
+  size_t def_hash_cap;
   fe_symvec globals;      /* typedefs, file-scope constants, __device__ variables */
   DG_VEC(fe_inst *) insts;
   DG_VEC(fe_def *) specs;         /* explicit specialisations */
@@ -221,6 +223,7 @@ bool fe_signature(fe_state *st, fe_def *def, dg_func *f, const fe_targ *targs, i
 dg_func *fe_instance(fe_state *st, fe_def *def, fe_targ *args, int nargs, TSNode at);
 int fe_tparams(fe_state *st, TSNode list, fe_tparam **out);
 fe_def *fe_find_def(fe_state *st, const char *name, size_t len);
+void fe_def_hash_add(fe_state *st, fe_def *d);
 const char *fe_struct_name(fe_fn *fn, const char *name, size_t len);  /* struct or type param bound to one */
 void fe_bind_targs(fe_fn *fn, const fe_def *def, const fe_targ *args, int nargs);
 char *fe_inst_name(fe_state *st, const fe_def *def, const fe_targ *args, int nargs);

@@ -298,9 +298,12 @@ dg_stmt *fe_body(fe_fn *fn, TSNode compound)
   int pending = 0;
   fe_scope_push(fn);
   fn->prev_end = ts_node_start_byte(compound);
-  uint32_t n = ts_node_named_child_count(compound);
-  for (uint32_t i = 0; i < n && !fn->failed; i++)
-    stmt_into(fn, ts_node_named_child(compound, i), &v, &pending);
+  TSTreeCursor cur = ts_tree_cursor_new(compound);
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more && !fn->failed; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_named(c)) stmt_into(fn, c, &v, &pending);
+  }
+  ts_tree_cursor_delete(&cur);
   fe_scope_pop(fn);
   return block_of(fn, &v, compound);
 }
