@@ -82,7 +82,7 @@ dg_term term_set_one(term_ctx *c, dg_term key, dg_term val);
 dg_term term_set_union(term_ctx *c, dg_term s1, dg_term s2, term_setmode m);
 dg_term term_set_scale(term_ctx *c, dg_term s, double k);   /* values times k (k != 0) */
 size_t term_set_size(const term_ctx *c, dg_term s);
-/* In key order; callback's return false stops. */
+/* In key order; callback's return false stops. The callback may create terms. */
 typedef bool (*term_set_fn)(void *ud, dg_term key, dg_term val);
 bool term_set_each(const term_ctx *c, dg_term s, term_set_fn fn, void *ud);
 /* The only (key, val) of a one-element set; false otherwise. */

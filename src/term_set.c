@@ -89,8 +89,8 @@ size_t term_set_size(const term_ctx *c, dg_term s)
 bool term_set_each(const term_ctx *c, dg_term s, term_set_fn fn, void *ud)
 {
   if (!s) return true;
-  const term_node *n = term_node_of(c, s);
-  return term_set_each(c, n->c, fn, ud) && fn(ud, n->a, n->b) && term_set_each(c, n->d, fn, ud);
+  term_node n = *term_node_of(c, s);   /* a copy: fn may create terms and move the array */
+  return term_set_each(c, n.c, fn, ud) && fn(ud, n.a, n.b) && term_set_each(c, n.d, fn, ud);
 }
 
 bool term_set_single(const term_ctx *c, dg_term s, dg_term *key, dg_term *val)

@@ -215,8 +215,9 @@ static void test_eval(void)
      "f32 constants fold with f32 rounding");
   ok(term_mul(I, a, term_fp(I, f32, 0)) != term_fp(I, f32, 0), "IEEE: x*0 is not folded (NaN, -0)");
   dg_term h = term_convert(I, term_fp(I, f32, 1.0 / 3), TERM_S_F16, false);
-  double hv;
-  ok(term_const_double(I, h, &hv) && hv == 0.333251953125, "f32 -> f16 rounds to nearest (%.12g)", hv);
+  double hv = 0;
+  bool hc = term_const_double(I, h, &hv);
+  ok(hc && hv == 0.333251953125, "f32 -> f16 rounds to nearest (%.12g)", hv);
   term_ctx_free(I);
 
   term_varinfo vi = { TERM_VAR_INPUT, "n", 0, DG_TY_I32, NULL };
