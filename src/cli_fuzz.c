@@ -253,7 +253,7 @@ static int evaluate(const fuzz_args *a)
     if (!a->json) printf("  %-56s %-22s", specs.v[i], buggy ? L.p->bug_pattern : "correct");
     for (int s = 0; s < nst; s++) {
       fuzz_opts o = { .strategy = &fuzz_strategies[s], .ncases = a->cases ? a->cases : 24,
-                      .seed = a->seed };
+                      .seed = a->seed, .budget_s = 10, .max_elems = 2048 };
       fuzz_summary sum;
       dg_diags d = {0};
       fuzz_campaign(L.p, &L.k, &o, &sum, &d);

@@ -43,7 +43,7 @@ void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, in
   memset(s, 0, sizeof *s);
   memset(ctx, 0, sizeof *ctx);
   ctx->p = p;
-  ctx->max_elems = max_elems > 0 ? max_elems : (1 << 17);
+  ctx->max_elems = max_elems > 0 ? max_elems : (1 << 13);
   for (size_t i = 0; i < p->sizes.n && s->nsyms < FUZZ_MAX_SYMS; i++) {
     const dg_size *z = &p->sizes.v[i];
     if (!z->from_op) continue;
@@ -134,6 +134,137 @@ static void say_index(char *buf, size_t n, const fuzz_outcome *o)
     k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, i ? "," : "", o->index[i]);
 }
 
+/* ---- the kernel-precision envelope ------------------------------------------
+ * An fp32 kernel cannot be more exact than fp32 arithmetic allows: with huge
+ * or cancelling inputs (sums that overflow, x^2 past FLT_MAX) the fp64
+ * reference is no fair judge, and flagging those elements is how the
+ * adversarial strategy reached 94% false positives in the literature. Each
+ * element that fails against fp64 is judged again against the reference
+ * evaluated as a straightforward fp32 CUDA kernel would (every operation
+ * rounded to float, fmaxf/fminf ignoring NaN): where that computation is not
+ * finite the element cannot be judged; otherwise the kernel may differ from
+ * it by the tolerance plus twice the fp32 reference's own error. Unwritten
+ * elements and non-finite values where fp32 stays finite remain failures. */
+typedef struct {
+  const dg_problem *p;
+  double *const *data;         /* input values per tensor */
+  const int64_t *sizes;
+  int64_t dims[64][8];
+  DG_VEC(double) vals;         /* values of the "symbolic" ids */
+  double maxmag;               /* largest finite magnitude of any intermediate */
+  int64_t nops;
+  bool nan_input;              /* the element's reference read a NaN input */
+} env32;
+
+static dg_symval v32_push(env32 *e, double v)
+{
+  dg_vec_push(&e->vals, v);
+  return (dg_symval)(e->vals.n - 1);
+}
+
+static dg_symval v32_constant(void *ud, double v) { return v32_push(ud, (double)(float)v); }
+
+static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
+{
+  env32 *e = ud;
+  double a[3];
+  for (int i = 0; i < dg_vop_info[op].arity; i++) a[i] = e->vals.v[args[i]];
+  double r;
+  if ((op == DG_VOP_MAX || op == DG_VOP_MIN) && (isnan(a[0]) || isnan(a[1])))
+    r = isnan(a[0]) ? a[1] : a[0];            /* fmaxf / fminf */
+  else r = dg_vop_num(op, a);
+  r = (double)(float)r;
+  e->nops++;
+  if (isfinite(r) && fabs(r) > e->maxmag) e->maxmag = fabs(r);
+  return v32_push(e, r);
+}
+
+static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
+{
+  env32 *e = ud;
+  const dg_tensor *ts = &e->p->tensors.v[t];
+  int64_t flat = 0;
+  for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
+    if (idx[d] < 0 || idx[d] >= e->dims[t][d]) return false;
+    flat = flat * e->dims[t][d] + idx[d];
+  }
+  if (!e->data[t]) return false;
+  double v = e->data[t][flat];
+  e->nan_input |= isnan(v);
+  if (isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
+  if (ts->has_range) *out = (dg_refval){ .is_sym = false, .num = v };
+  else *out = (dg_refval){ .is_sym = true, .sym = v32_push(e, v) };
+  return true;
+}
+
+/* Is the failing element flat of output t within the fp32 envelope? */
+static bool within_envelope(env32 *e, int t, int64_t flat, double got, double want, dg_tol tol)
+{
+  const dg_tensor *ts = &e->p->tensors.v[t];
+  int64_t idx[8] = {0};
+  for (int d = (int)ts->shape.n - 1; d >= 0 && d < 8; d--) {
+    idx[d] = flat % e->dims[t][d];
+    flat /= e->dims[t][d];
+  }
+  static const dg_sym_ops ops32 = { v32_constant, v32_apply, NULL };
+  dg_sym_ops ops = ops32;
+  ops.ud = e;
+  dg_ref_env env = { .sizes = e->sizes, .read = v32_read, .sym = &ops, .ud = e };
+  dg_refval r;
+  char *err = NULL;
+  e->vals.n = 0;
+  e->maxmag = 0;
+  e->nops = 0;
+  e->nan_input = false;
+  dg_ref_status st = dg_problem_ref_eval(e->p, &env, t, idx, &r, &err);
+  free(err);
+  if (st != DG_REF_OK) return false;
+  /* NaN inputs: PyTorch propagates NaN through max/argmax, CUDA's fmaxf
+   * and comparisons skip it; neither is wrong unless the op says so. */
+  if (!dg_dtypes[ts->dtype].is_float) return e->nan_input;
+  double r32 = r.is_sym ? e->vals.v[r.sym] : (double)(float)r.num;
+  double r64 = dg_dtype_round(ts->dtype, want);
+  if (!isfinite(r32)) return true;
+  if (!isfinite(got)) return false;
+  /* a different order of the same fp32 operations may err by about
+   * eps * (largest intermediate) * sqrt(operations); the fp32 reference's own
+   * distance to fp64 is one sample of that error */
+  double order = 4 * 0x1p-24 * e->maxmag * sqrt((double)(e->nops + 1));
+  double slack = isfinite(r64) ? fmax(2 * fabs(r32 - r64), order) : INFINITY;
+  return fabs(got - r32) <= tol.atol + tol.rtol * fabs(r32) + slack;
+}
+
+/* Re-judges up to 8192 failing elements; returns the failures that remain
+ * (their first in *first). */
+static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data, int t,
+                               const double *got, const double *want, const uint8_t *defined,
+                               const uint8_t *written, int64_t n, dg_tol tol, int64_t *first)
+{
+  env32 *e = dg_calloc(1, sizeof *e);
+  e->p = p;
+  e->data = env_data;
+  e->sizes = sizes;
+  for (size_t i = 0; i < p->tensors.n && i < 64; i++)
+    if (p->tensors.v[i].shape.n <= 8) dg_problem_shape(p, (int)i, sizes, e->dims[i], NULL);
+  int64_t remain = 0, judged = 0;
+  *first = -1;
+  for (int64_t i = 0; i < n; i++) {
+    if (defined && !defined[i]) continue;
+    bool unwritten = written && !written[i];
+    if (!unwritten && fuzz_elem_check(p->tensors.v[t].dtype, got[i], want[i], tol) == FUZZ_ELEM_OK)
+      continue;
+    bool ok = !unwritten && judged < 8192 && within_envelope(e, t, i, got[i], want[i], tol);
+    if (!unwritten) judged++;
+    if (!ok) {
+      if (*first < 0) *first = i;
+      remain++;
+    }
+  }
+  dg_vec_free(&e->vals);
+  free(e);
+  return remain;
+}
+
 static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, double **env_data,
                      fuzz_outcome *out)
 {
@@ -153,7 +284,22 @@ static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, doub
       return;
     }
     fuzz_cmp cmp;
-    fuzz_compare(ts->dtype, io->data[t], want, defined, io->written[t], n, dg_problem_tol(p, t), &cmp);
+    dg_tol tol = dg_problem_tol(p, t);
+    fuzz_compare(ts->dtype, io->data[t], want, defined, io->written[t], n, tol, &cmp);
+    if (cmp.nfail) {
+      int64_t first;
+      int64_t remain = envelope_filter(p, sizes, env_data, t, io->data[t], want, defined,
+                                       io->written[t], n, tol, &first);
+      out->nexplained += cmp.nfail - remain;
+      if (remain && first != cmp.first_fail) {
+        cmp.first_fail = first;
+        cmp.first_got = io->data[t][first];
+        cmp.first_want = dg_dtype_round(ts->dtype, want[first]);
+        cmp.first_kind = io->written[t][first] ? fuzz_elem_check(ts->dtype, cmp.first_got, want[first], tol)
+                                               : FUZZ_ELEM_UNWRITTEN;
+      }
+      cmp.nfail = remain;
+    }
     free(want), free(defined);
     if (cmp.max_abs > out->cmp.max_abs) out->cmp.max_abs = cmp.max_abs;
     if (cmp.max_ulp > out->cmp.max_ulp) out->cmp.max_ulp = cmp.max_ulp;

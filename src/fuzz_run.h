@@ -19,6 +19,7 @@ typedef struct {
   fuzz_cmp cmp;            /* FAIL (and PASS: errors seen) */
   simt_event ev;           /* FINDING: the engine's event */
   char msg[320];           /* one line saying what happened */
+  int64_t nexplained;      /* elements off the fp64 reference but inside the fp32 envelope */
   uint64_t input_digest;   /* hash of every input value: replays show the same case */
   double secs;
 } fuzz_outcome;
@@ -27,7 +28,8 @@ typedef struct {
   const fuzz_strategy *strategy;
   int64_t ncases;          /* 0: 40 */
   uint64_t seed;
-  int64_t max_elems;       /* largest tensor the emulator takes; 0: 1<<17 */
+  int64_t max_elems;       /* largest tensor the emulator takes; 0: 8192 (references are
+                              O(n) per element in Lua: keep campaigns quick) */
   bool shrink;             /* shrink the first failure to a minimal shape */
   bool keep_going;         /* run every case even after a failure */
   double budget_s;         /* 0: none */
