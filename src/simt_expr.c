@@ -138,7 +138,7 @@ static dom_val *lval_read(simt_x *x, const simt_lval *lv, msk *k, dg_span sp)
 static void lval_write(simt_x *x, const simt_lval *lv, msk *k, dom_val *v, dg_span sp)
 {
   if (lv->mem) simt_mem_access(x, sp, lv->t, k, lv->addr, v, true);
-  else simt_merge(x, lv->reg, v, k, dom_ncomp(lv->t));
+  else simt_merge(x, lv->reg, x->gm ? simt_guarded(x, lv->t, k, v, lv->reg) : v, k, dom_ncomp(lv->t));
 }
 
 /* ---- conversions --------------------------------------------------------------- */
@@ -158,28 +158,91 @@ dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k,
 }
 
 /* ---- branches --------------------------------------------------------------------- */
-void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
+static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp)
 {
   /* only [lo, hi) of the new masks is ever read */
   t->b = simt_alloc(x, (size_t)x->n), f->b = simt_alloc(x, (size_t)x->n);
   t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
+  if (sp) sp->any = false;
   if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
   dom_val *c = simt_eval(x, cond, k);
   uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
   x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
   for (int i = k->lo; i < k->hi; i++) {
     uint8_t a = k->b[i], v = o[i];
-    t->b[i] = a & (v == DOM_TRUE), f->b[i] = a & (v == DOM_FALSE), both |= a & (v == DOM_BOTH);
+    t->b[i] = a & (v != DOM_FALSE), f->b[i] = a & (v != DOM_TRUE), both |= a & (v == DOM_BOTH);
   }
-  if (both)
+  if (both && !sp) {
     for (int i = k->lo; i < k->hi; i++)
       if (k->b[i] && o[i] == DOM_BOTH) {
-        /* the hook for symbolic domains: both sides, writes merged by select
-         * under the guard; not run yet, so stop with the reason */
-        simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "branch depends on input data");
+        simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "loop or warp vote depends on input data");
         break;
       }
+  } else if (both) {
+    sp->any = true;
+    sp->both = msk_new(x);
+    sp->both.lo = k->lo, sp->both.hi = k->hi;
+    for (int i = k->lo; i < k->hi; i++) sp->both.b[i] = k->b[i] && o[i] == DOM_BOTH;
+    msk_fix(&sp->both);
+    sp->cv = simt_vals(x, x->t_bool);
+    x->d->cast(x->d, DG_CAST_CONVERT, x->t_bool, cond->type, SL(&sp->both), AT(sp->cv, &sp->both), AT(c, &sp->both));
+  }
   msk_fix(t), msk_fix(f);
+}
+
+void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f) { branch_(x, cond, k, t, f, NULL); }
+void simt_branch2(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp) { branch_(x, cond, k, t, f, sp); }
+
+simt_guard simt_guard_push(simt_x *x, const simt_split *sp, bool then_side)
+{
+  simt_guard old = { x->gm, x->gv };
+  if (!sp->any) return old;
+  const msk *b = &sp->both;
+  uint8_t *gm = simt_alloc(x, (size_t)x->n);
+  dom_val *gv = simt_vals(x, x->t_bool), *c = sp->cv;
+  if (old.gm) memcpy(gm, old.gm, (size_t)x->n), memcpy(gv, old.gv, sizeof *gv * (size_t)x->n);
+  else memset(gm, 0, (size_t)x->n);
+  if (!then_side) {
+    c = simt_vals(x, x->t_bool);
+    x->d->unop(x->d, DG_UN_NOT, x->t_bool, SL(b), AT(c, b), AT(sp->cv, b));
+  }
+  dom_val *fls = simt_const(x, x->t_bool, (msk *)b, 0), *g = simt_vals(x, x->t_bool);
+  memcpy(g + b->lo, c + b->lo, sizeof *g * (size_t)(b->hi - b->lo));
+  if (old.gm) {                  /* nested: old guard && this condition */
+    msk inner = msk_new(x);
+    inner.lo = b->lo, inner.hi = b->hi;
+    for (int i = b->lo; i < b->hi; i++) inner.b[i] = b->b[i] && old.gm[i];
+    msk_fix(&inner);
+    if (inner.cnt) x->d->select(x->d, x->t_bool, SL(&inner), AT(g, &inner), AT(old.gv, &inner), AT(c, &inner), AT(fls, &inner));
+  }
+  for (int i = b->lo; i < b->hi; i++) if (b->b[i]) gm[i] = 1, gv[i] = g[i];
+  x->gm = gm, x->gv = gv;
+  return old;
+}
+
+void simt_guard_pop(simt_x *x, simt_guard g) { x->gm = g.gm, x->gv = g.gv; }
+
+/* Writes of guarded lanes keep the old value where the guard is false. */
+static void guard_merge(simt_x *x, const dg_type *t, const msk *k, dom_val *v, const dom_val *old)
+{
+  msk g = msk_new(x);
+  g.lo = k->lo, g.hi = k->hi;
+  for (int i = k->lo; i < k->hi; i++) g.b[i] = k->b[i] && x->gm[i];
+  msk_fix(&g);
+  if (!g.cnt) return;
+  for (int c = 0; c < dom_ncomp(t); c++) {
+    size_t o = (size_t)c * x->n;
+    x->d->select(x->d, dom_scalar(t), SL(&g), AT(v + o, &g), AT(x->gv, &g), AT(v + o, &g), AT(old + o, &g));
+  }
+}
+
+dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *v, const dom_val *old)
+{
+  size_t sz = sizeof *v * (size_t)x->n * (size_t)dom_ncomp(t);
+  dom_val *r = simt_alloc(x, sz);
+  memcpy(r, v, sz);
+  guard_merge(x, t, k, r, old);
+  return r;
 }
 
 /* ---- constants, cached per launch (block-dependent ones per block) ------------- */
@@ -314,14 +377,23 @@ static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *ev_logic(simt_x *x, const dg_expr *e, msk *k)
 {
   msk t, f;
-  simt_branch(x, e->a, k, &t, &f);
+  simt_split sp;
+  simt_branch2(x, e->a, k, &t, &f, &sp);
   bool land = e->kind == DG_EX_LAND;
   msk *rest = land ? &t : &f, *done = land ? &f : &t;
   dom_val *r = simt_const(x, e->type, done, land ? 0 : 1);
   if (rest->cnt) {
+    simt_guard g = simt_guard_push(x, &sp, land);
     dom_val *b = simt_eval(x, e->b, rest);
+    simt_guard_pop(x, g);
     dom_val *bb = simt_vals(x, e->type);
     x->d->cast(x->d, DG_CAST_CONVERT, x->t_bool, e->b->type, SL(rest), AT(bb, rest), AT(b, rest));
+    if (sp.any) {              /* undecided lanes: a && b as select(a, b, 0); a || b as select(a, 1, b) */
+      msk *bo = &sp.both;
+      dom_val *kv = simt_const(x, x->t_bool, bo, land ? 0 : 1), *m = simt_vals(x, x->t_bool);
+      x->d->select(x->d, x->t_bool, SL(bo), AT(m, bo), AT(sp.cv, bo), AT(land ? bb : kv, bo), AT(land ? kv : bb, bo));
+      simt_merge(x, bb, m, bo, 1);
+    }
     if (e->type->kind != DG_TY_BOOL) bb = simt_convert(x, e->type, x->t_bool, rest, bb);
     simt_merge(x, r, bb, rest, 1);
   }
@@ -331,11 +403,22 @@ static dom_val *ev_logic(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *ev_cond(simt_x *x, const dg_expr *e, msk *k)
 {
   msk t, f;
-  simt_branch(x, e->a, k, &t, &f);
+  simt_split sp;
+  simt_branch2(x, e->a, k, &t, &f, &sp);
   int nc = dom_ncomp(e->type);
-  dom_val *r = simt_vals(x, e->type);
-  if (t.cnt) simt_merge(x, r, simt_convert(x, e->type, e->b->type, &t, simt_eval(x, e->b, &t)), &t, nc);
-  if (f.cnt) simt_merge(x, r, simt_convert(x, e->type, e->c->type, &f, simt_eval(x, e->c, &f)), &f, nc);
+  dom_val *r = simt_vals(x, e->type), *vb = NULL, *vc = NULL;
+  simt_guard g = simt_guard_push(x, &sp, true);
+  if (t.cnt) simt_merge(x, r, vb = simt_convert(x, e->type, e->b->type, &t, simt_eval(x, e->b, &t)), &t, nc);
+  simt_guard_pop(x, g);
+  g = simt_guard_push(x, &sp, false);
+  if (f.cnt) simt_merge(x, r, vc = simt_convert(x, e->type, e->c->type, &f, simt_eval(x, e->c, &f)), &f, nc);
+  simt_guard_pop(x, g);
+  if (sp.any && vb && vc)
+    for (int c = 0; c < nc; c++) {
+      size_t o = (size_t)c * x->n;
+      x->d->select(x->d, dom_scalar(e->type), SL(&sp.both), AT(r + o, &sp.both), AT(sp.cv, &sp.both),
+                   AT(vb + o, &sp.both), AT(vc + o, &sp.both));
+    }
   return r;
 }
 

@@ -91,6 +91,8 @@ typedef struct simt_x {
   bool ident;              /* the domain's ints and pointers are their own concrete values */
   dom_val *zeros;          /* n * 16 zero slots: what evaluation yields once stopped */
   msk all;                 /* every lane of the block */
+  uint8_t *gm;             /* lanes running under a data-dependent guard (NULL: none) */
+  dom_val *gv;             /* their guard, a bool value of the domain */
   simt_kc *kc;             /* constants and builtins, evaluated once per launch (or block) */
   size_t kccap, kcn;
   const dg_type *t_i64, *t_bool, *t_u32, *t_i32, *t_ptr;
@@ -131,6 +133,17 @@ dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k);
 dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v);
 dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v);
 void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f);
+/* As simt_branch, but lanes the domain cannot decide (DOM_BOTH) go into t, f
+ * and *both, with the condition as a bool in *cv; NULL both: none. */
+typedef struct { msk both; dom_val *cv; bool any; } simt_split;
+void simt_branch2(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp);
+/* Guard the lanes of sp->both with cv (then side) or !cv (else side) for
+ * the writes that follow; simt_guard_pop restores the previous guard. */
+typedef struct { uint8_t *gm; dom_val *gv; } simt_guard;
+simt_guard simt_guard_push(simt_x *x, const simt_split *sp, bool then_side);
+void simt_guard_pop(simt_x *x, simt_guard g);
+/* v with the guarded lanes of k merged: select(guard, v, old) */
+dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *v, const dom_val *old);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

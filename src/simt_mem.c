@@ -289,6 +289,16 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     simt_mark_release(x, mk);
     return;
   }
+  if (x->gm) {               /* guarded lanes store select(guard, new, old) */
+    dom_val *old = simt_alloc(x, sizeof *old * (size_t)n * (size_t)nc);
+    for (int c = 0; c < nc; c++) {
+      for (int i = lo; i < hi; i++) offc[i] = off[i] + c * es;
+      d->load(d, et, hi - lo, ok + lo, old + (size_t)c * n + lo, mem + lo, offc + lo);
+    }
+    msk okm = { ok, lo, hi, 0 };
+    msk_fix(&okm);
+    vals = simt_guarded(x, t, &okm, vals, old);
+  }
   /* stores land warp by warp in x->worder; within a warp the higher lane wins */
   bool natural = true;
   for (int w = 0; w < x->nwarps; w++) natural &= x->worder[w] == w;

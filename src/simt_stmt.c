@@ -36,6 +36,7 @@ static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
   if (x->fr->reg[v->slot]) {
     if (s->e) {
       dom_val *val = simt_convert(x, v->type, s->e->type, k, simt_eval(x, s->e, k));
+      if (x->gm) val = simt_guarded(x, v->type, k, val, x->fr->reg[v->slot]);
       simt_merge(x, x->fr->reg[v->slot], val, k, dom_ncomp(v->type));
     }
     simt_mark_release(x, mk);
@@ -76,9 +77,14 @@ static void st_if(simt_x *x, const dg_stmt *s, msk *k)
 {
   simt_mark mk = simt_mark_get(x);
   msk t, f;
-  simt_branch(x, s->e, k, &t, &f);
+  simt_split sp;
+  simt_branch2(x, s->e, k, &t, &f, &sp);
+  simt_guard g = simt_guard_push(x, &sp, true);
   if (t.cnt && s->then) simt_exec(x, s->then, &t);
+  simt_guard_pop(x, g);
+  g = simt_guard_push(x, &sp, false);
   if (f.cnt && s->els) simt_exec(x, s->els, &f);
+  simt_guard_pop(x, g);
   for (int i = k->lo; i < k->hi; i++) k->b[i] = t.b[i] | f.b[i];
   msk_fix(k);
   simt_mark_release(x, mk);
@@ -135,8 +141,22 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
   simt_mark_release(x, mk0);
 }
 
+/* A jump taken under a data-dependent guard would need the paths to be
+ * merged at the loop or function end; reported instead. */
+static bool guarded(simt_x *x, const dg_stmt *s, msk *k)
+{
+  if (x->gm)
+    for (int i = k->lo; i < k->hi; i++)
+      if (k->b[i] && x->gm[i]) {
+        simt_fatal(x, SIMT_EV_DATA_DEP, s->span, i, "break, continue or return under a data-dependent branch");
+        return true;
+      }
+  return false;
+}
+
 static void jump(simt_x *x, const dg_stmt *s, msk *k, uint8_t *to, const char *what)
 {
+  if (guarded(x, s, k)) return;
   if (!to) { simt_fatal(x, SIMT_EV_UNSUPPORTED, s->span, k->lo, what); return; }
   for (int i = k->lo; i < k->hi; i++) if (k->b[i]) to[i] = 1;
   clear(k);
@@ -148,6 +168,7 @@ static void st_continue(simt_x *x, const dg_stmt *s, msk *k) { jump(x, s, k, x->
 static void st_return(simt_x *x, const dg_stmt *s, msk *k)
 {
   simt_frame *fr = x->fr;
+  if (guarded(x, s, k)) return;
   if (s->e && fr->ret) {
     simt_mark mk = simt_mark_get(x);
     dom_val *v = simt_convert(x, fr->f->ret, s->e->type, k, simt_eval(x, s->e, k));
