@@ -172,6 +172,8 @@ void tui_app_focus(tui_app *a, int pane);
 
 /* ---- commands shared between views ---------------------------------------- */
 int tui_cmd_run(tui_app *a, const char *line);     /* tui_cmdline.c: ':' commands */
+/* tui_fuzz.c: a campaign on the emulator; strategy NULL or "": the default. */
+int tui_fuzz_run(tui_app *a, const char *strategy);
 /* Source pane: move the cursor to a line (1-based) and centre it. */
 void tui_source_goto(tui_app *a, uint32_t line);
 uint32_t tui_source_cursor(tui_app *a);

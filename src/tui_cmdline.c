@@ -133,7 +133,7 @@ static int cmd_lua(tui_app *a, const char *arg)
 }
 
 static int cmd_check(tui_app *a, const char *arg) { return tui_act_check(a, NULL, 0); }
-static int cmd_fuzz(tui_app *a, const char *arg) { return tui_act_fuzz(a, NULL, 0); }
+static int cmd_fuzz(tui_app *a, const char *arg) { return tui_fuzz_run(a, arg); }
 
 static const tui_cmd cmds[] = {
   { "quit", "", "leave dirigo", cmd_quit },
@@ -143,7 +143,7 @@ static const tui_cmd cmds[] = {
   { "kernel", "[NAME]", "jump to a __global__ kernel (no name: the list)", cmd_kernel },
   { "goto", "LINE", "jump to a source line (also :LINE)", cmd_goto },
   { "check", "", "symbolic check of the selected element", cmd_check },
-  { "fuzz", "", "fuzz campaign", cmd_fuzz },
+  { "fuzz", "[STRATEGY]", "fuzz campaign on the emulator (heat map in the picker)", cmd_fuzz },
   { "lua", "CODE", "evaluate Lua (needs the Lua bindings)", cmd_lua },
 };
 

@@ -20,7 +20,7 @@ const tui_binding tui_bindings[] = {
   K(GLOBAL, TUI_KEY_BTAB, "prev-pane", NULL, "focus the previous pane", tui_act_prev_pane),
   K(GLOBAL, ':', "command", NULL, "command line (:help, :theme NAME, :kernel NAME, :goto LINE, :q)", tui_act_command),
   K(GLOBAL, 'c', "check", "check", "symbolic check of the selected element", tui_act_check),
-  K(GLOBAL, 'f', "fuzz", NULL, "fuzz campaign on the kernel", tui_act_fuzz),
+  K(GLOBAL, 'f', "fuzz", "fuzz", "fuzz campaign on the emulator; heat map in the picker", tui_act_fuzz),
   K(GLOBAL, 'o', "gallery", NULL, "open the samples gallery", tui_act_gallery),
 
   K(SOURCE, 'j', "down", NULL, "next line", tui_src_down),

@@ -73,15 +73,6 @@ int tui_act_check(tui_app *a, tui_pane *p, int key)
   return TUI_HANDLED | TUI_REDRAW;
 }
 
-int tui_act_fuzz(tui_app *a, tui_pane *p, int key)
-{
-  tui_model_set_result(&a->model,
-                       "fuzz: not available yet\n"
-                       "The fuzzer (src/fuzz.h) has not landed in this build;\n"
-                       "no cases were run.\n");
-  return TUI_HANDLED | TUI_REDRAW;
-}
-
 const tui_pane_ops tui_result_ops = {
   "result", TUI_CTX_RESULT, res_open, res_draw, NULL, res_close,
 };

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Fuzzing from the workbench: a campaign on the emulator, its summary in the
+# result pane, the heat map in the picker (a kernel wrong on lane 31).
+. "$DG_SRCDIR/t/tui/lib.sh"
+
+tui_run fuzz 110x30 '<Tab>
+:fuzz regular<Enter>
+g31<Enter>
+<Dump>
+<Tab>jjjjjjjjj
+<Dump>
+:fuzz nosuch<Enter>
+<Dump>' relu_tail.lua
+tui_has fuzz 001 "fuzz on the emulator: strategy regular" "the campaign's summary is shown"
+tui_has fuzz 001 "FAIL at case 1 (N=64 uniform): y[31]:" "with its first failure"
+tui_has fuzz 001 "unchecked, fuzz heat 0.50" "y[31] is hot in the heat map"
+tui_same fuzz 001 "the heat map and the summary"
+tui_style fuzz 001 "heat styles in the picker"
+tui_has fuzz 002 "fuzz:regular:1:1@N=32" "a replayable witness"
+tui_has fuzz 003 "fuzz: unknown strategy 'nosuch'; known: regular" "an unknown strategy is named"
+
+tui_run nospec 100x30 'f<Dump>' saxpy.cu
+tui_has nospec 001 "fuzz: needs a problem spec with" "fuzz without a spec says what is missing"
+tui_done
