@@ -194,6 +194,7 @@ typedef struct {
   char *msg;                    /* owned; NULL on OK: "an illegal memory access was encountered (cudaErrorIllegalAddress)" */
   double ms;                    /* kernel time (events), when it ran */
   DG_VEC(dg_gpu_guard_hit) guards;
+  char *output;                 /* what the kernel printf'd (64 KiB at most); owned, NULL if nothing */
 } dg_gpu_result;
 
 /* Launches, synchronises, checks the last error and every live buffer's guards.

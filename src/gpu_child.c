@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #ifndef DG_HAVE_CUDA
 _Noreturn void gp_child_main(int fd)
@@ -48,7 +49,29 @@ static struct {
   cudaEvent_t ev0, ev1;
   uint8_t *stage;     /* host staging for fills and guard checks */
   size_t stage_len;
+  bool capture;       /* fd 1 is a memfd holding what kernels printf'd */
+  dg_buf out;         /* that output, sent with the next reply */
 } C;
+
+#define OUTPUT_MAX (64 * 1024)
+
+/* Moves what kernels printed since the last call (device printf lands on the
+ * child's stdout at synchronisation) into C.out, and empties the memfd. */
+static void collect_output(void)
+{
+  if (!C.capture) return;
+  fflush(stdout);
+  off_t end = lseek(1, 0, SEEK_END);
+  if (end > 0) {
+    size_t n = end > OUTPUT_MAX ? OUTPUT_MAX : (size_t)end;
+    char *b = dg_malloc(n);
+    ssize_t got = pread(1, b, n, 0);
+    if (got > 0) dg_buf_put(&C.out, b, (size_t)got);
+    if (end > OUTPUT_MAX) dg_buf_printf(&C.out, "\n[%lld more bytes dropped]\n", (long long)(end - OUTPUT_MAX));
+    free(b);
+  }
+  if (ftruncate(1, 0) == 0) lseek(1, 0, SEEK_SET);
+}
 
 /* Reply: status, message (printf), then data. */
 static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const char *fmt, ...)
@@ -62,10 +85,11 @@ static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const
     msg = dg_vprintf(fmt, ap);
     va_end(ap);
   }
-  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, ms, n };
+  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, (uint32_t)C.out.n, 0, ms, n };
   if (gp_write(C.fd, &rep, sizeof rep) || (msg && gp_write(C.fd, msg, rep.msg_len))
-      || (n && gp_write(C.fd, data, n)))
+      || (C.out.n && gp_write(C.fd, C.out.s, C.out.n)) || (n && gp_write(C.fd, data, n)))
     _exit(2);
+  C.out.n = 0;
   free(msg);
 }
 
@@ -397,6 +421,7 @@ static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
   cudaEventRecord(C.ev1, 0);
   e = cudaDeviceSynchronize();
   if (!e) e = cudaGetLastError();
+  collect_output();
   if (e) {
     if ((fatal = context_poisoned())) {
       reply(DG_GPU_FAULT, 0, NULL, 0, "%s (%s)", CUERR(e));
@@ -433,6 +458,9 @@ static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
 _Noreturn void gp_child_main(int fd)
 {
   C.fd = fd;
+  int mf = memfd_create("dirigo-kernel-output", 0);
+  if (mf >= 0 && dup2(mf, 1) == 1) C.capture = true;
+  if (mf > 1) close(mf);
   for (;;) {
     gp_req rq;
     if (gp_read(fd, &rq, sizeof rq, 0)) _exit(0);

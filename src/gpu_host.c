@@ -18,6 +18,7 @@ struct dg_gpu {
   dg_gpu_opts o;
   dg_gpu_info info;
   size_t last_len;      /* data bytes of the last reply read into *datap */
+  char *last_out;       /* what kernels printed, from the last reply; owned */
 };
 
 static void set_msg(char **msg, char *m)
@@ -82,6 +83,12 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
   if (!r) {
     text = dg_calloc(rep.msg_len + 1, 1);
     r = gp_read(g->fd, text, rep.msg_len, deadline);
+  }
+  free(g->last_out);
+  g->last_out = NULL;
+  if (!r && rep.out_len) {
+    g->last_out = dg_calloc(rep.out_len + 1, 1);
+    r = gp_read(g->fd, g->last_out, rep.out_len, deadline);
   }
   if (!r && datap) {
     *datap = dg_malloc(rep.len + 1);
@@ -154,6 +161,7 @@ void dg_gpu_close(dg_gpu *g)
 {
   if (!g) return;
   drop_child(g, true);
+  free(g->last_out);
   free(g);
 }
 
@@ -280,6 +288,8 @@ dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu
   res->status = call(g, rq, &L, sizeof L, ga, (size_t)nargs * sizeof *ga, g->o.launch_timeout_s,
                      NULL, 0, &data, &res->ms, &res->msg);
   free(ga);
+  res->output = g->last_out;
+  g->last_out = NULL;
   for (size_t off = 0; res->status == DG_GPU_OOB_WRITE && data && off + sizeof(gp_guard) <= g->last_len;
        off += sizeof(gp_guard)) {
     gp_guard gg;

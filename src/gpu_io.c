@@ -181,6 +181,7 @@ dg_gpu_arg dg_gpu_arg_f64(double v) { return dg_gpu_arg_bytes(&v, sizeof v); }
 void dg_gpu_result_free(dg_gpu_result *r)
 {
   free(r->msg);
+  free(r->output);
   dg_vec_free(&r->guards);
-  r->msg = NULL;
+  r->msg = r->output = NULL;
 }

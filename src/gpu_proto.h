@@ -26,7 +26,9 @@ typedef struct {
 
 typedef struct {
   uint32_t status;       /* dg_gpu_status */
-  uint32_t msg_len;      /* message bytes that follow, then len data bytes */
+  uint32_t msg_len;      /* message bytes that follow, then out_len bytes of what
+                            kernels printed, then len data bytes */
+  uint32_t out_len, pad;
   double ms;
   uint64_t len;
 } gp_rep;

@@ -9,7 +9,7 @@ int main(void)
   ok(dg_gpu_available(&why), "the mock counts as a GPU");
   is_str(why, "Mock GPU (sm_90)", "named with its arch");
   free(why);
-  char *names[K_N] = { "fill_even", "scale_k_f3", "oob_write", "oob_before", "bad_address", "spin" };
+  char *names[K_N] = { "fill_even", "scale_k_f3", "oob_write", "oob_before", "bad_address", "spin", "say" };
   dg_gpu_binary bin = { .image = (uint8_t *)"MOCK", .image_len = 5, .lowered = names, .nnames = K_N };
   dg_gpu_opts o = { .launch_timeout_s = 1, .call_timeout_s = 20, .guard_bytes = 4096 };
   scenario(&o, &bin);

@@ -3,6 +3,7 @@
  * fixtures/kernels.cu, and a fault is sticky as on a real context. Linked
  * into the test ahead of libcudart, so the child's calls land here. */
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +52,12 @@ static cudaError_t bad_address(dim3 g, dim3 b, void **a)
   return cudaSuccess;   /* reported at the synchronize, as on a GPU */
 }
 
+static cudaError_t say(dim3 g, dim3 b, void **a)
+{
+  printf("kernel says %d\n", *(int *)a[1]);   /* device printf lands on stdout */
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
@@ -62,6 +69,7 @@ static const mock_kernel kernels[] = {
   { "fill_even", fill_even, 2, { 8, 4 } }, { "scale_k_f3", scale3, 3, { 8, 8, 4 } },
   { "oob_write", oob_write, 2, { 8, 4 } }, { "oob_before", oob_before, 2, { 8, 4 } },
   { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
+  { "say", say, 2, { 8, 4 } },
 };
 
 static const struct { cudaError_t e; const char *name, *text; } errs[] = {

@@ -7,9 +7,9 @@
 #include "gpu.h"
 #include "../tap.h"
 
-enum { K_FILL_EVEN, K_SCALE3, K_OOB, K_OOB_BEFORE, K_BAD_ADDRESS, K_SPIN, K_N };
+enum { K_FILL_EVEN, K_SCALE3, K_OOB, K_OOB_BEFORE, K_BAD_ADDRESS, K_SPIN, K_SAY, K_N };
 static const char *const kernel_names[K_N] = {
-  "fill_even", "scale_k<float, 3>", "oob_write", "oob_before", "bad_address", "spin",
+  "fill_even", "scale_k<float, 3>", "oob_write", "oob_before", "bad_address", "spin", "say",
 };
 
 #define N 1000
@@ -79,6 +79,14 @@ static void scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
   dg_gpu_poison(g, y, NULL);
   dg_gpu_download(g, y, 0, h, sizeof h, NULL);
   is_int(dg_gpu_unwritten(h, N, f32, NULL), N, "poison refills y");
+
+  /* device printf comes back with the result, not on the caller's stdout */
+  is_int(launch(g, k[K_SAY], y, 0, 256, &r), DG_GPU_OK, "say runs");
+  is_str(r.output, "kernel says 1000\n", "its printf is in the result");
+  dg_gpu_result_free(&r);
+  launch(g, k[K_FILL_EVEN], y, 0, 256, &r);
+  ok(r.output == NULL, "a quiet kernel has no output");
+  dg_gpu_result_free(&r);
 
   /* out-of-bounds writes land in the guards */
   is_int(launch(g, k[K_OOB], y, 0, 256, &r), DG_GPU_OOB_WRITE, "oob_write is caught (%s)", r.msg ? r.msg : "");
