@@ -66,6 +66,12 @@ static void add_entry(gal_state *s, const char *group, const char *dir, const ch
 {
   char *path = dg_printf("%s/%s", dir, name);
   char *c = first_comment(path);
+  if (!*c && has_suffix(name, ".lua")) {     /* a spec without a comment: its kernel's */
+    free(c);
+    char *cu = dg_printf("%s/%.*s.cu", dir, (int)(strlen(name) - 4), name);
+    c = first_comment(cu);
+    free(cu);
+  }
   dg_vec_push(&s->paths, path);
   char *rel = dg_printf("%s/%s", group, name);
   dg_vec_push(&s->labels, dg_printf("%-36s %s", rel, c));
