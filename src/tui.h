@@ -114,6 +114,8 @@ struct tui_app {
   int overlay;                        /* TUI_PANE_HELP / _MENU / -1 */
   bool gallery;                       /* the gallery is the screen */
   tui_prompt prompt;
+  struct lua_State *lua;              /* ':lua' state, made on first use (tui_lua.c) */
+  dg_buf lua_out;                     /* what the last ':lua' printed */
   char *message;                      /* one-line notice; owned */
   bool message_error;
   bool quit;
@@ -174,6 +176,9 @@ void tui_app_focus(tui_app *a, int pane);
 int tui_cmd_run(tui_app *a, const char *line);     /* tui_cmdline.c: ':' commands */
 /* tui_fuzz.c: a campaign on the emulator; strategy NULL or "": the default. */
 int tui_fuzz_run(tui_app *a, const char *strategy);
+/* tui_lua.c: ':lua CODE' (expression or statements) into the result pane. */
+int tui_lua_run(tui_app *a, const char *code);
+void tui_lua_close(tui_app *a);
 /* Source pane: move the cursor to a line (1-based) and centre it. */
 void tui_source_goto(tui_app *a, uint32_t line);
 uint32_t tui_source_cursor(tui_app *a);

@@ -148,6 +148,7 @@ void tui_app_free(tui_app *a)
   if (!a) return;
   for (int i = 0; i < TUI_PANE__COUNT; i++)
     if (a->panes[i].ops->close) a->panes[i].ops->close(a, &a->panes[i]);
+  tui_lua_close(a);
   tui_app_close_doc(a);
   dg_hl_query_free(a->query);
   for (size_t i = 0; i < a->styles.n; i++) free(a->styles.v[i].name);

@@ -1,7 +1,6 @@
 /* tui_cmdline.c — the one-line prompt (':' commands, '/' search, picker
  * goto) and the ':' command table. Commands are data: name, usage, help,
- * handler. Lua evaluation (':lua', hooks) waits for the Lua bindings
- * (src/lua_*.h); until they land the screen says so. */
+ * handler. ':lua' evaluates in the workbench's Lua state (tui_lua.c). */
 #include "tui.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,14 +122,7 @@ static int cmd_goto(tui_app *a, const char *arg)
   return TUI_HANDLED | TUI_REDRAW;
 }
 
-static int cmd_lua(tui_app *a, const char *arg)
-{
-  tui_model_set_result(&a->model,
-                       "lua: not available yet\n"
-                       "The Lua bindings (src/lua_*.h) have not landed in this\n"
-                       "build; nothing was evaluated.\n");
-  return TUI_HANDLED | TUI_REDRAW;
-}
+static int cmd_lua(tui_app *a, const char *arg) { return tui_lua_run(a, arg); }
 
 static int cmd_check(tui_app *a, const char *arg) { return tui_act_check(a, NULL, 0); }
 static int cmd_fuzz(tui_app *a, const char *arg) { return tui_fuzz_run(a, arg); }
@@ -144,7 +136,7 @@ static const tui_cmd cmds[] = {
   { "goto", "LINE", "jump to a source line (also :LINE)", cmd_goto },
   { "check", "", "symbolic check of the selected element", cmd_check },
   { "fuzz", "[STRATEGY]", "fuzz campaign on the emulator (heat map in the picker)", cmd_fuzz },
-  { "lua", "CODE", "evaluate Lua (needs the Lua bindings)", cmd_lua },
+  { "lua", "CODE", "evaluate Lua: the dirigo module, workbench.selected() / .message() / .line()", cmd_lua },
 };
 
 int tui_cmd_run(tui_app *a, const char *line)

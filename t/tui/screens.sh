@@ -42,11 +42,27 @@ tui_run cmd 100x30 ':frob<Enter>
 <Dump>
 :q<Enter>' saxpy.cu
 tui_has cmd 001 "unknown command :frob" "unknown commands are reported"
-tui_has cmd 002 "lua: not available yet" "Lua says plainly it is not there yet"
+tui_has cmd 002 "lua> print(1)" ":lua echoes the code"
 tui_has cmd 003 "line 12/22" ":12 goes to line 12"
 tui_has cmd 004 "theme 'nosuch' not found" "a missing theme is reported"
 tui_has cmd 005 "kernel saxpy_twice" ":kernel jumps to a kernel"
 tui_rc cmd 0 ":q quits with 0"
+
+tui_run lua 100x30 '<Tab>l
+:lua workbench.selected()<Enter>
+<Dump>
+:lua error("boom")<Enter>
+<Dump>
+:lua workbench.line(9); print("went", 9)<Enter>
+<Dump>
+:lua dirigo.ops()[1] ~= nil<Enter>
+<Dump>' bmm.lua
+tui_has lua 001 "c {0, 0, 1}" ":lua sees the picker's selection"
+tui_has lua 002 "error: :lua:1: boom" "a Lua error is shown"
+tui_has lua 002 "stack traceback:" "with its traceback"
+tui_has lua 003 "line 9/12" "workbench.line moves the source pane"
+tui_has lua 003 "went 9" "print goes to the result pane"
+tui_has lua 004 "true" "the dirigo module is there"
 
 # a private data dir: the real themes and grammar, our own samples
 D=$T/datadir

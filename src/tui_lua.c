@@ -1,0 +1,175 @@
+/* tui_lua.c — ':lua CODE' in the workbench: a Lua state of the user's own
+ * (standard libraries, the `dirigo` module of lua_spec.h, and a `workbench`
+ * table onto the screen), created on first use and closed with the app.
+ * CODE is tried as an expression first ("return CODE"), like the lua REPL;
+ * print() writes into the result pane (stdout belongs to curses). Errors
+ * come back with a traceback; nothing here runs from a signal handler. */
+#include "tui.h"
+#include "lua_spec.h"
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tui_app *app_of(lua_State *L)
+{
+  return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* print(...) -> the output buffer of the current :lua */
+static int l_print(lua_State *L)
+{
+  tui_app *a = app_of(L);
+  int n = lua_gettop(L);
+  for (int i = 1; i <= n; i++) {
+    size_t len;
+    const char *s = luaL_tolstring(L, i, &len);
+    if (i > 1) dg_buf_putc(&a->lua_out, '\t');
+    dg_buf_put(&a->lua_out, s, len);
+    lua_pop(L, 1);
+  }
+  dg_buf_putc(&a->lua_out, '\n');
+  return 0;
+}
+
+/* workbench.selected() -> tensor name, {i, j, ...} (0-based) or nil */
+static int l_selected(lua_State *L)
+{
+  tui_app *a = app_of(L);
+  int t;
+  int64_t idx[TUI_MAX_DIMS];
+  if (!tui_picker_selected(a, &t, idx)) return 0;
+  const tui_tensor *x = &a->model.tensors.v[t];
+  lua_pushstring(L, x->name);
+  lua_createtable(L, x->ndim, 0);
+  for (int d = 0; d < x->ndim; d++) {
+    lua_pushinteger(L, idx[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+  return 2;
+}
+
+/* workbench.message(text): the status line */
+static int l_message(lua_State *L)
+{
+  tui_app_message(app_of(L), false, "%s", luaL_checkstring(L, 1));
+  return 0;
+}
+
+/* workbench.line(n): moves the source pane to line n */
+static int l_goto(lua_State *L)
+{
+  lua_Integer l = luaL_checkinteger(L, 1);
+  luaL_argcheck(L, l >= 1, 1, "lines start at 1");
+  tui_source_goto(app_of(L), (uint32_t)l);
+  return 0;
+}
+
+/* A result for the pane: a flat table shows as {a, b, c} (its address would
+ * mean nothing to the user), anything else through tostring. */
+static void show(lua_State *L, int i, dg_buf *b)
+{
+  if (lua_type(L, i) == LUA_TTABLE && !luaL_getmetafield(L, i, "__tostring")) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, i);
+    dg_buf_putc(b, '{');
+    for (lua_Integer k = 1; k <= n && k <= 32; k++) {
+      const char *sep = k > 1 ? ", " : "";
+      if (lua_rawgeti(L, i, k) == LUA_TTABLE) {
+        dg_buf_printf(b, "%s{...}", sep);
+        lua_pop(L, 1);
+      } else {
+        dg_buf_printf(b, "%s%s", sep, luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 2);                               /* the value and its string */
+      }
+    }
+    if (n > 32) dg_buf_puts(b, ", ...");
+    dg_buf_putc(b, '}');
+    return;
+  }
+  if (lua_type(L, i) == LUA_TTABLE) lua_pop(L, 1);   /* the __tostring field */
+  size_t len;
+  const char *s = luaL_tolstring(L, i, &len);
+  dg_buf_put(b, s, len);
+  lua_pop(L, 1);
+}
+
+static int traceback(lua_State *L)
+{
+  const char *m = lua_tostring(L, 1);
+  luaL_traceback(L, L, m ? m : "(error object is not a string)", 1);
+  return 1;
+}
+
+static lua_State *state(tui_app *a)
+{
+  if (a->lua) return a->lua;
+  lua_State *L = luaL_newstate();
+  if (!L) dg_oom();
+  luaL_openlibs(L);
+  dg_lua_open_dirigo(L);
+  lua_settop(L, 0);
+  lua_pushlightuserdata(L, a);
+  lua_pushcclosure(L, l_print, 1);
+  lua_setglobal(L, "print");
+  static const luaL_Reg wb[] = {
+    { "selected", l_selected }, { "message", l_message }, { "line", l_goto }, { NULL, NULL },
+  };
+  luaL_newlibtable(L, wb);
+  lua_pushlightuserdata(L, a);
+  luaL_setfuncs(L, wb, 1);
+  lua_setglobal(L, "workbench");
+  a->lua = L;
+  return L;
+}
+
+/* Keeps `workbench.path` / `.source` in step with the open document. */
+static void refresh(tui_app *a, lua_State *L)
+{
+  lua_getglobal(L, "workbench");
+  lua_pushstring(L, a->path);                  /* NULL pushes nil */
+  lua_setfield(L, -2, "path");
+  lua_pushstring(L, a->source);
+  lua_setfield(L, -2, "source");
+  lua_pop(L, 1);
+}
+
+int tui_lua_run(tui_app *a, const char *code)
+{
+  if (!*code) {
+    tui_app_message(a, true, ":lua needs code, e.g. :lua workbench.selected()");
+    return TUI_HANDLED | TUI_REDRAW;
+  }
+  lua_State *L = state(a);
+  refresh(a, L);
+  a->lua_out.n = 0;
+  dg_buf_printf(&a->lua_out, "lua> %s\n", code);
+  int base = lua_gettop(L);
+  lua_pushcfunction(L, traceback);
+  char *expr = dg_printf("return %s", code);
+  int st = luaL_loadbuffer(L, expr, strlen(expr), "=:lua");
+  free(expr);
+  if (st != LUA_OK) {
+    lua_pop(L, 1);
+    st = luaL_loadbuffer(L, code, strlen(code), "=:lua");
+  }
+  if (st == LUA_OK) st = lua_pcall(L, 0, LUA_MULTRET, base + 1);
+  if (st != LUA_OK) {
+    dg_buf_printf(&a->lua_out, "error: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+  } else {
+    for (int i = base + 2; i <= lua_gettop(L); i++) {
+      show(L, i, &a->lua_out);
+      dg_buf_putc(&a->lua_out, i < lua_gettop(L) ? '\t' : '\n');
+    }
+  }
+  lua_settop(L, base);
+  tui_model_set_result(&a->model, a->lua_out.s);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+void tui_lua_close(tui_app *a)
+{
+  if (a->lua) lua_close(a->lua);
+  a->lua = NULL;
+  dg_buf_free(&a->lua_out);
+}
