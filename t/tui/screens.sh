@@ -89,4 +89,15 @@ printf 'keyword = fg=#c678dd,bold\nstring = fg=nonsense\n' > "$T/config/dirigo/t
 tui_run theme 100x30 '' --theme mine saxpy.cu
 tui_has theme 000 "mine.theme:2:10: error: 'fg=nonsense'" "a bad theme line is shown with file:line:col"
 if grep -q "keyword" "$T/theme/000.style"; then tap 0 "the good lines still style the source"; else tap 1 "the good lines still style the source"; fi
+# usage errors of the headless mode
+tui_run badscript 100x30 'j<Frob>' saxpy.cu
+tui_rc badscript 2 "a bad key name in the script exits 2"
+grep -q "badscript.keys:1:2: error: unknown key name" "$T/badscript.err"; tap $? "naming file:line:col"
+(cd "$DATA" && "$DIRIGO" --headless 5x5 --keys /dev/null saxpy.cu 2>"$T/size.err"); rc=$?
+[ $rc -eq 2 ] && grep -q "wants WxH" "$T/size.err"; tap $? "a bad --headless size exits 2 and says why"
+
+# --mono: attributes only; the style names are the same, the colours go
+tui_run mono 100x30 '' --mono --theme mono saxpy.cu
+tui_rc mono 0 "--mono --theme mono runs"
+grep -q "keyword.cuda" "$T/mono/000.style"; tap $? "mono keeps the style names"
 tui_done

@@ -36,6 +36,16 @@ tui_run broken 100x30 '' "broken.cu"
 tui_has broken 000 "E  3" "a syntax error is marked in the gutter"
 tui_has broken 000 "error: syntax error" "and explained on its line"
 
+# long lines scroll sideways; wide characters take two cells
+tui_run wide 100x30 '15G
+llllll
+<Dump>' saxpy.cu
+tui_same wide 001 "l scrolls right; the CJK characters are two cells wide"
+
+# the next diagnostic, with its message in the status line
+tui_run diag 100x30 'e<Dump>' broken.cu
+tui_has diag 001 "3:22: error: syntax error" "e jumps to the diagnostic and says it"
+
 tui_run missing 100x30 '' no-such-file.cu
 tui_rc missing 2 "a missing file exits 2"
 if grep -q "no-such-file.cu: No such file" "$T/missing.err"; then tap 0 "and names the file"; else tap 1 "and names the file"; fi
