@@ -33,6 +33,14 @@ tm send-keys -t dg '?'
 wait_for "help — keys"; tap $? "? opens the help"
 tm send-keys -t dg q
 wait_for "line 7/22"; tap $? "q closes the help"
+tm resize-window -t dg -x 60 -y 24 2>/dev/null
+i=0; ok=1
+while [ $i -lt 50 ]; do
+  tm capture-pane -p -t dg > "$T/pane.txt"
+  if grep -q "^ picker" "$T/pane.txt"; then ok=0; break; fi
+  sleep 0.1; i=$((i + 1))
+done
+tap $ok "a resize (SIGWINCH) redraws in the narrow layout"
 tm send-keys -t dg q
 wait_for "exit=0"; tap $? "q quits with exit 0 and gives the terminal back"
 
