@@ -90,6 +90,11 @@ static int run(tui_app *a, const char *strategy)
     dg_buf_free(&b);
     return TUI_HANDLED | TUI_REDRAW;
   }
+  /* the campaign blocks: say so on the screen first */
+  tui_app_message(a, false, "fuzzing %s on the emulator ...", a->path);
+  tui_app_draw(a);
+  free(a->message);
+  a->message = NULL;
   dg_buf out = {0};
   emu_kernels k;
   dg_diags d = {0};
