@@ -85,9 +85,9 @@ static bool int_math(dg_iclass c, const dg_type *rt, const dg_type *t, int nargs
       r = (int32_t)((uint64_t)((int64_t)(int32_t)((uint32_t)x << 8) >> 8) * (uint64_t)((int64_t)(int32_t)((uint32_t)y << 8) >> 8));
       break;
     case DG_IC_INT_MULHI: r = (int64_t)(((uint64_t)(uint32_t)x * (uint32_t)y) >> 32); break;
-    case DG_IC_MATH_ADD: r = x + y; break;
-    case DG_IC_MATH_SUB: r = x - y; break;
-    case DG_IC_MATH_MUL: r = x * y; break;
+    case DG_IC_MATH_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+    case DG_IC_MATH_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+    case DG_IC_MATH_MUL: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
     default: return false;
     }
     dst[i] = (dom_val)iwrap(rt, r);
