@@ -26,7 +26,12 @@
  * Memory: buffers are bytes owned by the engine (dom_mem.bytes, with an
  * initialised-shadow the engine keeps). A domain whose values are not bytes
  * (mem_bytes == false) keeps its own cells in dom_mem.cells and frees them in
- * mem_free. All pointers passed to the vtable are borrowed for the call. */
+ * mem_free. All pointers passed to the vtable are borrowed for the call.
+ *
+ * Slot value 0 must mean something in every type: the engine fills fresh
+ * registers (a local declared without initialiser, a function's return value
+ * before any return) with it, and evaluation after a fatal event yields it.
+ * For the concrete domain it is the zero of the type. */
 #ifndef DG_DOM_H
 #define DG_DOM_H
 #include "ir.h"
