@@ -122,6 +122,13 @@ cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
   memcpy(d, s, n);
   RET(cudaSuccess);
 }
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st)
+{
+  return cudaMemcpy(d, s, n, k);
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t st) { RET(cudaSuccess); }
+cudaError_t cudaMallocHost(void **p, size_t n) { *p = malloc(n ? n : 1); RET(cudaSuccess); }
+cudaError_t cudaFreeHost(void *p) { free(p); RET(cudaSuccess); }
 cudaError_t cudaGetLastError(void)
 {
   cudaError_t e = sticky ? sticky : last;
