@@ -222,9 +222,52 @@ static void test_gelu_and_template(void)
   if (mod) fe_module_free(mod);
 }
 
+static const char misc_src[] =
+  "#include <cstdio>\n"
+  "#include <cassert>\n"
+  "__global__ void misc(int *o, const float *x, int lim)\n"
+  "{\n"
+  "  int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+  "  int b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);\n"
+  "  int g = b * blockDim.x * blockDim.y * blockDim.z + t;\n"
+  "  printf(\"thread %d\\n\", g);\n"
+  "  __threadfence();\n"
+  "  float v = __ldg(&x[g % 4]);\n"
+  "  o[g] = (int)(v * 10) + warpSize * 1000;\n"
+  "  assert(g < lim);\n"
+  "}\n";
+
+static void test_misc(void)
+{
+  dg_module *mod = load("misc.cu", misc_src);
+  dg_func *k = mod ? fe_find(mod, "misc") : NULL;
+  ok(k != NULL, "misc lowered");
+  if (!k) { if (mod) fe_module_free(mod); return; }
+  float x[4] = { 0.5f, 1.5f, 2.5f, 3.5f };
+  int32_t o[192];
+  simt *m = simt_new(NULL);
+  int ob = simt_buf_new(m, "o", NULL, sizeof o, 0), xb = simt_buf_new(m, "x", NULL, sizeof x, SIMT_BUF_INIT);
+  simt_buf_write(m, xb, 0, x, sizeof x);
+  simt_launch L = { .grid = { 2, 2, 2 }, .block = { 2, 3, 4 } };
+  simt_arg a[] = { abuf(ob), abuf(xb), aint(1000) };
+  is_int(simt_run(m, k, &L, a, 3), SIMT_OK, "3-D grid of 3-D blocks runs");
+  simt_buf_read(m, ob, 0, o, sizeof o);
+  bool good = true;
+  for (int g = 0; g < 192; g++) good &= o[g] == (int)(x[g % 4] * 10) + 32000;
+  ok(good, "3-D thread and block ids, __ldg, warpSize, printf and fences");
+  is_int(nevents(m), 0, "no events");
+  a[2] = aint(100);
+  simt_run(m, k, &L, a, 3);
+  const simt_event *e = find_ev(m, SIMT_EV_ASSERT);
+  ok(e && e->span.line == 12 && e->block == 4, "failed assert reported at line 12, first in block 4");
+  simt_free(m);
+  fe_module_free(mod);
+}
+
 int main(void)
 {
   dg_srcmgr_init(&sm);
+  test_misc();
   test_softmax();
   test_matmul(true);
   test_matmul(false);
