@@ -124,6 +124,16 @@ int main(void)
   keys(a, "j");
   ok(find_row(a, "│ unchecked, fuzz heat 0.90") > 0, "heat of the selected cell is shown");
 
+  /* a second output: t switches to it, the title counts them */
+  int64_t zshape[2] = { 4, 5 };
+  is_int(tui_model_add_tensor(&a->model, "z", 2, zshape), 1, "a second output tensor");
+  int64_t badshape[2] = { 4, 0 };
+  is_int(tui_model_add_tensor(&a->model, "w", 2, badshape), -1, "an empty dim is refused");
+  keys(a, "t");
+  ok(find_row(a, "picker  z[0,0]  of 4x5  (2/2)") > 0, "t shows the next output");
+  keys(a, "t");
+  ok(find_row(a, "picker  c[0,0,0]  of 3x17x20  (1/2)") > 0, "and back to the first");
+
   /* marks clear */
   tui_model_clear_marks(&a->model);
   tui_app_draw(a);
