@@ -1,0 +1,571 @@
+/* check.c — one element, one verdict (see check.h): find the writers of L
+ * concretely, run them symbolically, build the reference's term, ask Z3,
+ * and replay every witness before calling anything a bug. */
+#include "check_int.h"
+#include "dom_sym.h"
+#include "fuzz.h"
+#include "smt.h"
+#include <math.h>
+#include <string.h>
+
+static const struct { const char *name; bool finding; } verdicts[CHECK__COUNT] = {
+#define X(id, name, f) [CHECK_##id] = { name, f },
+  CHECK_VERDICTS(X)
+#undef X
+};
+const char *check_verdict_name(check_verdict v) { return verdicts[v].name; }
+bool check_verdict_is_finding(check_verdict v) { return verdicts[v].finding; }
+
+/* engine event -> verdict */
+static const check_verdict ev_verdict[SIMT_EV__COUNT] = {
+  [SIMT_EV_OOB] = CHECK_OOB, [SIMT_EV_UNINIT] = CHECK_UNINIT, [SIMT_EV_RACE] = CHECK_RACE,
+  [SIMT_EV_BARRIER_DIVERGENCE] = CHECK_BARRIER, [SIMT_EV_RUNAWAY] = CHECK_FINDING,
+  [SIMT_EV_READONLY] = CHECK_FINDING, [SIMT_EV_ASSERT] = CHECK_FINDING,
+  [SIMT_EV_SHFL_INACTIVE] = CHECK_FINDING,
+};
+
+void check_result_free(check_result *r)
+{
+  free(r->reason);
+  for (int t = 0; t < r->ntensors; t++) free(r->inputs ? r->inputs[t] : NULL);
+  free(r->inputs), free(r->numel), free(r->sizes), free(r->slice);
+  free(r->kernel_term), free(r->ref_term), free(r->smtlib);
+  memset(r, 0, sizeof *r);
+}
+
+void check_format_elem(dg_buf *b, const dg_problem *p, int tensor, const int64_t *idx, int rank)
+{
+  dg_buf_printf(b, "%s[", p->tensors.v[tensor].name);
+  for (int i = 0; i < rank; i++) dg_buf_printf(b, "%s%lld", i ? "," : "", (long long)idx[i]);
+  dg_buf_putc(b, ']');
+}
+
+static void say(check_result *r, check_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(check_result *r, check_verdict v, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  free(r->reason);
+  r->reason = dg_vprintf(fmt, ap);
+  va_end(ap);
+  r->verdict = v;
+}
+
+/* ---- state of one check ------------------------------------------------------- */
+typedef struct {
+  const dg_problem *p;
+  const emu_kernels *k;
+  const check_opts *o;
+  check_result *r;
+  int64_t *sizes;
+  int64_t (*dims)[8];       /* per tensor */
+  emu_io io;                /* the random inputs of the concrete run */
+  int t;                    /* output tensor */
+  int64_t flat, off;
+  int es;
+  /* writer */
+  int wl;                   /* launch that last wrote L, -1 none */
+  int64_t wblock, wthread, wthreads;   /* wthreads: threads per block of wl */
+  bool multi;               /* several threads stored into L in that launch */
+  /* symbolic */
+  term_ctx *tc;
+  dom *sym;
+} chk;
+
+static void fill_inputs(chk *c, uint64_t seed)
+{
+  const dg_problem *p = c->p;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    fuzz_fill_opts fo = { .dist = FUZZ_DIST_NORMAL, .dtype = ts->dtype };
+    if (ts->shape.n) fo.row = c->dims[t][ts->shape.n - 1];
+    if (ts->has_range) {
+      dg_diags d = {0};
+      if (dg_problem_range(p, (int)t, c->sizes, &fo.lo, &fo.hi, &d) && fo.hi >= fo.lo) fo.has_range = true;
+      dg_diags_free(&d);
+    }
+    dg_rng r;
+    dg_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (t + 1)));
+    fuzz_fill(&r, &fo, c->io.data[t], c->io.numel[t]);
+    for (int64_t i = 0; i < c->io.numel[t]; i++) {
+      double v = dg_dtype_round(ts->dtype, c->io.data[t][i]);
+      c->io.data[t][i] = ts->positive ? fabs(v) : v;
+    }
+  }
+}
+
+static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (!emu_event_is_finding(ev[i].kind)) continue;
+    check_result *r = c->r;
+    dg_buf b = {0};
+    simt_event_format(&b, &c->k->sm, &ev[i]);
+    say(r, ev_verdict[ev[i].kind] ? ev_verdict[ev[i].kind] : CHECK_FINDING, "%s (%s)",
+        b.s ? b.s : simt_event_name(ev[i].kind), when);
+    dg_buf_free(&b);
+    r->have_event = true;
+    r->event = ev[i];
+    return true;
+  }
+  return false;
+}
+
+/* (a) the concrete run: who writes L? */
+static bool find_writer(chk *c)
+{
+  check_mach cm;
+  char *err = NULL;
+  c->wl = -1;
+  if (!check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
+    say(c->r, CHECK_ERROR, "%s", err);
+    free(err);
+    return false;
+  }
+  int buf = cm.bufs[c->t];
+  bool ok = true;
+  for (int li = 0; li < (int)c->p->launches.n && ok; li++) {
+    simt_track_writes(cm.m, buf);
+    simt_status st = check_mach_launch(&cm, c->k, li, NULL, 0, &err);
+    if (st == SIMT_BADARGS) {
+      say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused");
+      ok = false;
+      break;
+    }
+    size_t ne;
+    const simt_event *ev = simt_events(cm.m, &ne);
+    if (event_verdict(c, ev, ne, "concrete run on the emulator")) { ok = false; break; }
+    if (st == SIMT_STOPPED) {
+      say(c->r, CHECK_UNKNOWN, "the concrete run stopped in launch %d", li + 1);
+      ok = false;
+      break;
+    }
+    for (int b = 0; b < c->es; b++) {
+      int nw = 0;
+      int64_t w = simt_writer(cm.m, buf, c->off + b, &nw);
+      if (w < 0) continue;
+      simt_launch L;
+      check_mach_dims(&cm, li, &L, &err);
+      c->wl = li;
+      c->wthreads = (int64_t)(L.block[0] ? L.block[0] : 1) * (L.block[1] ? L.block[1] : 1) * (L.block[2] ? L.block[2] : 1);
+      c->wblock = w / c->wthreads, c->wthread = w % c->wthreads;
+      c->multi = nw > 1;
+    }
+  }
+  free(err);
+  check_mach_free(&cm);
+  return ok;
+}
+
+/* ---- the reference, symbolically ------------------------------------------------ */
+static term_sort fsort(chk *c) { return term_float_sort(c->tc, DG_TY_F64); }
+
+static dg_term as_num(chk *c, dg_term x)
+{
+  term_sort s = term_sort_of(c->tc, x);
+  if (s == TERM_S_BOOL) return term_ite(c->tc, x, term_float(c->tc, DG_TY_F64, 1), term_float(c->tc, DG_TY_F64, 0));
+  if (s != fsort(c)) return term_convert(c->tc, x, fsort(c), true);
+  return x;
+}
+
+static dg_term as_bool(chk *c, dg_term x)
+{
+  if (term_sort_of(c->tc, x) == TERM_S_BOOL) return x;
+  return term_cmp(c->tc, TERM_CMP_NE, as_num(c, x), term_float(c->tc, DG_TY_F64, 0));
+}
+
+static dg_symval ref_const(void *ud, double v)
+{
+  chk *c = ud;
+  if (!isfinite(v)) {       /* the real model has no infinities: an opaque value, flagged */
+    if (!c->r->reason) c->r->reason = dg_strdup("the reference uses an infinite constant");
+    term_varinfo vi = { .kind = TERM_VAR_FREE, .tensor = v > 0 ? "ref+inf" : "ref-inf", .dtype = DG_TY_F64 };
+    return term_var(c->tc, fsort(c), &vi);
+  }
+  return term_float(c->tc, DG_TY_F64, v);
+}
+
+static dg_symval ref_apply(void *ud, dg_vop op, const dg_symval *a)
+{
+  chk *c = ud;
+  term_ctx *tc = c->tc;
+  static const term_cmpop cmp[DG_VOP__COUNT] = {
+    [DG_VOP_LT] = TERM_CMP_LT, [DG_VOP_LE] = TERM_CMP_LE, [DG_VOP_GT] = TERM_CMP_GT,
+    [DG_VOP_GE] = TERM_CMP_GE, [DG_VOP_EQ] = TERM_CMP_EQ, [DG_VOP_NE] = TERM_CMP_NE,
+  };
+  static const struct { bool ok; term_fn fn; } fn[DG_VOP__COUNT] = {
+    [DG_VOP_EXP] = { true, TERM_FN_EXP }, [DG_VOP_LOG] = { true, TERM_FN_LOG },
+    [DG_VOP_SQRT] = { true, TERM_FN_SQRT }, [DG_VOP_RSQRT] = { true, TERM_FN_RSQRT },
+    [DG_VOP_TANH] = { true, TERM_FN_TANH }, [DG_VOP_ERF] = { true, TERM_FN_ERF },
+  };
+  if (op == DG_VOP_WHERE) {
+    dg_term x = as_num(c, a[1]), y = as_num(c, a[2]);
+    return term_ite(tc, as_bool(c, a[0]), x, y);
+  }
+  dg_term x = as_num(c, a[0]), y = dg_vop_info[op].arity > 1 ? as_num(c, a[1]) : TERM_NONE;
+  if (fn[op].ok) return term_fn1(tc, fn[op].fn, x);
+  if (op >= DG_VOP_LT && op <= DG_VOP_NE) return term_cmp(tc, cmp[op], x, y);
+  switch (op) {
+  case DG_VOP_ADD: return term_add(tc, x, y);
+  case DG_VOP_SUB: return term_sub(tc, x, y);
+  case DG_VOP_MUL: return term_mul(tc, x, y);
+  case DG_VOP_DIV: return term_div(tc, x, y);
+  case DG_VOP_NEG: return term_neg(tc, x);
+  case DG_VOP_MAX: return term_max(tc, x, y);
+  case DG_VOP_MIN: return term_min(tc, x, y);
+  case DG_VOP_ABS: return term_abs(tc, x);
+  case DG_VOP_POW: return term_pow(tc, x, y);
+  case DG_VOP_FLOOR: return term_floor(tc, x);
+  case DG_VOP_CEIL: return term_ceil(tc, x);
+  default: return x;
+  }
+}
+
+static bool ref_read(void *ud, int t, const int64_t *idx, dg_refval *out)
+{
+  chk *c = ud;
+  const dg_tensor *ts = &c->p->tensors.v[t];
+  int64_t flat = 0;
+  for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
+    if (idx[d] < 0 || idx[d] >= c->dims[t][d]) return false;
+    flat = flat * c->dims[t][d] + idx[d];
+  }
+  if (ts->has_range) {
+    *out = (dg_refval){ .is_sym = false, .num = c->io.data[t][flat] };
+    return true;
+  }
+  dg_term v = dom_sym_input_var(c->tc, ts->name, check_tykind(ts->dtype), flat);
+  *out = (dg_refval){ .is_sym = true, .sym = as_num(c, v) };
+  return true;
+}
+
+/* Returns the reference's term for L, or TERM_NONE with the verdict set. */
+static dg_term ref_term(chk *c)
+{
+  dg_sym_ops ops = { ref_const, ref_apply, c };
+  dg_ref_env env = { .sizes = c->sizes, .read = ref_read, .sym = &ops, .ud = c };
+  dg_refval v;
+  char *err = NULL;
+  dg_ref_status st = dg_problem_ref_eval(c->p, &env, c->t, c->r->index, &v, &err);
+  if (st == DG_REF_NIL) {
+    say(c->r, CHECK_UNCHECKED, "the reference leaves this element undefined");
+    return TERM_NONE;
+  }
+  if (st != DG_REF_OK) {
+    say(c->r, CHECK_UNKNOWN, "the reference could not run symbolically: %s", err ? err : "error");
+    free(err);
+    return TERM_NONE;
+  }
+  free(err);
+  return v.is_sym ? as_num(c, (dg_term)v.sym) : ref_const(c, v.num);
+}
+
+/* ---- (b) the symbolic run ------------------------------------------------------------ */
+static dg_term kernel_term(chk *c)
+{
+  check_mach cm;
+  char *err = NULL;
+  dg_term kt = TERM_NONE;
+  if (!check_mach_init(&cm, c->p, c->sizes, &c->io, c->sym, &err)) {
+    say(c->r, CHECK_ERROR, "%s", err);
+    free(err);
+    return TERM_NONE;
+  }
+  int64_t budget = c->o->max_threads > 0 ? c->o->max_threads : (1 << 16);
+  for (int li = 0; li <= c->wl; li++) {
+    simt_launch L;
+    if (!check_mach_dims(&cm, li, &L, &err)) { say(c->r, CHECK_ERROR, "%s", err); goto out; }
+    int64_t nb = (int64_t)(L.grid[0] ? L.grid[0] : 1) * (L.grid[1] ? L.grid[1] : 1) * (L.grid[2] ? L.grid[2] : 1);
+    int64_t tpb = (int64_t)(L.block[0] ? L.block[0] : 1) * (L.block[1] ? L.block[1] : 1) * (L.block[2] ? L.block[2] : 1);
+    bool one = li == c->wl && !c->multi;
+    int64_t lanes = (one ? 1 : nb) * tpb;
+    if (lanes > budget) {
+      say(c->r, CHECK_UNKNOWN, "launch %d needs %lld symbolic threads (more than %lld): %s", li + 1,
+          (long long)lanes, (long long)budget,
+          one ? "block too large" : "every block of an earlier launch (or of several writers) runs");
+      goto out;
+    }
+    budget -= lanes;
+    if (li == c->wl) simt_trace_thread(cm.m, c->wblock, c->wthread);
+    simt_status st = check_mach_launch(&cm, c->k, li, one ? &c->wblock : NULL, one ? 1 : 0, &err);
+    if (st == SIMT_BADARGS) { say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused"); goto out; }
+    size_t ne;
+    const simt_event *ev = simt_events(cm.m, &ne);
+    if (event_verdict(c, ev, ne, "symbolic run")) goto out;
+    if (st == SIMT_STOPPED) {
+      for (size_t i = 0; i < ne; i++) {
+        if (ev[i].kind != SIMT_EV_DATA_DEP && ev[i].kind != SIMT_EV_UNSUPPORTED) continue;
+        dg_buf b = {0};
+        simt_event_format(&b, &c->k->sm, &ev[i]);
+        say(c->r, CHECK_UNKNOWN, "%s", b.s ? b.s : "stopped");
+        dg_buf_free(&b);
+        c->r->have_event = true;
+        c->r->event = ev[i];
+        goto out;
+      }
+      say(c->r, CHECK_UNKNOWN, "the symbolic run stopped in launch %d", li + 1);
+      goto out;
+    }
+    if (li == c->wl) {      /* the slice: distinct lines, in first-executed order */
+      size_t n;
+      const dg_span *sp = simt_trace(cm.m, &n);
+      c->r->slice = dg_calloc(n + 1, sizeof *c->r->slice);
+      for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < c->r->nslice && !seen; j++)
+          seen = c->r->slice[j].file == sp[i].file && c->r->slice[j].line == sp[i].line;
+        if (!seen && sp[i].file) c->r->slice[c->r->nslice++] = (dg_span){ sp[i].file, sp[i].line, 1 };
+      }
+    }
+  }
+  kt = dom_sym_cell(c->sym, simt_buf_mem(cm.m, cm.bufs[c->t]), c->off, c->es);
+  if (!kt) say(c->r, CHECK_UNKNOWN, "the symbolic run did not store %s as one value (a byte-wise or partial store)",
+               c->p->tensors.v[c->t].name);
+out:
+  free(err);
+  check_mach_free(&cm);
+  return kt;
+}
+
+
+/* ---- (d)+(e) the solver and the replay ---------------------------------------------- */
+/* The witness: the concrete run's inputs with the model's values put in. */
+static double **witness_inputs(chk *c, const term_value *vals, size_t nvals)
+{
+  const dg_problem *p = c->p;
+  double **in = dg_calloc(p->tensors.n + 1, sizeof *in);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    in[t] = dg_malloc(sizeof(double) * (size_t)(c->io.numel[t] + 1));
+    memcpy(in[t], c->io.data[t], sizeof(double) * (size_t)c->io.numel[t]);
+  }
+  for (size_t i = 0; vals && i < nvals && i < term_var_count(c->tc); i++) {
+    const term_varinfo *vi = term_var_info(c->tc, i);
+    if (vi->kind != TERM_VAR_INPUT) continue;
+    int t = dg_problem_tensor(p, vi->tensor);
+    if (t < 0 || !in[t] || p->tensors.v[t].has_range || vi->index < 0 || vi->index >= c->io.numel[t]) continue;
+    bool fl = dg_dtypes[p->tensors.v[t].dtype].is_float;
+    double v = fl ? vals[i].f : (double)vals[i].i;
+    v = dg_dtype_round(p->tensors.v[t].dtype, v);
+    in[t][vi->index] = p->tensors.v[t].positive ? fabs(v) : v;
+  }
+  return in;
+}
+
+static void free_inputs(const dg_problem *p, double **in)
+{
+  for (size_t t = 0; in && t < p->tensors.n; t++) free(in[t]);
+  free(in);
+}
+
+static bool replay(chk *c, double **in, double *got, double *want)
+{
+  double t0 = dg_now();
+  bool differs = check_replay(c->p, c->k, c->sizes, c->t, c->r->index, c->flat, in, got, want);
+  c->r->t_replay += dg_now() - t0;
+  return differs;
+}
+
+static void keep_witness(chk *c, double **in, double got, double want)
+{
+  check_result *r = c->r;
+  r->ntensors = (int)c->p->tensors.n;
+  r->inputs = in;
+  r->numel = dg_malloc(sizeof *r->numel * (c->p->tensors.n + 1));
+  memcpy(r->numel, c->io.numel, sizeof *r->numel * c->p->tensors.n);
+  r->have_values = true;
+  r->kernel_value = got, r->ref_value = want;
+}
+
+static dg_term bounds(chk *c, double lim)
+{
+  dg_term all = term_true(c->tc);
+  for (size_t i = 0; i < term_var_count(c->tc); i++) {
+    const term_varinfo *vi = term_var_info(c->tc, i);
+    dg_term v = term_var_term(c->tc, i);
+    if (vi->kind != TERM_VAR_INPUT || term_sort_of(c->tc, v) != fsort(c)) continue;
+    all = term_and(c->tc, all, term_and(c->tc, term_le(c->tc, term_float(c->tc, DG_TY_F64, -lim), v),
+                                        term_le(c->tc, v, term_float(c->tc, DG_TY_F64, lim))));
+  }
+  return all;
+}
+
+/* A model of "differs beyond tolerance" (bounded inputs when lim > 0). */
+static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_result *res)
+{
+  dg_tol tol = dg_problem_tol(c->p, c->t);
+  term_ctx *tc = c->tc;
+  dg_term slack = term_add(tc, term_float(tc, DG_TY_F64, tol.atol),
+                           term_mul(tc, term_float(tc, DG_TY_F64, tol.rtol), term_abs(tc, rt)));
+  dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
+  smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000) };
+  smt_solver *s = smt_new(tc, &so);
+  if (lim > 0) smt_assume(s, bounds(c, lim));
+  smt_verdict v = smt_sat(s, cond, res);
+  c->r->t_solver += res->seconds;
+  smt_free(s);
+  return v;
+}
+
+/* A model to replay: true (verdict set) when it replayed. */
+static bool try_model(chk *c, const smt_result *m)
+{
+  double got, want;
+  double **in = witness_inputs(c, m->values, m->nvalues);
+  if (replay(c, in, &got, &want)) {
+    keep_witness(c, in, got, want);
+    say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator)", got, want);
+    return true;
+  }
+  free_inputs(c->p, in);
+  c->r->kernel_value = got, c->r->ref_value = want;
+  return false;
+}
+
+static void solve(chk *c, dg_term kt, dg_term rt)
+{
+  check_result *r = c->r;
+  dg_tol tol = dg_problem_tol(c->p, c->t);
+  bool ieee = term_ctx_model(c->tc) == TERM_MODEL_IEEE;
+  smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000),
+                  .want_smtlib = c->o->want_smtlib };
+  if (ieee) so.atol = tol.atol, so.rtol = tol.rtol;
+  smt_result res = {0};
+  smt_solver *s = smt_new(c->tc, &so);
+  smt_verdict v = smt_check_differ(s, kt, rt, &res);
+  smt_free(s);
+  r->t_solver += res.seconds;
+  r->smtlib = res.smtlib, res.smtlib = NULL;
+  const char *why = dom_sym_unsupported(c->sym);
+  if (!why && r->reason) why = r->reason;   /* the reference's infinite constant */
+  char *whyc = why ? dg_strdup(why) : NULL;
+  if (v == SMT_EQUIVALENT) {
+    if (whyc) say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
+    else say(r, CHECK_EQUIVALENT, "proved equal to the reference for all inputs (%s model)", ieee ? "IEEE" : "real");
+  } else if (v == SMT_UNKNOWN) {
+    say(r, CHECK_UNKNOWN, "solver: %s", res.reason ? res.reason : "unknown");
+  } else if (ieee) {
+    if (!try_model(c, &res))
+      say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
+          r->kernel_value, r->ref_value);
+  } else {
+    smt_result tr = {0};
+    smt_verdict tv = tol_query(c, kt, rt, 100, &tr);
+    if (tv != SMT_SAT) {
+      smt_result_free(&tr);
+      tv = tol_query(c, kt, rt, 0, &tr);
+    }
+    if (tv == SMT_UNSAT && !whyc) {
+      say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model)",
+          tol.atol, tol.rtol);
+    } else if (!(tv == SMT_SAT && try_model(c, &tr)) && !try_model(c, &res)) {
+      say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
+          r->kernel_value, r->ref_value);
+    }
+    smt_result_free(&tr);
+  }
+  free(whyc);
+  smt_result_free(&res);
+}
+
+/* ---- the whole check ------------------------------------------------------------ */
+static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
+{
+  const dg_problem *p = c->p;
+  check_result *r = c->r;
+  if (tensor < 0 || tensor >= (int)p->tensors.n || p->tensors.v[tensor].role != DG_TENSOR_OUTPUT) {
+    say(r, CHECK_ERROR, "not an output tensor");
+    return false;
+  }
+  const dg_tensor *ts = &p->tensors.v[tensor];
+  if (rank != (int)ts->shape.n || rank > 8) {
+    say(r, CHECK_ERROR, "%s has %zu dimensions, the location gives %d", ts->name, ts->shape.n, rank);
+    return false;
+  }
+  dg_diags d = {0};
+  c->sizes = dg_malloc(sizeof *c->sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, c->sizes);
+  c->dims = dg_calloc(p->tensors.n + 1, sizeof *c->dims);
+  bool ok = dg_problem_check_sizes(p, c->sizes, &d);
+  for (size_t t = 0; ok && t < p->tensors.n; t++)
+    ok = p->tensors.v[t].shape.n <= 8 && dg_problem_shape(p, (int)t, c->sizes, c->dims[t], &d);
+  dg_diags_free(&d);
+  if (!ok) { say(r, CHECK_ERROR, "the problem's sizes are unusable"); return false; }
+  c->flat = 0;
+  for (int i = 0; i < rank; i++) {
+    if (idx[i] < 0 || idx[i] >= c->dims[tensor][i]) {
+      say(r, CHECK_ERROR, "index %lld of dimension %d is outside 0..%lld", (long long)idx[i], i + 1,
+          (long long)c->dims[tensor][i] - 1);
+      return false;
+    }
+    c->flat = c->flat * c->dims[tensor][i] + idx[i];
+  }
+  c->t = tensor;
+  c->es = dg_dtypes[ts->dtype].size;
+  c->off = c->flat * c->es;
+  r->flat = c->flat;
+  r->nsizes = p->sizes.n;
+  r->sizes = dg_malloc(sizeof *r->sizes * (p->sizes.n + 1));
+  memcpy(r->sizes, c->sizes, sizeof *r->sizes * p->sizes.n);
+  if (!emu_io_init(&c->io, p, c->sizes, &d)) {
+    dg_diags_free(&d);
+    say(r, CHECK_ERROR, "the tensors cannot be sized");
+    return false;
+  }
+  dg_diags_free(&d);
+  fill_inputs(c, r->seed);
+  return true;
+}
+
+void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const int64_t *idx,
+                   int rank, const check_opts *o, check_result *r)
+{
+  static const check_opts defaults = {0};
+  double t0 = dg_now();
+  memset(r, 0, sizeof *r);
+  chk c = { .p = p, .k = k, .o = o ? o : &defaults, .r = r, .wl = -1 };
+  r->tensor = tensor;
+  r->nidx = rank < 8 ? rank : 8;
+  memcpy(r->index, idx, sizeof *idx * (size_t)r->nidx);
+  r->seed = c.o->seed ? c.o->seed : 1;
+  r->writer_launch = -1;
+  if (!setup(&c, tensor, idx, rank)) goto done;
+  double t1 = dg_now();
+  bool ok = find_writer(&c);
+  r->t_concrete = dg_now() - t1;
+  if (!ok) goto done;
+  if (c.wl < 0) {                       /* nobody writes L: replay shows it */
+    double **in = witness_inputs(&c, NULL, 0), got, want;
+    if (replay(&c, in, &got, &want)) {
+      keep_witness(&c, in, got, want);
+      say(r, CHECK_BUG, "no thread writes this element (reference %.9g; replayed on the emulator)", want);
+    } else {
+      free_inputs(p, in);
+      if (!r->reason) say(r, CHECK_UNCHECKED, "no thread writes this element and the reference leaves it undefined");
+    }
+    goto done;
+  }
+  r->writer_launch = c.wl, r->writer_block = c.wblock, r->writer_thread = c.wthread;
+  c.tc = term_ctx_new(c.o->model);
+  c.sym = dom_sym_new(c.tc);
+  t1 = dg_now();
+  dg_term kt = kernel_term(&c);
+  r->t_symbolic = dg_now() - t1;
+  if (!kt) goto done;
+  dg_term rt = ref_term(&c);
+  if (!rt) goto done;
+  kt = as_num(&c, kt);
+  r->kernel_term = term_print(c.tc, kt, 4000);
+  r->ref_term = term_print(c.tc, rt, 4000);
+  solve(&c, kt, rt);
+done:
+  r->t_total = dg_now() - t0;
+  if (c.tc) r->term_bytes = term_ctx_bytes(c.tc), r->nterms = term_ctx_count(c.tc);
+  if (c.sym) c.sym->free(c.sym);
+  if (c.tc) term_ctx_free(c.tc);
+  if (c.io.ntensors) emu_io_free(&c.io);
+  free(c.sizes);
+  free(c.dims);
+}

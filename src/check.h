@@ -1,0 +1,105 @@
+/* check.h — the symbolic check of one output element (DESIGN 1.1, 3.3, 5).
+ *
+ * check_element: (a) runs the pipeline concretely on the emulator with random
+ * inputs, recording which thread of which launch last wrote element L;
+ * (b) runs the blocks that write L (and, in a pipeline, every block of the
+ * launches before) symbolically with dom_sym; (c) evaluates the reference
+ * for L on the same input variables; (d) asks Z3 whether the two can differ;
+ * (e) reports exactly one verdict. A `bug` always comes with a witness that
+ * was replayed on the emulator and differed beyond the problem's tolerance;
+ * a solver model that does not replay is `unknown`.
+ *
+ * Ownership: check_result owns every pointer in it; check_result_free. The
+ * problem and kernels are borrowed. */
+#ifndef DG_CHECK_H
+#define DG_CHECK_H
+#include "emu.h"
+#include "term.h"
+
+/* X(id, name, is_finding) — is_finding: exit status 1 */
+#define CHECK_VERDICTS(X) \
+  X(EQUIVALENT, "equivalent", false) \
+  X(BUG, "bug", true) \
+  X(RACE, "race", true) \
+  X(OOB, "out-of-bounds", true) \
+  X(UNINIT, "uninitialised-read", true) \
+  X(BARRIER, "barrier-divergence", true) \
+  X(FINDING, "finding", true)         /* other engine findings: runaway loop, assert */ \
+  X(UNKNOWN, "unknown", false) \
+  X(UNCHECKED, "unchecked", false)    /* the reference leaves this element undefined */ \
+  X(ERROR, "error", false)            /* the check could not run (bad index, bad sizes) */
+typedef enum {
+#define X(id, name, f) CHECK_##id,
+  CHECK_VERDICTS(X)
+#undef X
+  CHECK__COUNT
+} check_verdict;
+const char *check_verdict_name(check_verdict v);
+bool check_verdict_is_finding(check_verdict v);
+
+typedef struct {
+  double timeout_s;        /* solver timeout; 0: 10 s */
+  term_model model;        /* TERM_MODEL_REAL (default) or TERM_MODEL_IEEE */
+  uint64_t seed;           /* random inputs of the concrete runs; 0: 1 */
+  bool want_smtlib;        /* keep the query as SMT-LIB text */
+  int64_t max_threads;     /* symbolic lanes run (blocks x threads); 0: 1<<16 */
+} check_opts;
+
+typedef struct {
+  check_verdict verdict;
+  char *reason;            /* one line: why (unknown), what (bug), the event (race ...) */
+  int tensor;
+  int64_t index[8];
+  int nidx;
+  int64_t flat;
+  bool have_values;        /* bug: the replayed numbers */
+  double kernel_value, ref_value;
+  bool have_event;
+  simt_event event;        /* race / oob / uninit / ...: spans index the kernels' srcmgr */
+  /* witness (bug): every input tensor's values (NULL for non-inputs) */
+  int ntensors;
+  double **inputs;
+  int64_t *numel;
+  int64_t *sizes;          /* one per p->sizes */
+  size_t nsizes;
+  uint64_t seed;
+  /* teaching */
+  dg_span *slice;          /* distinct lines the writer thread executed (kernels' srcmgr) */
+  size_t nslice;
+  int64_t writer_block, writer_thread;
+  int writer_launch;
+  char *kernel_term, *ref_term, *smtlib;
+  double t_concrete, t_symbolic, t_solver, t_replay, t_total;
+  size_t term_bytes, nterms;
+} check_result;
+void check_result_free(check_result *r);
+
+/* Checks element idx (rank entries) of output tensor `tensor` at the spec's
+ * sizes. Always fills r (verdict ERROR with a reason on bad input). */
+void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const int64_t *idx,
+                   int rank, const check_opts *o, check_result *r);
+
+/* ---- reports (check_report.c) ---- */
+/* One JSON object, no newline: element, verdict, reason, values, event,
+ * writer, slice, timings; full adds both terms and the SMT-LIB query. */
+void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, const check_result *r,
+                       const char *witness_path, bool full);
+/* <problem dir>/.dirigo (created); caller frees. NULL with *err. */
+char *check_state_dir(const dg_problem *p, char **err);
+/* Appends one line to <problem dir>/.dirigo/journal.jsonl, flushed and synced. */
+bool check_journal_append(const dg_problem *p, const char *json, char **err);
+/* SARIF 2.1.0 log of n results (findings and unknowns, at kernel lines). */
+void check_sarif(dg_buf *b, const dg_problem *p, const emu_kernels *k, const check_result *rs, size_t n);
+
+/* ---- witnesses (check_witness.c) ---- */
+/* Writes r's witness (sizes, seed, element, every input value) as JSON. */
+bool check_witness_write(const char *path, const dg_problem *p, const check_result *r, char **err);
+/* Reads a witness and replays it on the emulator: fills r (CHECK_BUG when
+ * the element still differs beyond tolerance, CHECK_UNKNOWN "did not
+ * reproduce" when it agrees, CHECK_ERROR with the reason for a bad file). */
+void check_witness_replay(const char *path, const dg_problem *p, const emu_kernels *k, check_result *r);
+
+/* "y[3,36]" */
+void check_format_elem(dg_buf *b, const dg_problem *p, int tensor, const int64_t *idx, int rank);
+
+#endif

@@ -1,0 +1,375 @@
+/* cli_check.c — `dirigo check PROBLEM [--at …|--auto] …` (DESIGN 3.3, 3.4) and
+ * `dirigo replay PROBLEM WITNESS.json` for the checker's witness files (fuzz
+ * witnesses go on to cli_replay). One line per checked element; every
+ * verdict also goes to <problem dir>/.dirigo/journal.jsonl as it comes. */
+#include "cli.h"
+#include "check.h"
+#include "lua_spec.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_AT 64
+
+typedef struct {
+  const char *problem;
+  const char *at[MAX_AT];
+  int nat;
+  bool autoloc, json, sarif, explain, no_journal;
+  double timeout, budget;
+  term_model model;
+  uint64_t seed;
+} check_args;
+
+static int usage(const char *msg)
+{
+  fprintf(stderr, "dirigo check: %s\n", msg);
+  fprintf(stderr, "usage: dirigo check PROBLEM [--at [NAME]i,j,...]... [--auto] [--budget S] [--timeout S]\n"
+                  "                    [--float real|ieee] [--seed N] [--json|--sarif] [--explain] [--no-journal]\n");
+  return DG_EXIT_USAGE;
+}
+
+static bool num(const char *s, double *v)
+{
+  char *end;
+  *v = strtod(s, &end);
+  return *s && !*end && *v >= 0 && isfinite(*v);
+}
+
+static int parse_args(int argc, char **argv, check_args *a)
+{
+  memset(a, 0, sizeof *a);
+  a->timeout = 10;
+  a->budget = 60;
+  a->seed = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    bool has = i + 1 < argc;
+    double v;
+    if (!strcmp(o, "--json")) a->json = true;
+    else if (!strcmp(o, "--sarif")) a->sarif = true;
+    else if (!strcmp(o, "--explain")) a->explain = true;
+    else if (!strcmp(o, "--auto")) a->autoloc = true;
+    else if (!strcmp(o, "--no-journal")) a->no_journal = true;
+    else if (!strcmp(o, "--at") && has) {
+      if (a->nat == MAX_AT) return usage("too many --at");
+      a->at[a->nat++] = argv[++i];
+    } else if (!strcmp(o, "--timeout") && has) {
+      if (!num(argv[++i], &v) || v <= 0) return usage("--timeout takes a positive number of seconds");
+      a->timeout = v;
+    } else if (!strcmp(o, "--budget") && has) {
+      if (!num(argv[++i], &v) || v <= 0) return usage("--budget takes a positive number of seconds");
+      a->budget = v;
+    } else if (!strcmp(o, "--seed") && has) {
+      if (!num(argv[++i], &v) || v != floor(v)) return usage("--seed takes a number");
+      a->seed = (uint64_t)v;
+    } else if (!strcmp(o, "--float") && has) {
+      const char *f = argv[++i];
+      if (!strcmp(f, "real")) a->model = TERM_MODEL_REAL;
+      else if (!strcmp(f, "ieee")) a->model = TERM_MODEL_IEEE;
+      else return usage("--float is real or ieee");
+    } else if (o[0] == '-') {
+      char *m = dg_printf("unknown or incomplete option '%s'", o);
+      int rc = usage(m);
+      free(m);
+      return rc;
+    } else if (!a->problem) a->problem = o;
+    else return usage("too many arguments");
+  }
+  if (!a->problem) return usage("no problem given");
+  if (a->json && a->sarif) return usage("--json and --sarif exclude each other");
+  if (!a->nat && !a->autoloc) return usage("say where: --at i,j,... or --auto");
+  return -1;
+}
+
+typedef struct { dg_problem *p; emu_kernels k; bool have_k; } loaded;
+
+static bool load(const char *path, loaded *L)
+{
+  memset(L, 0, sizeof *L);
+  dg_diags d = {0};
+  L->p = dg_spec_load(path, &d);
+  bool ok = d.nerrors == 0;
+  dg_diags_print(stderr, &L->p->sm, &d);
+  dg_diags_free(&d);
+  if (!ok) return false;
+  L->have_k = true;
+  ok = emu_kernels_load(&L->k, L->p, &d);
+  emu_kernels_print_diags(stderr, &L->k);
+  dg_diags_print(stderr, &L->p->sm, &d);
+  dg_diags_free(&d);
+  return ok;
+}
+
+static void unload(loaded *L)
+{
+  if (L->have_k) emu_kernels_free(&L->k);
+  if (L->p) dg_problem_free(L->p);
+}
+
+static int first_output(const dg_problem *p)
+{
+  for (size_t t = 0; t < p->tensors.n; t++)
+    if (p->tensors.v[t].role == DG_TENSOR_OUTPUT) return (int)t;
+  return -1;
+}
+
+/* "3,36", "y[3,36]", "y:3,36" -> tensor and index; false with a message. */
+static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, int *rank, char **err)
+{
+  const char *num0 = s;
+  *t = first_output(p);
+  const char *br = strpbrk(s, "[:");
+  if (br) {
+    char *name = dg_strndup(s, (size_t)(br - s));
+    *t = dg_problem_tensor(p, name);
+    if (*t < 0 || p->tensors.v[*t].role != DG_TENSOR_OUTPUT) {
+      *err = dg_printf("--at %s: '%s' is not an output of the problem", s, name);
+      free(name);
+      return false;
+    }
+    free(name);
+    num0 = br + 1;
+  }
+  if (*t < 0) { *err = dg_printf("the problem has no output"); return false; }
+  *rank = 0;
+  const char *q = num0;
+  while (*q && *q != ']') {
+    char *end;
+    long long v = strtoll(q, &end, 10);
+    if (end == q || *rank == 8) { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
+    idx[(*rank)++] = v;
+    q = end;
+    if (*q == ',') q++;
+    else if (*q && *q != ']') { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
+  }
+  return true;
+}
+
+/* ---- --auto: corners, tails, block boundaries, a few random ------------------------ */
+typedef struct { int t; int64_t idx[8]; int rank; } loc;
+typedef DG_VEC(loc) locvec;
+
+static void add_loc(locvec *v, loc l)
+{
+  for (size_t i = 0; i < v->n; i++)
+    if (v->v[i].t == l.t && !memcmp(v->v[i].idx, l.idx, sizeof l.idx)) return;
+  dg_vec_push(v, l);
+}
+
+static void auto_locs(const dg_problem *p, uint64_t seed, locvec *out)
+{
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, sizes);
+  int64_t grid[3], block[3] = {1, 1, 1}, sh;
+  dg_diags d = {0};
+  if (p->launches.n) dg_problem_launch_dims(p, (int)p->launches.n - 1, sizes, grid, block, &sh, &d);
+  dg_rng rng;
+  dg_rng_seed(&rng, seed);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    if (p->tensors.v[t].role != DG_TENSOR_OUTPUT) continue;
+    int rank = (int)p->tensors.v[t].shape.n;
+    int64_t dims[8];
+    if (rank > 8 || !dg_problem_shape(p, (int)t, sizes, dims, &d)) continue;
+    bool empty = false;
+    for (int i = 0; i < rank; i++) empty |= dims[i] <= 0;
+    if (empty) continue;
+    loc first = { (int)t, {0}, rank }, last = first;
+    for (int i = 0; i < rank; i++) last.idx[i] = dims[i] - 1;
+    add_loc(out, first);
+    add_loc(out, last);
+    /* the last dimension: the block boundary and the start of the last (partial) tile */
+    int64_t bs = block[0] > 0 ? block[0] : 1, D = rank ? dims[rank - 1] : 1;
+    int64_t cand[] = { bs - 1, bs, (D - 1) / bs * bs, D / 2 };
+    for (size_t c = 0; c < sizeof cand / sizeof *cand && rank; c++) {
+      if (cand[c] < 0 || cand[c] >= D) continue;
+      loc l = last;
+      l.idx[rank - 1] = cand[c];
+      add_loc(out, l);
+    }
+    for (int r = 0; r < 3; r++) {
+      loc l = first;
+      for (int i = 0; i < rank; i++) l.idx[i] = (int64_t)dg_rng_below(&rng, (uint64_t)dims[i]);
+      add_loc(out, l);
+    }
+  }
+  dg_diags_free(&d);
+  free(sizes);
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+static void print_line(const dg_problem *p, const check_result *r, const char *witness)
+{
+  dg_buf el = {0};
+  if (r->tensor >= 0) check_format_elem(&el, p, r->tensor, r->index, r->nidx);
+  printf("%-12s  %-10s  %s  (%.2f s)\n", el.s ? el.s : "?", check_verdict_name(r->verdict),
+         r->reason ? r->reason : "", r->t_total);
+  if (witness) printf("%-12s  witness: %s\n", "", witness);
+  dg_buf_free(&el);
+}
+
+static void print_explain(const dg_problem *p, const emu_kernels *k, const check_result *r)
+{
+  if (r->writer_launch >= 0)
+    printf("  written by launch %d, block %lld, thread %lld\n", r->writer_launch + 1,
+           (long long)r->writer_block, (long long)r->writer_thread);
+  for (size_t t = 0; t < p->tensors.n; t++)
+    if (p->tensors.v[t].has_range && p->tensors.v[t].role == DG_TENSOR_INPUT)
+      printf("  note: index-valued input '%s' is fixed to random in-range values in the symbolic run (seed %" PRIu64 ")\n",
+             p->tensors.v[t].name, r->seed);
+  if (r->nslice) {
+    printf("  slice (lines the writer thread executed):\n");
+    for (size_t i = 0; i < r->nslice; i++) {
+      size_t n = 0;
+      const char *line = dg_srcmgr_line(&k->sm, r->slice[i].file, r->slice[i].line, &n);
+      printf("    %s:%u: %.*s\n", dg_srcmgr_path(&k->sm, r->slice[i].file), r->slice[i].line,
+             (int)(line ? n : 0), line ? line : "");
+    }
+  }
+  if (r->kernel_term) printf("  kernel:    %s\n", r->kernel_term);
+  if (r->ref_term) printf("  reference: %s\n", r->ref_term);
+  if (r->smtlib) printf("  SMT-LIB query:\n%s\n", r->smtlib);
+  printf("  time: concrete %.3f s, symbolic %.3f s, solver %.3f s, replay %.3f s; %zu terms, %zu bytes\n",
+         r->t_concrete, r->t_symbolic, r->t_solver, r->t_replay, r->nterms, r->term_bytes);
+}
+
+static char *save_witness(const dg_problem *p, const check_result *r)
+{
+  char *err = NULL;
+  char *dir = check_state_dir(p, &err);
+  if (!dir) {
+    fprintf(stderr, "dirigo check: %s\n", err);
+    free(err);
+    return NULL;
+  }
+  dg_buf name = {0};
+  dg_buf_printf(&name, "witness-%s", p->tensors.v[r->tensor].name);
+  for (int i = 0; i < r->nidx; i++) dg_buf_printf(&name, "-%lld", (long long)r->index[i]);
+  dg_buf_puts(&name, ".json");
+  char *path = dg_path_join(dir, name.s);
+  dg_buf_free(&name);
+  free(dir);
+  if (!check_witness_write(path, p, r, &err)) {
+    fprintf(stderr, "dirigo check: %s\n", err);
+    free(err);
+    free(path);
+    return NULL;
+  }
+  return path;
+}
+
+int cli_check(int argc, char **argv)
+{
+  check_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  loaded L;
+  if (!load(a.problem, &L)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  locvec locs = {0};
+  for (int i = 0; i < a.nat; i++) {
+    loc l = {0};
+    char *err = NULL;
+    if (!parse_at(L.p, a.at[i], &l.t, l.idx, &l.rank, &err)) {
+      fprintf(stderr, "dirigo check: %s\n", err);
+      free(err);
+      dg_vec_free(&locs);
+      unload(&L);
+      return DG_EXIT_USAGE;
+    }
+    add_loc(&locs, l);
+  }
+  if (a.autoloc) auto_locs(L.p, a.seed, &locs);
+  check_opts o = { .timeout_s = a.timeout, .model = a.model, .seed = a.seed,
+                   .want_smtlib = a.explain || a.json };
+  DG_VEC(check_result) res = {0};
+  bool findings = false, errors = false;
+  double t0 = dg_now();
+  if (a.json) printf("[");
+  for (size_t i = 0; i < locs.n; i++) {
+    if (a.autoloc && i > 0 && dg_now() - t0 > a.budget) {
+      if (!a.json && !a.sarif) printf("budget of %.0f s spent: %zu of %zu locations checked\n", a.budget, i, locs.n);
+      break;
+    }
+    check_result r;
+    check_element(L.p, &L.k, locs.v[i].t, locs.v[i].idx, locs.v[i].rank, &o, &r);
+    char *wpath = r.verdict == CHECK_BUG && r.inputs ? save_witness(L.p, &r) : NULL;
+    dg_buf j = {0};
+    check_result_json(&j, L.p, &L.k, &r, wpath, false);
+    char *err = NULL;
+    if (!a.no_journal && !check_journal_append(L.p, j.s, &err)) {
+      fprintf(stderr, "dirigo check: %s\n", err);
+      free(err);
+    }
+    if (a.json) {
+      j.n = 0;
+      check_result_json(&j, L.p, &L.k, &r, wpath, a.explain);
+      printf("%s\n%s", i ? "," : "", j.s);
+    } else if (!a.sarif) {
+      print_line(L.p, &r, wpath);
+      if (a.explain) print_explain(L.p, &L.k, &r);
+    }
+    dg_buf_free(&j);
+    free(wpath);
+    fflush(stdout);
+    findings |= check_verdict_is_finding(r.verdict);
+    errors |= r.verdict == CHECK_ERROR;
+    dg_vec_push(&res, r);
+    if (a.autoloc && r.verdict != CHECK_EQUIVALENT && r.verdict != CHECK_UNCHECKED) break;
+  }
+  if (a.json) printf("\n]\n");
+  if (a.sarif) {
+    dg_buf s = {0};
+    check_sarif(&s, L.p, &L.k, res.v, res.n);
+    printf("%s\n", s.s);
+    dg_buf_free(&s);
+  }
+  for (size_t i = 0; i < res.n; i++) check_result_free(&res.v[i]);
+  dg_vec_free(&res);
+  dg_vec_free(&locs);
+  unload(&L);
+  return findings ? DG_EXIT_BUGS : errors ? DG_EXIT_USAGE : DG_EXIT_OK;
+}
+
+/* `dirigo replay PROBLEM FILE`: a checker witness file; anything else is a fuzz witness. */
+int cli_check_replay(int argc, char **argv)
+{
+  struct stat st;
+  bool json = false;
+  const char *problem = NULL, *w = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) json = true;
+    else if (argv[i][0] == '-') return cli_replay(argc, argv);
+    else if (!problem) problem = argv[i];
+    else if (!w) w = argv[i];
+  }
+  if (!problem || !w || strncmp(w, "fuzz:", 5) == 0 || stat(w, &st) != 0 || !S_ISREG(st.st_mode))
+    return cli_replay(argc, argv);
+  loaded L;
+  if (!load(problem, &L)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  check_result r;
+  check_witness_replay(w, L.p, &L.k, &r);
+  if (json) {
+    dg_buf j = {0};
+    check_result_json(&j, L.p, &L.k, &r, w, false);
+    printf("%s\n", j.s);
+    dg_buf_free(&j);
+  } else if (r.verdict == CHECK_ERROR) {
+    fprintf(stderr, "dirigo replay: %s\n", r.reason);
+  } else {
+    printf("replay %s %s\n", problem, w);
+    print_line(L.p, &r, NULL);
+  }
+  int rc = r.verdict == CHECK_BUG ? DG_EXIT_BUGS : r.verdict == CHECK_ERROR ? DG_EXIT_USAGE : DG_EXIT_OK;
+  check_result_free(&r);
+  unload(&L);
+  return rc;
+}

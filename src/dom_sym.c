@@ -1,0 +1,607 @@
+/* dom_sym.c — the symbolic value domain (see dom_sym.h): the engine's
+ * operations on term ids, memory cells per buffer, and the few infinities
+ * kernels write as identities (-INFINITY as the start of a max) kept exact
+ * in the real model by the rules below. */
+#include "dom_sym.h"
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  int buf;
+  dom_sym_binding b;
+} binding;
+
+typedef struct {
+  dom base;                /* first: a dom * is a symdom * */
+  term_ctx *c;
+  dom *conc;
+  DG_VEC(binding) binds;
+  dg_term pinf, ninf;      /* REAL model: +inf and -inf as marker variables */
+  char *unsupported;
+  uint64_t fresh;
+} symdom;
+
+typedef struct {           /* dom_mem.cells: a term per stored scalar, by byte offset */
+  int64_t cap;
+  dg_term *t;
+  uint8_t *sz;
+} cells;
+
+#define S(d) ((symdom *)(d))
+
+static void unsupported(symdom *s, const char *what)
+{
+  if (!s->unsupported) s->unsupported = dg_strdup(what);
+}
+
+const char *dom_sym_unsupported(const dom *d) { return S(d)->unsupported; }
+
+static dg_term fresh(symdom *s, term_sort so, const char *what)
+{
+  unsupported(s, what);
+  char name[48];
+  snprintf(name, sizeof name, "opaque%llu", (unsigned long long)s->fresh++);
+  term_varinfo vi = { .kind = TERM_VAR_FREE, .tensor = name, .index = 0, .dtype = DG_TY_F64 };
+  return term_var(s->c, so, &vi);
+}
+
+/* ---- sorts and constants -------------------------------------------------- */
+static term_sort sort_of(symdom *s, const dg_type *t)
+{
+  if (dom_is_float(t)) return term_float_sort(s->c, t->kind);
+  return term_int_sort(t->kind);
+}
+
+static bool is_unsigned(const dg_type *t)
+{
+  return t->kind == DG_TY_U8 || t->kind == DG_TY_U16 || t->kind == DG_TY_U32 || t->kind == DG_TY_U64;
+}
+
+/* A term as the concrete domain's slot for type t; false if not constant. */
+static bool decode(symdom *s, dg_term x, const dg_type *t, dom_val *out)
+{
+  if (dom_is_float(t)) {
+    double f;
+    if (x == s->pinf || x == s->ninf) { *out = dom_of_f(x == s->pinf ? INFINITY : -INFINITY); return true; }
+    if (!term_const_double(s->c, x, &f)) return false;
+    *out = dom_of_f(f);
+    return true;
+  }
+  int64_t v;
+  bool bv;
+  if (term_const_bool(s->c, x, &bv)) { *out = bv; return true; }
+  if (!term_const_int(s->c, x, &v)) {
+    double f;     /* a float constant where an int is expected (defensive) */
+    if (!term_const_double(s->c, x, &f)) return false;
+    v = (int64_t)f;
+  }
+  int w = (int)dom_tysize(t) * 8;
+  if (t->kind == DG_TY_BOOL) v = v != 0;
+  else if (is_unsigned(t) && w < 64) v &= (int64_t)((1ull << w) - 1);
+  *out = (dom_val)v;
+  return true;
+}
+
+static dg_term fconst(symdom *s, int kind, double f)
+{
+  if (isnan(f)) return fresh(s, term_float_sort(s->c, kind), "NaN constant");
+  if (isinf(f) && term_ctx_model(s->c) == TERM_MODEL_REAL) return f > 0 ? s->pinf : s->ninf;
+  return term_float(s->c, kind, f);
+}
+
+static dg_term encode(symdom *s, dom_val v, const dg_type *t)
+{
+  if (dom_is_float(t)) return fconst(s, t->kind, dom_f(v));
+  if (t->kind == DG_TY_BOOL) return term_bool(s->c, v != 0);
+  return term_int(s->c, sort_of(s, t), (int64_t)v);
+}
+
+/* x converted to the sort type t has (guards against sort mixing). */
+static dg_term coerce(symdom *s, dg_term x, const dg_type *t)
+{
+  term_sort want = sort_of(s, t), have = term_sort_of(s->c, x);
+  if (want == have || x == s->pinf || x == s->ninf) return x;
+  if (want == TERM_S_BOOL) {
+    if (TERM_SK(have) == TERM_SK_INT) return term_icmp(s->c, TERM_CMP_NE, x, term_int(s->c, have, 0), false);
+    return term_cmp(s->c, TERM_CMP_NE, x, term_float(s->c, DG_TY_F64, 0));
+  }
+  if (have == TERM_S_BOOL && dom_is_float(t))
+    return term_ite(s->c, x, term_float(s->c, t->kind, 1), term_float(s->c, t->kind, 0));
+  return term_convert(s->c, x, want, TERM_SK(have) == TERM_SK_INT ? true : dom_is_signed(t));
+}
+
+static bool is_inf(symdom *s, dg_term x) { return x && (x == s->pinf || x == s->ninf); }
+
+/* ---- constants ------------------------------------------------------------- */
+static void y_const_int(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst, const int64_t *src)
+{
+  symdom *s = S(d);
+  for (int i = 0; i < n; i++)
+    if (m[i]) dst[i] = dom_is_float(t) ? fconst(s, t->kind, (double)src[i]) : encode(s, (dom_val)src[i], t);
+}
+
+static void y_const_float(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst, double f)
+{
+  symdom *s = S(d);
+  dom_val v = dom_is_float(t) ? fconst(s, t->kind, f) : term_int(s->c, sort_of(s, t), (int64_t)f);
+  if (t->kind == DG_TY_BOOL) v = term_bool(s->c, f != 0);
+  for (int i = 0; i < n; i++) dst[i] = v;
+  (void)m;
+}
+
+/* ---- folding through the concrete domain ------------------------------------ */
+static bool fold_ok(symdom *s, const dg_type *t)
+{
+  /* real-model floats fold in the term layer (exact reals), not in f32 */
+  return !dom_is_float(t) || term_ctx_model(s->c) == TERM_MODEL_IEEE;
+}
+
+/* ---- unary ------------------------------------------------------------------ */
+static void y_unop(dom *d, dg_unop op, const dg_type *t, int n, const uint8_t *m, dom_val *dst, const dom_val *a)
+{
+  symdom *s = S(d);
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    dg_term x = (dg_term)a[i];
+    dom_val cv, r;
+    static const uint8_t one = 1;
+    if (fold_ok(s, t) && decode(s, x, t, &cv)) {
+      s->conc->unop(s->conc, op, t, 1, &one, &r, &cv);
+      dst[i] = encode(s, r, op == DG_UN_NOT ? &(dg_type){ .kind = DG_TY_BOOL } : t);
+      continue;
+    }
+    x = coerce(s, x, t);
+    switch (op) {
+    case DG_UN_NEG:
+      dst[i] = x == s->pinf ? s->ninf : x == s->ninf ? s->pinf : term_neg(s->c, x);
+      break;
+    case DG_UN_NOT:
+      if (term_sort_of(s->c, x) == TERM_S_BOOL) dst[i] = term_not(s->c, x);
+      else if (dom_is_float(t)) dst[i] = is_inf(s, x) ? term_false(s->c) : term_cmp(s->c, TERM_CMP_EQ, x, term_float(s->c, t->kind, 0));
+      else dst[i] = term_icmp(s->c, TERM_CMP_EQ, x, term_int(s->c, sort_of(s, t), 0), false);
+      break;
+    default:
+      dst[i] = term_sort_of(s->c, x) == TERM_S_BOOL ? term_not(s->c, x) : term_bnot(s->c, x);
+      break;
+    }
+  }
+}
+
+/* ---- binary ----------------------------------------------------------------- */
+static const term_cmpop cmp_of[DG_BIN__COUNT] = {
+  [DG_BIN_EQ] = TERM_CMP_EQ, [DG_BIN_NE] = TERM_CMP_NE, [DG_BIN_LT] = TERM_CMP_LT,
+  [DG_BIN_LE] = TERM_CMP_LE, [DG_BIN_GT] = TERM_CMP_GT, [DG_BIN_GE] = TERM_CMP_GE,
+};
+static bool is_cmp(dg_binop op) { return op >= DG_BIN_EQ && op <= DG_BIN_GE; }
+
+/* Real-model rules for the infinity markers; false if op is not covered. */
+static bool inf_rule(symdom *s, dg_binop op, dg_term x, dg_term y, dg_term *r)
+{
+  bool xi = is_inf(s, x), yi = is_inf(s, y);
+  if (!xi && !yi) return false;
+  if (is_cmp(op) && xi != yi) {     /* a finite value against an infinity */
+    bool xbig = x == s->pinf || y == s->ninf;       /* x is the larger one */
+    bool v = op == DG_BIN_NE || ((op == DG_BIN_GT || op == DG_BIN_GE) ? xbig
+           : (op == DG_BIN_LT || op == DG_BIN_LE) ? !xbig : false);
+    *r = term_bool(s->c, v);
+    return true;
+  }
+  if (op == DG_BIN_ADD && !(xi && yi && x != y)) { *r = xi ? x : y; return true; }
+  if (op == DG_BIN_SUB && !(xi && yi && x == y)) {
+    *r = xi ? x : (y == s->pinf ? s->ninf : s->pinf);
+    return true;
+  }
+  double k;
+  if (op == DG_BIN_MUL && (xi != yi) && term_const_double(s->c, xi ? y : x, &k) && k != 0) {
+    dg_term inf = xi ? x : y;
+    *r = k > 0 ? inf : (inf == s->pinf ? s->ninf : s->pinf);
+    return true;
+  }
+  if (op == DG_BIN_DIV && yi && !xi) { *r = term_real(s->c, 0); return true; }
+  return false;
+}
+
+static dg_term fbinop(symdom *s, dg_binop op, const dg_type *t, dg_term x, dg_term y)
+{
+  dg_term r;
+  if (inf_rule(s, op, x, y, &r)) return r;
+  if (is_inf(s, x) || is_inf(s, y)) return fresh(s, sort_of(s, t), "an infinity in an operation the real model cannot take");
+  switch (op) {
+  case DG_BIN_ADD: return term_add(s->c, x, y);
+  case DG_BIN_SUB: return term_sub(s->c, x, y);
+  case DG_BIN_MUL: return term_mul(s->c, x, y);
+  case DG_BIN_DIV: return term_div(s->c, x, y);
+  default:
+    if (is_cmp(op)) return term_cmp(s->c, cmp_of[op], x, y);
+    return fresh(s, sort_of(s, t), "a float operation the symbolic domain does not model (fmod)");
+  }
+}
+
+static dg_term ibinop(symdom *s, dg_binop op, const dg_type *t, dg_term x, dg_term y)
+{
+  bool sg = dom_is_signed(t) && t->kind != DG_TY_PTR;
+  if (term_sort_of(s->c, x) == TERM_S_BOOL || term_sort_of(s->c, y) == TERM_S_BOOL) {
+    if (t->kind == DG_TY_BOOL) {
+      x = coerce(s, x, t), y = coerce(s, y, t);
+      switch (op) {
+      case DG_BIN_AND: return term_and(s->c, x, y);
+      case DG_BIN_OR: return term_or(s->c, x, y);
+      case DG_BIN_XOR: case DG_BIN_NE: return term_not(s->c, term_or(s->c, term_and(s->c, x, y),
+                                                        term_and(s->c, term_not(s->c, x), term_not(s->c, y))));
+      case DG_BIN_EQ: return term_or(s->c, term_and(s->c, x, y), term_and(s->c, term_not(s->c, x), term_not(s->c, y)));
+      default: break;
+      }
+    }
+    const dg_type *i32 = &(dg_type){ .kind = DG_TY_I32 };
+    x = coerce(s, x, i32), y = coerce(s, y, i32);
+  }
+  switch (op) {
+  case DG_BIN_ADD: return term_add(s->c, x, y);
+  case DG_BIN_SUB: return term_sub(s->c, x, y);
+  case DG_BIN_MUL: return term_mul(s->c, x, y);
+  case DG_BIN_DIV: return term_idiv(s->c, x, y, sg);
+  case DG_BIN_MOD: return term_irem(s->c, x, y, sg);
+  case DG_BIN_SHL: return term_shl(s->c, x, y);
+  case DG_BIN_SHR: return term_shr(s->c, x, y, sg);
+  case DG_BIN_AND: return term_band(s->c, x, y);
+  case DG_BIN_OR: return term_bor(s->c, x, y);
+  case DG_BIN_XOR: return term_bxor(s->c, x, y);
+  default:
+    if (is_cmp(op)) return term_icmp(s->c, cmp_of[op], x, y, sg);
+    return fresh(s, sort_of(s, t), "an integer operation the symbolic domain does not model");
+  }
+}
+
+static void y_binop(dom *d, dg_binop op, const dg_type *t, int n, const uint8_t *m,
+                    dom_val *dst, const dom_val *a, const dom_val *b)
+{
+  symdom *s = S(d);
+  static const uint8_t one = 1;
+  static const dg_type i64 = { .kind = DG_TY_I64 }, tbool = { .kind = DG_TY_BOOL };
+  bool ptr = op == DG_BIN_PTRADD || op == DG_BIN_PTRDIFF;
+  const dg_type *tb = op == DG_BIN_PTRADD ? &i64 : t;
+  const dg_type *rt = is_cmp(op) ? &tbool : op == DG_BIN_PTRDIFF ? &i64 : t;
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    dg_term x = (dg_term)a[i], y = (dg_term)b[i];
+    dom_val ca, cb, r;
+    if ((ptr || fold_ok(s, t)) && decode(s, x, t, &ca) && decode(s, y, tb, &cb)) {
+      s->conc->binop(s->conc, op, t, 1, &one, &r, &ca, &cb);
+      dst[i] = encode(s, r, rt);
+      continue;
+    }
+    if (op == DG_BIN_PTRADD) {
+      int64_t es = t->kind == DG_TY_PTR && t->elem ? dom_tysize(t->elem) : 1;
+      dg_term off = term_mul(s->c, term_convert(s->c, y, TERM_S_I64, true), term_int(s->c, TERM_S_I64, es));
+      dst[i] = term_add(s->c, coerce(s, x, &i64), off);
+    } else if (op == DG_BIN_PTRDIFF) {
+      dst[i] = fresh(s, TERM_S_I64, "a difference of pointers that are not concrete");
+    } else if (dom_is_float(t)) {
+      dst[i] = fbinop(s, op, t, is_inf(s, x) ? x : coerce(s, x, t), is_inf(s, y) ? y : coerce(s, y, t));
+    } else {
+      dst[i] = ibinop(s, op, t, x, t->kind == DG_TY_BOOL ? y : coerce(s, y, t));
+    }
+  }
+}
+
+/* ---- conversions -------------------------------------------------------------- */
+static void y_cast(dom *d, dg_castkind k, const dg_type *to, const dg_type *from, int n,
+                   const uint8_t *m, dom_val *dst, const dom_val *a)
+{
+  symdom *s = S(d);
+  static const uint8_t one = 1;
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    dg_term x = (dg_term)a[i];
+    dom_val cv, r;
+    /* constants fold exactly as the emulator, except real-model float->float */
+    bool ff = dom_is_float(from) && dom_is_float(to) && term_ctx_model(s->c) == TERM_MODEL_REAL;
+    if (!ff && decode(s, x, from, &cv)) {
+      s->conc->cast(s->conc, k, to, from, 1, &one, &r, &cv);
+      dst[i] = encode(s, r, to);
+      continue;
+    }
+    if (is_inf(s, x)) {
+      dst[i] = dom_is_float(to) ? x : fresh(s, sort_of(s, to), "an infinity converted to an integer");
+      continue;
+    }
+    if (k == DG_CAST_BITCAST && (dom_is_float(to) || dom_is_float(from))) {
+      dst[i] = fresh(s, sort_of(s, to), "a bit cast of a symbolic float");
+      continue;
+    }
+    if (to->kind == DG_TY_BOOL) { dst[i] = coerce(s, x, to); continue; }
+    term_sort want = sort_of(s, to), have = term_sort_of(s->c, x);
+    if (want == have) { dst[i] = x; continue; }
+    if (have == TERM_S_BOOL) { dst[i] = coerce(s, x, to); continue; }
+    bool sg = dom_is_float(from) ? dom_is_signed(to) || dom_is_float(to) : dom_is_signed(from);
+    dst[i] = term_convert(s->c, x, want, sg);
+  }
+}
+
+/* ---- math builtins ------------------------------------------------------------- */
+static const struct { bool ok; term_fn fn; } fn_of[DG_IC__COUNT] = {
+  [DG_IC_MATH_EXP] = { true, TERM_FN_EXP }, [DG_IC_MATH_EXP2] = { true, TERM_FN_EXP2 },
+  [DG_IC_MATH_LOG] = { true, TERM_FN_LOG }, [DG_IC_MATH_LOG2] = { true, TERM_FN_LOG2 },
+  [DG_IC_MATH_LOG1P] = { true, TERM_FN_LOG1P }, [DG_IC_MATH_SQRT] = { true, TERM_FN_SQRT },
+  [DG_IC_MATH_RSQRT] = { true, TERM_FN_RSQRT }, [DG_IC_MATH_TANH] = { true, TERM_FN_TANH },
+  [DG_IC_MATH_ERF] = { true, TERM_FN_ERF }, [DG_IC_MATH_SIN] = { true, TERM_FN_SIN },
+  [DG_IC_MATH_COS] = { true, TERM_FN_COS },
+};
+
+/* One lane of a float math class on symbolic operands; TERM_NONE: unsupported. */
+static dg_term fmath(symdom *s, dg_iclass c, const dg_type *rt, dg_term *x, int nargs)
+{
+  term_ctx *tc = s->c;
+  int kind = rt->kind;
+  if (c == DG_IC_MATH_MAX || c == DG_IC_MATH_MIN) {
+    bool mx = c == DG_IC_MATH_MAX;
+    dg_term id = mx ? s->ninf : s->pinf, ab = mx ? s->pinf : s->ninf;
+    if (x[0] == id) return x[1];
+    if (x[1] == id) return x[0];
+    if (x[0] == ab || x[1] == ab) return ab;
+    return mx ? term_max(tc, x[0], x[1]) : term_min(tc, x[0], x[1]);
+  }
+  if (c == DG_IC_MATH_EXP && x[0] == s->ninf) return term_float(tc, kind, 0);
+  if (c == DG_IC_MATH_EXP && x[0] == s->pinf) return s->pinf;
+  for (int j = 0; j < nargs; j++)
+    if (is_inf(s, x[j])) return fresh(s, sort_of(s, rt), "an infinity in a math function the real model cannot take");
+  if (fn_of[c].ok) return term_fn1(tc, fn_of[c].fn, x[0]);
+  switch (c) {
+  case DG_IC_MATH_POW: return term_pow(tc, x[0], x[1]);
+  case DG_IC_MATH_ABS: return term_abs(tc, x[0]);
+  case DG_IC_MATH_FLOOR: return term_floor(tc, x[0]);
+  case DG_IC_MATH_CEIL: return term_ceil(tc, x[0]);
+  case DG_IC_MATH_FMA: return term_fma(tc, x[0], x[1], x[2]);
+  case DG_IC_MATH_DIV: return term_div(tc, x[0], x[1]);
+  case DG_IC_MATH_RCP: return term_div(tc, term_float(tc, kind, 1), x[0]);
+  case DG_IC_MATH_ADD: return term_add(tc, x[0], x[1]);
+  case DG_IC_MATH_SUB: return term_sub(tc, x[0], x[1]);
+  case DG_IC_MATH_MUL: return term_mul(tc, x[0], x[1]);
+  case DG_IC_MATH_SATURATE:
+    return term_min(tc, term_max(tc, x[0], term_float(tc, kind, 0)), term_float(tc, kind, 1));
+  default: return TERM_NONE;
+  }
+}
+
+static bool y_math(dom *d, dg_iclass c, const dg_type *rt, const dg_type *t, int nargs, int n,
+                   const uint8_t *m, dom_val *dst, const dom_val *const *args)
+{
+  symdom *s = S(d);
+  static const uint8_t one = 1;
+  if (nargs > 4) return false;
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    dom_val cv[4], r;
+    const dom_val *cp[4];
+    bool allc = fold_ok(s, t);
+    dg_term x[4];
+    for (int j = 0; j < nargs; j++) {
+      x[j] = (dg_term)args[j][i];
+      cp[j] = &cv[j];
+      allc = allc && decode(s, x[j], t, &cv[j]);
+    }
+    if (allc) {
+      if (!s->conc->math(s->conc, c, rt, t, nargs, 1, &one, &r, cp)) return false;
+      dst[i] = encode(s, r, rt);
+      continue;
+    }
+    if (!dom_is_float(t)) {
+      if (c == DG_IC_MATH_MAX || c == DG_IC_MATH_MIN) {
+        dst[i] = term_iminmax(s->c, coerce(s, x[0], t), coerce(s, x[1], t), dom_is_signed(t), c == DG_IC_MATH_MAX);
+        continue;
+      }
+      if (c == DG_IC_MATH_ABS) { dst[i] = term_abs(s->c, coerce(s, x[0], t)); continue; }
+      return false;
+    }
+    for (int j = 0; j < nargs; j++) if (!is_inf(s, x[j])) x[j] = coerce(s, x[j], t);
+    if (c == DG_IC_MATH_ISNAN || c == DG_IC_MATH_ISINF) {
+      dg_term b = is_inf(s, x[0]) ? term_bool(s->c, c == DG_IC_MATH_ISINF)
+                : c == DG_IC_MATH_ISNAN ? term_isnan(s->c, x[0]) : term_isinf(s->c, x[0]);
+      dst[i] = coerce(s, b, rt);
+      continue;
+    }
+    dg_term r2 = fmath(s, c, rt, x, nargs);
+    if (!r2) return false;
+    dst[i] = is_inf(s, r2) ? r2 : coerce(s, r2, rt);
+  }
+  return true;
+}
+
+/* ---- select, branch, concrete ----------------------------------------------- */
+static void y_select(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst,
+                     const dom_val *c, const dom_val *a, const dom_val *b)
+{
+  symdom *s = S(d);
+  static const dg_type tbool = { .kind = DG_TY_BOOL };
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    dg_term k = coerce(s, (dg_term)c[i], &tbool), x = (dg_term)a[i], y = (dg_term)b[i];
+    bool v;
+    if (term_const_bool(s->c, k, &v)) { dst[i] = v ? x : y; continue; }
+    if (x == y) { dst[i] = x; continue; }
+    if (is_inf(s, x) || is_inf(s, y)) {
+      dst[i] = fresh(s, sort_of(s, t), "a choice involving an infinity under a symbolic condition");
+      continue;
+    }
+    dst[i] = term_ite(s->c, k, coerce(s, x, t), coerce(s, y, t));
+  }
+}
+
+static void y_branch(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *c, uint8_t *out)
+{
+  symdom *s = S(d);
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) { out[i] = DOM_FALSE; continue; }
+    dom_val v;
+    if (decode(s, (dg_term)c[i], t, &v)) out[i] = dom_is_float(t) ? dom_f(v) != 0 : v != 0;
+    else out[i] = DOM_BOTH;
+  }
+}
+
+static int y_concrete(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *src, int64_t *out)
+{
+  symdom *s = S(d);
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    dom_val v;
+    if (!decode(s, (dg_term)src[i], t, &v)) return i;
+    out[i] = dom_is_float(t) ? (int64_t)dom_f(v) : (int64_t)v;
+  }
+  return -1;
+}
+
+/* ---- memory --------------------------------------------------------------------- */
+static cells *cells_of(dom_mem *mem, int64_t need)
+{
+  cells *c = mem->cells;
+  if (!c) c = mem->cells = dg_calloc(1, sizeof *c);
+  if (need > c->cap) {
+    int64_t cap = c->cap ? c->cap : 16;
+    while (cap < need) cap *= 2;
+    c->t = dg_realloc(c->t, sizeof *c->t * (size_t)cap);
+    c->sz = dg_realloc(c->sz, (size_t)cap);
+    memset(c->t + c->cap, 0, sizeof *c->t * (size_t)(cap - c->cap));
+    memset(c->sz + c->cap, 0, (size_t)(cap - c->cap));
+    c->cap = cap;
+  }
+  return c;
+}
+
+static const binding *bound(symdom *s, int buf)
+{
+  for (size_t i = 0; i < s->binds.n; i++) if (s->binds.v[i].buf == buf) return &s->binds.v[i];
+  return NULL;
+}
+
+void dom_sym_bind(dom *d, int buf, const dom_sym_binding *b)
+{
+  symdom *s = S(d);
+  for (size_t i = 0; i < s->binds.n; i++)
+    if (s->binds.v[i].buf == buf) { s->binds.v[i].b = *b; return; }
+  dg_vec_push(&s->binds, ((binding){ buf, *b }));
+}
+
+dg_term dom_sym_input_var(term_ctx *c, const char *tensor, int tykind, int64_t index)
+{
+  term_varinfo vi = { .kind = TERM_VAR_INPUT, .tensor = tensor, .index = index, .dtype = tykind };
+  bool fl = tykind >= DG_TY_F16 && tykind <= DG_TY_F64;
+  return term_var(c, fl ? term_float_sort(c, tykind) : term_int_sort(tykind), &vi);
+}
+
+/* The value of bytes [off, off+size) nothing stored during this run. */
+static dg_term initial(symdom *s, const dg_type *t, dom_mem *mem, int64_t off, int size)
+{
+  const binding *bd = mem->id ? bound(s, mem->id) : NULL;
+  if (bd && bd->b.input) {
+    const dom_sym_binding *b = &bd->b;
+    int64_t idx = off / b->elem_size;
+    if (off % b->elem_size || size != b->elem_size || (int)t->kind != b->tykind) {
+      if (b->fixed && size == b->elem_size && !(off % b->elem_size) && idx < b->numel)
+        return coerce(s, term_int(s->c, TERM_S_I64, (int64_t)b->fixed[idx]), t);
+      return fresh(s, sort_of(s, t), "a load that reinterprets an input tensor's elements");
+    }
+    if (b->fixed && idx < b->numel)
+      return dom_is_float(t) ? fconst(s, t->kind, b->fixed[idx]) : encode(s, (dom_val)(int64_t)b->fixed[idx], t);
+    return dom_sym_input_var(s->c, b->tensor, b->tykind, idx);
+  }
+  if (bd && off + size <= bd->b.zero_bytes) return encode(s, 0, t);
+  char name[64];
+  snprintf(name, sizeof name, "%s", bd ? bd->b.tensor : mem->id ? "on-chip" : "null");
+  term_varinfo vi = { .kind = TERM_VAR_UNINIT, .tensor = name, .index = off, .dtype = t->kind };
+  return term_var(s->c, sort_of(s, t), &vi);
+}
+
+static void y_load(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst,
+                   dom_mem *const *mem, const int64_t *off)
+{
+  symdom *s = S(d);
+  int size = (int)dom_tysize(t);
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    cells *c = cells_of(mem[i], off[i] + size);
+    dg_term x = c->t[off[i]];
+    if (x && c->sz[off[i]] == size) {
+      term_sort want = sort_of(s, t), have = is_inf(s, x) ? want : term_sort_of(s->c, x);
+      if (have == want) { dst[i] = x; continue; }
+      dom_val cv;    /* reinterpreting a stored constant: through the bytes */
+      const dg_type *st = &(dg_type){ .kind = dom_is_float(t) ? (size == 8 ? DG_TY_I64 : DG_TY_I32) : (size == 8 ? DG_TY_F64 : DG_TY_F32) };
+      if ((size == 4 || size == 8) && decode(s, x, st, &cv)) {
+        static const uint8_t one = 1;
+        dom_val r;
+        s->conc->cast(s->conc, DG_CAST_BITCAST, t, st, 1, &one, &r, &cv);
+        dst[i] = encode(s, r, t);
+      } else {
+        dst[i] = fresh(s, want, "a load that reinterprets stored symbolic bytes");
+      }
+      continue;
+    }
+    bool partial = x != TERM_NONE;
+    for (int j = 1; j < size && !partial; j++) partial = c->t[off[i] + j] != TERM_NONE;
+    for (int j = 1; j < 8 && j <= off[i] && !partial; j++)
+      partial = c->t[off[i] - j] && c->sz[off[i] - j] > j;
+    dst[i] = partial ? fresh(s, sort_of(s, t), "a load of part of a stored value")
+                     : initial(s, t, mem[i], off[i], size);
+  }
+}
+
+static void y_store(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *src,
+                    dom_mem *const *mem, const int64_t *off)
+{
+  (void)d;
+  int size = (int)dom_tysize(t);
+  for (int i = 0; i < n; i++) {
+    if (!m[i]) continue;
+    cells *c = cells_of(mem[i], off[i] + size);
+    for (int j = 1; j < 8 && j <= off[i]; j++)      /* an older, wider value overlapping */
+      if (c->t[off[i] - j] && c->sz[off[i] - j] > j) c->t[off[i] - j] = 0;
+    for (int j = 0; j < size; j++) c->t[off[i] + j] = 0;
+    c->t[off[i]] = (dg_term)src[i];
+    c->sz[off[i]] = (uint8_t)size;
+  }
+}
+
+dg_term dom_sym_cell(dom *d, dom_mem *mem, int64_t off, int size)
+{
+  (void)d;
+  cells *c = mem ? mem->cells : NULL;
+  if (!c || off < 0 || off + size > c->cap || c->sz[off] != size) return TERM_NONE;
+  return c->t[off];
+}
+
+static void y_mem_free(dom *d, dom_mem *mem)
+{
+  (void)d;
+  cells *c = mem->cells;
+  if (!c) return;
+  free(c->t), free(c->sz), free(c);
+  mem->cells = NULL;
+}
+
+static void y_free(dom *d)
+{
+  symdom *s = S(d);
+  dg_vec_free(&s->binds);
+  free(s->unsupported);
+  free(s);
+}
+
+dom *dom_sym_new(term_ctx *c)
+{
+  symdom *s = dg_calloc(1, sizeof *s);
+  s->base = (dom){
+    .name = "symbolic", .mem_bytes = false,
+    .const_int = y_const_int, .const_float = y_const_float,
+    .unop = y_unop, .binop = y_binop, .cast = y_cast, .math = y_math,
+    .select = y_select, .branch = y_branch, .concrete = y_concrete,
+    .load = y_load, .store = y_store, .mem_free = y_mem_free, .free = y_free,
+  };
+  s->c = c;
+  s->conc = dom_concrete();
+  if (term_ctx_model(c) == TERM_MODEL_REAL) {
+    term_varinfo vp = { .kind = TERM_VAR_FREE, .tensor = "+inf", .dtype = DG_TY_F64 };
+    term_varinfo vn = { .kind = TERM_VAR_FREE, .tensor = "-inf", .dtype = DG_TY_F64 };
+    s->pinf = term_var(c, TERM_S_REAL, &vp);
+    s->ninf = term_var(c, TERM_S_REAL, &vn);
+  }
+  return &s->base;
+}

@@ -1,0 +1,58 @@
+/* dom_sym.h — the symbolic value domain of the checker (DESIGN 1.1, 5).
+ *
+ * Values are term ids (term.h) of one term_ctx: floats as REAL terms (or
+ * IEEE terms when the ctx is made for TERM_MODEL_IEEE), integers, booleans
+ * and pointers as bit-vector / bool terms that fold to constants whenever
+ * their operands are constants (thread ids, sizes and addresses are, so
+ * `concrete` succeeds for them). Constant integer, pointer and conversion
+ * arithmetic is delegated to the concrete domain, so folded values are
+ * exactly the emulator's (wrapping, shift clamps, x/0).
+ *
+ * Memory: the domain keeps its own cells per buffer (a term per stored
+ * scalar, keyed by byte offset). A buffer bound as an input starts as lazily
+ * created variables tensor[i] (term_varinfo: tensor name, flat index, dtype);
+ * index-valued inputs (ranges) load as the fixed concrete values the caller
+ * gives. Unbound buffers (outputs, scratch, shared, locals) start as
+ * "uninitialised" variables, except a zeroed prefix.
+ *
+ * What the domain cannot express (a bit cast of a symbolic float, an fmod)
+ * becomes a fresh free variable and is recorded: dom_sym_unsupported() says
+ * what, and the checker must not call a result built on it a proof.
+ *
+ * Ownership: dom_sym_new's result is freed with d->free(d) (after the simt
+ * that uses it). The term ctx is borrowed and must outlive it. Names and
+ * `fixed` arrays passed to dom_sym_bind are borrowed: keep them alive while
+ * the domain is used. */
+#ifndef DG_DOM_SYM_H
+#define DG_DOM_SYM_H
+#include "dom.h"
+#include "term.h"
+
+dom *dom_sym_new(term_ctx *c);
+
+typedef struct {
+  const char *tensor;      /* name for variables and messages */
+  int tykind;              /* dg_tykind of the element */
+  int elem_size;           /* bytes per element */
+  bool input;              /* cells start as input variables */
+  const double *fixed;     /* index-valued input: concrete values (numel of them); else NULL */
+  int64_t numel;
+  int64_t zero_bytes;      /* leading bytes that start as zero (scratch) */
+} dom_sym_binding;
+
+/* Declares what buffer `buf` (a simt buffer id) holds. */
+void dom_sym_bind(dom *d, int buf, const dom_sym_binding *b);
+
+/* The variable an input element stands for (the reference reads the same
+ * term). Sort: the tensor dtype's sort in the ctx's model. */
+dg_term dom_sym_input_var(term_ctx *c, const char *tensor, int tykind, int64_t index);
+
+/* The term stored in mem at [off, off+size), or TERM_NONE when nothing
+ * stored exactly that scalar. */
+dg_term dom_sym_cell(dom *d, dom_mem *mem, int64_t off, int size);
+
+/* First construct the domain could not express ("bit cast of a symbolic
+ * float"), or NULL. */
+const char *dom_sym_unsupported(const dom *d);
+
+#endif
