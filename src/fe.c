@@ -250,8 +250,11 @@ static void add_def_named(fe_state *st, TSNode fdef, TSNode tmpl, const char *qu
   if (!prev) fe_def_hash_add(st, def);
 }
 
+static void enum_constants(fe_state *st, TSNode spec);
+
 static void global_decl(fe_state *st, TSNode n)
 {
+  if (fe_kind(fe_field(n, "type")) == FE_N_enum_specifier) enum_constants(st, fe_field(n, "type"));
   bool dev = fe_has_keyword(n, "__device__") || fe_has_keyword(n, "__constant__");
   fe_fn fn = { .st = st, .m = st->m, .global_scope = true };
   uint32_t c = ts_node_named_child_count(n);
@@ -361,6 +364,30 @@ static void struct_functions(fe_state *st, TSNode spec)
   }
 }
 
+/* enum { BLOCK = 256, HALF = BLOCK / 2 }: unscoped enumerators are int
+ * constants at file scope (scoped ones, enum class, are left to the host). */
+static void enum_constants(fe_state *st, TSNode spec)
+{
+  if (fe_has_keyword(spec, "class") || fe_has_keyword(spec, "struct")) return;
+  TSNode body = fe_field(spec, "body");
+  fe_fn fn = { .st = st, .m = st->m, .global_scope = true };
+  int64_t next = 0;
+  uint32_t n = ts_node_named_child_count(body);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode e = ts_node_named_child(body, i);
+    TSNode name = fe_field(e, "name"), val = fe_field(e, "value");
+    if (ts_node_is_null(name)) continue;
+    if (!ts_node_is_null(val)) {
+      fn.failed = false;
+      fn.quiet = true;
+      if (!fe_const_int(&fn, val, &next)) continue;
+    }
+    fe_sym *s = fe_bind(&fn, fe_text(st, name), FE_SYM_CINT);
+    s->type = fe_scalar(DG_TY_I32);
+    s->ival = next++;
+  }
+}
+
 static bool text_has_device_kw(fe_state *st, TSNode n)
 {
   uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
@@ -390,6 +417,7 @@ static void top_level(fe_state *st, TSNode root, int depth)
     case FE_N_declaration: global_decl(st, c); break;
     case FE_N_template_instantiation: dg_vec_push(&st->explicit_insts, c); break;
     case FE_N_struct_specifier: case FE_N_class_specifier: struct_functions(st, c); break;
+    case FE_N_enum_specifier: enum_constants(st, c); break;
     case FE_N_type_definition: case FE_N_alias_declaration: global_typedef(st, c); break;
     case FE_N_linkage_specification: {
       TSNode b = fe_field(c, "body");

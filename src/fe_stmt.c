@@ -253,6 +253,7 @@ static void stmt_into(fe_fn *fn, TSNode c, stmtvec *out, int *pending_unroll)
 {
   switch (fe_kind(c)) {
   case FE_N_comment: case FE_N_static_assert_declaration: case FE_N_empty_declaration:
+  case FE_N_using_declaration:
     return;
   case FE_N_preproc_call: {
     int u = unroll_of(fn, c);

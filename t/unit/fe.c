@@ -124,6 +124,33 @@ static void test_threads(void)
   fe_t_free(t);
 }
 
+static void test_types(void)
+{
+  fe_t *t = fe_t_load("__global__ void k(float *y) { }");
+  dg_module *m = t->m;
+  const dg_type *f32 = ir_type_scalar(DG_TY_F32), *f16 = ir_type_scalar(DG_TY_F16);
+  const dg_type *f4 = ir_type_vec(m, f32, 4), *h2 = ir_type_vec(m, f16, 2), *f3 = ir_type_vec(m, f32, 3);
+  ok(f4 == ir_type_vec(m, f32, 4), "vector types are interned");
+  ok(ir_type_ptr(m, f32, DG_AS_GLOBAL, true) == ir_type_ptr(m, f32, DG_AS_GLOBAL, true), "pointer types are interned");
+  ok(ir_type_ptr(m, f32, DG_AS_GLOBAL, false) != ir_type_ptr(m, f32, DG_AS_SHARED, false), "space is part of a pointer's identity");
+  ok(ir_type_equiv(ir_type_ptr(m, f32, DG_AS_GLOBAL, false), ir_type_ptr(m, f32, DG_AS_SHARED, true)), "but not of equivalence");
+  is_int(dg_type_size(f4), 16, "sizeof float4");
+  is_int(dg_type_align(f4), 16, "alignof float4");
+  is_int(dg_type_size(f3), 12, "sizeof float3");
+  is_int(dg_type_align(f3), 4, "alignof float3");
+  is_int(dg_type_size(h2), 4, "sizeof __half2");
+  is_str(ir_type_name(h2), "__half2", "__half2 spelled");
+  is_str(ir_type_name(f4), "float4", "float4 spelled");
+  is_int(dg_type_size(ir_type_array(m, ir_type_array(m, f32, 4), 32)), 512, "sizeof float[32][4]");
+  is_int(dg_type_size(ir_type_ptr(m, f32, DG_AS_GENERIC, false)), 8, "pointers are 8 bytes");
+  is_int(dg_type_size(ir_type_scalar(DG_TY_BOOL)), 1, "sizeof bool");
+  ok(dg_type_is_int(ir_type_scalar(DG_TY_BOOL)) && !dg_type_is_signed(ir_type_scalar(DG_TY_U8)) &&
+     dg_type_is_float(ir_type_scalar(DG_TY_BF16)) && !dg_type_is_scalar(f4), "type classes");
+  fe_t_free(t);
+  lowers_to("enum { BLOCK = 256, HALF = BLOCK / 2, NEXT };\n__global__ void k(float *y) { __shared__ float s[HALF]; s[0] = NEXT; y[0] = s[0]; }",
+            "s[0] = (float)129;", "unscoped enum constants");
+}
+
 int main(void)
 {
   test_elementwise();
@@ -132,5 +159,6 @@ int main(void)
   test_statements();
   test_locals_and_memory();
   test_threads();
+  test_types();
   return tap_done();
 }
