@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "fuzz_run.h"
 #include "lua_spec.h"
+#include "lua_fuzz.h"
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ static int usage(const char *cmd, const char *msg)
                   "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
                   "       dirigo replay PROBLEM WITNESS\n"
                   "strategies:");
-  for (const fuzz_strategy *s = fuzz_strategies; s->name; s++) fprintf(stderr, " %s", s->name);
+  for (size_t i = 0; i < fuzz_strategy_count(); i++) fprintf(stderr, " %s", fuzz_strategy_at(i)->name);
   fprintf(stderr, "\n");
   return DG_EXIT_USAGE;
 }
@@ -233,8 +234,7 @@ static int evaluate(const fuzz_args *a)
     return DG_EXIT_USAGE;
   }
   qsort(specs.v, specs.n, sizeof *specs.v, cmp_str);
-  int nst = 0;
-  while (fuzz_strategies[nst].name) nst++;
+  int nst = (int)fuzz_strategy_count();   /* built-ins, then Lua strategies */
   int64_t bugs = 0, correct = 0, unusable = 0;
   int64_t *tp = dg_calloc((size_t)nst, sizeof *tp), *fp = dg_calloc((size_t)nst, sizeof *fp);
   double **ttf = dg_calloc((size_t)nst, sizeof *ttf);
@@ -252,7 +252,7 @@ static int evaluate(const fuzz_args *a)
     buggy ? bugs++ : correct++;
     if (!a->json) printf("  %-56s %-22s", specs.v[i], buggy ? L.p->bug_pattern : "correct");
     for (int s = 0; s < nst; s++) {
-      fuzz_opts o = { .strategy = &fuzz_strategies[s], .ncases = a->cases ? a->cases : 24,
+      fuzz_opts o = { .strategy = fuzz_strategy_at((size_t)s), .ncases = a->cases ? a->cases : 24,
                       .seed = a->seed, .budget_s = 10, .max_elems = 2048 };
       fuzz_summary sum;
       dg_diags d = {0};
@@ -281,9 +281,9 @@ static int evaluate(const fuzz_args *a)
     double fpr = correct ? 100.0 * (double)fp[s] / (double)correct : 0;
     if (a->json)
       printf("%s{\"name\": \"%s\", \"recall\": %.1f, \"fp_rate\": %.1f, \"median_seconds_to_first\": %.3f}",
-             s ? ", " : "", fuzz_strategies[s].name, rec, fpr, med);
+             s ? ", " : "", fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
     else
-      printf("%-22s %7.1f%% %7.1f%% %12.3f s\n", fuzz_strategies[s].name, rec, fpr, med);
+      printf("%-22s %7.1f%% %7.1f%% %12.3f s\n", fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
   }
   if (a->json) printf("]}\n");
   else printf("\n%" PRId64 " buggy and %" PRId64 " correct problems; %" PRId64 " unusable\n", bugs, correct, unusable);
@@ -294,7 +294,7 @@ static int evaluate(const fuzz_args *a)
   return DG_EXIT_OK;
 }
 
-int cli_fuzz(int argc, char **argv)
+static int fuzz_main(int argc, char **argv)
 {
   fuzz_args a;
   int rc = parse_args(argc, argv, &a);
@@ -305,8 +305,28 @@ int cli_fuzz(int argc, char **argv)
   return fuzz_one(&a);
 }
 
+/* Lua strategies (lua/strategies/, the user's config dir) join the registry
+ * first; a broken file is reported and the rest still run. */
+int cli_fuzz(int argc, char **argv)
+{
+  dg_strategies_load_print(stderr);
+  int rc = fuzz_main(argc, argv);
+  dg_strategies_unload();
+  return rc;
+}
+
 /* ---- replay ----------------------------------------------------------------- */
+static int replay_main(int argc, char **argv);
+
 int cli_replay(int argc, char **argv)
+{
+  dg_strategies_load_print(stderr);
+  int rc = replay_main(argc, argv);
+  dg_strategies_unload();
+  return rc;
+}
+
+static int replay_main(int argc, char **argv)
 {
   fuzz_args a;
   int rc = parse_args(argc, argv, &a);

@@ -76,6 +76,8 @@ typedef struct {
   int nblock;
   int ninputs;                              /* value-carrying input tensors */
   bool input_has_range[FUZZ_MAX_INPUTS];    /* index-valued: drawn from ranges, not dists */
+  const char *input_names[FUZZ_MAX_INPUTS]; /* may be NULL (a space built by hand) */
+  int input_inner[FUZZ_MAX_INPUTS];         /* symbol of the innermost dim, -1 if none/not a bare symbol */
   /* constraints and a cost cap (emulator sizes); NULL accepts everything */
   bool (*admissible)(void *ud, const int64_t *sizes);
   void *ud;
@@ -94,12 +96,30 @@ typedef struct {
   /* Fills case number k (0-based) of a campaign; false when the strategy has
    * no admissible case to give. Deterministic in (space, k, r's seed). */
   bool (*gen)(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c);
+  /* Run-time strategies (Lua) leave gen NULL and are called through gen_ud
+   * with their ud; error(ud) gives the reason of the last false, or NULL. */
+  bool (*gen_ud)(void *ud, const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c);
+  const char *(*error)(void *ud);
+  void *ud;
+  const char *origin;                       /* file of a run-time strategy; NULL when built in */
 } fuzz_strategy;
 
 /* The built-in strategies: regular, boundary, adversarial, dtype-edge,
  * boundary+adversarial. NULL-terminated. Lua strategies join them at run time. */
 extern const fuzz_strategy fuzz_strategies[];
-const fuzz_strategy *fuzz_strategy_find(const char *name);
+const fuzz_strategy *fuzz_strategy_find(const char *name);   /* built-in or registered */
+/* Case k of st, built-in or registered: call this, not st->gen. */
+bool fuzz_strategy_gen(const fuzz_strategy *st, const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c);
+/* Why the last fuzz_strategy_gen of st gave false (a broken strategy), or NULL. */
+const char *fuzz_strategy_error(const fuzz_strategy *st);
+/* The run-time registry: built-ins first, then registered strategies in
+ * registration order. register copies st (name, help, origin duplicated) and
+ * returns false if the name is taken; free_ud(st->ud) runs when the registry is
+ * cleared. Pointers from find/at stay valid until fuzz_strategy_clear. */
+bool fuzz_strategy_register(const fuzz_strategy *st, void (*free_ud)(void *));
+size_t fuzz_strategy_count(void);
+const fuzz_strategy *fuzz_strategy_at(size_t i);
+void fuzz_strategy_clear(void);
 /* The seed of case k of a campaign with seed s: replay needs only (s, k). */
 uint64_t fuzz_case_seed(uint64_t campaign_seed, int64_t k);
 void fuzz_case_label(const fuzz_space *s, fuzz_case *c);

@@ -58,6 +58,10 @@ void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, in
     const dg_tensor *ts = &p->tensors.v[t];
     if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
     s->input_has_range[s->ninputs] = ts->has_range;
+    s->input_names[s->ninputs] = ts->name;
+    s->input_inner[s->ninputs] = -1;
+    for (int j = 0; ts->shape.n && j < s->nsyms; j++)
+      if (!strcmp(ts->shape.v[ts->shape.n - 1].text, s->syms[j])) s->input_inner[s->ninputs] = j;
     ctx->inputs[s->ninputs++] = (int)t;
   }
   int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
@@ -479,11 +483,12 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
     c.seed = fuzz_case_seed(o->seed, kk);
     dg_rng_seed(&r, c.seed);
     fuzz_outcome out;
-    if (!st->gen(&s, kk, &r, &c)) {
+    if (!fuzz_strategy_gen(st, &s, kk, &r, &c)) {
+      const char *why = fuzz_strategy_error(st);   /* a broken (Lua) strategy */
       memset(&out, 0, sizeof out);
-      out.status = FUZZ_SKIPPED;
+      out.status = why ? FUZZ_ERROR : FUZZ_SKIPPED;
       out.k = kk;
-      snprintf(out.msg, sizeof out.msg, "no admissible shape (constraints or size cap)");
+      snprintf(out.msg, sizeof out.msg, "%s", why ? why : "no admissible shape (constraints or size cap)");
     } else {
       fuzz_case_label(&s, &c);
       fuzz_run_case(p, k, &s, &ctx, &c, &out);
@@ -546,8 +551,10 @@ bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_
   c->seed = fuzz_case_seed(sd, kk);
   dg_rng r;
   dg_rng_seed(&r, c->seed);
-  if (!(*st)->gen(s, kk, &r, c)) {
-    *err = dg_printf("witness '%s': the strategy gives no case %lld here", w, kk);
+  if (!fuzz_strategy_gen(*st, s, kk, &r, c)) {
+    const char *why = fuzz_strategy_error(*st);
+    *err = why ? dg_printf("witness '%s': %s", w, why)
+               : dg_printf("witness '%s': the strategy gives no case %lld here", w, kk);
     return false;
   }
   const char *q = w + used;

@@ -146,11 +146,59 @@ const fuzz_strategy fuzz_strategies[] = {
   { NULL, NULL, NULL },
 };
 
+/* ---- the run-time registry (Lua strategies join the built-ins) ------------ */
+typedef struct { fuzz_strategy st; void (*free_ud)(void *); } reg_entry;
+static DG_VEC(reg_entry *) registry;
+#define N_BUILTIN (sizeof fuzz_strategies / sizeof *fuzz_strategies - 1)
+
+size_t fuzz_strategy_count(void) { return N_BUILTIN + registry.n; }
+
+const fuzz_strategy *fuzz_strategy_at(size_t i)
+{
+  if (i < N_BUILTIN) return &fuzz_strategies[i];
+  return i - N_BUILTIN < registry.n ? &registry.v[i - N_BUILTIN]->st : NULL;
+}
+
 const fuzz_strategy *fuzz_strategy_find(const char *name)
 {
-  for (const fuzz_strategy *s = fuzz_strategies; s->name; s++)
-    if (!strcmp(s->name, name)) return s;
+  for (size_t i = 0; i < fuzz_strategy_count(); i++)
+    if (!strcmp(fuzz_strategy_at(i)->name, name)) return fuzz_strategy_at(i);
   return NULL;
+}
+
+bool fuzz_strategy_register(const fuzz_strategy *st, void (*free_ud)(void *))
+{
+  if (!st->name || fuzz_strategy_find(st->name) || (!st->gen && !st->gen_ud)) return false;
+  reg_entry *e = dg_calloc(1, sizeof *e);
+  e->st = *st;
+  e->st.name = dg_strdup(st->name);
+  e->st.help = dg_strdup(st->help ? st->help : "");
+  e->st.origin = st->origin ? dg_strdup(st->origin) : NULL;
+  e->free_ud = free_ud;
+  dg_vec_push(&registry, e);
+  return true;
+}
+
+void fuzz_strategy_clear(void)
+{
+  for (size_t i = 0; i < registry.n; i++) {
+    reg_entry *e = registry.v[i];
+    if (e->free_ud) e->free_ud(e->st.ud);
+    free((char *)e->st.name), free((char *)e->st.help), free((char *)e->st.origin);
+    free(e);
+  }
+  free(registry.v);
+  memset(&registry, 0, sizeof registry);
+}
+
+bool fuzz_strategy_gen(const fuzz_strategy *st, const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  return st->gen ? st->gen(s, k, r, c) : st->gen_ud(st->ud, s, k, r, c);
+}
+
+const char *fuzz_strategy_error(const fuzz_strategy *st)
+{
+  return st->error ? st->error(st->ud) : NULL;
 }
 
 void fuzz_case_label(const fuzz_space *s, fuzz_case *c)
