@@ -3,6 +3,7 @@ return problem {
   source  = "reduce6.cu",
   op      = "sum",
   sizes   = { N = 1, C = 3000 },
+  constraints = { "N == 1" },   -- the pipeline reduces one vector; scratch holds the 4 block partials
   scratch = { part = { shape = { 4 }, dtype = "f32" } },
   launch  = {
     "reduce6<float, 256, false><<<4, 256, 1024>>>(x, part, C)",
