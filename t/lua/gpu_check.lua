@@ -36,11 +36,7 @@ end
 
 local function all_specs()
   local r = {}
-  local p = io.popen("cd '" .. L.root .. "' && find samples -name '*.lua' -o -name '*.cu' | sort")
-  for f in p:lines() do
-    if f:match("%.lua$") or (readfile(L.root .. "/" .. f) or ""):match("^%s*/%*%s*dirigo:") then r[#r + 1] = load_spec(f) end
-  end
-  p:close()
+  for _, f in ipairs(L.sample_specs()) do r[#r + 1] = load_spec(f) end
   return r
 end
 

@@ -233,6 +233,24 @@ function M.size_symbols(o)
   return syms
 end
 
+-- Problem specs under samples/: .lua files that `return problem {` (other Lua files there, such
+-- as session scripts, are not specs) and .cu files that open with a /* dirigo: */ block.
+function M.sample_specs()
+  local out = {}
+  local p = io.popen("cd '" .. M.root .. "' && find samples \\( -name '*.lua' -o -name '*.cu' \\) | sort")
+  for f in p:lines() do
+    local h = io.open(M.root .. "/" .. f, "rb")
+    local text = h and h:read("a") or ""
+    if h then h:close() end
+    if (f:match("%.lua$") and text:match("^%s*[^\n]-return%s+problem%s*[{(]") or text:match("\n%s*return%s+problem%s*[{(]"))
+      or (f:match("%.cu$") and text:match("^%s*/%*%s*dirigo:")) then
+      out[#out + 1] = f
+    end
+  end
+  p:close()
+  return out
+end
+
 -- Tiny TAP producer.
 function M.tap()
   local t = { n = 0, failed = 0 }

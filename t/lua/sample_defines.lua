@@ -2,8 +2,8 @@
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
 local L = require("oplib")
 local defs = {}
-local p = io.popen("cd '" .. L.root .. "' && find samples -name '*.lua' | sort")
-for f in p:lines() do
+for _, f in ipairs(L.sample_specs()) do
+  if f:match("%.lua$") then
   local chunk = loadfile(L.root .. "/" .. f, "t", { problem = function(t) return t end })
   local ok, spec = pcall(chunk)
   if ok and type(spec) == "table" and spec.source then
@@ -13,8 +13,8 @@ for f in p:lines() do
     table.sort(d)
     defs[cu] = table.concat(d, " ")
   end
+  end
 end
-p:close()
 local q = io.popen("cd '" .. L.root .. "' && find samples -name '*.cu' | sort")
 for f in q:lines() do print(f .. (defs[f] and defs[f] ~= "" and (" " .. defs[f]) or "")) end
 q:close()

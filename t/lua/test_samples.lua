@@ -96,13 +96,7 @@ local function load_spec(path)
   return spec
 end
 
-local specs = {}
-local p = io.popen("cd '" .. L.root .. "' && find samples -name '*.lua' -o -name '*.cu' | sort")
-for f in p:lines() do
-  if f:match("%.lua$") then specs[#specs + 1] = f
-  elseif (readfile(L.root .. "/" .. f) or ""):match("^%s*/%*%s*dirigo:") then specs[#specs + 1] = f end
-end
-p:close()
+local specs = L.sample_specs()
 
 local stats = { correct = 0, buggy = 0, patterns = {}, kinds = {}, sources = {} }
 
