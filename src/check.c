@@ -72,13 +72,15 @@ typedef struct {
   dom *sym;
 } chk;
 
-static void fill_inputs(chk *c, uint64_t seed)
+/* Values of every input tensor into dst (per tensor); ranged (index-valued)
+ * inputs only when keep_ranged is false: the symbolic run fixed them. */
+static void fill_with(chk *c, double **dst, fuzz_dist dist, uint64_t seed, bool keep_ranged)
 {
   const dg_problem *p = c->p;
   for (size_t t = 0; t < p->tensors.n; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
-    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
-    fuzz_fill_opts fo = { .dist = FUZZ_DIST_NORMAL, .dtype = ts->dtype };
+    if ((ts->role != DG_TENSOR_INPUT && !ts->accumulate) || !dst[t] || (ts->has_range && keep_ranged)) continue;
+    fuzz_fill_opts fo = { .dist = dist, .dtype = ts->dtype };
     if (ts->shape.n) fo.row = c->dims[t][ts->shape.n - 1];
     if (ts->has_range) {
       dg_diags d = {0};
@@ -87,13 +89,15 @@ static void fill_inputs(chk *c, uint64_t seed)
     }
     dg_rng r;
     dg_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (t + 1)));
-    fuzz_fill(&r, &fo, c->io.data[t], c->io.numel[t]);
+    fuzz_fill(&r, &fo, dst[t], c->io.numel[t]);
     for (int64_t i = 0; i < c->io.numel[t]; i++) {
-      double v = dg_dtype_round(ts->dtype, c->io.data[t][i]);
-      c->io.data[t][i] = ts->positive ? fabs(v) : v;
+      double v = dg_dtype_round(ts->dtype, dst[t][i]);
+      dst[t][i] = ts->positive ? fabs(v) : v;
     }
   }
 }
+
+static void fill_inputs(chk *c, uint64_t seed) { fill_with(c, c->io.data, FUZZ_DIST_NORMAL, seed, false); }
 
 static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
 {
@@ -210,7 +214,7 @@ static dg_symval ref_apply(void *ud, dg_vop op, const dg_symval *a)
   case DG_VOP_ADD: return term_add(tc, x, y);
   case DG_VOP_SUB: return term_sub(tc, x, y);
   case DG_VOP_MUL: return term_mul(tc, x, y);
-  case DG_VOP_DIV: return term_div(tc, x, y);
+  case DG_VOP_DIV: return dom_sym_div(tc, x, y);
   case DG_VOP_NEG: return term_neg(tc, x);
   case DG_VOP_MAX: return term_max(tc, x, y);
   case DG_VOP_MIN: return term_min(tc, x, y);
@@ -424,6 +428,52 @@ static bool try_model(chk *c, const smt_result *m)
   return false;
 }
 
+/* When the solver gives no usable model: evaluate both terms on structured
+ * inputs (the fuzzer's distributions) and replay the first pair that
+ * differs. A bug found this way is as replayed as any other. */
+static bool search_witness(chk *c, dg_term kt, dg_term rt)
+{
+  static const fuzz_dist dists[] = {
+    FUZZ_DIST_NORMAL, FUZZ_DIST_NEGATIVE, FUZZ_DIST_POSITIVE, FUZZ_DIST_MAX_LAST, FUZZ_DIST_UNIFORM,
+    FUZZ_DIST_LARGE_OFFSET, FUZZ_DIST_TIES, FUZZ_DIST_SORTED, FUZZ_DIST_ALL_EQUAL,
+  };
+  const dg_problem *p = c->p;
+  size_t nv = term_var_count(c->tc);
+  term_value *vals = dg_calloc(nv + 1, sizeof *vals);
+  const dg_tensor *out = &p->tensors.v[c->t];
+  bool found = false;
+  int replays = 0;
+  for (size_t di = 0; di < sizeof dists / sizeof *dists && !found; di++) {
+    for (uint64_t k = 0; k < 4 && !found; k++) {
+      double **in = witness_inputs(c, NULL, 0);
+      fill_with(c, in, dists[di], c->r->seed * 7919 + di * 131 + k, true);
+      for (size_t i = 0; i < nv; i++) {
+        const term_varinfo *vi = term_var_info(c->tc, i);
+        int t = vi->kind == TERM_VAR_INPUT ? dg_problem_tensor(p, vi->tensor) : -1;
+        double v = 0;
+        if (t >= 0 && in[t] && vi->index >= 0 && vi->index < c->io.numel[t]) v = in[t][vi->index];
+        else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "+inf")) v = INFINITY;
+        else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "-inf")) v = -INFINITY;
+        vals[i].f = v, vals[i].i = (int64_t)v;
+      }
+      bool e1 = false, e2 = false;
+      double kv = term_eval(c->tc, kt, vals, &e1).f, rv = term_eval(c->tc, rt, vals, &e2).f;
+      double got, want;
+      if (!e1 && !e2 && fuzz_elem_check(out->dtype, kv, rv, dg_problem_tol(p, c->t)) != FUZZ_ELEM_OK &&
+          replays++ < 8 && replay(c, in, &got, &want)) {
+        keep_witness(c, in, got, want);
+        say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by evaluating the terms on %s inputs)",
+            got, want, fuzz_dists[dists[di]].name);
+        found = true;
+      } else {
+        free_inputs(p, in);
+      }
+    }
+  }
+  free(vals);
+  return found;
+}
+
 static void solve(chk *c, dg_term kt, dg_term rt)
 {
   check_result *r = c->r;
@@ -445,7 +495,10 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     if (whyc) say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
     else say(r, CHECK_EQUIVALENT, "proved equal to the reference for all inputs (%s model)", ieee ? "IEEE" : "real");
   } else if (v == SMT_UNKNOWN) {
-    say(r, CHECK_UNKNOWN, "solver: %s", res.reason ? res.reason : "unknown");
+    char *reason = dg_strdup(res.reason ? res.reason : "unknown");
+    if (!search_witness(c, kt, rt))
+      say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
+    free(reason);
   } else if (ieee) {
     if (!try_model(c, &res))
       say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
@@ -460,7 +513,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     if (tv == SMT_UNSAT && !whyc) {
       say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model)",
           tol.atol, tol.rtol);
-    } else if (!(tv == SMT_SAT && try_model(c, &tr)) && !try_model(c, &res)) {
+    } else if (!(tv == SMT_SAT && try_model(c, &tr)) && !try_model(c, &res) && !search_witness(c, kt, rt)) {
       say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
     }

@@ -119,8 +119,9 @@ static jv *jparse(jp *p, int depth)
         dg_vec_push(&v->keys, k);
       }
       jv *x = jparse(p, depth + 1);
-      if (!x) return v;
+      if (!x) x = jnew(p, J_NULL);     /* keys and items stay paired */
       dg_vec_push(&v->items, x);
+      if (p->err) return v;
       ws(p);
       if (*p->s == ',') { p->s++; continue; }
       if (*p->s == close) { p->s++; return v; }
@@ -187,7 +188,14 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
   dg_problem_default_sizes(p, sizes);
   jv *tn = jget(root, "tensor", J_STR), *ix = jget(root, "index", J_ARR), *sz = jget(root, "sizes", J_OBJ);
   jv *ins = jget(root, "inputs", J_OBJ);
-  if (P.err || !root) { fail(r, path, "not a witness: %s", P.err ? P.err : "empty"); goto out; }
+  if (P.err || !root) {
+    int line = 1, col = 1;
+    for (const char *q = text; q < P.s; q++) line += *q == '\n', col = *q == '\n' ? 1 : col + 1;
+    char *m = dg_printf("%d:%d: not a witness: %s", line, col, P.err ? P.err : "empty");
+    fail(r, path, "%s", m);
+    free(m);
+    goto out;
+  }
   if (!tn || !ix || !ins || !jget(root, "dirigo_witness", J_NUM)) { fail(r, path, "not a dirigo check witness%s", ""); goto out; }
   r->tensor = dg_problem_tensor(p, tn->str);
   if (r->tensor < 0 || p->tensors.v[r->tensor].role != DG_TENSOR_OUTPUT) {

@@ -45,6 +45,17 @@ static dg_term fresh(symdom *s, term_sort so, const char *what)
   return term_var(s->c, so, &vi);
 }
 
+/* Real model: a / b as a * (1/b), so that `e * (1.0f / s)` and `e / s` meet
+ * in one product term (the AC normaliser then makes them one id). Sound over
+ * the reals for b != 0; at b == 0 both are undefined. */
+dg_term dom_sym_div(term_ctx *c, dg_term a, dg_term b)
+{
+  double k;
+  if (term_ctx_model(c) != TERM_MODEL_REAL || (term_const_double(c, a, &k) && k == 1))
+    return term_div(c, a, b);
+  return term_mul(c, a, term_div(c, term_real(c, 1), b));
+}
+
 /* ---- sorts and constants -------------------------------------------------- */
 static term_sort sort_of(symdom *s, const dg_type *t)
 {
@@ -210,7 +221,7 @@ static dg_term fbinop(symdom *s, dg_binop op, const dg_type *t, dg_term x, dg_te
   case DG_BIN_ADD: return term_add(s->c, x, y);
   case DG_BIN_SUB: return term_sub(s->c, x, y);
   case DG_BIN_MUL: return term_mul(s->c, x, y);
-  case DG_BIN_DIV: return term_div(s->c, x, y);
+  case DG_BIN_DIV: return dom_sym_div(s->c, x, y);
   default:
     if (is_cmp(op)) return term_cmp(s->c, cmp_of[op], x, y);
     return fresh(s, sort_of(s, t), "a float operation the symbolic domain does not model (fmod)");
@@ -352,7 +363,7 @@ static dg_term fmath(symdom *s, dg_iclass c, const dg_type *rt, dg_term *x, int 
   case DG_IC_MATH_FLOOR: return term_floor(tc, x[0]);
   case DG_IC_MATH_CEIL: return term_ceil(tc, x[0]);
   case DG_IC_MATH_FMA: return term_fma(tc, x[0], x[1], x[2]);
-  case DG_IC_MATH_DIV: return term_div(tc, x[0], x[1]);
+  case DG_IC_MATH_DIV: return dom_sym_div(tc, x[0], x[1]);
   case DG_IC_MATH_RCP: return term_div(tc, term_float(tc, kind, 1), x[0]);
   case DG_IC_MATH_ADD: return term_add(tc, x[0], x[1]);
   case DG_IC_MATH_SUB: return term_sub(tc, x[0], x[1]);

@@ -47,6 +47,9 @@ void dom_sym_bind(dom *d, int buf, const dom_sym_binding *b);
  * term). Sort: the tensor dtype's sort in the ctx's model. */
 dg_term dom_sym_input_var(term_ctx *c, const char *tensor, int tykind, int64_t index);
 
+/* a / b as the domain builds it (the reference must build it the same way). */
+dg_term dom_sym_div(term_ctx *c, dg_term a, dg_term b);
+
 /* The term stored in mem at [off, off+size), or TERM_NONE when nothing
  * stored exactly that scalar. */
 dg_term dom_sym_cell(dom *d, dom_mem *mem, int64_t off, int size);
