@@ -151,6 +151,9 @@ size_t dg_gpu_unwritten(const void *data, size_t n, dg_gpu_pattern p, size_t *fi
 
 /* Loads a compiled binary; kernels[i] gets the handle of b->lowered[i]. */
 dg_gpu_status dg_gpu_load(dg_gpu *g, const dg_gpu_binary *b, dg_gpu_kernel *kernels, char **msg);
+/* The byte size of each of kernel k's parameters, as the device lays them out
+ * (sizes[0..*n-1], at most max); what an argument's bytes must match. */
+dg_gpu_status dg_gpu_param_sizes(dg_gpu *g, dg_gpu_kernel k, size_t *sizes, int max, int *n, char **msg);
 /* A buffer of `bytes`, filled with `poison`, with guard regions around it. */
 dg_gpu_status dg_gpu_alloc(dg_gpu *g, size_t bytes, dg_gpu_pattern poison, dg_gpu_buf *out, char **msg);
 dg_gpu_status dg_gpu_upload(dg_gpu *g, dg_gpu_buf b, size_t off, const void *src, size_t n, char **msg);

@@ -482,10 +482,27 @@ out:
   if (fatal) _exit(3);   /* the context is gone: the parent starts another child */
 }
 
+static void do_params(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  if (rq->a >= C.kernels.n) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no kernel %u", rq->a); return; }
+  const void *fn = (const void *)C.kernels.v[rq->a];
+  DG_VEC(uint64_t) sizes = {0};
+  size_t off, size;
+  cudaError_t e = cudaSuccess;
+  while (sizes.n < 1024 && (e = cudaFuncGetParamInfo(fn, sizes.n, &off, &size)) == cudaSuccess)
+    dg_vec_push(&sizes, (uint64_t)size);
+  cudaGetLastError();
+  if (e != cudaSuccess && e != cudaErrorInvalidValue)
+    reply(DG_GPU_CUDA, 0, NULL, 0, "parameter sizes: %s (%s)", CUERR(e));
+  else
+    reply(DG_GPU_OK, 0, sizes.v, sizes.n * sizeof *sizes.v, NULL);
+  dg_vec_free(&sizes);
+}
+
 static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
   [GP_HELLO] = do_hello, [GP_LOAD] = do_load, [GP_ALLOC] = do_alloc,
   [GP_UPLOAD] = do_copy, [GP_DOWNLOAD] = do_copy, [GP_POISON] = do_poison_free,
-  [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch,
+  [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch, [GP_PARAMS] = do_params,
 };
 
 _Noreturn void gp_child_main(int fd)

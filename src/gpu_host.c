@@ -221,6 +221,24 @@ dg_gpu_status dg_gpu_load(dg_gpu *g, const dg_gpu_binary *b, dg_gpu_kernel *kern
   return st;
 }
 
+dg_gpu_status dg_gpu_param_sizes(dg_gpu *g, dg_gpu_kernel k, size_t *sizes, int max, int *n, char **msg)
+{
+  if (msg) *msg = NULL;
+  *n = 0;
+  uint32_t idx;
+  if (!unpack(g, k, &idx, "kernel", msg)) return DG_GPU_BAD_REQUEST;
+  gp_req rq = { .op = GP_PARAMS, .a = idx };
+  uint8_t *data = NULL;
+  dg_gpu_status st = call(g, rq, NULL, 0, NULL, 0, g->o.call_timeout_s, NULL, 0, &data, NULL, msg);
+  for (size_t off = 0; st == DG_GPU_OK && data && off + 8 <= g->last_len && *n < max; off += 8) {
+    uint64_t v;
+    memcpy(&v, data + off, 8);
+    sizes[(*n)++] = (size_t)v;
+  }
+  free(data);
+  return st;
+}
+
 dg_gpu_status dg_gpu_alloc(dg_gpu *g, size_t bytes, dg_gpu_pattern poison, dg_gpu_buf *out, char **msg)
 {
   if (msg) *msg = NULL;

@@ -15,7 +15,8 @@ enum {
   GP_DOWNLOAD,    /* a = buffer, b = offset, c = n -> bytes */
   GP_POISON,      /* a = buffer */
   GP_FREE,        /* a = buffer */
-  GP_LAUNCH,      /* payload: gp_launch + nargs gp_arg -> gp_guard hits */
+  GP_LAUNCH,      /* payload: gp_launch + nargs gp_arg -> gp_guard hits (printf in out bytes) */
+  GP_PARAMS,      /* a = kernel -> u64 size per parameter */
 };
 
 typedef struct {

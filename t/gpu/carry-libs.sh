@@ -25,7 +25,7 @@ done
 B=${1:-$root/build-gpu}
 case $B in /*) ;; *) B=$root/$B ;; esac
 D=$root/.devcarry
-progs="t/gpu/src.t t/gpu/compile.t t/gpu/avail.t t/gpu/run.t bench/gpu_bench"
+progs="t/gpu/compile.t t/gpu/avail.t t/gpu/run.t t/gpu/problem.t bench/gpu_bench"
 grep -q '^#define DG_HAVE_CUDA 1' "$B/config.h" || { echo "carry-libs: $B was configured without CUDA" >&2; exit 2; }
 [ $with_dirigo = yes ] && progs="$progs dirigo"
 log=$(mktemp)
@@ -37,7 +37,7 @@ for p in $progs; do
   cp "$B/$p" "$D/bin/"
   strip "$D/bin/${p##*/}" 2>/dev/null || true
 done
-[ $relink = no ] || cp "$B/libdirigo.a" "$B/libtsrt.a" "$B/config.h" "$D/lib/"
+[ $relink = no ] || cp "$B/libdirigo.a" "$B/libdirigo_lua.a" "$B/libtsrt.a" "$B/config.h" "$D/lib/"
 
 # Libraries the GPU machine has itself (libc family, the C++ runtime, which
 # must not be replaced by an older one, and CUDA's own) stay behind.

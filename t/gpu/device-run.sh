@@ -23,6 +23,7 @@ fi
 export DIRIGO_CUDA_DIR=$cuda
 export LD_LIBRARY_PATH="$D/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export DG_SRCDIR=$root
+export DIRIGO_DATADIR=$root                 # lua/ops for the problem specs
 export DIRIGO_CUBIN_CACHE="$logs/cubin"     # start cold; the tests make their own too
 echo "== machine"
 uname -srm
@@ -32,7 +33,7 @@ gpu_here=no
 echo "CUDA toolkit: $cuda ($(ls "$cuda"/lib64/libnvrtc.so.* 2>/dev/null | head -1))"
 
 # --- the programs ------------------------------------------------------------
-tests="avail compile run"
+tests="avail compile run problem"
 if [ -n "${DG_BUILDDIR:-}" ] && [ -x "$DG_BUILDDIR/t/gpu/run.t" ]; then   # make check (t/gpu/scripts.sh)
   bin=$DG_BUILDDIR/t/gpu; benchp=$DG_BUILDDIR/bench/gpu_bench
 elif [ -x "$D/bin/run.t" ]; then
@@ -50,9 +51,9 @@ if [ -n "${DG_DEVICE_RELINK:-}" ] || ! runs; then   # DG_DEVICE_RELINK=1 forces 
     bin=$D/rebuilt; mkdir -p "$bin"
     for t in $tests; do
       cc -std=gnu11 -O2 -Isrc -I"$D/lib" -I"$cuda/include" -DDG_DATADIR="\"$root\"" \
-        -o "$bin/$t.t" "t/gpu/$t.c" "$D/lib/libdirigo.a" "$D/lib/libtsrt.a" \
-        -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lnvrtc -lcudart -ldl -lrt -lm -lpthread ||
-        echo "relink of $t failed"
+        -o "$bin/$t.t" "t/gpu/$t.c" "$D/lib/libdirigo_lua.a" "$D/lib/libdirigo.a" "$D/lib/libtsrt.a" \
+        -L"$D/lib" -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" -lnvrtc -lcudart -llua5.4 -lz3 \
+        -ldl -lrt -lm -lpthread || echo "relink of $t failed"
     done
     cc -std=gnu11 -O2 -Isrc -I"$D/lib" -DDG_DATADIR="\"$root\"" -o "$bin/gpu_bench" bench/gpu_bench.c \
       "$D/lib/libdirigo.a" "$D/lib/libtsrt.a" -L"$cuda/lib64" -Wl,-rpath,"$cuda/lib64" \

@@ -58,18 +58,29 @@ static cudaError_t say(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* samples/elementwise/residual_add.cu, for t/gpu/problem.c: y = x + alpha r */
+static cudaError_t residual_add(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0], *x = *(float **)a[1], *r = *(float **)a[2];
+  float alpha = *(float *)a[3];
+  int n = *(int *)a[4];
+  FOR_THREADS(g, b) if ((long)i < n) y[i] = alpha * r[i] + x[i];
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
   return cudaSuccess;
 }
 
-typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[4]; } mock_kernel;
+typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[8]; } mock_kernel;
 static const mock_kernel kernels[] = {
   { "fill_even", fill_even, 2, { 8, 4 } }, { "scale_k_f3", scale3, 3, { 8, 8, 4 } },
   { "oob_write", oob_write, 2, { 8, 4 } }, { "oob_before", oob_before, 2, { 8, 4 } },
   { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
   { "say", say, 2, { 8, 4 } },
+  { "_Z19residual_add_kernelPfPKfS1_fi", residual_add, 5, { 8, 8, 8, 4, 4 } },
 };
 
 static const struct { cudaError_t e; const char *name, *text; } errs[] = {
@@ -141,7 +152,7 @@ cudaError_t cudaLibraryLoadData(cudaLibrary_t *lib, const void *code, enum cudaJ
                                 unsigned int no, enum cudaLibraryOption *lo, void **lov, unsigned int nlo)
 {
   *lib = (cudaLibrary_t)1;
-  RET(memcmp(code, "MOCK", 4) ? cudaErrorInvalidValue : cudaSuccess);
+  RET(memcmp(code, "MOCK", 4) && memcmp(code, "\177ELF", 4) ? cudaErrorInvalidValue : cudaSuccess);
 }
 cudaError_t cudaLibraryGetKernel(cudaKernel_t *k, cudaLibrary_t lib, const char *name)
 {

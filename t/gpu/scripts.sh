@@ -8,7 +8,7 @@ sh -n "$src/t/gpu/device-run.sh"; t $? "device-run.sh parses"
 sh -n "$src/t/gpu/carry-libs.sh"; t $? "carry-libs.sh parses"
 out=$(OUT= sh "$src/t/gpu/device-run.sh" --no-bench 2>&1); rc=$?
 t $rc "device-run.sh passes on this build (rc $rc)"
-for p in avail compile run; do
+for p in avail compile run problem; do
   echo "$out" | grep -Eq "^$p\.t +(PASS|SKIP) " ; t $? "summary line for $p.t"
 done
 echo "$out" | grep -Eq "^(all GPU tests passed on the GPU|passed, but no GPU here)"; t $? "a verdict line"
