@@ -20,6 +20,11 @@ static double cpu_now(void)
 }
 
 static const char src[] =
+  "__global__ void axpb(float *y, const float *x, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n"
+  "}\n"
   "__global__ void softmax_warp(float *y, const float *x, int N, int C)\n"
   "{\n"
   "  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;\n"
@@ -91,6 +96,11 @@ static const char src[] =
   "}\n";
 
 /* ---- plain C versions -------------------------------------------------------- */
+static void c_axpb(float *y, const float *x, int n)
+{
+  for (int i = 0; i < n; i++) y[i] = x[i] * 2.0f + 1.0f;
+}
+
 static void c_softmax(float *y, const float *x, int N, int C)
 {
   for (int r = 0; r < N; r++) {
@@ -170,6 +180,7 @@ static double run_c(const bench_case *b, float **h)
   const int64_t *d = b->dims;
   double t = cpu_now();
   switch (b->ctype) {
+  case 4: c_axpb(h[0], h[1], (int)d[0]); break;
   case 0: c_softmax(h[0], h[1], (int)d[0], (int)d[1]); break;
   case 1: c_layernorm(h[0], h[1], h[2], h[3], (int)d[0], (int)d[1], 1e-5f); break;
   case 2: c_matmul(h[0], h[1], h[2], (int)d[0], (int)d[1], (int)d[2]); break;
@@ -224,7 +235,9 @@ static void run_case(dg_module *mod, const bench_case *b)
 
 int main(int argc, char **argv)
 {
+  /* --quick: the small sizes only; any other argument: only that kernel */
   bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+  const char *only = argc > 1 && !quick ? argv[1] : NULL;
   dg_srcmgr sm;
   dg_srcmgr_init(&sm);
   uint32_t f = dg_srcmgr_add(&sm, "bench.cu", dg_strdup(src), sizeof src - 1);
@@ -233,6 +246,8 @@ int main(int argc, char **argv)
   if (!mod || d.nerrors) { dg_diags_print(stderr, &sm, &d); return 1; }
   dg_diags_free(&d);
   const bench_case cases[] = {
+    { "axpb", "64K", "axpb", { 256, 1, 1 }, { 256, 1, 1 }, 2, { 65536 * 4, 65536 * 4 }, 1, { 65536 }, .ctype = 4, .dims = { 65536 } },
+    { "axpb", "4M", "axpb", { 16384, 1, 1 }, { 256, 1, 1 }, 2, { 4194304 * 4, 4194304 * 4 }, 1, { 4194304 }, .ctype = 4, .dims = { 4194304 } },
     { "softmax", "64x256", "softmax_warp", { 16, 1, 1 }, { 128, 1, 1 }, 2, { 64 * 256 * 4, 64 * 256 * 4 }, 2, { 64, 256 }, .ctype = 0, .dims = { 64, 256 } },
     { "softmax", "1024x1024", "softmax_warp", { 256, 1, 1 }, { 128, 1, 1 }, 2, { 1024 * 1024 * 4, 1024 * 1024 * 4 }, 2, { 1024, 1024 }, .ctype = 0, .dims = { 1024, 1024 } },
     { "layernorm", "64x256", "layernorm", { 64, 1, 1 }, { 256, 1, 1 }, 4, { 64 * 256 * 4, 64 * 256 * 4, 256 * 4, 256 * 4 }, 1, { 256 }, true, 1e-5, 1, { 64, 256 } },
@@ -246,7 +261,7 @@ int main(int argc, char **argv)
   printf("%-10s %-16s %10s %12s %10s %10s %9s %9s %4s\n", "kernel", "size", "emu ms", "Mthr-instr",
          "Mti/s", "C ms", "slowdown", "max err", "ev");
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    if (quick && i % 2) continue;
+    if ((quick && i % 2) || (only && strcmp(only, cases[i].name))) continue;
     run_case(mod, &cases[i]);
   }
   fe_module_free(mod);

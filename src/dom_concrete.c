@@ -149,10 +149,17 @@ static void ibin(dg_binop op, dg_tykind k, bool sg, int n, const uint8_t *m, dom
   int w = width(k);
   switch (op) {
 #define I32(e) (dom_val)(int64_t)(int32_t)(e)
-  case DG_BIN_ADD: if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] + uy[i])); } EACH(dst[i] = ux[i] + uy[i]); wrap_vec(k, n, dst); break;
-  case DG_BIN_SUB: if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] - uy[i])); } EACH(dst[i] = ux[i] - uy[i]); wrap_vec(k, n, dst); break;
-  case DG_BIN_MUL: if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] * uy[i])); } EACH(dst[i] = ux[i] * uy[i]); wrap_vec(k, n, dst); break;
+#define U32(e) (dom_val)(uint32_t)(e)
+#define ARITH(o) \
+    if (k == DG_TY_I32) { LOOP(dst[i] = I32(ux[i] o uy[i])); } \
+    if (k == DG_TY_U32) { LOOP(dst[i] = U32(ux[i] o uy[i])); } \
+    EACH(dst[i] = ux[i] o uy[i]); wrap_vec(k, n, dst); break
+  case DG_BIN_ADD: ARITH(+);
+  case DG_BIN_SUB: ARITH(-);
+  case DG_BIN_MUL: ARITH(*);
+#undef ARITH
 #undef I32
+#undef U32
   case DG_BIN_DIV:
     /* x/0 gives all ones as the GPU's div.u32 does; INT_MIN/-1 wraps */
     LOOP2(sg, dst[i] = !m[i] ? 0 : y[i] == 0 ? (dom_val)wrapk(k, ~0ull)
@@ -262,6 +269,10 @@ static void c_cast(dom *d, dg_castkind ck, const dg_type *to, const dg_type *fro
     }
   } else if (tk == fk) {
     memmove(dst, a, (size_t)n * 8);
+  } else if (tk == DG_TY_I32) {
+    EACH(dst[i] = (dom_val)(int64_t)(int32_t)a[i]);
+  } else if (tk == DG_TY_U32) {
+    EACH(dst[i] = (uint32_t)a[i]);
   } else {
     memmove(dst, a, (size_t)n * 8);
     wrap_vec(tk, n, dst);

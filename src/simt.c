@@ -264,7 +264,7 @@ static dom_val *arg_vector(simt_x *x, const dg_type *t, const simt_arg *a, msk *
   return simt_const(x, t, all, v);
 }
 
-static void run_block(simt_x *x, const dg_func *k, const simt_arg *args, dg_rng *rng, uint64_t seed)
+static void run_block(simt_x *x, const dg_func *k, dom_val **av, dg_rng *rng, uint64_t seed)
 {
   simt *m = x->m;
   simt_mark mk = simt_mark_get(x);
@@ -283,8 +283,6 @@ static void run_block(simt_x *x, const dg_func *k, const simt_arg *args, dg_rng 
   msk all = msk_new(x);
   memset(all.b, 1, (size_t)x->n);
   all.lo = 0, all.hi = x->n, all.cnt = x->n;
-  dom_val **av = simt_alloc(x, sizeof *av * (size_t)(k->nparams + 1));
-  for (int i = 0; i < k->nparams; i++) av[i] = arg_vector(x, k->params[i]->type, &args[i], &all);
   simt_call(x, k, av, &all);
   simt_mark_release(x, mk);
 }
@@ -340,10 +338,13 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
       int64_t j = (int64_t)dg_rng_below(&rng, (uint64_t)i + 1), t = order[i];
       order[i] = order[j], order[j] = t;
     }
+  /* the arguments are the same in every block: one vector each, kept all launch */
+  dom_val **av = simt_alloc(&x, sizeof *av * (size_t)(k->nparams + 1));
+  for (int i = 0; i < k->nparams; i++) av[i] = arg_vector(&x, k->params[i]->type, &args[i], &x.all);
   for (int64_t i = 0; i < cnt && !x.stop; i++) {
     if (order[i] < 0 || order[i] >= nb) continue;
     x.block = order[i];
-    run_block(&x, k, args, &rng, L->seed);
+    run_block(&x, k, av, &rng, L->seed);
     m->stats.blocks++;
   }
   m->stats.lane_ops = x.lane_ops;

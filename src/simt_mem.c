@@ -211,6 +211,12 @@ static inline bool all_set(const uint8_t *p, int64_t n)
   return true;
 }
 
+static inline void set_all(uint8_t *p, int64_t n)
+{
+  if (n == 4) memcpy(p, &(uint32_t){ 0x01010101u }, 4);
+  else memset(p, 1, (size_t)n);
+}
+
 static void oob_event(simt_x *x, dg_span sp, int lane, uint32_t id, int64_t o, int64_t size, bool write)
 {
   simt *m = x->m;
@@ -248,7 +254,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   uint8_t *ok = simt_alloc(x, (size_t)n);
   dom_mem **mem = simt_alloc(x, sizeof *mem * (size_t)n);
   int64_t *off = simt_alloc(x, sizeof *off * (size_t)n), *offc = simt_alloc(x, sizeof *off * (size_t)n);
-  bool shared = false, ro = false, chk = false, sh = false;
+  bool shared = false, ro = false, chk = false, sh = false, post = false;
   uint32_t lid = 0;          /* the buffer of the previous lane: usually every lane's */
   simt_buf *lb = NULL;
   int64_t lsz = -1;
@@ -261,6 +267,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
       if (id == 0 || id >= (uint32_t)x->top) { oob_event(x, sp, i, id, o, size, write); continue; }
       lid = id, lb = &m->bufs.v[id], lsz = lb->mem.size;
       ro = write && lb->readonly, chk = !write && !lb->all_init, sh = lb->race && !x->in_atomic;
+      post |= write && (!lb->all_init || lb->writer);   /* stores mark the shadow and the writer map */
     }
     if (o < 0 || o + size > lsz) { oob_event(x, sp, i, id, o, size, write); continue; }
     if (ro) {
@@ -333,11 +340,12 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
       }
     }
   }
+  if (!post) { simt_mark_release(x, mk); return; }
   int64_t gbase = x->block * (int64_t)n;
   for (int i = lo; i < hi; i++) {
     if (!ok[i]) continue;
-    simt_buf *b = &m->bufs.v[mem[i]->id];
-    if (!b->all_init) memset(b->init + off[i], 1, (size_t)size);
+    simt_buf *b = (simt_buf *)mem[i];
+    if (!b->all_init) set_all(b->init + off[i], size);
     if (b->writer)
       for (int64_t j = off[i]; j < off[i] + size; j++) {
         if (b->writer[j] >= 0 && b->writer[j] != gbase + i) b->nwriters[j] = 2;
