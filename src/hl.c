@@ -256,7 +256,7 @@ static void run_query(dg_hl_doc *doc, const dg_hl_query *q, TSNode root)
     }
   }
   ts_query_cursor_delete(qc);
-  qsort(ps.v, ps.n, sizeof *ps.v, paint_cmp);
+  if (ps.n) qsort(ps.v, ps.n, sizeof *ps.v, paint_cmp);
   for (size_t i = 0; i < ps.n; i++)
     for (uint32_t b = ps.v[i].start; b < ps.v[i].end; b++) doc->cap[b] = ps.v[i].cap;
   dg_vec_free(&ps);
