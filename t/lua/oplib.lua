@@ -160,6 +160,20 @@ function M.tensor(name, shape, flat)
   return view(1, 0)
 end
 
+-- Nested Lua tables ({{1, 2}, {3, 4}}) -> shape, flat (row-major), for M.tensor / M.eval inputs.
+function M.flatten(nested)
+  local shape, flat = {}, {}
+  local t = nested
+  while type(t) == "table" do shape[#shape + 1] = #t; t = t[1] end
+  local function walk(x, d)
+    if d > #shape then flat[#flat + 1] = x; return end
+    assert(type(x) == "table" and #x == shape[d], "ragged nested table")
+    for i = 1, #x do walk(x[i], d + 1) end
+  end
+  walk(nested, 1)
+  return shape, flat
+end
+
 -- Evaluate every element of every output. inputs: name -> flat array (accumulate outputs'
 -- old contents go here too). Returns name -> {shape=, flat=} with nil for unchecked elements.
 function M.eval(o, sizes, attrs_over, inputs)

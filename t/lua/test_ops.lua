@@ -420,6 +420,12 @@ t.check("transpose and permute", function()
   end end end end
   return true, d
 end)
+t.check("tensor views from nested tables", function()
+  local shape, flat = L.flatten({ { 1, 2, 3 }, { 4, 5, 6 } })
+  local x = L.tensor("x", shape, flat)
+  local bad = pcall(function() return x[2][0] end)
+  return shape[1] == 2 and shape[2] == 3 and x[1][2] == 6 and x[0][0] == 1 and not bad
+end)
 t.check("embedding gather", function()
   local V, D = 5, 3
   local w = randn(V * D)
