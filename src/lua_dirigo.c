@@ -18,6 +18,8 @@ static dg_problem *check_problem(lua_State *L, int i)
   return u->p;
 }
 
+dg_problem *dgl_problem_check(lua_State *L, int i) { return check_problem(L, i); }
+
 static char *diags_text(const dg_srcmgr *sm, const dg_diags *d)
 {
   dg_buf b = {0};
@@ -376,6 +378,7 @@ int dg_lua_open_dirigo(lua_State *L)
     { "parse", dgl_parse }, { NULL, NULL },
   };
   luaL_newlib(L, fns);
+  dgl_fuzz_open(L);                    /* fuzz, replay, strategies, dists (lua_fuzz.c) */
   lua_pushstring(L, PACKAGE_VERSION);
   lua_setfield(L, -2, "version");
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

@@ -56,4 +56,10 @@ char *dgl_op_find(const char *name);
 /* Sorted, unique op names of every directory. Caller frees each and the array. */
 char **dgl_op_list(size_t *n);
 
+/* ---- fuzzing from the dirigo module (lua_fuzz.c) ------------------------------- */
+/* The problem of a dirigo.problem handle at i (lua_dirigo.c); raises on a closed one. */
+dg_problem *dgl_problem_check(lua_State *L, int i);
+/* Adds fuzz, replay, strategies, dists to the module table on top of the stack. */
+void dgl_fuzz_open(lua_State *L);
+
 #endif

@@ -266,7 +266,9 @@ static void walk(const char *dir, void (*fn)(const char *))
     struct stat sb;
     const char *n = names.v[i];
     size_t l = strlen(n);
-    if (stat(n, &sb) == 0 && S_ISDIR(sb.st_mode)) walk(n, fn);
+    if (stat(n, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      if (l < 8 || strcmp(n + l - 8, "/scripts")) walk(n, fn);   /* samples/scripts: dirigo run scripts */
+    }
     else if (l > 4 && !strcmp(n + l - 4, ".lua")) fn(n);
     else if (l > 3 && !strcmp(n + l - 3, ".cu")) {
       size_t len;

@@ -1,0 +1,289 @@
+/* lua_fuzz.c — fuzzing from the `dirigo` module (scripts): dirigo.fuzz runs a
+ * campaign on the emulator and returns its summary as a table,
+ * dirigo.replay reruns one witness, dirigo.strategies lists the built-in and
+ * Lua strategies. The Lua strategies are loaded on first use and dropped when
+ * the last state that opened the module closes. doc/lua-api.md documents it. */
+#include "lua_int.h"
+#include "lua_fuzz.h"
+#include "fuzz_run.h"
+#include "fe.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SENTINEL_MT "dirigo.fuzz.sentinel"
+
+static int nopen;                /* states holding the module: the last one unloads */
+static char *load_errors;        /* diagnostics of strategy files that did not load */
+
+static void ensure_strategies(void)
+{
+  dg_diags d = {0};
+  dg_strategies_load(&d);        /* nothing to do when loaded */
+  if (d.v.n) {
+    dg_buf b = {0};
+    for (size_t i = 0; i < d.v.n; i++) {
+      if (i) dg_buf_putc(&b, '\n');
+      dg_diag_format(&b, dg_strategies_sources(), &d.v.v[i]);
+    }
+    free(load_errors);
+    load_errors = dg_buf_take(&b);
+  }
+  dg_diags_free(&d);
+}
+
+static int sentinel_gc(lua_State *L)
+{
+  if (--nopen == 0) {
+    dg_strategies_unload();
+    free(load_errors);
+    load_errors = NULL;
+  }
+  return 0;
+}
+
+static const fuzz_strategy *check_strategy(lua_State *L, const char *name)
+{
+  const fuzz_strategy *st = fuzz_strategy_find(name);
+  if (st) return st;
+  dg_buf b = {0};
+  for (size_t i = 0; i < fuzz_strategy_count(); i++)
+    dg_buf_printf(&b, "%s%s", i ? ", " : "", fuzz_strategy_at(i)->name);
+  lua_pushfstring(L, "unknown strategy '%s' (strategies: %s)", name, b.s);
+  dg_buf_free(&b);
+  lua_error(L);
+  return NULL;
+}
+
+/* The problem's kernels, or a Lua error with the front end's diagnostics. */
+static void load_kernels(lua_State *L, const dg_problem *p, emu_kernels *k)
+{
+  dg_diags d = {0};
+  if (emu_kernels_load(k, p, &d)) {
+    dg_diags_free(&d);
+    return;
+  }
+  dg_buf b = {0};
+  for (size_t i = 0; i < d.v.n; i++) {
+    dg_diag_format(&b, &p->sm, &d.v.v[i]);
+    dg_buf_putc(&b, '\n');
+  }
+  for (size_t i = 0; k->mod && i < k->mod->diags.v.n; i++)
+    if (k->mod->diags.v.v[i].sev <= DG_SEV_UNSUPPORTED) {
+      dg_diag_format(&b, &k->sm, &k->mod->diags.v.v[i]);
+      dg_buf_putc(&b, '\n');
+    }
+  dg_diags_free(&d);
+  emu_kernels_free(k);
+  if (b.n) b.s[--b.n] = 0;
+  lua_pushstring(L, b.s ? b.s : "the kernels do not load");
+  dg_buf_free(&b);
+  lua_error(L);
+}
+
+static void setint(lua_State *L, const char *k, int64_t v) { lua_pushinteger(L, v), lua_setfield(L, -2, k); }
+static void setnum(lua_State *L, const char *k, double v) { lua_pushnumber(L, v), lua_setfield(L, -2, k); }
+static void setstr(lua_State *L, const char *k, const char *v) { lua_pushstring(L, v), lua_setfield(L, -2, k); }
+
+/* One case's outcome: status, message, shape, the failing element. */
+static void push_outcome(lua_State *L, const dg_problem *p, const fuzz_outcome *o)
+{
+  lua_createtable(L, 0, 8);
+  setint(L, "case", o->k);
+  setstr(L, "status", fuzz_status_name(o->status));
+  setstr(L, "shape", o->c.label);
+  setstr(L, "message", o->msg);
+  char digest[17];
+  snprintf(digest, sizeof digest, "%016" PRIx64, o->input_digest);
+  setstr(L, "digest", digest);
+  if (o->status == FUZZ_FAIL && o->tensor >= 0 && (size_t)o->tensor < p->tensors.n) {
+    setstr(L, "output", p->tensors.v[o->tensor].name);
+    lua_createtable(L, o->nidx, 0);
+    for (int i = 0; i < o->nidx; i++) {
+      lua_pushinteger(L, o->index[i]);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "index");
+  }
+  if (o->status == FUZZ_PASS || o->status == FUZZ_FAIL) {
+    setnum(L, "max_abs_err", o->cmp.max_abs);
+    setnum(L, "max_ulp", o->cmp.max_ulp);
+  }
+}
+
+static int64_t opt_int(lua_State *L, int t, const char *k, int64_t dflt, int64_t min)
+{
+  int64_t v = dflt;
+  if (t && lua_getfield(L, t, k) != LUA_TNIL) {
+    int isnum;
+    v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || v < min) luaL_error(L, "dirigo.fuzz: opts.%s must be an integer >= %d", k, (int)min);
+  }
+  if (t) lua_pop(L, 1);
+  return v;
+}
+
+static bool opt_bool(lua_State *L, int t, const char *k, bool dflt)
+{
+  bool v = dflt;
+  if (t && lua_getfield(L, t, k) != LUA_TNIL) v = lua_toboolean(L, -1);
+  if (t) lua_pop(L, 1);
+  return v;
+}
+
+static const char *const fuzz_opt_names[] = {
+  "strategy", "cases", "seed", "shrink", "keep_going", "max_elems", "budget", NULL,
+};
+
+/* dirigo.fuzz(problem [, {strategy=, cases=, seed=, shrink=, keep_going=, max_elems=, budget=}]) -> result */
+static int l_fuzz(lua_State *L)
+{
+  dg_problem *p = dgl_problem_check(L, 1);
+  int t = lua_isnoneornil(L, 2) ? 0 : (luaL_checktype(L, 2, LUA_TTABLE), 2);
+  for (lua_pushnil(L); t && lua_next(L, t); lua_pop(L, 1)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+    const char *const *n = fuzz_opt_names;
+    while (*n && strcmp(*n, k)) n++;
+    if (!*n) return luaL_error(L, "dirigo.fuzz: unknown option '%s' (options: strategy, cases, seed, shrink, keep_going, max_elems, budget)", k);
+  }
+  ensure_strategies();
+  const char *name = "boundary+adversarial";
+  if (t && lua_getfield(L, t, "strategy") != LUA_TNIL) name = luaL_checkstring(L, -1);
+  fuzz_opts o = { .strategy = check_strategy(L, name), .ncases = opt_int(L, t, "cases", 40, 1),
+                  .seed = (uint64_t)opt_int(L, t, "seed", 1, 0), .shrink = opt_bool(L, t, "shrink", true),
+                  .keep_going = opt_bool(L, t, "keep_going", false),
+                  .max_elems = opt_int(L, t, "max_elems", 0, 0) };
+  if (t && lua_getfield(L, t, "budget") != LUA_TNIL) o.budget_s = luaL_checknumber(L, -1);
+  emu_kernels k;
+  load_kernels(L, p, &k);
+  fuzz_summary s;
+  dg_diags d = {0};
+  fuzz_campaign(p, &k, &o, &s, &d);       /* no Lua error can interrupt this */
+  dg_diags_free(&d);
+  fuzz_space sp;
+  fuzz_space_ctx ctx;
+  fuzz_space_init(&sp, &ctx, p, o.max_elems);
+  char *w = s.failed ? fuzz_witness(&sp, s.strategy, s.seed, s.first.k, &s.first.c, false) : NULL;
+  char *mw = s.shrunk ? fuzz_witness(&sp, s.strategy, s.seed, s.min.k, &s.min.c, true) : NULL;
+  emu_kernels_free(&k);
+  lua_createtable(L, 0, 16);
+  setstr(L, "strategy", s.strategy);
+  setint(L, "seed", (int64_t)s.seed);
+  setint(L, "cases", s.ncases);
+  setint(L, "pass", s.npass);
+  setint(L, "fail", s.nfail);
+  setint(L, "findings", s.nfinding);
+  setint(L, "errors", s.nerror);
+  setint(L, "skipped", s.nskip);
+  setnum(L, "seconds", s.secs);
+  setnum(L, "max_abs_err", s.max_abs);
+  setnum(L, "max_ulp", s.max_ulp);
+  lua_pushboolean(L, s.failed);
+  lua_setfield(L, -2, "failed");
+  if (s.failed) {
+    push_outcome(L, p, &s.first);
+    setnum(L, "seconds", s.t_first);
+    setstr(L, "witness", w);
+    lua_setfield(L, -2, "first");
+    setstr(L, "witness", w);
+  }
+  if (s.shrunk) {
+    push_outcome(L, p, &s.min);
+    setstr(L, "witness", mw);
+    lua_setfield(L, -2, "shrunk");
+    setstr(L, "shrunk_witness", mw);
+  }
+  free(w);
+  free(mw);
+  return 1;
+}
+
+/* dirigo.replay(problem, witness) -> outcome | nil, message */
+static int l_replay(lua_State *L)
+{
+  dg_problem *p = dgl_problem_check(L, 1);
+  const char *w = luaL_checkstring(L, 2);
+  ensure_strategies();
+  fuzz_space sp;
+  fuzz_space_ctx ctx;
+  fuzz_space_init(&sp, &ctx, p, 0);
+  fuzz_case c;
+  int64_t kk;
+  const fuzz_strategy *st;
+  uint64_t seed;
+  char *err = NULL;
+  if (strncmp(w, "fuzz:", 5)) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "'%s' is not a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])", w);
+    return 2;
+  }
+  if (!fuzz_witness_parse(w, &sp, &c, &kk, &st, &seed, &err)) {
+    lua_pushnil(L);
+    lua_pushstring(L, err);
+    free(err);
+    return 2;
+  }
+  emu_kernels k;
+  load_kernels(L, p, &k);
+  fuzz_outcome o;
+  fuzz_run_case(p, &k, &sp, &ctx, &c, &o);
+  emu_kernels_free(&k);
+  o.k = kk;
+  push_outcome(L, p, &o);
+  setstr(L, "strategy", st->name);
+  setint(L, "seed", (int64_t)seed);
+  setstr(L, "witness", w);
+  return 1;
+}
+
+/* dirigo.strategies() -> { {name, help, builtin, file}, … }, diagnostics | nil */
+static int l_strategies(lua_State *L)
+{
+  ensure_strategies();
+  size_t n = fuzz_strategy_count();
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    const fuzz_strategy *st = fuzz_strategy_at(i);
+    lua_createtable(L, 0, 4);
+    setstr(L, "name", st->name);
+    setstr(L, "help", st->help);
+    lua_pushboolean(L, st->origin == NULL);
+    lua_setfield(L, -2, "builtin");
+    if (st->origin) setstr(L, "file", st->origin);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  if (!load_errors) return 1;
+  lua_pushstring(L, load_errors);
+  return 2;
+}
+
+/* dirigo.dists() -> { {name, help}, … }: the value distributions */
+static int l_dists(lua_State *L)
+{
+  lua_createtable(L, FUZZ_DIST__COUNT, 0);
+  for (int d = 0; d < FUZZ_DIST__COUNT; d++) {
+    lua_createtable(L, 0, 2);
+    setstr(L, "name", fuzz_dists[d].name);
+    setstr(L, "help", fuzz_dists[d].help);
+    lua_rawseti(L, -2, d + 1);
+  }
+  return 1;
+}
+
+void dgl_fuzz_open(lua_State *L)
+{
+  static const luaL_Reg fns[] = {
+    { "fuzz", l_fuzz }, { "replay", l_replay }, { "strategies", l_strategies }, { "dists", l_dists },
+    { NULL, NULL },
+  };
+  luaL_setfuncs(L, fns, 0);
+  /* the strategies live as long as a state holding the module */
+  nopen++;
+  lua_newuserdatauv(L, 0, 0);
+  if (luaL_newmetatable(L, SENTINEL_MT)) {
+    lua_pushcfunction(L, sentinel_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, SENTINEL_MT);
+}

@@ -1,0 +1,74 @@
+-- t/lua_strategy/fuzz_module.lua — dirigo.fuzz, dirigo.replay, dirigo.strategies
+-- from a script. Run by module.sh: dirigo run fuzz_module.lua SRCDIR. Prints TAP.
+local src = arg[1] or "."
+local n, failed = 0, false
+local function ok(c, name)
+  n = n + 1
+  if not c then failed = true end
+  print((c and "ok " or "not ok ") .. n .. " - " .. name)
+end
+local function is(got, want, name)
+  ok(got == want, name)
+  if got ~= want then print(("#   got %s, want %s"):format(tostring(got), tostring(want))) end
+end
+
+local bug = assert(dirigo.load(src .. "/samples/softmax/softmax_warp_regs_padzero.lua"))
+local good = assert(dirigo.load(src .. "/samples/softmax/softmax_warp.lua"))
+
+local by = {}
+for _, s in ipairs(dirigo.strategies()) do by[s.name] = s end
+ok(by.boundary and by.boundary.builtin and not by.boundary.file, "strategies: boundary is built in")
+ok(by["tail-sweep"] and not by["tail-sweep"].builtin and by["tail-sweep"].file:match("tail_sweep%.lua$"),
+   "strategies: tail-sweep comes from lua/strategies/tail_sweep.lua")
+ok(by.primes and #by.primes.help > 10, "strategies: primes with its help")
+
+local r = dirigo.fuzz(bug, { strategy = "tail-sweep", cases = 10 })
+ok(r.failed, "fuzz: tail-sweep finds the bug")
+is(r.strategy, "tail-sweep", "fuzz: result names the strategy")
+is(r.cases, r.pass + r.fail + r.findings + r.errors + r.skipped, "fuzz: counts add up")
+is(r.first and r.first.status, "fail", "fuzz: first failure status")
+ok(r.first and r.first.message:match("mismatch"), "fuzz: first failure message")
+is(r.first and r.first.output, "y", "fuzz: failing output")
+is(r.first and #r.first.index, 2, "fuzz: failing element index")
+ok(r.witness and r.witness:match("^fuzz:tail%-sweep:1:%d+$"), "fuzz: witness " .. tostring(r.witness))
+ok(r.shrunk_witness and r.shrunk_witness:match("^fuzz:tail%-sweep:1:%d+@N=%d+,C=%d+$"),
+   "fuzz: shrunk witness " .. tostring(r.shrunk_witness))
+ok(type(r.seconds) == "number" and r.seconds >= 0 and r.first.seconds <= r.seconds, "fuzz: seconds")
+
+local o = assert(dirigo.replay(bug, r.shrunk_witness))
+is(o.status, "fail", "replay: the shrunk witness still fails")
+is(o.digest, r.shrunk.digest, "replay: same inputs as the campaign's case")
+is(o.strategy, "tail-sweep", "replay: strategy")
+local o2 = assert(dirigo.replay(good, r.shrunk_witness))
+is(o2.status, "pass", "replay: the same case passes on the correct kernel")
+
+local g = dirigo.fuzz(good, { strategy = "primes", cases = 5, seed = 7 })
+ok(not g.failed and g.pass == 5 and g.cases == 5 and g.first == nil, "fuzz: primes passes a correct kernel")
+
+local a = dirigo.fuzz(bug, { strategy = "primes", seed = 3, shrink = false })
+local b = dirigo.fuzz(bug, { strategy = "primes", seed = 3, shrink = false })
+ok(a.failed and a.witness == b.witness and a.first.digest == b.first.digest, "fuzz: a seed replays the campaign")
+ok(a.shrunk == nil and a.shrunk_witness == nil, "fuzz: shrink = false does not shrink")
+local c = dirigo.fuzz(bug, { strategy = "primes", seed = 4, cases = 40, keep_going = true, shrink = false })
+is(c.cases, 40, "fuzz: keep_going runs every case")
+
+local none, msg = dirigo.replay(good, "fuzz:nope:1:0")
+ok(none == nil and msg:match("unknown strategy 'nope'"), "replay: unknown strategy in a witness")
+none, msg = dirigo.replay(good, "boundary:1:0")
+ok(none == nil and msg:match("not a fuzz witness"), "replay: not a witness")
+local okk, err = pcall(dirigo.fuzz, good, { strategy = "nope" })
+ok(not okk and err:match("unknown strategy 'nope' %(strategies: regular, .*tail%-sweep"), "fuzz: unknown strategy lists them")
+okk, err = pcall(dirigo.fuzz, good, { case = 3 })
+ok(not okk and err:match("unknown option 'case'"), "fuzz: unknown option")
+okk, err = pcall(dirigo.fuzz, good, { cases = 0 })
+ok(not okk and err:match("opts.cases must be an integer >= 1"), "fuzz: bad cases")
+
+local names = {}
+for _, d in ipairs(dirigo.dists()) do names[d.name] = d.help end
+ok(names["max-last"] and names.negative, "dists: the value distributions with help")
+
+good:close()
+okk, err = pcall(dirigo.fuzz, good)
+ok(not okk and err:match("closed"), "fuzz: a closed problem is refused")
+print("1.." .. n)
+return failed and 1 or 0
