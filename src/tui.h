@@ -174,6 +174,8 @@ void tui_app_focus(tui_app *a, int pane);
 
 /* ---- commands shared between views ---------------------------------------- */
 int tui_cmd_run(tui_app *a, const char *line);     /* tui_cmdline.c: ':' commands */
+/* tui_check.c: the symbolic check of the picker's selected element. */
+int tui_check_run(tui_app *a);
 /* tui_fuzz.c: a campaign on the emulator; strategy NULL or "": the default. */
 int tui_fuzz_run(tui_app *a, const char *strategy);
 /* tui_lua.c: ':lua CODE' (expression or statements) into the result pane. */

@@ -46,32 +46,7 @@ static int scroll(tui_app *a, int d)
 int tui_res_down(tui_app *a, tui_pane *p, int key) { return scroll(a, 1); }
 int tui_res_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -1); }
 
-static void describe_selection(tui_app *a, dg_buf *b)
-{
-  int ti;
-  int64_t idx[TUI_MAX_DIMS];
-  if (!tui_picker_selected(a, &ti, idx)) {
-    dg_buf_puts(b, "no element selected (no output tensors)\n");
-    return;
-  }
-  const tui_tensor *t = &a->model.tensors.v[ti];
-  dg_buf_printf(b, "element %s[", t->name);
-  for (int d = 0; d < t->ndim; d++) dg_buf_printf(b, "%s%lld", d ? "," : "", (long long)idx[d]);
-  dg_buf_puts(b, "]\n");
-}
-
-int tui_act_check(tui_app *a, tui_pane *p, int key)
-{
-  dg_buf b = {0};
-  dg_buf_puts(&b, "symbolic check: not available yet\n");
-  describe_selection(a, &b);
-  dg_buf_puts(&b, "The checker (src/check.h) has not landed in this build;\n"
-                  "no verdict was computed.\n");
-  if (!a->model.tensors.n && a->model.missing) dg_buf_puts(&b, "It will also need a problem spec (see the picker).\n");
-  tui_model_set_result(&a->model, b.s);
-  dg_buf_free(&b);
-  return TUI_HANDLED | TUI_REDRAW;
-}
+int tui_act_check(tui_app *a, tui_pane *p, int key) { return tui_check_run(a); }
 
 const tui_pane_ops tui_result_ops = {
   "result", TUI_CTX_RESULT, res_open, res_draw, NULL, res_close,

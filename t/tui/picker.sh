@@ -41,7 +41,9 @@ tui_same pick 008 "g jumps to c[1,16,19]"
 tui_has pick 009 "goto: c has 3 dims, got 2 indices" "goto with too few indices is refused"
 tui_has pick 010 "goto: index 3 of dim 0 is outside 0..2" "goto out of range is refused"
 tui_has pick 011 "c is the only output tensor" "t with one output says so"
-tui_same pick 012 "c: the check is not available yet, and says so"
+tui_has pick 012 "equivalent  c[1,16,19]" "c checks the selected element: the naive bmm is equivalent"
+tui_has pick 012 "│ 19  · = ·" "the cell shows the verdict"
+tui_style pick 012 "the verdict's style, and the lines that fed c[1,16,19]"
 
 tui_run nospec 100x30 '<Tab>
 j
@@ -49,8 +51,7 @@ j
 c
 <Dump>' saxpy.cu
 tui_has nospec 001 "no output tensors: the picker needs a problem spec" "moving without a spec explains"
-tui_has nospec 002 "symbolic check: not available yet" "check without a spec: not available"
-tui_has nospec 002 "It will also need a problem" "and a spec is needed too"
+tui_has nospec 002 "check: needs a problem spec with" "check without a spec says what is missing"
 
 tui_run badspec 100x30 '' badspec.lua
 tui_has badspec 000 "badspec.lua:4:13: error: unknown op" "a bad spec names file:line:col"

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The symbolic check from the workbench: the verdict colours the cell, the
+# lines that fed the element are marked, the result pane explains.
+. "$DG_SRCDIR/t/tui/lib.sh"
+
+tui_run check 110x30 '<Tab>
+g31<Enter>
+c
+<Dump>
+g0<Enter>
+c
+<Dump>' relu_tail.lua
+tui_has check 001 "bug  y[31]" "y[31] (lane 31) is a bug"
+tui_has check 001 "replayed: kernel -0.5, reference 0" "with the replayed numbers"
+tui_has check 001 "written by block 0 thread 31 of launch 1" "and the writer thread"
+tui_has check 001 "▌  6   else if (i < N) y[i] = x[i];" "the lines that fed it are marked"
+tui_style check 001 "the bug cell and the fed marks are styled"
+tui_has check 002 "equivalent  y[0]" "y[0] is proved equivalent"
+tui_has check 002 "   6   else if (i < N) y[i] = x[i];" "the other branch did not feed y[0]"
+tui_style check 002 "both verdicts stay on the grid"
+
+tui_run nospec 100x30 'c<Dump>' saxpy.cu
+tui_has nospec 001 "check: needs a problem spec with" "check without a spec says what is missing"
+tui_done
