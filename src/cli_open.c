@@ -82,6 +82,7 @@ int cli_open(int argc, char **argv)
     dg_buf_printf(&msgs, "dirigo: %s\n", app->message);
     rc = DG_EXIT_USAGE;
   } else {
+    tui_lua_init(app);                        /* the user's init.lua and its hooks */
     if (msgs.n && !app->message) {          /* e.g. bad theme lines: show the first */
       char *first = dg_strndup(msgs.s, strcspn(msgs.s, "\n"));
       tui_app_message(app, true, "%s", first);

@@ -180,6 +180,11 @@ int tui_check_run(tui_app *a);
 int tui_fuzz_run(tui_app *a, const char *strategy);
 /* tui_lua.c: ':lua CODE' (expression or statements) into the result pane. */
 int tui_lua_run(tui_app *a, const char *code);
+/* Runs the user's init.lua if there is one (messages to the status line). */
+void tui_lua_init(tui_app *a);
+/* The hooks workbench.on_check / on_fuzz, when init.lua or :lua set them. */
+void tui_lua_on_check(tui_app *a, const char *verdict, const char *tensor, const int64_t *idx, int n);
+void tui_lua_on_fuzz(tui_app *a, const char *summary);
 void tui_lua_close(tui_app *a);
 /* Source pane: move the cursor to a line (1-based) and centre it. */
 void tui_source_goto(tui_app *a, uint32_t line);

@@ -110,6 +110,7 @@ int tui_check_run(tui_app *a)
   if (a->model.faults.n) tui_source_goto(a, a->model.faults.v[0].line);   /* show the fault */
   describe(a, &k, &r, &out);
   tui_model_set_result(&a->model, out.s);
+  tui_lua_on_check(a, check_verdict_name(r.verdict), x->name, idx, x->ndim);
   dg_buf_free(&out);
   check_result_free(&r);
   emu_kernels_free(&k);

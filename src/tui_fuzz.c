@@ -180,6 +180,7 @@ static int run(tui_app *a, const char *strategy)
                   x->name, h.total[i]);
   }
   tui_model_set_result(&a->model, out.s);
+  tui_lua_on_fuzz(a, out.s);
   for (size_t i = 0; i < nt; i++) free(h.fails[i]);
   free(h.fails);
   free(h.total);

@@ -1,6 +1,9 @@
 /* tui_lua.c — ':lua CODE' in the workbench: a Lua state of the user's own
  * (standard libraries, the `dirigo` module of lua_spec.h, and a `workbench`
  * table onto the screen), created on first use and closed with the app.
+ * Hooks: $XDG_CONFIG_HOME/dirigo/init.lua (or ~/.config/...) runs at start
+ * when it exists; it may set workbench.on_check(verdict, tensor, index) and
+ * workbench.on_fuzz(summary), called after each check / campaign.
  * CODE is tried as an expression first ("return CODE"), like the lua REPL;
  * print() writes into the result pane (stdout belongs to curses). Errors
  * come back with a traceback; nothing here runs from a signal handler. */
@@ -11,6 +14,7 @@
 #include <lualib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 static tui_app *app_of(lua_State *L)
 {
@@ -165,6 +169,72 @@ int tui_lua_run(tui_app *a, const char *code)
   lua_settop(L, base);
   tui_model_set_result(&a->model, a->lua_out.s);
   return TUI_HANDLED | TUI_REDRAW;
+}
+
+/* Calls workbench[name](args...) if the user defined it; args are already
+ * pushed (nargs of them). Errors go to the status line. */
+static void call_hook(tui_app *a, const char *name, int nargs)
+{
+  lua_State *L = a->lua;
+  int base = lua_gettop(L) - nargs;
+  lua_getglobal(L, "workbench");
+  lua_getfield(L, -1, name);
+  if (!lua_isfunction(L, -1)) {
+    lua_settop(L, base);
+    return;
+  }
+  lua_replace(L, -2);                          /* the hook where the table was */
+  lua_insert(L, base + 1);                     /* the hook below its arguments */
+  lua_pushcfunction(L, traceback);
+  lua_insert(L, base + 1);
+  refresh(a, L);
+  if (lua_pcall(L, nargs, 0, base + 1) != LUA_OK) {
+    const char *m = lua_tostring(L, -1);
+    tui_app_message(a, true, "workbench.%s: %.*s", name, (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
+  }
+  lua_settop(L, base);
+}
+
+void tui_lua_on_check(tui_app *a, const char *verdict, const char *tensor, const int64_t *idx, int n)
+{
+  if (!a->lua) return;
+  lua_pushstring(a->lua, verdict);
+  lua_pushstring(a->lua, tensor);
+  lua_createtable(a->lua, n, 0);
+  for (int d = 0; d < n; d++) {
+    lua_pushinteger(a->lua, idx[d]);
+    lua_rawseti(a->lua, -2, d + 1);
+  }
+  call_hook(a, "on_check", 3);
+}
+
+void tui_lua_on_fuzz(tui_app *a, const char *summary)
+{
+  if (!a->lua) return;
+  lua_pushstring(a->lua, summary);
+  call_hook(a, "on_fuzz", 1);
+}
+
+void tui_lua_init(tui_app *a)
+{
+  const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+  char *path = xdg && *xdg ? dg_printf("%s/dirigo/init.lua", xdg)
+             : home && *home ? dg_printf("%s/.config/dirigo/init.lua", home) : NULL;
+  FILE *f = path ? fopen(path, "r") : NULL;
+  if (!f) {
+    free(path);
+    return;
+  }
+  fclose(f);
+  lua_State *L = state(a);
+  refresh(a, L);
+  lua_pushcfunction(L, traceback);
+  if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 0, -2) != LUA_OK) {
+    const char *m = lua_tostring(L, -1);
+    tui_app_message(a, true, "%.*s", (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
+  }
+  lua_settop(L, 0);
+  free(path);
 }
 
 void tui_lua_close(tui_app *a)

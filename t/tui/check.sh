@@ -19,6 +19,19 @@ tui_has check 002 "equivalent  y[0]" "y[0] is proved equivalent"
 tui_has check 002 "   6   else if (i < N) y[i] = x[i];" "the other branch did not feed y[0]"
 tui_style check 002 "both verdicts stay on the grid"
 
+# Lua hooks from the user's init.lua
+mkdir -p "$T/config/dirigo"
+cat > "$T/config/dirigo/init.lua" <<'LUA'
+function workbench.on_check(verdict, tensor, idx)
+  workbench.message("hook: " .. verdict .. " " .. tensor .. "[" .. table.concat(idx, ",") .. "]")
+end
+LUA
+tui_run hook 110x30 '<Tab>g31<Enter>c<Dump>' relu_tail.lua
+tui_has hook 001 "hook: bug y[31]" "init.lua's workbench.on_check runs after a check"
+echo 'error("bad init")' > "$T/config/dirigo/init.lua"
+tui_run badinit 110x30 '' relu_tail.lua
+tui_has badinit 000 "init.lua:1: bad init" "an error in init.lua is shown, the screen still opens"
+
 tui_run nospec 100x30 'c<Dump>' saxpy.cu
 tui_has nospec 001 "check: needs a problem spec with" "check without a spec says what is missing"
 tui_done
