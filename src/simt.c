@@ -117,10 +117,15 @@ simt_event *simt_report(simt_x *x, simt_evkind k, dg_span sp, int lane, const ch
   return &m->ev.v[m->ev.n - 1];
 }
 
+/* A fatal event ends the launch at once: no value computed after it reaches
+ * the domain (a symbolic domain must never see the placeholder a failed
+ * evaluation leaves). Everything the run allocated is owned by x or m and
+ * freed by simt_run after the jump. */
 void simt_fatal(simt_x *x, simt_evkind k, dg_span sp, int lane, const char *what)
 {
   simt_report(x, k, sp, lane < 0 ? 0 : lane, "%s", what);
   x->stop = true;
+  if (x->unwind) longjmp(*x->unwind, 1);
 }
 
 const simt_event *simt_events(const simt *m, size_t *n) { *n = m->ev.n; return m->ev.v; }
@@ -287,6 +292,21 @@ static void run_block(simt_x *x, const dg_func *k, dom_val **av, dg_rng *rng, ui
   simt_mark_release(x, mk);
 }
 
+static void run_blocks(simt_x *x, const dg_func *k, dom_val **av, const int64_t *order, int64_t cnt,
+                       int64_t nb, dg_rng *rng, uint64_t seed)
+{
+  jmp_buf jb;
+  if (setjmp(jb)) { x->unwind = NULL; return; }
+  x->unwind = &jb;
+  for (int64_t i = 0; i < cnt && !x->stop; i++) {
+    if (order[i] < 0 || order[i] >= nb) continue;
+    x->block = order[i];
+    x->m->stats.blocks++;
+    run_block(x, k, av, rng, seed);
+  }
+  x->unwind = NULL;
+}
+
 simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt_arg *args, int nargs)
 {
   m->err[0] = 0;
@@ -341,12 +361,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   /* the arguments are the same in every block: one vector each, kept all launch */
   dom_val **av = simt_alloc(&x, sizeof *av * (size_t)(k->nparams + 1));
   for (int i = 0; i < k->nparams; i++) av[i] = arg_vector(&x, k->params[i]->type, &args[i], &x.all);
-  for (int64_t i = 0; i < cnt && !x.stop; i++) {
-    if (order[i] < 0 || order[i] >= nb) continue;
-    x.block = order[i];
-    run_block(&x, k, av, &rng, L->seed);
-    m->stats.blocks++;
-  }
+  run_blocks(&x, k, av, order, cnt, nb, &rng, L->seed);
   m->stats.lane_ops = x.lane_ops;
 
   /* launch-scoped buffers (shared, locals) go away */

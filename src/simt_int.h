@@ -2,6 +2,7 @@
 #ifndef DG_SIMT_INT_H
 #define DG_SIMT_INT_H
 #include "simt.h"
+#include <setjmp.h>
 
 enum { BK_NULL, BK_GLOBAL, BK_SHARED, BK_LOCAL };
 
@@ -77,7 +78,8 @@ typedef struct simt_x {
   uint32_t *wsync;         /* per warp __syncwarp count */
   int *worder;             /* warp order stores and atomics land in */
   int64_t max_iters;
-  bool stop;               /* a fatal event: unwind */
+  bool stop;               /* a fatal event: the launch ends */
+  jmp_buf *unwind;         /* where a fatal event returns to (simt.c run_blocks) */
   bool in_atomic;          /* atomics do not race with each other */
   int depth;
   simt_varbuf *vb;         /* shared / __device__ variables -> buffers */

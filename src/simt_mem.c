@@ -296,8 +296,12 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
           race_check(x, b, i, off[i], size, false, sp, NULL);
         }
     for (int c = 0; c < nc; c++) {
-      for (int i = lo; i < hi; i++) offc[i] = off[i] + c * es;
-      d->load(d, et, hi - lo, ok + lo, vals + (size_t)c * n + lo, mem + lo, offc + lo);
+      dom_val *v = vals + (size_t)c * n;
+      for (int i = lo; i < hi; i++) {
+        offc[i] = off[i] + c * es;
+        if (k->b[i] && !ok[i]) v[i] = 0;   /* a refused load still yields a value (slot 0) */
+      }
+      d->load(d, et, hi - lo, ok + lo, v + lo, mem + lo, offc + lo);
     }
     simt_mark_release(x, mk);
     return;
