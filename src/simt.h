@@ -11,6 +11,24 @@
  * interval, barrier divergence, runaway loops, failed asserts, shuffles from
  * inactive lanes, and (symbolic domains) data-dependent branches/addresses.
  *
+ * Semantics worth knowing:
+ * - Blocks run one after another (natural order, or permuted by seed); the
+ *   threads of a block run in lockstep, statement by statement, under masks.
+ *   A store by many lanes to one address lands warp by warp in the warp
+ *   order (permuted by seed), the highest lane of a warp last; atomics apply
+ *   lane by lane in the same order.
+ * - __syncthreads must be reached by every thread that has not exited; threads
+ *   that returned from the kernel are not waited for (as on sm_70+).
+ * - Races: shared memory only, tracked per element of the declared type, in
+ *   barrier intervals; __syncwarp orders accesses of one warp; atomics do not
+ *   race with each other. Same-value write-write conflicts are benign.
+ * - An out-of-bounds load is not performed and yields slot 0 (zero); an
+ *   out-of-bounds or read-only store is dropped; both are reported.
+ * - Fatal events (runaway loop, data-dependent loop/address/jump, unsupported
+ *   construct) end the launch at once with SIMT_STOPPED.
+ * - Data-dependent if/?:/&&/|| (a domain answering DOM_BOTH) run both sides;
+ *   writes under the guard become select(guard, new, old).
+ *
  * Ownership: a simt owns its buffers, events and traces; every pointer it
  * hands out (buffer bytes, events, spans) stays valid until the next
  * simt_launch, simt_buf_new or simt_free, whichever comes first. IR (dg_func,
