@@ -122,7 +122,7 @@ int main(void)
   }
   qsort(ms, N, sizeof *ms, cmp_double);
   row("picker keypress to redrawn screen (median)", ms[N / 2], 16);
-  row("picker keypress to redrawn screen (max)", ms[N - 1], 1e9);
+  printf("%-44s %10.3f ms\n", "picker keypress to redrawn screen (max)", ms[N - 1]);
   dg_buf_free(&msgs);
   tui_app_free(a);
   unlink(path);
