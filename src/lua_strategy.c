@@ -257,7 +257,8 @@ static void gen_hook(lua_State *L, lua_Debug *ar)
 {
   if (++S.ticks <= GEN_BUDGET) return;
   lua_sethook(L, NULL, 0, 0);
-  luaL_error(L, "gen runs too long (an endless loop?)");
+  lua_getinfo(L, "Sl", ar);
+  luaL_error(L, "%s:%d: gen runs too long (an endless loop?)", ar->short_src, ar->currentline);
 }
 
 /* "chunk:LINE: msg" from Lua -> "path:LINE: error: strategy 'n': msg" (Lua may

@@ -52,6 +52,7 @@ sed -n '/^-- begin example/,/^-- end example/p' "$DG_SRCDIR/doc/strategies.md" >
 printf 'return strategy "broken" {\n  help = "x",\n  gen = function(space, k rng) end,\n}\n' > "$D/broken.lua"
 printf 'return strategy "badvalues" {\n  help = "a typo in a distribution",\n  gen = function(space, k, rng)\n    return { values = "max_last" }\n  end,\n}\n' > "$D/badvalues.lua"
 printf 'return strategy "crash" {\n  help = "calls what the sandbox leaves out",\n  gen = function(space, k, rng)\n    return { sizes = { C = os.time() } }\n  end,\n}\n' > "$D/crash.lua"
+printf 'return strategy "loop" {\n  help = "never returns",\n  gen = function(space, k, rng)\n    while true do end\n  end,\n}\n' > "$D/loop.lua"
 printf 'return strategy "boundary" { help = "clash", gen = function() end }\n' > "$D/clash.lua"
 printf 'return strategy "primes" { help = "mine", gen = function(space, k, rng) return { sizes = { C = 7 } } end }\n' > "$D/myprimes.lua"
 
@@ -69,6 +70,8 @@ like "$out" "badvalues.lua:3: error: strategy 'badvalues', case 0: unknown value
 is "$(cat "$RC")" 3 "a strategy that gives only errors: exit 3"
 out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy crash --cases 1 2>&1)
 like "$out" "crash.lua:4: error: strategy 'crash': .*'os'" "no os in the sandbox; a runtime error names file:line"
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy loop --cases 1 2>&1)
+like "$out" "loop.lua:[34]: error: strategy 'loop': gen runs too long" "an endless gen is stopped, at its line"
 out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy primes --cases 2 -v 2>&1)
 like "$out" "case 1 +N=[0-9]+ C=7 normal" "a user's strategy shadows the shipped one of the same name"
 out=$(run_dirigo replay "$S/softmax/softmax_warp.lua" "fuzz:badvalues:1:0" 2>&1)
