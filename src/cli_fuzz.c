@@ -1,7 +1,7 @@
 /* cli_fuzz.c — `dirigo fuzz` (one problem, or --evaluate over a folder) and
  * `dirigo replay` of fuzz witnesses. */
 #include "cli.h"
-#include "fuzz_run.h"
+#include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include "lua_fuzz.h"
 #include <dirent.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 typedef struct {
-  const char *problem, *strategy, *backend, *evaluate, *witness;
+  const char *problem, *strategy, *backend, *evaluate, *witness, *sizes;
   int64_t cases;
   uint64_t seed;
   bool json, verbose, no_shrink;
@@ -21,7 +21,8 @@ typedef struct {
 static int usage(const char *cmd, const char *msg)
 {
   fprintf(stderr, "dirigo %s: %s\n", cmd, msg);
-  fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--cases N] [--seed S] [--json] [-v]\n"
+  fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--sizes spec|realistic]\n"
+                  "                    [--cases N] [--seed S] [--json] [-v] [--no-shrink]\n"
                   "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
                   "       dirigo replay PROBLEM WITNESS\n"
                   "strategies:");
@@ -54,6 +55,7 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
     else if (!strcmp(o, "--strategy") && has) a->strategy = argv[++i];
     else if (!strcmp(o, "--backend") && has) a->backend = argv[++i];
     else if (!strcmp(o, "--evaluate") && has) a->evaluate = argv[++i];
+    else if (!strcmp(o, "--sizes") && has) a->sizes = argv[++i];
     else if (!strcmp(o, "--cases") && has) {
       if (!parse_num(argv[++i], &v) || v == 0) return usage(argv[0], "--cases takes a positive number");
       a->cases = (int64_t)v;
@@ -77,6 +79,8 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
   }
   if (strcmp(a->backend, "cpu") && strcmp(a->backend, "gpu"))
     return usage(argv[0], "--backend is cpu or gpu");
+  if (a->sizes && strcmp(a->sizes, "spec") && strcmp(a->sizes, "realistic"))
+    return usage(argv[0], "--sizes is spec or realistic");
   return -1;
 }
 
@@ -148,18 +152,58 @@ static void print_json(const fuzz_args *a, const fuzz_summary *s, const char *wi
   dg_buf_free(&b);
 }
 
+/* --sizes realistic: the op's realistic sizes become the spec's (constraints still hold). */
+static bool use_realistic(dg_problem *p)
+{
+  for (size_t i = 0; i < p->sizes.n; i++)
+    if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = p->sizes.v[i].realistic;
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, sizes);
+  dg_diags d = {0};
+  bool ok = dg_problem_check_sizes(p, sizes, &d);
+  dg_diags_print(stderr, &p->sm, &d);
+  dg_diags_free(&d);
+  free(sizes);
+  return ok;
+}
+
 static int fuzz_one(const fuzz_args *a)
 {
-  if (!strcmp(a->backend, "gpu")) {
-    fprintf(stderr, "dirigo fuzz: the GPU backend is not wired into fuzz campaigns yet; use --backend cpu\n");
+  bool gpu = !strcmp(a->backend, "gpu");
+  char *why = NULL;
+  if (gpu && !dg_gpu_available(&why)) {
+    fprintf(stderr, "dirigo fuzz: the GPU backend is unavailable: %s\n", why ? why : "unknown reason");
+    free(why);
     return DG_EXIT_USAGE;
   }
+  free(why);
   loaded L;
   if (!load(a->problem, &L, false)) {
     unload(&L);
     return DG_EXIT_USAGE;
   }
+  bool realistic = a->sizes ? !strcmp(a->sizes, "realistic") : false;
+  if (realistic && !use_realistic(L.p)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  gpu_kernels gk;
+  fuzz_backend be;
+  if (gpu) {
+    dg_diags d = {0};
+    bool ok = gpu_kernels_load(&gk, L.p, NULL, &d);
+    dg_diags_print(stderr, &L.p->sm, &d);
+    dg_diags_free(&d);
+    if (!ok) {
+      unload(&L);
+      return DG_EXIT_USAGE;
+    }
+    be = fuzz_backend_gpu(&gk);
+  }
   fuzz_opts o = { .strategy = a->strategy ? fuzz_strategy_find(a->strategy) : NULL,
+                  .backend = gpu ? &be : NULL,
+                  .max_elems = gpu ? (int64_t)1 << 28 : realistic ? (int64_t)1 << 24 : 0,
+                  .max_check = gpu || realistic ? 4096 : 0,
                   .ncases = a->cases, .seed = a->seed, .shrink = !a->no_shrink,
                   .progress = a->json ? NULL : progress, .ud = (void *)a };
   fuzz_summary s;
@@ -190,6 +234,7 @@ static int fuzz_one(const fuzz_args *a)
   }
   free(w);
   free(mw);
+  if (gpu) gpu_kernels_free(&gk);
   unload(&L);
   if (s.failed) return DG_EXIT_BUGS;
   return s.nerror && !s.npass ? DG_EXIT_INTERNAL : DG_EXIT_OK;

@@ -40,10 +40,17 @@ static bool space_admissible(void *ud, const int64_t *ssizes)
 
 void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems)
 {
+  fuzz_space_init2(s, ctx, p, max_elems, 0);
+}
+
+void fuzz_space_init2(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems,
+                      int64_t max_check)
+{
   memset(s, 0, sizeof *s);
   memset(ctx, 0, sizeof *ctx);
   ctx->p = p;
   ctx->max_elems = max_elems > 0 ? max_elems : (1 << 13);
+  ctx->max_check = max_check;
   for (size_t i = 0; i < p->sizes.n && s->nsyms < FUZZ_MAX_SYMS; i++) {
     const dg_size *z = &p->sizes.v[i];
     if (!z->from_op) continue;
@@ -309,8 +316,45 @@ static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double
   return remain;
 }
 
+/* The reference at a sample of the elements of output t, for outputs too
+ * large to compute whole on the CPU: the first and last elements, the last
+ * element of rows (where tails live), and a seeded uniform sample. */
+static dg_ref_status ref_sampled(const dg_problem *p, const dg_ref_env *env, const int64_t *sizes,
+                                 int t, int64_t n, int64_t max_check, uint64_t seed, double *want,
+                                 uint8_t *defined, char **err)
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  int64_t dims[8] = {0}, row = n;
+  int rank = ts->shape.n <= 8 ? (int)ts->shape.n : 0;
+  if (rank && dg_problem_shape(p, t, sizes, dims, NULL) && dims[rank - 1] > 0) row = dims[rank - 1];
+  dg_rng r;
+  dg_rng_seed(&r, seed ^ 0xc0ffee);
+  int64_t budget = max_check;
+  for (int64_t k = 0; k < budget; k++) {
+    int64_t i;
+    if (k < 64) i = k;
+    else if (k < 128) i = n - 1 - (k - 64);
+    else if (k < 384 && (k - 128) * row < n) i = (k - 127) * row - 1;
+    else i = (int64_t)dg_rng_below(&r, (uint64_t)n);
+    if (i < 0 || i >= n || defined[i]) continue;
+    int64_t idx[8], f = i;
+    for (int d = rank - 1; d >= 0; d--) {
+      idx[d] = dims[d] ? f % dims[d] : 0;
+      f = dims[d] ? f / dims[d] : 0;
+    }
+    dg_refval v;
+    dg_ref_status st = dg_problem_ref_eval(p, env, t, idx, &v, err);
+    if (st == DG_REF_ERROR) return st;
+    if (st == DG_REF_OK) {
+      want[i] = v.num;
+      defined[i] = 1;
+    }
+  }
+  return DG_REF_OK;
+}
+
 static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, double **env_data,
-                     fuzz_outcome *out)
+                     int64_t max_check, fuzz_outcome *out)
 {
   dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data };
   for (int t = 0; t < (int)p->tensors.n; t++) {
@@ -320,7 +364,11 @@ static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, doub
     double *want = dg_calloc((size_t)(n ? n : 1), sizeof *want);
     uint8_t *defined = dg_calloc((size_t)(n ? n : 1), 1);
     char *err = NULL;
-    dg_ref_status rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
+    dg_ref_status rs;
+    if (max_check > 0 && n > max_check) {
+      rs = ref_sampled(p, &env, sizes, t, n, max_check, out->c.seed, want, defined, &err);
+      out->sampled = true;
+    } else rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
     if (rs == DG_REF_ERROR) {
       out->status = FUZZ_ERROR;
       snprintf(out->msg, sizeof out->msg, "reference of '%s': %s", ts->name, err ? err : "failed");
@@ -361,8 +409,60 @@ static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, doub
   }
 }
 
-void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
-                   const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out)
+/* The emulator as a backend: engine findings (races, out-of-bounds, ...)
+ * end the case as FINDING; a refused or stopped launch as ERROR. */
+static bool emu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                            fuzz_outcome *out)
+{
+  const emu_kernels *k = self;
+  dg_diags d = {0};
+  emu_result res = {0};
+  emu_opts eo = { .seed = 0 };
+  bool ok = false;
+  if (!emu_run(p, k, sizes, io, &eo, &res, &d)) {
+    out->status = FUZZ_ERROR;
+    dg_buf b = {0};
+    if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
+    snprintf(out->msg, sizeof out->msg, "could not run: %s", b.s ? b.s : "unknown reason");
+    dg_buf_free(&b);
+    goto out;
+  }
+  for (size_t e = 0; e < res.events.n; e++)
+    if (emu_event_is_finding(res.events.v[e].kind)) {
+      out->status = FUZZ_FINDING;
+      out->ev = res.events.v[e];
+      dg_buf b = {0};
+      simt_event_format(&b, &k->sm, &out->ev);
+      snprintf(out->msg, sizeof out->msg, "%s", b.s);
+      dg_buf_free(&b);
+      goto out;
+    }
+  if (res.status == SIMT_BADARGS) {
+    out->status = FUZZ_ERROR;
+    snprintf(out->msg, sizeof out->msg, "launch %d refused: %s", res.failed_launch + 1,
+             res.error ? res.error : "?");
+    goto out;
+  }
+  if (res.status == SIMT_STOPPED) {
+    out->status = FUZZ_ERROR;
+    snprintf(out->msg, sizeof out->msg, "launch %d stopped%s%s", res.failed_launch + 1,
+             res.events.n ? ": " : "", res.events.n ? res.events.v[res.events.n - 1].msg : "");
+    goto out;
+  }
+  ok = true;
+out:
+  emu_result_free(&res);
+  dg_diags_free(&d);
+  return ok;
+}
+
+fuzz_backend fuzz_backend_emu(const emu_kernels *k)
+{
+  return (fuzz_backend){ "cpu", emu_backend_run, (void *)k };
+}
+
+void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
+                      const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out)
 {
   double t0 = dg_now();
   memset(out, 0, sizeof *out);
@@ -372,7 +472,6 @@ void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *
   fuzz_case_sizes(ctx, c, sizes);
   emu_io io;
   dg_diags d = {0};
-  emu_result res = {0};
   double **env_data = dg_calloc(p->tensors.n + 1, sizeof *env_data);
   if (!emu_io_init(&io, p, sizes, &d)) {
     out->status = FUZZ_SKIPPED;
@@ -392,53 +491,28 @@ void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *
       memcpy(env_data[t], io.data[t], sizeof(double) * (size_t)io.numel[t]);
     }
   }
-  emu_opts eo = { .seed = 0 };
-  if (!emu_run(p, k, sizes, &io, &eo, &res, &d)) {
-    out->status = FUZZ_ERROR;
-    dg_buf b = {0};
-    if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
-    snprintf(out->msg, sizeof out->msg, "could not run: %s", b.s ? b.s : "unknown reason");
-    dg_buf_free(&b);
-    goto freeio;
-  }
-  for (size_t e = 0; e < res.events.n; e++)
-    if (emu_event_is_finding(res.events.v[e].kind)) {
-      out->status = FUZZ_FINDING;
-      out->ev = res.events.v[e];
-      dg_buf b = {0};
-      simt_event_format(&b, &k->sm, &out->ev);
-      snprintf(out->msg, sizeof out->msg, "%s", b.s);
-      dg_buf_free(&b);
-      goto freeio;
-    }
-  if (res.status == SIMT_BADARGS) {
-    out->status = FUZZ_ERROR;
-    snprintf(out->msg, sizeof out->msg, "launch %d refused: %s", res.failed_launch + 1,
-             res.error ? res.error : "?");
-    goto freeio;
-  }
-  if (res.status == SIMT_STOPPED) {
-    out->status = FUZZ_ERROR;
-    snprintf(out->msg, sizeof out->msg, "launch %d stopped%s%s", res.failed_launch + 1,
-             res.events.n ? ": " : "", res.events.n ? res.events.v[res.events.n - 1].msg : "");
-    goto freeio;
-  }
-  validate(p, sizes, &io, env_data, out);
+  if (be->run(be->self, p, sizes, &io, out)) validate(p, sizes, &io, env_data, ctx->max_check, out);
 freeio:
   emu_io_free(&io);
 done:
   for (size_t t = 0; t < p->tensors.n; t++) free(env_data[t]);
   free(env_data);
-  emu_result_free(&res);
   dg_diags_free(&d);
   free(sizes);
   out->secs = dg_now() - t0;
 }
 
+void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
+                   const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out)
+{
+  fuzz_backend be = fuzz_backend_emu(k);
+  fuzz_run_case_on(p, &be, s, ctx, c, out);
+}
+
 static bool failing(fuzz_status s) { return s == FUZZ_FAIL || s == FUZZ_FINDING; }
 
 /* Smaller shapes that still fail: each symbol tries 1, 2, v/2 and v-1. */
-static void shrink(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
+static void shrink(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
                    const fuzz_space_ctx *ctx, const fuzz_outcome *first, fuzz_summary *sum)
 {
   fuzz_outcome best = *first;
@@ -456,7 +530,7 @@ static void shrink(const dg_problem *p, const emu_kernels *k, const fuzz_space *
         fuzz_case_label(s, &c);
         fuzz_outcome o;
         budget--;
-        fuzz_run_case(p, k, s, ctx, &c, &o);
+        fuzz_run_case_on(p, be, s, ctx, &c, &o);
         if (failing(o.status)) {
           o.k = best.k;
           best = o;
@@ -477,11 +551,13 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
 {
   memset(sum, 0, sizeof *sum);
   const fuzz_strategy *st = o->strategy ? o->strategy : fuzz_strategy_find("boundary+adversarial");
+  fuzz_backend emu = fuzz_backend_emu(k);
+  const fuzz_backend *be = o->backend ? o->backend : &emu;
   sum->strategy = st->name;
   sum->seed = o->seed;
   fuzz_space s;
   fuzz_space_ctx ctx;
-  fuzz_space_init(&s, &ctx, p, o->max_elems);
+  fuzz_space_init2(&s, &ctx, p, o->max_elems, o->max_check);
   int64_t n = o->ncases > 0 ? o->ncases : 40;
   double t0 = dg_now();
   for (int64_t kk = 0; kk < n; kk++) {
@@ -499,7 +575,7 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
       snprintf(out.msg, sizeof out.msg, "%s", why ? why : "no admissible shape (constraints or size cap)");
     } else {
       fuzz_case_label(&s, &c);
-      fuzz_run_case(p, k, &s, &ctx, &c, &out);
+      fuzz_run_case_on(p, be, &s, &ctx, &c, &out);
       out.k = kk;
     }
     sum->ncases++;
@@ -522,7 +598,7 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
       if (!o->keep_going) break;
     }
   }
-  if (sum->failed && o->shrink) shrink(p, k, &s, &ctx, &sum->first, sum);
+  if (sum->failed && o->shrink) shrink(p, be, &s, &ctx, &sum->first, sum);
   sum->secs = dg_now() - t0;
   (void)d;
   return true;

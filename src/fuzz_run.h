@@ -19,17 +19,32 @@ typedef struct {
   fuzz_cmp cmp;            /* FAIL (and PASS: errors seen) */
   simt_event ev;           /* FINDING: the engine's event */
   char msg[320];           /* one line saying what happened */
+  bool sampled;            /* validated on a sample of the elements */
   int64_t nexplained;      /* elements off the fp64 reference but inside the fp32 envelope */
   uint64_t input_digest;   /* hash of every input value: replays show the same case */
   double secs;
 } fuzz_outcome;
 
+/* Where a case runs: the pipeline on io (inputs in, outputs and written
+ * masks out). False when the case ended without outputs to validate: run
+ * then set out->status (FINDING: the backend found a bug, e.g. an engine race
+ * or a GPU out-of-bounds write; ERROR) and out->msg. */
+typedef struct fuzz_backend {
+  const char *name;        /* "cpu", "gpu" */
+  bool (*run)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, fuzz_outcome *out);
+  void *self;
+} fuzz_backend;
+fuzz_backend fuzz_backend_emu(const emu_kernels *k);   /* the GPU's: fuzz_gpu.h */
+
 typedef struct {
   const fuzz_strategy *strategy;
+  const fuzz_backend *backend;   /* NULL: the emulator with the campaign's kernels */
   int64_t ncases;          /* 0: 40 */
   uint64_t seed;
   int64_t max_elems;       /* largest tensor the emulator takes; 0: 8192 (references are
                               O(n) per element in Lua: keep campaigns quick) */
+  int64_t max_check;       /* outputs larger than this are validated on a sample of
+                              this many elements (0: every element) */
   bool shrink;             /* shrink the first failure to a minimal shape */
   bool keep_going;         /* run every case even after a failure */
   double budget_s;         /* 0: none */
@@ -57,15 +72,21 @@ typedef struct {
   int map[FUZZ_MAX_SYMS];  /* space symbol -> p->sizes index */
   int inputs[FUZZ_MAX_INPUTS];   /* space input -> tensor index */
   int64_t max_elems;
+  int64_t max_check;       /* validate at most this many elements per output (0: all) */
 } fuzz_space_ctx;
 void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems);
+void fuzz_space_init2(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems,
+                      int64_t max_check);
 /* Full size vector (p->sizes order) of a case. */
 void fuzz_case_sizes(const fuzz_space_ctx *ctx, const fuzz_case *c, int64_t *sizes);
 
-/* Runs one case on the emulator. */
+/* Runs one case on a backend, or on the emulator. */
+void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
+                      const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out);
 void fuzz_run_case(const dg_problem *p, const emu_kernels *k, const fuzz_space *s,
                    const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out);
-/* A whole campaign. Returns false (diagnostics in d) if it could not start. */
+/* A whole campaign (k: the emulator's kernels, used unless o->backend is set;
+ * may be NULL then). Returns false (diagnostics in d) if it could not start. */
 bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o,
                    fuzz_summary *sum, dg_diags *d);
 

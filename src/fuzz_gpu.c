@@ -1,0 +1,45 @@
+/* fuzz_gpu.c — the GPU as a fuzz backend (gpu_run.h): the same cases, inputs
+ * and validator as the emulator; what the GPU itself finds (a write into a
+ * guard region, a fault, a hang) ends the case as a finding. */
+#include "fuzz_gpu.h"
+
+#include <stdio.h>
+
+static bool gpu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                            fuzz_outcome *out)
+{
+  gpu_kernels *gk = self;
+  dg_diags d = {0};
+  gpu_run_result r = {0};
+  bool ok = false;
+  if (!gpu_run(p, gk, sizes, io, &r, &d)) {
+    out->status = FUZZ_ERROR;
+    dg_buf b = {0};
+    if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
+    snprintf(out->msg, sizeof out->msg, "could not run on the GPU: %s", b.s ? b.s : "unknown reason");
+    dg_buf_free(&b);
+  } else if (r.status == DG_GPU_OK) {
+    ok = true;
+  } else if (r.status == DG_GPU_OOB_WRITE && r.oob.n) {
+    const gpu_oob *o = &r.oob.v[0];
+    out->status = FUZZ_FINDING;
+    snprintf(out->msg, sizeof out->msg,
+             "out-of-bounds: launch %d wrote %s '%s' (element %lld; caught in the guard region)",
+             o->launch + 1, o->after ? "past the end of" : "before the start of",
+             p->tensors.v[o->tensor].name, (long long)o->element);
+  } else {
+    bool kernel_bug = r.status == DG_GPU_FAULT || r.status == DG_GPU_TIMEOUT ||
+                      r.status == DG_GPU_OOB_WRITE;
+    out->status = kernel_bug ? FUZZ_FINDING : FUZZ_ERROR;
+    snprintf(out->msg, sizeof out->msg, "%s: %s", dg_gpu_status_name(r.status),
+             r.msg ? r.msg : dg_gpu_status_help(r.status));
+  }
+  gpu_run_result_free(&r);
+  dg_diags_free(&d);
+  return ok;
+}
+
+fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
+{
+  return (fuzz_backend){ "gpu", gpu_backend_run, gk };
+}
