@@ -123,6 +123,15 @@ static dg_term coerce(symdom *s, dg_term x, const dg_type *t)
 
 static bool is_inf(symdom *s, dg_term x) { return x && (x == s->pinf || x == s->ninf); }
 
+/* An operand slot as a term. Slots that hold no term of this ctx are
+ * registers read before anything set them (the engine zero-fills) or lanes
+ * evaluated after the run stopped: an opaque value, flagged. */
+static dg_term val(symdom *s, dom_val v, const dg_type *t)
+{
+  if (v && v <= term_ctx_count(s->c)) return (dg_term)v;
+  return fresh(s, sort_of(s, t), "a value read before anything set it");
+}
+
 /* ---- constants ------------------------------------------------------------- */
 static void y_const_int(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst, const int64_t *src)
 {
@@ -153,7 +162,7 @@ static void y_unop(dom *d, dg_unop op, const dg_type *t, int n, const uint8_t *m
   symdom *s = S(d);
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
-    dg_term x = (dg_term)a[i];
+    dg_term x = val(s, a[i], t);
     dom_val cv, r;
     static const uint8_t one = 1;
     if (fold_ok(s, t) && decode(s, x, t, &cv)) {
@@ -274,7 +283,7 @@ static void y_binop(dom *d, dg_binop op, const dg_type *t, int n, const uint8_t 
   const dg_type *rt = is_cmp(op) ? &tbool : op == DG_BIN_PTRDIFF ? &i64 : t;
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
-    dg_term x = (dg_term)a[i], y = (dg_term)b[i];
+    dg_term x = val(s, a[i], t), y = val(s, b[i], tb);
     dom_val ca, cb, r;
     if ((ptr || fold_ok(s, t)) && decode(s, x, t, &ca) && decode(s, y, tb, &cb)) {
       s->conc->binop(s->conc, op, t, 1, &one, &r, &ca, &cb);
@@ -303,7 +312,7 @@ static void y_cast(dom *d, dg_castkind k, const dg_type *to, const dg_type *from
   static const uint8_t one = 1;
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
-    dg_term x = (dg_term)a[i];
+    dg_term x = val(s, a[i], from);
     dom_val cv, r;
     /* constants fold exactly as the emulator, except real-model float->float */
     bool ff = dom_is_float(from) && dom_is_float(to) && term_ctx_model(s->c) == TERM_MODEL_REAL;
@@ -387,7 +396,7 @@ static bool y_math(dom *d, dg_iclass c, const dg_type *rt, const dg_type *t, int
     bool allc = fold_ok(s, t);
     dg_term x[4];
     for (int j = 0; j < nargs; j++) {
-      x[j] = (dg_term)args[j][i];
+      x[j] = val(s, args[j][i], t);
       cp[j] = &cv[j];
       allc = allc && decode(s, x[j], t, &cv[j]);
     }
@@ -426,7 +435,7 @@ static void y_select(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val 
   static const dg_type tbool = { .kind = DG_TY_BOOL };
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
-    dg_term k = coerce(s, (dg_term)c[i], &tbool), x = (dg_term)a[i], y = (dg_term)b[i];
+    dg_term k = coerce(s, val(s, c[i], &tbool), &tbool), x = val(s, a[i], t), y = val(s, b[i], t);
     bool v;
     if (term_const_bool(s->c, k, &v)) { dst[i] = v ? x : y; continue; }
     if (x == y) { dst[i] = x; continue; }
@@ -444,7 +453,7 @@ static void y_branch(dom *d, const dg_type *t, int n, const uint8_t *m, const do
   for (int i = 0; i < n; i++) {
     if (!m[i]) { out[i] = DOM_FALSE; continue; }
     dom_val v;
-    if (decode(s, (dg_term)c[i], t, &v)) out[i] = dom_is_float(t) ? dom_f(v) != 0 : v != 0;
+    if (decode(s, val(s, c[i], t), t, &v)) out[i] = dom_is_float(t) ? dom_f(v) != 0 : v != 0;
     else out[i] = DOM_BOTH;
   }
 }
@@ -455,7 +464,7 @@ static int y_concrete(dom *d, const dg_type *t, int n, const uint8_t *m, const d
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
     dom_val v;
-    if (!decode(s, (dg_term)src[i], t, &v)) return i;
+    if (!decode(s, val(s, src[i], t), t, &v)) return i;
     out[i] = dom_is_float(t) ? (int64_t)dom_f(v) : (int64_t)v;
   }
   return -1;
@@ -558,7 +567,6 @@ static void y_load(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *d
 static void y_store(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *src,
                     dom_mem *const *mem, const int64_t *off)
 {
-  (void)d;
   int size = (int)dom_tysize(t);
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
@@ -566,7 +574,7 @@ static void y_store(dom *d, const dg_type *t, int n, const uint8_t *m, const dom
     for (int j = 1; j < 8 && j <= off[i]; j++)      /* an older, wider value overlapping */
       if (c->t[off[i] - j] && c->sz[off[i] - j] > j) c->t[off[i] - j] = 0;
     for (int j = 0; j < size; j++) c->t[off[i] + j] = 0;
-    c->t[off[i]] = (dg_term)src[i];
+    c->t[off[i]] = val(S(d), src[i], t);
     c->sz[off[i]] = (uint8_t)size;
   }
 }
