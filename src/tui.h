@@ -209,7 +209,8 @@ void tui_menu_open(tui_app *a, const char *title, const char *const *items, size
   X(tui_res_down) X(tui_res_up) \
   X(tui_gal_down) X(tui_gal_up) X(tui_gal_open) \
   X(tui_menu_down) X(tui_menu_up) X(tui_menu_pick) X(tui_menu_close) \
-  X(tui_help_down) X(tui_help_up) X(tui_help_close)
+  X(tui_help_down) X(tui_help_up) X(tui_help_close) X(tui_help_page_down) X(tui_help_page_up) \
+  X(tui_help_end) X(tui_help_home)
 TUI_HANDLERS(TUI_HANDLER)
 #undef TUI_HANDLER
 

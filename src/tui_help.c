@@ -19,6 +19,13 @@ static void add(help_state *s, bool section, char *line)
   dg_vec_push(&s->section, section);
 }
 
+/* A legend line laid out like a key line (padding by columns, not bytes). */
+static void legend(help_state *s, const char *glyphs, const char *name, const char *help)
+{
+  int pad = 18 - tui_text_width(glyphs, strlen(glyphs));
+  add(s, false, dg_printf("  %s%*s %-13s %s", glyphs, pad > 0 ? pad : 0, "", name, help));
+}
+
 /* Builds the text: rows with the same context and action name merge their keys. */
 static void build(help_state *s)
 {
@@ -44,6 +51,12 @@ static void build(help_state *s)
       dg_buf_free(&keys);
     }
   }
+  /* not keys, but what the picker's cells mean */
+  add(s, true, dg_strdup("picker cells"));
+  legend(s, "·", "unchecked", "no verdict yet");
+  legend(s, "=  X  ?  !", "verdicts", "equivalent, bug, unknown, fault (race, out-of-bounds, ...)");
+  legend(s, "· ░ ▒ ▓ █", "fuzz heat",
+         "share of fuzz cases failing first at the element: 0, to 1/4, 1/2, 3/4, 1");
 }
 
 static void help_open(tui_app *a, tui_pane *p)
@@ -79,9 +92,14 @@ static void help_draw(tui_app *a, tui_pane *p)
       tui_draw_str(a->b, p->y + 1 + i, p->x + 1, p->w - 1, l, TUI_ST_HELP_SECTION);
     } else {
       /* the keys column gets the key style */
-      tui_draw_text(a->b, p->y + 1 + i, p->x + 1, p->w - 1, l, 21, TUI_ST_HELP_KEY);
-      if (strlen(l) > 21)
-        tui_draw_str(a->b, p->y + 1 + i, p->x + 22, p->w - 22, l + 21, TUI_ST_TEXT);
+      size_t cut = 0, n = strlen(l);               /* the first 21 columns, in bytes */
+      while (cut < n && tui_text_width(l, cut) < 21) {
+        size_t len;
+        tui_utf8_next(l + cut, n - cut, &len);
+        cut += len;
+      }
+      int x = tui_draw_text(a->b, p->y + 1 + i, p->x + 1, p->w - 1, l, cut, TUI_ST_HELP_KEY);
+      if (cut < n) tui_draw_str(a->b, p->y + 1 + i, x, p->x + p->w - x, l + cut, TUI_ST_TEXT);
     }
   }
 }
@@ -89,12 +107,20 @@ static void help_draw(tui_app *a, tui_pane *p)
 static int scroll(tui_app *a, int d)
 {
   help_state *s = a->panes[TUI_PANE_HELP].st;
+  int max = (int)s->lines.n - (a->panes[TUI_PANE_HELP].h - 1);
   s->top += d;
+  if (s->top > max) s->top = max;
   if (s->top < 0) s->top = 0;
   return TUI_HANDLED | TUI_REDRAW;
 }
 
+static int page(tui_app *a) { int h = a->panes[TUI_PANE_HELP].h - 2; return h > 1 ? h : 1; }
+
 int tui_help_down(tui_app *a, tui_pane *p, int key) { return scroll(a, 1); }
+int tui_help_page_down(tui_app *a, tui_pane *p, int key) { return scroll(a, page(a)); }
+int tui_help_page_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -page(a)); }
+int tui_help_end(tui_app *a, tui_pane *p, int key) { return scroll(a, 1 << 20); }
+int tui_help_home(tui_app *a, tui_pane *p, int key) { return scroll(a, -(1 << 20)); }
 int tui_help_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -1); }
 
 int tui_help_close(tui_app *a, tui_pane *p, int key)

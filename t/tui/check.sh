@@ -19,6 +19,9 @@ tui_has check 002 "equivalent  y[0]" "y[0] is proved equivalent"
 tui_has check 002 "   6   else if (i < N) y[i] = x[i];" "the other branch did not feed y[0]"
 tui_style check 002 "both verdicts stay on the grid"
 
+tui_run enter 110x30 '<Tab>g31<Enter><Enter><Dump>' relu_tail.lua
+tui_has enter 001 "bug  y[31]" "Enter in the picker checks the element"
+
 # Lua hooks from the user's init.lua
 mkdir -p "$T/config/dirigo"
 cat > "$T/config/dirigo/init.lua" <<'LUA'

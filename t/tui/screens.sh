@@ -12,6 +12,8 @@ q
 tui_same help 001 "? shows the help generated from the key table"
 tui_same help 002 "j scrolls the help"
 tui_same help 003 "q closes the help"
+tui_run helpend 100x30 '?G<Dump>' saxpy.cu
+tui_has helpend 001 "· ░ ▒ ▓ █          fuzz heat" "G ends the help at the legend of the picker's cells"
 
 tui_run resize 100x30 '<Resize 60x20>
 <Dump>
