@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 
 static const char *datadir(void)
 {
@@ -66,6 +67,11 @@ int cli_open(int argc, char **argv)
       return DG_EXIT_USAGE;
     }
     free(script);
+    if (dump && mkdir(dump, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "dirigo: --dump %s: %s\n", dump, strerror(errno));
+      b->ops->free(b);
+      return DG_EXIT_USAGE;
+    }
     tui_headless_dump_to(b, dump);
   } else {
     const char *err = NULL;
@@ -88,7 +94,7 @@ int cli_open(int argc, char **argv)
       tui_app_message(app, true, "%s", first);
       free(first);
     }
-    if (tui_app_run(app, headless && dump, &msgs) != 0) rc = DG_EXIT_INTERNAL;
+    if (tui_app_run(app, headless && dump, &msgs) != 0) rc = DG_EXIT_USAGE;   /* a dump not written */
   }
   tui_app_free(app);                         /* restores the terminal */
   if (msgs.n) fputs(msgs.s, stderr);

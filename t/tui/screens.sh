@@ -98,6 +98,11 @@ grep -q "badscript.keys:1:2: error: unknown key name" "$T/badscript.err"; tap $?
 (cd "$DATA" && "$DIRIGO" --headless 5x5 --keys /dev/null saxpy.cu 2>"$T/size.err"); rc=$?
 [ $rc -eq 2 ] && grep -q "wants WxH" "$T/size.err"; tap $? "a bad --headless size exits 2 and says why"
 
+(cd "$DATA" && "$DIRIGO" --headless 80x24 --keys /dev/null --dump "$T/new-dir" saxpy.cu); rc=$?
+[ $rc -eq 0 ] && [ -f "$T/new-dir/000.txt" ]; tap $? "--dump creates its directory"
+(cd "$DATA" && "$DIRIGO" --headless 80x24 --keys /dev/null --dump "$T/no/such/dir" saxpy.cu 2>"$T/dump.err"); rc=$?
+[ $rc -eq 2 ] && grep -q "no/such/dir: No such file" "$T/dump.err"; tap $? "a --dump that cannot be made exits 2 and says why"
+
 # --mono: attributes only; the style names are the same, the colours go
 tui_run mono 100x30 '' --mono --theme mono saxpy.cu
 tui_rc mono 0 "--mono --theme mono runs"
