@@ -207,7 +207,7 @@ void tui_menu_open(tui_app *a, const char *title, const char *const *items, size
   X(tui_pick_page_down) X(tui_pick_home) X(tui_pick_end) X(tui_pick_goto) X(tui_pick_tensor) \
   X(tui_pick_dims) X(tui_pick_slice_next) X(tui_pick_slice_prev) X(tui_pick_slice_dim) \
   X(tui_res_down) X(tui_res_up) \
-  X(tui_gal_down) X(tui_gal_up) X(tui_gal_open) \
+  X(tui_gal_down) X(tui_gal_up) X(tui_gal_open) X(tui_gal_filter) \
   X(tui_menu_down) X(tui_menu_up) X(tui_menu_pick) X(tui_menu_close) \
   X(tui_help_down) X(tui_help_up) X(tui_help_close) X(tui_help_page_down) X(tui_help_page_up) \
   X(tui_help_end) X(tui_help_home)

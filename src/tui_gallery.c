@@ -1,22 +1,42 @@
 /* tui_gallery.c — the samples gallery (dirigo with no argument): every
  * problem under DATADIR/samples/<group>/ — problem specs (*.lua) and kernels
- * with no spec of the same name (*.cu) — to pick one and open it. */
+ * with no spec of the same name (*.cu) — to pick one and open it; '/'
+ * narrows the list to labels containing a string (case-insensitive). */
 #include "tui.h"
 #include <dirent.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef DG_VEC(char *) strvec;
 
 typedef struct {
   DG_VEC(char *) paths;     /* full paths */
   DG_VEC(char *) labels;    /* "group/name.lua   first comment" */
-  size_t sel, top;
+  DG_VEC(size_t) shown;     /* indices of the entries passing the filter */
+  char *filter;             /* NULL: all */
+  size_t sel, top;          /* into shown */
   bool loaded;
   char *root;
 } gal_state;
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (!strncasecmp(hay, needle, n)) return true;
+  return n == 0;
+}
+
+static void refilter(gal_state *s)
+{
+  s->shown.n = 0;
+  for (size_t i = 0; i < s->labels.n; i++)
+    if (!s->filter || contains_nocase(s->labels.v[i], s->filter)) dg_vec_push(&s->shown, i);
+  s->sel = s->top = 0;
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -123,6 +143,8 @@ static void gal_close(tui_app *a, tui_pane *p)
   for (size_t i = 0; i < s->paths.n; i++) free(s->paths.v[i]), free(s->labels.v[i]);
   dg_vec_free(&s->paths);
   dg_vec_free(&s->labels);
+  dg_vec_free(&s->shown);
+  free(s->filter);
   free(s->root);
   free(s);
   p->st = NULL;
@@ -131,14 +153,18 @@ static void gal_close(tui_app *a, tui_pane *p)
 static gal_state *state(tui_app *a)
 {
   gal_state *s = a->panes[TUI_PANE_GALLERY].st;
-  if (!s->loaded) load(a, s);
+  if (!s->loaded) {
+    load(a, s);
+    refilter(s);
+  }
   return s;
 }
 
 static void gal_draw(tui_app *a, tui_pane *p)
 {
   gal_state *s = state(a);
-  char *t = dg_printf("samples  %zu problems in %s", s->paths.n, s->root);
+  char *t = s->filter ? dg_printf("samples  %zu of %zu problems matching '%s'", s->shown.n, s->paths.n, s->filter)
+                      : dg_printf("samples  %zu problems in %s", s->paths.n, s->root);
   tui_draw_title(a, p, t);
   free(t);
   if (!s->paths.n) {
@@ -148,13 +174,17 @@ static void gal_draw(tui_app *a, tui_pane *p)
                  "set DIRIGO_DATADIR, or open a file: dirigo KERNEL.cu", TUI_ST_NOTICE);
     return;
   }
+  if (!s->shown.n) {
+    tui_draw_str(a->b, p->y + 2, p->x + 2, p->w - 2, "nothing matches; / with nothing shows all", TUI_ST_NOTICE);
+    return;
+  }
   size_t rows = p->h > 1 ? (size_t)p->h - 1 : 1;
   if (s->sel < s->top) s->top = s->sel;
   if (s->sel >= s->top + rows) s->top = s->sel - rows + 1;
-  for (size_t i = 0; i < rows && s->top + i < s->paths.n; i++) {
+  for (size_t i = 0; i < rows && s->top + i < s->shown.n; i++) {
     int y = p->y + 1 + (int)i, st = s->top + i == s->sel ? TUI_ST_SELECTED : TUI_ST_TEXT;
     if (st != TUI_ST_TEXT) tui_draw_fill(a->b, y, p->x, p->w, st);
-    tui_draw_str(a->b, y, p->x + 2, p->w - 2, s->labels.v[s->top + i], st);
+    tui_draw_str(a->b, y, p->x + 2, p->w - 2, s->labels.v[s->shown.v[s->top + i]], st);
   }
 }
 
@@ -162,21 +192,36 @@ static int step(tui_app *a, int d)
 {
   gal_state *s = state(a);
   if (d < 0 && s->sel > 0) s->sel--;
-  if (d > 0 && s->sel + 1 < s->paths.n) s->sel++;
+  if (d > 0 && s->sel + 1 < s->shown.n) s->sel++;
   return TUI_HANDLED | TUI_REDRAW;
 }
 
 int tui_gal_down(tui_app *a, tui_pane *p, int key) { return step(a, 1); }
 int tui_gal_up(tui_app *a, tui_pane *p, int key) { return step(a, -1); }
 
+static int filter_done(tui_app *a, const char *text)
+{
+  gal_state *s = state(a);
+  free(s->filter);
+  s->filter = *text ? dg_strdup(text) : NULL;
+  refilter(s);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_gal_filter(tui_app *a, tui_pane *p, int key)
+{
+  tui_app_prompt(a, "filter: ", "", filter_done);      /* empty: show all again */
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
 int tui_gal_open(tui_app *a, tui_pane *p, int key)
 {
   gal_state *s = state(a);
-  if (!s->paths.n) {
+  if (!s->shown.n) {
     tui_app_message(a, true, "nothing to open");
     return TUI_HANDLED | TUI_REDRAW;
   }
-  char *path = dg_strdup(s->paths.v[s->sel]);
+  char *path = dg_strdup(s->paths.v[s->shown.v[s->sel]]);
   if (tui_app_open(a, path)) a->gallery = false;
   free(path);
   return TUI_HANDLED | TUI_REDRAW;

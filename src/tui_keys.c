@@ -76,6 +76,7 @@ const tui_binding tui_bindings[] = {
   K(GALLERY, 'k', "up", NULL, "previous problem", tui_gal_up),
   K(GALLERY, TUI_KEY_UP, "up", NULL, "previous problem", tui_gal_up),
   K(GALLERY, TUI_KEY_ENTER, "open", "open", "open the problem", tui_gal_open),
+  K(GALLERY, '/', "filter", "filter", "show only problems whose line contains a string", tui_gal_filter),
   K(GALLERY, 'q', "quit", "quit", "leave dirigo", tui_act_quit),
   K(GALLERY, '?', "help", "help", "this help", tui_act_help),
 

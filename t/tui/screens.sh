@@ -84,6 +84,18 @@ tui_same gallery 000 "no argument: the gallery of samples"
 tui_same gallery 001 "j selects the next problem"
 tui_has gallery 002 "saxpy.cu" "Enter opens it"
 tui_has gallery 003 "demo/bmm.lua" "o goes back to the gallery"
+DIRIGO_DATADIR=$D; export DIRIGO_DATADIR
+tui_run filter 100x30 '/SAXPY<Enter>
+<Dump>
+/nothing like it<Enter>
+<Dump>
+/<Enter>
+<Dump>'
+unset DIRIGO_DATADIR
+tui_has filter 001 "1 of 2 problems matching 'SAXPY'" "/ filters the gallery (any case)"
+tui_has filter 001 "demo/saxpy.cu" "to the matching problem"
+tui_has filter 002 "nothing matches" "a filter matching nothing says so"
+tui_has filter 003 "2 problems in" "an empty filter shows all again"
 
 # a bad theme line: reported with file:line:col, the rest still loads
 mkdir -p "$T/config/dirigo/themes"
