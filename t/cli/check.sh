@@ -1,0 +1,84 @@
+#!/bin/sh
+# dirigo check on real samples: verdicts, exit codes, the journal, witness
+# files and their replay, --json, --sarif, --explain, --auto, usage errors.
+# The samples are copied to a temp folder: the journal goes beside the spec.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+W=$(mktemp -d "${TMPDIR:-/tmp}/dg_check.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+for f in softmax_warp softmax_warp_regs_padzero softmax_block_race; do
+  cp "$S/softmax/$f.lua" "$S/softmax/$f.cu" "$W/"
+done
+rcf="${TMPDIR:-/tmp}/dg_rc.$$"
+
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 3,36)
+is "$(cat "$rcf")" 0 "a correct kernel checks equivalent (exit 0)"
+like "$out" "^y\[3,36\] +equivalent" "one line per element with the verdict"
+ok "[ -s '$W/.dirigo/journal.jsonl' ]" "the verdict is journaled"
+like "$(cat "$W/.dirigo/journal.jsonl")" '"element":"y\[3,36\]","index":\[3,36\],"verdict":"equivalent"' \
+  "journal line holds element and verdict"
+
+out=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --at 0,0 --timeout 2)
+is "$(cat "$rcf")" 1 "a buggy kernel: exit 1"
+like "$out" "^y\[0,0\] +bug +kernel [-0-9.e]+ vs reference [-0-9.e]+ .*witness replayed on the emulator" \
+  "bug line shows both numbers and says the witness replayed"
+wf=$(printf '%s\n' "$out" | sed -n 's/.*witness: //p')
+ok "[ -s '$wf' ]" "the witness file is written ($wf)"
+is "$(wc -l < "$W/.dirigo/journal.jsonl" | tr -d ' ')" 2 "journal appends (2 lines)"
+
+out=$(run_dirigo replay "$W/softmax_warp_regs_padzero.lua" "$wf")
+is "$(cat "$rcf")" 1 "replay of the witness file reproduces the bug (exit 1)"
+like "$out" "bug +kernel .* vs reference .*replayed on the emulator" "replay prints both numbers"
+out=$(run_dirigo replay "$W/softmax_warp.lua" "$wf")
+is "$(cat "$rcf")" 0 "the same inputs on the correct kernel do not reproduce (exit 0)"
+like "$out" "did not reproduce" "and say so"
+printf '{"dirigo_witness":1,"tensor":"y","index":[0,' > "$W/bad.json"
+out=$(run_dirigo replay "$W/softmax_warp.lua" "$W/bad.json" 2>&1)
+is "$(cat "$rcf")" 2 "a malformed witness file is an input error"
+like "$out" "bad.json: 1:[0-9]+: not a witness" "named with its position"
+
+out=$(run_dirigo check "$W/softmax_block_race.lua" --at 0,0)
+is "$(cat "$rcf")" 1 "a racy kernel: exit 1"
+like "$out" "race .*softmax_block_race.cu:[0-9]+:[0-9]+: race: .*thread" "race with file:line and threads"
+
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 2,5 --explain --no-journal)
+like "$out" "slice \(lines the writer thread executed\)" "--explain shows the slice"
+like "$out" "softmax_warp.cu:[0-9]+: .*__shfl_xor_sync" "the slice quotes kernel lines"
+like "$out" "kernel: +let t1 = max\(x\[154\]" "--explain prints the kernel term"
+like "$out" "declare-fun" "--explain prints the SMT-LIB query"
+is "$(wc -l < "$W/.dirigo/journal.jsonl" | tr -d ' ')" 3 "--no-journal leaves the journal alone"
+
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 1,1 --at 6,76 --json --no-journal)
+is "$(cat "$rcf")" 0 "--json exit 0"
+if command -v python3 > /dev/null; then
+  v=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), d[1]["element"], d[1]["verdict"], "seconds" in d[0])')
+  is "$v" "2 y[6,76] equivalent True" "--json is a valid array, one object per element"
+fi
+out=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --at 0,3 --sarif --no-journal --timeout 2)
+is "$(cat "$rcf")" 1 "--sarif exit 1 on a bug"
+like "$out" '"version":"2.1.0"' "SARIF 2.1.0"
+like "$out" '"ruleId":"bug".*"startLine":[0-9]+' "the result sits at a kernel line"
+
+out=$(run_dirigo check "$W/softmax_warp.lua" --auto --no-journal)
+is "$(cat "$rcf")" 0 "--auto on a correct kernel: exit 0"
+like "$out" "y\[0,0\] +equivalent" "--auto checks the first element"
+like "$out" "y\[6,76\] +equivalent" "and the last (the tail of the last row)"
+out=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --auto --no-journal --timeout 2)
+is "$(cat "$rcf")" 1 "--auto stops at the bug: exit 1"
+is "$(printf '%s\n' "$out" | grep -c ' bug ')" 1 "one bug line, then it stops"
+
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 7,0 --no-journal 2>&1)
+is "$(cat "$rcf")" 2 "an index outside the tensor is an input error"
+like "$out" "outside 0\.\.6" "with the valid range"
+out=$(run_dirigo check "$W/softmax_warp.lua" --at z[1] 2>&1)
+is "$(cat "$rcf")" 2 "an unknown output is a usage error"
+like "$out" "'z' is not an output" "and says which"
+out=$(run_dirigo check "$W/softmax_warp.lua" 2>&1)
+is "$(cat "$rcf")" 2 "no location is a usage error"
+out=$(run_dirigo check "$W/nope.lua" --at 0,0 2>&1)
+is "$(cat "$rcf")" 2 "a missing problem file is an input error"
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 0,0 --float fast 2>&1)
+is "$(cat "$rcf")" 2 "--float takes real or ieee"
+
+rm -f "$rcf"
+done_testing
