@@ -56,11 +56,13 @@ static void on_case(void *ud, const fuzz_outcome *o)
 }
 
 enum { HEAT_CASES = 16 };
+#define HEAT_BUDGET_S 10.0      /* the heat cases stop after this much time */
 
 /* Cases at the spec's sizes for the heat map, through the same case runner. */
 static void heat_cases(tui_app *a, const emu_kernels *k, heat_acc *h, uint64_t seed)
 {
-  for (int64_t i = 0; i < HEAT_CASES; i++) {
+  double t0 = dg_now();
+  for (int64_t i = 0; i < HEAT_CASES && dg_now() - t0 < HEAT_BUDGET_S; i++) {
     fuzz_case c;
     memset(&c, 0, sizeof c);
     for (int j = 0; j < h->sp.nsyms; j++) c.sizes[j] = h->sp.defaults[j];
