@@ -289,7 +289,8 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
  * (their first in *first). */
 static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data, int t,
                                const double *got, const double *want, const uint8_t *defined,
-                               const uint8_t *written, int64_t n, dg_tol tol, int64_t *first)
+                               const uint8_t *written, int64_t n, dg_tol tol, int64_t *first,
+                               const fuzz_space_ctx *ctx)
 {
   env32 *e = dg_calloc(1, sizeof *e);
   e->p = p;
@@ -309,6 +310,7 @@ static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double
     if (!ok) {
       if (*first < 0) *first = i;
       remain++;
+      if (ctx && ctx->on_fail) ctx->on_fail(ctx->on_fail_ud, t, i);
     }
   }
   dg_vec_free(&e->vals);
@@ -354,7 +356,7 @@ static dg_ref_status ref_sampled(const dg_problem *p, const dg_ref_env *env, con
 }
 
 static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, double **env_data,
-                     int64_t max_check, fuzz_outcome *out)
+                     const fuzz_space_ctx *ctx, fuzz_outcome *out)
 {
   dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data };
   for (int t = 0; t < (int)p->tensors.n; t++) {
@@ -365,8 +367,8 @@ static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, doub
     uint8_t *defined = dg_calloc((size_t)(n ? n : 1), 1);
     char *err = NULL;
     dg_ref_status rs;
-    if (max_check > 0 && n > max_check) {
-      rs = ref_sampled(p, &env, sizes, t, n, max_check, out->c.seed, want, defined, &err);
+    if (ctx->max_check > 0 && n > ctx->max_check) {
+      rs = ref_sampled(p, &env, sizes, t, n, ctx->max_check, out->c.seed, want, defined, &err);
       out->sampled = true;
     } else rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
     if (rs == DG_REF_ERROR) {
@@ -381,7 +383,7 @@ static void validate(const dg_problem *p, const int64_t *sizes, emu_io *io, doub
     if (cmp.nfail) {
       int64_t first;
       int64_t remain = envelope_filter(p, sizes, env_data, t, io->data[t], want, defined,
-                                       io->written[t], n, tol, &first);
+                                       io->written[t], n, tol, &first, ctx);
       out->nexplained += cmp.nfail - remain;
       if (remain && first != cmp.first_fail) {
         cmp.first_fail = first;
@@ -491,7 +493,7 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
       memcpy(env_data[t], io.data[t], sizeof(double) * (size_t)io.numel[t]);
     }
   }
-  if (be->run(be->self, p, sizes, &io, out)) validate(p, sizes, &io, env_data, ctx->max_check, out);
+  if (be->run(be->self, p, sizes, &io, out)) validate(p, sizes, &io, env_data, ctx, out);
 freeio:
   emu_io_free(&io);
 done:
@@ -558,6 +560,8 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
   fuzz_space s;
   fuzz_space_ctx ctx;
   fuzz_space_init2(&s, &ctx, p, o->max_elems, o->max_check);
+  ctx.on_fail = o->on_fail;
+  ctx.on_fail_ud = o->ud;
   int64_t n = o->ncases > 0 ? o->ncases : 40;
   double t0 = dg_now();
   for (int64_t kk = 0; kk < n; kk++) {

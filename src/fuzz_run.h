@@ -49,6 +49,7 @@ typedef struct {
   bool keep_going;         /* run every case even after a failure */
   double budget_s;         /* 0: none */
   void (*progress)(void *ud, const fuzz_outcome *o);   /* after each case; may be NULL */
+  void (*on_fail)(void *ud, int tensor, int64_t flat); /* each failing element (ud too) */
   void *ud;
 } fuzz_opts;
 
@@ -73,6 +74,10 @@ typedef struct {
   int inputs[FUZZ_MAX_INPUTS];   /* space input -> tensor index */
   int64_t max_elems;
   int64_t max_check;       /* validate at most this many elements per output (0: all) */
+  /* Optional: called for every element that fails validation (after the
+   * envelope), e.g. for the workbench's heat map. */
+  void (*on_fail)(void *ud, int tensor, int64_t flat);
+  void *on_fail_ud;
 } fuzz_space_ctx;
 void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems);
 void fuzz_space_init2(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems,
