@@ -383,20 +383,30 @@ static void keep_witness(chk *c, double **in, double got, double want)
   r->kernel_value = got, r->ref_value = want;
 }
 
+/* The largest finite value of a float dtype (dg_tykind). */
+static double dtype_max(int k)
+{
+  return k == DG_TY_F16 ? 65504.0 : k == DG_TY_BF16 ? 3.3895313892515355e38
+       : k == DG_TY_F64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
+}
+
+/* -lim <= x <= lim for every float input variable; lim <= 0: the dtype's
+ * finite range (inputs are finite values of their dtype: sound to assume). */
 static dg_term bounds(chk *c, double lim)
 {
   dg_term all = term_true(c->tc);
   for (size_t i = 0; i < term_var_count(c->tc); i++) {
     const term_varinfo *vi = term_var_info(c->tc, i);
     dg_term v = term_var_term(c->tc, i);
-    if (vi->kind != TERM_VAR_INPUT || term_sort_of(c->tc, v) != fsort(c)) continue;
-    all = term_and(c->tc, all, term_and(c->tc, term_le(c->tc, term_float(c->tc, DG_TY_F64, -lim), v),
-                                        term_le(c->tc, v, term_float(c->tc, DG_TY_F64, lim))));
+    if (vi->kind != TERM_VAR_INPUT || term_sort_of(c->tc, v) != TERM_S_REAL) continue;
+    double l = lim > 0 ? lim : dtype_max(vi->dtype);
+    all = term_and(c->tc, all, term_and(c->tc, term_le(c->tc, term_real(c->tc, -l), v),
+                                        term_le(c->tc, v, term_real(c->tc, l))));
   }
   return all;
 }
 
-/* A model of "differs beyond tolerance" (bounded inputs when lim > 0). */
+/* A model of "differs beyond tolerance" (lim > 0: |x| <= lim; else the dtypes' range). */
 static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_result *res)
 {
   dg_tol tol = dg_problem_tol(c->p, c->t);
@@ -406,7 +416,7 @@ static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_res
   dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
   smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000) };
   smt_solver *s = smt_new(tc, &so);
-  if (lim > 0) smt_assume(s, bounds(c, lim));
+  smt_assume(s, bounds(c, lim));
   smt_verdict v = smt_sat(s, cond, res);
   c->r->t_solver += res->seconds;
   smt_free(s);
@@ -484,6 +494,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   if (ieee) so.atol = tol.atol, so.rtol = tol.rtol;
   smt_result res = {0};
   smt_solver *s = smt_new(c->tc, &so);
+  if (!ieee) smt_assume(s, bounds(c, 0));
   smt_verdict v = smt_check_differ(s, kt, rt, &res);
   smt_free(s);
   r->t_solver += res.seconds;
@@ -493,7 +504,9 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   char *whyc = why ? dg_strdup(why) : NULL;
   if (v == SMT_EQUIVALENT) {
     if (whyc) say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
-    else say(r, CHECK_EQUIVALENT, "proved equal to the reference for all inputs (%s model)", ieee ? "IEEE" : "real");
+    else if (ieee) say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)",
+                       tol.atol, tol.rtol);
+    else say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model)");
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");
     if (!search_witness(c, kt, rt))
