@@ -178,6 +178,13 @@ static void push_space(lua_State *L, const fuzz_space *s)
 }
 
 /* ---- the case gen returns ------------------------------------------------------ */
+/* Read outside lua_pcall: raw access only, so no metamethod can raise here. */
+static int rawfield(lua_State *L, int t, const char *k)
+{
+  lua_pushstring(L, k);
+  return lua_rawget(L, t);
+}
+
 static const char *dist_list(dg_buf *b)
 {
   for (int d = 0; d < FUZZ_DIST__COUNT; d++) dg_buf_printf(b, "%s%s", d ? ", " : "", fuzz_dists[d].name);
@@ -196,7 +203,7 @@ static bool bad_dist(char **err, const char *v, const char *input)
 static bool case_sizes(lua_State *L, int t, const fuzz_space *s, fuzz_case *c, char **err)
 {
   memcpy(c->sizes, s->defaults, sizeof c->sizes);
-  if (lua_getfield(L, t, "sizes") == LUA_TNIL) return lua_pop(L, 1), true;
+  if (rawfield(L, t, "sizes") == LUA_TNIL) return lua_pop(L, 1), true;
   if (!lua_istable(L, -1)) return *err = dg_strdup("case.sizes must be a table such as { C = 33 }"), false;
   for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -225,7 +232,7 @@ static bool case_sizes(lua_State *L, int t, const fuzz_space *s, fuzz_case *c, c
 static bool case_values(lua_State *L, int t, const fuzz_space *s, fuzz_case *c, char **err)
 {
   for (int i = 0; i < FUZZ_MAX_INPUTS; i++) c->dist[i] = FUZZ_DIST_NORMAL;
-  int ty = lua_getfield(L, t, "values");
+  int ty = rawfield(L, t, "values");
   if (ty == LUA_TNIL) return lua_pop(L, 1), true;
   if (ty == LUA_TSTRING) {
     int d = fuzz_dist_parse(lua_tostring(L, -1));

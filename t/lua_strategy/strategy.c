@@ -103,6 +103,7 @@ int main(void)
       "    if k == 4 then return { sizes = { C = kept:below(3) } } end\n"
       "    if k == 5 then error({}) end\n"
       "    if k == 6 then return { sizes = { C = 0 } } end\n"
+      "    if k == 8 then return setmetatable({}, { __index = function() error('no') end }) end\n"
       "    return nil\n"
       "  end,\n"
       "}\n");
@@ -188,6 +189,7 @@ int main(void)
   gen("errors", &sp, 0, 1, &c1);
   ok(gen("errors", &sp, 3, 1, &c1) && !fuzz_strategy_error(es), "errors: a good case clears the error");
   ok(!gen("errors", &sp, 7, 1, &c1) && !fuzz_strategy_error(es), "errors: nil is no case, no error");
+  ok(gen("errors", &sp, 8, 1, &c1) && c1.sizes[1] == 100, "errors: a case's metamethods are not called");
 
   size_t n = fuzz_strategy_count();
   dg_strategies_unload();
