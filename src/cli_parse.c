@@ -45,11 +45,16 @@ static void text_listing(dg_buf *b, const dg_module *m, const parse_opts *o)
     dg_buf_printf(b, "  %-8s %s %s\n", "global", ir_type_name(m->globals.v[i]->type), m->globals.v[i]->name);
   for (size_t i = 0; i < m->launches.n; i++)
     dg_buf_printf(b, "  %-8s %s  line %u\n", "launch", m->launches.v[i].text, m->launches.v[i].span.line);
-  if (o->ir)
+  if (o->ir) {
+    for (size_t i = 0; i < m->structs.n; i++) {
+      dg_buf_putc(b, '\n');
+      ir_print_struct(b, m->structs.v[i]);
+    }
     for (size_t i = 0; i < m->funcs.n; i++) {
       dg_buf_putc(b, '\n');
       ir_print_func(b, m, m->funcs.v[i]);
     }
+  }
 }
 
 static void json_listing(dg_buf *b, const dg_module *m, const dg_srcmgr *sm, const dg_diags *d, const parse_opts *o)

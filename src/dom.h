@@ -15,7 +15,8 @@
  * dst + lo, ...) so n is the width of the active range, not the block size.
  * Lanes with m[i] == 0 may be left untouched or filled with anything:
  * nothing reads them. A vector type (float4, half2) is `count` component
- * vectors; domains only see scalar and pointer types.
+ * vectors, a struct its scalar slots (dom_comp); domains only see scalar and
+ * pointer types.
  *
  * Control flow and addresses must be concrete: the engine asks `branch` and
  * `concrete`. A domain that cannot decide (a symbolic value) answers
@@ -104,8 +105,13 @@ dom *dom_concrete(void);
 
 /* Type facts shared by the engine and the domains (sizes as on the GPU). */
 int64_t dom_tysize(const dg_type *t);
-int dom_ncomp(const dg_type *t);              /* VEC: count, else 1 */
+int dom_ncomp(const dg_type *t);              /* VEC: count, STRUCT: nslots, else 1 */
 const dg_type *dom_scalar(const dg_type *t);  /* VEC: elem, else t */
+/* Component c of a value of type t, and its byte offset in memory: a
+ * vector's lane type, a struct's slot c (always a scalar or pointer; the
+ * domains only ever see those), else t itself at 0. */
+const dg_type *dom_comp(const dg_type *t, int c);
+int64_t dom_comp_off(const dg_type *t, int c);
 bool dom_is_float(const dg_type *t);
 bool dom_is_signed(const dg_type *t);
 

@@ -16,11 +16,30 @@ int64_t dom_tysize(const dg_type *t)
 {
   if (t->kind == DG_TY_ARRAY || t->kind == DG_TY_VEC)
     return t->count < 0 ? 0 : t->count * dom_tysize(t->elem);
+  if (t->kind == DG_TY_STRUCT) return t->size;
   return scalar_size[t->kind];
 }
 
-int dom_ncomp(const dg_type *t) { return t->kind == DG_TY_VEC ? (int)t->count : 1; }
+int dom_ncomp(const dg_type *t)
+{
+  return t->kind == DG_TY_VEC ? (int)t->count : t->kind == DG_TY_STRUCT ? t->nslots : 1;
+}
+
 const dg_type *dom_scalar(const dg_type *t) { return t->kind == DG_TY_VEC ? t->elem : t; }
+
+const dg_type *dom_comp(const dg_type *t, int c)
+{
+  if (t->kind == DG_TY_VEC) return t->elem;
+  if (t->kind == DG_TY_STRUCT) return c >= 0 && c < t->nslots ? t->slots[c].type : t;
+  return t;
+}
+
+int64_t dom_comp_off(const dg_type *t, int c)
+{
+  if (t->kind == DG_TY_VEC) return c * dom_tysize(t->elem);
+  if (t->kind == DG_TY_STRUCT) return c >= 0 && c < t->nslots ? t->slots[c].offset : 0;
+  return 0;
+}
 
 bool dom_is_float(const dg_type *t)
 {

@@ -251,6 +251,7 @@ static void add_def_named(fe_state *st, TSNode fdef, TSNode tmpl, const char *qu
 }
 
 static void enum_constants(fe_state *st, TSNode spec);
+static void struct_functions(fe_state *st, TSNode spec);
 
 static void global_decl(fe_state *st, TSNode n)
 {
@@ -327,6 +328,16 @@ static void global_typedef(fe_state *st, TSNode n)
     name = fe_field(n, "name");
     t = fe_type_descriptor(&fn, fe_field(n, "type"));
   } else {
+    /* typedef struct [S] { ... } T; */
+    TSNode spec = fe_field(n, "type"), d = fe_field(n, "declarator");
+    fe_nkind sk = fe_kind(spec);
+    if ((sk == FE_N_struct_specifier || sk == FE_N_class_specifier) && !ts_node_is_null(fe_field(spec, "body")) &&
+        fe_kind(d) == FE_N_type_identifier) {
+      struct_functions(st, spec);
+      fe_struct_define(st, spec, fe_text(st, d));
+      dg_vec_free(&fn.scope);
+      return;
+    }
     bool c;
     const dg_type *b = fe_decl_type(&fn, n, &c);
     name = (TSNode){ 0 };
@@ -416,7 +427,10 @@ static void top_level(fe_state *st, TSNode root, int depth)
     }
     case FE_N_declaration: global_decl(st, c); break;
     case FE_N_template_instantiation: dg_vec_push(&st->explicit_insts, c); break;
-    case FE_N_struct_specifier: case FE_N_class_specifier: struct_functions(st, c); break;
+    case FE_N_struct_specifier: case FE_N_class_specifier:
+      struct_functions(st, c);
+      fe_struct_define(st, c, NULL);
+      break;
     case FE_N_enum_specifier: enum_constants(st, c); break;
     case FE_N_type_definition: case FE_N_alias_declaration: global_typedef(st, c); break;
     case FE_N_linkage_specification: {
@@ -610,12 +624,14 @@ void fe_module_free(dg_module *m)
     dg_vec_free(&st->specs);
     dg_vec_free(&st->structs);
     dg_vec_free(&st->explicit_insts);
+    dg_vec_free(&st->bad_structs);
     free(st);
   }
   dg_vec_free(&m->funcs);
   dg_vec_free(&m->templates);
   dg_vec_free(&m->globals);
   dg_vec_free(&m->launches);
+  dg_vec_free(&m->structs);
   dg_diags_free(&m->diags);
   ir_types_free(m);
   dg_arena_free(&m->arena);

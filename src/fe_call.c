@@ -86,6 +86,8 @@ static dg_expr *intrinsic(fe_fn *fn, int id, TSNode n, dg_expr **args, int nargs
     T = fe_scalar(DG_TY_F64);     /* exp(int) is exp(double) */
   if (T && (in->cls == DG_IC_MATH_MAX || in->cls == DG_IC_MATH_MIN || in->cls == DG_IC_MATH_ABS) && dg_type_is_int(T))
     T = fe_promote(T);
+  if (T && T->kind == DG_TY_STRUCT)
+    return fe_err(fn, n, DG_SEV_ERROR, "'%s' on a struct ('%s'): apply it to each member", in->name, ir_type_name(T));
   const dg_type *ret = sig_type(fn, s.ret, T);
   if (!ret) return fe_err(fn, n, DG_SEV_ERROR, "cannot deduce the type of '%s'", in->name);
   dg_expr **cv = dg_arena_alloc(&fn->m->arena, sizeof *cv * (size_t)(nargs ? nargs : 1));
@@ -170,7 +172,7 @@ static dg_expr *call_func(fe_fn *fn, dg_func *f, TSNode n, TSNode an, dg_expr **
     dg_var *p = f->params[i];
     if (p->by_ref) {
       dg_expr *a = args[i];
-      if (a->kind != DG_EX_VAR && a->kind != DG_EX_INDEX && a->kind != DG_EX_DEREF)
+      if (a->kind != DG_EX_VAR && a->kind != DG_EX_INDEX && a->kind != DG_EX_DEREF && a->kind != DG_EX_FIELD)
         return fe_err(fn, ts_node_named_child(an, (uint32_t)i), DG_SEV_UNSUPPORTED,
                       "argument %d of '%s' binds a reference to something that is not a variable or element", i + 1, f->name);
       if (!ir_type_equiv(a->type, p->type->elem))
@@ -178,7 +180,7 @@ static dg_expr *call_func(fe_fn *fn, dg_func *f, TSNode n, TSNode an, dg_expr **
                       i + 1, f->name, ir_type_name(p->type->elem), ir_type_name(a->type));
       dg_expr *ad = fe_new_expr(fn, DG_EX_ADDR, p->type, ts_node_named_child(an, (uint32_t)i));
       ad->a = a;
-      for (dg_expr *r = a; r; r = (r->kind == DG_EX_INDEX && r->a->type->kind == DG_TY_ARRAY) ? r->a : NULL)
+      for (dg_expr *r = a; r; r = ((r->kind == DG_EX_INDEX && r->a->type->kind == DG_TY_ARRAY) || r->kind == DG_EX_FIELD) ? r->a : NULL)
         if (r->kind == DG_EX_VAR) r->var->addr_taken = true;
       args[i] = ad;
     } else {
@@ -262,6 +264,7 @@ dg_expr *fe_call(fe_fn *fn, TSNode n)
     return call_func(fn, sym->func, n, argsn, args, nargs);
   }
   if (sym && sym->kind == FE_SYM_TYPE) {
+    if (sym->type && sym->type->kind == DG_TY_STRUCT && count_args(argsn) == 0) return fe_zero(fn, sym->type, n);   /* T() */
     if (count_args(argsn) != 1) return fe_err(fn, n, DG_SEV_UNSUPPORTED, "constructor call with %d arguments", count_args(argsn));
     return cast_to(fn, fe_expr(fn, ts_node_named_child(argsn, 0)), sym->type, n, false);
   }
@@ -320,6 +323,7 @@ dg_expr *fe_compound_literal(fe_fn *fn, TSNode n)
   else if (!ts_node_is_null(tn))
     t = fe_type_by_name(fn, fn->st->src + ts_node_start_byte(tn), ts_node_end_byte(tn) - ts_node_start_byte(tn));
   if (!t) return fe_err(fn, n, DG_SEV_UNSUPPORTED, "compound literal '%s'", fe_text(fn->st, n));
+  if (t->kind == DG_TY_STRUCT && fe_kind(vn) == FE_N_initializer_list) return fe_aggregate(fn, vn, t);
   int nargs;
   dg_expr **args = lower_args(fn, vn, &nargs, false);
   if (fn->failed) return fe_new_expr(fn, DG_EX_INT, t, n);

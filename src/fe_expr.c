@@ -60,7 +60,7 @@ static bool is_null_const(const dg_expr *e)
  * address space of decayed arrays and &x. */
 static dg_var *root_var(const dg_expr *e)
 {
-  while (e && (e->kind == DG_EX_INDEX || e->kind == DG_EX_LANE)) {
+  while (e && (e->kind == DG_EX_INDEX || e->kind == DG_EX_LANE || e->kind == DG_EX_FIELD)) {
     if (e->kind == DG_EX_INDEX && e->a->type->kind == DG_TY_PTR) return NULL;
     e = e->a;
   }
@@ -296,6 +296,7 @@ static dg_expr *field(fe_fn *fn, TSNode n)
     d->a = base;
     base = d;
   }
+  if (base->type->kind == DG_TY_STRUCT) return fe_member(fn, base, fld, n);
   if (base->type->kind != DG_TY_VEC) {
     if (fn->failed) return base;
     return fe_err(fn, n, DG_SEV_UNSUPPORTED, "member '%.*s' of type '%s'", (int)flen, f, ir_type_name(base->type));
@@ -428,7 +429,7 @@ static bool is_lvalue(const dg_expr *e)
 {
   switch (e->kind) {
   case DG_EX_VAR: case DG_EX_INDEX: case DG_EX_DEREF: return true;
-  case DG_EX_LANE: return is_lvalue(e->a);
+  case DG_EX_LANE: case DG_EX_FIELD: return is_lvalue(e->a);
   default: return false;
   }
 }
@@ -437,7 +438,7 @@ static dg_expr *need_lvalue(fe_fn *fn, dg_expr *e, TSNode n, const char *what)
 {
   if (!is_lvalue(e)) return fe_err(fn, n, DG_SEV_ERROR, "%s needs an lvalue", what);
   const dg_expr *v = e;
-  while (v->kind == DG_EX_LANE || (v->kind == DG_EX_INDEX && v->a->type->kind == DG_TY_ARRAY)) v = v->a;
+  while (v->kind == DG_EX_LANE || v->kind == DG_EX_FIELD || (v->kind == DG_EX_INDEX && v->a->type->kind == DG_TY_ARRAY)) v = v->a;
   if (v->kind == DG_EX_VAR && v->var->is_const && !v->var->by_ref)
     return fe_err(fn, n, DG_SEV_ERROR, "%s of const variable '%s'", what, v->var->name);
   return e;
@@ -461,6 +462,12 @@ static dg_expr *assign(fe_fn *fn, TSNode n)
   dg_expr *a = need_lvalue(fn, fe_expr(fn, l), l, "assignment");
   if (fn->failed) return a;
   if (a->type->kind == DG_TY_ARRAY) return fe_err(fn, n, DG_SEV_ERROR, "assignment to an array");
+  if (fe_kind(r) == FE_N_initializer_list && len == 1 && (a->type->kind == DG_TY_STRUCT || a->type->kind == DG_TY_VEC)) {
+    dg_expr *e = fe_new_expr(fn, DG_EX_ASSIGN, a->type, n);     /* x = {a, b} */
+    e->a = a;
+    e->b = fe_aggregate(fn, r, a->type);
+    return e;
+  }
   dg_expr *b = fe_rvalue(fn, r);
   dg_expr *e = fe_new_expr(fn, DG_EX_ASSIGN, a->type, n);
   e->a = a;

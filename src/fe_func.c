@@ -202,6 +202,10 @@ static dg_var *param_var(fe_fn *fn, TSNode p, bool kernel)
   if (!ts_node_is_null(d)) t = fe_declarator(fn, d, base, c, kernel ? DG_AS_GLOBAL : DG_AS_GENERIC, &name, &ref);
   if (!t) return NULL;
   if (t->kind == DG_TY_ARRAY) t = ir_type_ptr(fn->m, t->elem, kernel ? DG_AS_GLOBAL : DG_AS_GENERIC, c);
+  if (kernel && t->kind == DG_TY_STRUCT && !ref) {
+    fe_err(fn, p, DG_SEV_UNSUPPORTED, "struct parameter of a kernel ('%s')", ir_type_name(t));
+    return NULL;
+  }
   dg_var *v = dg_arena_alloc(&fn->m->arena, sizeof *v);
   v->name = ts_node_is_null(name) ? "" : fe_text(fn->st, name);
   v->kind = DG_VAR_PARAM;
@@ -420,7 +424,11 @@ static bool targ_from_node(fe_fn *fn, const fe_tparam *tp, TSNode a, fe_targ *ou
     TSNode tn = fe_field(a, "type");
     if (fe_kind(tn) == FE_N_type_identifier && ts_node_is_null(fe_field(a, "declarator"))) {
       const char *sn = fe_struct_name(fn, fn->st->src + ts_node_start_byte(tn), ts_node_end_byte(tn) - ts_node_start_byte(tn));
-      if (sn) { out->scope = sn; return true; }
+      if (sn) {
+        out->scope = sn;
+        out->type = fe_type_by_name(fn, sn, strlen(sn));   /* a struct with data as well */
+        return true;
+      }
     }
     out->type = fe_type_descriptor(fn, a);
     return out->type != NULL;
@@ -546,7 +554,10 @@ static bool targ_from_text(fe_fn *fn, const fe_tparam *tp, const char *s, fe_tar
     return true;
   }
   if (tp->kind == FE_TP_TYPE) {
-    if ((out->scope = fe_struct_name(fn, s, strlen(s)))) return true;
+    if ((out->scope = fe_struct_name(fn, s, strlen(s)))) {
+      out->type = fe_type_by_name(fn, s, strlen(s));
+      return true;
+    }
     return (out->type = fe_type_from_text(fn, s)) != NULL;
   }
   if (!strcmp(s, "true") || !strcmp(s, "false")) { out->ival = s[0] == 't'; return true; }

@@ -45,7 +45,7 @@ const TSLanguage *tree_sitter_cuda(void);
   X(virtual_specifier) X(explicit_function_specifier) X(operator_name) \
   X(destructor_name) X(template_method) X(co_return_statement) X(seh_try_statement) \
   X(attributed_statement) X(type_requirement) X(decltype) X(user_defined_literal) \
-  X(empty_declaration)
+  X(empty_declaration) X(field_declaration) X(bitfield_clause) X(base_class_clause)
 
 typedef enum {
   FE_N_OTHER,
@@ -123,6 +123,10 @@ typedef struct {
 
 typedef struct fe_finfo { dg_func *f; dg_func **callees; int ncallees; bool ok; } fe_finfo;
 
+/* A struct the front end refuses (constructors, bit-fields, ...): reported
+ * where device code uses it. */
+typedef struct { const char *name; const char *why; } fe_badstruct;
+
 /* The module's front-end state (dg_module.fe_private). */
 typedef struct fe_state {
   dg_module *m;
@@ -143,6 +147,7 @@ typedef struct fe_state {
   DG_VEC(fe_def *) specs;         /* explicit specialisations */
   DG_VEC(const char *) structs;   /* struct names whose static device functions are defs "S::f" */
   DG_VEC(TSNode) explicit_insts;  /* template __global__ void k<float>(...); */
+  DG_VEC(fe_badstruct) bad_structs;
   DG_VEC(struct fe_finfo) infos;  /* every lowered function and its callees */
   int inst_depth;
 } fe_state;
@@ -216,6 +221,18 @@ dg_stmt *fe_stmt(fe_fn *fn, TSNode n);
 dg_stmt *fe_body(fe_fn *fn, TSNode compound);
 typedef DG_VEC(dg_stmt *) fe_stmtvec;
 void fe_local_decl(fe_fn *fn, TSNode decl, fe_stmtvec *out);
+
+/* fe_struct.c */
+/* Defines the struct of a struct_specifier with a body at file scope (alias:
+ * the typedef name, NULL if none) and binds its name(s); NULL when it has no
+ * data members or cannot be supported (the reason is kept for its uses). */
+const dg_type *fe_struct_define(fe_state *st, TSNode spec, const char *alias);
+const dg_type *fe_struct_type(fe_fn *fn, TSNode spec);   /* a struct_specifier as a type */
+const char *fe_struct_why(fe_state *st, const char *name, size_t len);  /* NULL: not refused */
+dg_expr *fe_member(fe_fn *fn, dg_expr *base, TSNode fld, TSNode at);  /* base.fld of a struct */
+dg_expr *fe_zero(fe_fn *fn, const dg_type *t, TSNode at);             /* T{} */
+/* A brace list as a value of struct or vector type t (a VECBUILD). */
+dg_expr *fe_aggregate(fe_fn *fn, TSNode list, const dg_type *t);
 
 /* fe_func.c */
 bool fe_lower_func(fe_state *st, fe_def *def, dg_func *f, const fe_targ *targs, int ntargs);

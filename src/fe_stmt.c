@@ -42,10 +42,11 @@ static void flatten_inits(fe_fn *fn, TSNode list, const dg_type *t, exprvec *out
         /* a short inner list is padded with zeros up to the row */
         const dg_type *leaf = elem; while (leaf->kind == DG_TY_ARRAY) leaf = leaf->elem;
         int64_t row = dg_type_size(elem) / (dg_type_size(leaf) ? dg_type_size(leaf) : 1);
-        while ((int64_t)(out->n - before) < row) {
-          dg_expr *z = fe_new_expr(fn, dg_type_is_float(leaf) ? DG_EX_FLOAT : DG_EX_INT, leaf, c);
-          dg_vec_push(out, z);
-        }
+        while ((int64_t)(out->n - before) < row) dg_vec_push(out, fe_zero(fn, leaf, c));
+        continue;
+      }
+      if (elem->kind == DG_TY_STRUCT || elem->kind == DG_TY_VEC) {   /* MD s[2] = {{a, b}, {c, d}} */
+        dg_vec_push(out, fe_aggregate(fn, c, elem));
         continue;
       }
       fe_err(fn, c, DG_SEV_UNSUPPORTED, "nested initialiser list for '%s'", ir_type_name(elem));
@@ -160,6 +161,7 @@ by_value:;
     if (fe_kind(init) == FE_N_initializer_list) {
       if (t->kind == DG_TY_ARRAY) flatten_inits(fn, init, t, &inits, 0);
       else if (t->kind == DG_TY_VEC) ie = vec_init(fn, init, t);
+      else if (t->kind == DG_TY_STRUCT) ie = fe_aggregate(fn, init, t);
       else if (ts_node_named_child_count(init) == 0) ie = fe_convert(fn, fe_new_expr(fn, DG_EX_INT, fe_scalar(DG_TY_I32), init), t, init);
       else if (ts_node_named_child_count(init) == 1) ie = fe_convert(fn, fe_rvalue(fn, ts_node_named_child(init, 0)), t, init);
       else fe_err(fn, init, DG_SEV_ERROR, "too many initialisers for '%s'", ir_type_name(t));
@@ -503,6 +505,8 @@ dg_stmt *fe_stmt(fe_fn *fn, TSNode n)
     TSNode v = ts_node_named_child(n, 0);
     if (!ts_node_is_null(v) && fe_kind(v) != FE_N_comment) {
       if (fn->ret->kind == DG_TY_VOID) fe_err(fn, v, DG_SEV_ERROR, "return with a value in a void function");
+      else if (fe_kind(v) == FE_N_initializer_list && (fn->ret->kind == DG_TY_STRUCT || fn->ret->kind == DG_TY_VEC))
+        s->e = fe_aggregate(fn, v, fn->ret);     /* return {m, d}; */
       else s->e = fe_convert(fn, fe_rvalue(fn, v), fn->ret, v);
     } else if (fn->ret->kind != DG_TY_VOID) {
       fe_err(fn, n, DG_SEV_ERROR, "return without a value in a function returning '%s'", ir_type_name(fn->ret));

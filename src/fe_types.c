@@ -77,8 +77,11 @@ static const dg_type *type_node(fe_fn *fn, TSNode t)
     const dg_type *ty = fe_type_by_name(fn, st->src + a, b - a);
     if (ty) return ty;
     char *name = fe_text(st, t);
+    const char *why = fe_struct_why(st, st->src + a, b - a);
     if (!strcmp(name, "dim3"))
       fe_err(fn, t, DG_SEV_UNSUPPORTED, "dim3 in device code");
+    else if (why)
+      fe_err(fn, t, DG_SEV_UNSUPPORTED, "struct '%s' %s", name, why);
     else
       fe_err(fn, t, DG_SEV_UNSUPPORTED, "type '%s'", name);
     return NULL;
@@ -110,8 +113,7 @@ static const dg_type *type_node(fe_fn *fn, TSNode t)
   case FE_N_placeholder_type_specifier:
     return NULL;   /* auto: the caller takes the initialiser's type */
   case FE_N_struct_specifier: case FE_N_class_specifier: case FE_N_union_specifier:
-    fe_err(fn, t, DG_SEV_UNSUPPORTED, "struct and class types");
-    return NULL;
+    return fe_struct_type(fn, t);
   case FE_N_enum_specifier:
     fe_err(fn, t, DG_SEV_UNSUPPORTED, "enum types");
     return NULL;

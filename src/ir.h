@@ -16,19 +16,45 @@ typedef enum {
   DG_TY_PTR,     /* elem = pointee */
   DG_TY_ARRAY,   /* elem, count (count < 0: unsized, e.g. extern __shared__ x[]) */
   DG_TY_VEC,     /* elem scalar, count lanes: float2/4, int2/4, half2, ... */
+  DG_TY_STRUCT,  /* struct/class with data members: fields[nfields] (name, type, byte
+                  * offset), size and align as nvcc lays them out (each field at its
+                  * alignment, the size a multiple of the largest); nominal: one type per
+                  * definition, compare pointers. As a value it is its scalar slots
+                  * slots[nslots] in field order (vector lanes, array elements and nested
+                  * structs flattened), as a vector is `count` lanes. */
   DG_TY__COUNT
 } dg_tykind;
 
 typedef enum { DG_AS_GENERIC, DG_AS_GLOBAL, DG_AS_SHARED, DG_AS_LOCAL, DG_AS_CONST } dg_addrspace;
 
 typedef struct dg_type dg_type;
+typedef struct dg_field dg_field;
+typedef struct dg_tyslot dg_tyslot;
 struct dg_type {
   dg_tykind kind;
   const dg_type *elem;
   int64_t count;
   uint8_t space;          /* dg_addrspace, for pointers (a hint; runtime pointers know their buffer) */
   bool is_const;          /* pointee const (pointers) */
-  const char *name;       /* spelling for printing: "float4", "const float *" */
+  const char *name;       /* spelling for printing: "float4", "const float *"; structs: their name */
+  /* DG_TY_STRUCT only (zero otherwise): */
+  const dg_field *fields;
+  int nfields;
+  const dg_tyslot *slots; /* the scalar leaves, in memory order of the fields */
+  int nslots;
+  int64_t size, align;
+};
+
+struct dg_field {
+  const char *name;
+  const dg_type *type;    /* scalar, pointer, vector, fixed-size array or struct */
+  int64_t offset;         /* bytes from the start of the struct */
+  int slot;               /* index of its first scalar slot in the struct's slots */
+};
+
+struct dg_tyslot {
+  const dg_type *type;    /* scalar or pointer */
+  int64_t offset;         /* bytes from the start of the struct */
 };
 
 int64_t dg_type_size(const dg_type *t);     /* bytes, as on the GPU */
@@ -78,8 +104,13 @@ typedef enum {
   DG_EX_DEREF,      /* *a; lvalue */
   DG_EX_ADDR,       /* &a; a is an lvalue */
   DG_EX_LANE,       /* a.x/.y/.z/.w of a vector: lane index in ival; lvalue if a is */
-  DG_EX_VECBUILD,   /* make_float4(...) and friends: args are the lanes */
+  DG_EX_VECBUILD,   /* make_float4(...) and friends: args are the lanes. Of a struct type
+                     * (aggregate initialisation MD{a, b}): args fill the slots in order,
+                     * each as many as it has (one per scalar, a vector's lanes, a nested
+                     * struct's slots; array members are one arg per element) */
   DG_EX_COMMA,      /* a, b */
+  DG_EX_FIELD,      /* a.f of a struct value a: field index in ival (a->type->fields[ival]),
+                     * type the field's; lvalue if a is (p->f is FIELD of DEREF p) */
   DG_EX__COUNT
 } dg_exkind;
 
@@ -202,6 +233,7 @@ struct dg_module {
   DG_VEC(const char *) templates; /* names of templates not yet instantiated */
   DG_VEC(dg_var *) globals;     /* __device__ / __constant__ variables */
   DG_VEC(dg_host_launch) launches; /* launches seen in host code (set aside, listed) */
+  DG_VEC(const dg_type *) structs; /* struct types defined in the file, in order */
   dg_diags diags;
   void *fe_private;       /* front-end state kept for on-demand template instantiation */
   struct ir_typetab *types; /* interned derived types (ir_types.c); freed by ir_types_free */
@@ -215,12 +247,20 @@ const dg_type *ir_type_scalar(dg_tykind k);
 const dg_type *ir_type_ptr(dg_module *m, const dg_type *elem, dg_addrspace sp, bool is_const);
 const dg_type *ir_type_array(dg_module *m, const dg_type *elem, int64_t count);
 const dg_type *ir_type_vec(dg_module *m, const dg_type *elem, int count);
+/* A new struct type named name (NULL for anonymous) with fields[n] (name and
+ * type read; offset and slot computed here), appended to m->structs. NULL
+ * if a field's type cannot be part of a struct (void, unsized array). */
+const dg_type *ir_type_struct(dg_module *m, const char *name, const dg_field *fields, int n);
+/* The field of struct t named name; -1 if none. */
+int ir_struct_field(const dg_type *t, const char *name, size_t len);
 bool ir_type_equiv(const dg_type *a, const dg_type *b);   /* same shape, ignoring space/const */
 void ir_types_free(dg_module *m);
 
 /* Printing (ir_print.c). */
 void ir_print_func(dg_buf *out, const dg_module *m, const dg_func *f);
 void ir_print_expr(dg_buf *out, const dg_expr *e);
+/* The definition, one field a line with its byte offset, size and align. */
+void ir_print_struct(dg_buf *out, const dg_type *t);
 const char *ir_type_name(const dg_type *t);
 const char *ir_binop_name(dg_binop op);   /* "+", "<<", ... */
 const char *ir_intrin_name(dg_intrin in);

@@ -155,6 +155,22 @@ void ir_print_expr(dg_buf *out, const dg_expr *e)
     }
     dg_buf_putc(out, '}');
     break;
+  case DG_EX_FIELD: {
+    const dg_type *st = e->a ? e->a->type : NULL;
+    const char *fname = st && st->kind == DG_TY_STRUCT && e->ival >= 0 && e->ival < st->nfields
+                      ? st->fields[e->ival].name : "?";
+    if (e->a && e->a->kind == DG_EX_DEREF) {      /* p->f */
+      bool simple = e->a->a && (e->a->a->kind == DG_EX_VAR || e->a->a->kind == DG_EX_FIELD || e->a->a->kind == DG_EX_INDEX);
+      if (!simple) dg_buf_putc(out, '(');
+      ir_print_expr(out, e->a->a);
+      if (!simple) dg_buf_putc(out, ')');
+      dg_buf_printf(out, "->%s", fname);
+    } else {
+      ir_print_expr(out, e->a);
+      dg_buf_printf(out, ".%s", fname);
+    }
+    break;
+  }
   case DG_EX_COMMA:
     dg_buf_putc(out, '(');
     ir_print_expr(out, e->a);
@@ -164,6 +180,19 @@ void ir_print_expr(dg_buf *out, const dg_expr *e)
     break;
   default: dg_buf_puts(out, "<?>"); break;
   }
+}
+
+void ir_print_struct(dg_buf *out, const dg_type *t)
+{
+  if (!t || t->kind != DG_TY_STRUCT) return;
+  dg_buf_printf(out, "struct %s {  // %lld bytes, align %lld\n", t->name, (long long)t->size, (long long)t->align);
+  for (int i = 0; i < t->nfields; i++) {
+    const dg_field *f = &t->fields[i];
+    const char *tn = ir_type_name(f->type), *br = f->type->kind == DG_TY_ARRAY ? strchr(tn, '[') : NULL;
+    if (br) dg_buf_printf(out, "  %.*s %s%s;  // @%lld\n", (int)(br - tn), tn, f->name, br, (long long)f->offset);
+    else dg_buf_printf(out, "  %s %s;  // @%lld\n", tn, f->name, (long long)f->offset);
+  }
+  dg_buf_puts(out, "};\n");
 }
 
 static void indent(dg_buf *out, int n) { for (int i = 0; i < n; i++) dg_buf_puts(out, "  "); }

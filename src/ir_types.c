@@ -1,5 +1,6 @@
 /* ir_types.c — IR types: static scalars, interned derived types (pointers,
- * arrays, vectors) per module, and their sizes as on the GPU. */
+ * arrays, vectors) per module, struct types and their layout, and their
+ * sizes as on the GPU. */
 #include "ir.h"
 #include <string.h>
 
@@ -111,10 +112,80 @@ const dg_type *ir_type_vec(dg_module *m, const dg_type *elem, int count)
   return intern(m, DG_TY_VEC, elem, count, 0, false);
 }
 
+/* Appends the scalar leaves of t at byte offset base to v. */
+typedef DG_VEC(dg_tyslot) slotvec;
+static void leaves(const dg_type *t, int64_t base, slotvec *v)
+{
+  switch (t->kind) {
+  case DG_TY_VEC:
+    for (int64_t i = 0; i < t->count; i++) dg_vec_push(v, ((dg_tyslot){ t->elem, base + i * dg_type_size(t->elem) }));
+    break;
+  case DG_TY_ARRAY:
+    for (int64_t i = 0; i < t->count; i++) leaves(t->elem, base + i * dg_type_size(t->elem), v);
+    break;
+  case DG_TY_STRUCT:
+    for (int i = 0; i < t->nslots; i++) dg_vec_push(v, ((dg_tyslot){ t->slots[i].type, base + t->slots[i].offset }));
+    break;
+  default:
+    dg_vec_push(v, ((dg_tyslot){ t, base }));
+    break;
+  }
+}
+
+static bool member_ok(const dg_type *t)
+{
+  if (!t || t->kind == DG_TY_VOID) return false;
+  if (t->kind == DG_TY_ARRAY) return t->count > 0 && member_ok(t->elem);
+  return true;
+}
+
+const dg_type *ir_type_struct(dg_module *m, const char *name, const dg_field *fields, int n)
+{
+  for (int i = 0; i < n; i++) if (!member_ok(fields[i].type)) return NULL;
+  dg_type *t = dg_arena_alloc(&m->arena, sizeof *t);
+  dg_field *f = dg_arena_alloc(&m->arena, sizeof *f * (size_t)(n ? n : 1));
+  slotvec sv = { 0 };
+  int64_t off = 0, align = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t a = dg_type_align(fields[i].type);
+    if (a < 1) a = 1;
+    off = (off + a - 1) / a * a;
+    f[i].name = dg_arena_strdup(&m->arena, fields[i].name ? fields[i].name : "");
+    f[i].type = fields[i].type;
+    f[i].offset = off;
+    f[i].slot = (int)sv.n;
+    leaves(fields[i].type, off, &sv);
+    off += dg_type_size(fields[i].type);
+    if (a > align) align = a;
+  }
+  t->kind = DG_TY_STRUCT;
+  t->name = dg_arena_strdup(&m->arena, name && *name ? name : "struct <anonymous>");
+  t->fields = f;
+  t->nfields = n;
+  t->align = align;
+  t->size = n ? (off + align - 1) / align * align : 1;   /* an empty struct still takes a byte */
+  dg_tyslot *sl = dg_arena_alloc(&m->arena, sizeof *sl * (sv.n ? sv.n : 1));
+  if (sv.n) memcpy(sl, sv.v, sizeof *sl * sv.n);
+  t->slots = sl;
+  t->nslots = (int)sv.n;
+  dg_vec_free(&sv);
+  dg_vec_push(&m->structs, t);
+  return t;
+}
+
+int ir_struct_field(const dg_type *t, const char *name, size_t len)
+{
+  if (!t || t->kind != DG_TY_STRUCT) return -1;
+  for (int i = 0; i < t->nfields; i++)
+    if (strlen(t->fields[i].name) == len && !memcmp(t->fields[i].name, name, len)) return i;
+  return -1;
+}
+
 bool ir_type_equiv(const dg_type *a, const dg_type *b)
 {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
+  if (a->kind == DG_TY_STRUCT) return false;   /* nominal */
   if (a->kind <= DG_TY_F64) return true;
   return a->count == b->count && ir_type_equiv(a->elem, b->elem);
 }
@@ -136,7 +207,8 @@ int64_t dg_type_size(const dg_type *t)
     /* float3 is 12 bytes (align 4); 2- and 4-lane vectors are naturally aligned. */
     return t->count * dg_type_size(t->elem);
   }
-  default: return t->kind < DG_TY__COUNT ? tyinfo[t->kind].size : 0;
+  case DG_TY_STRUCT: return t->size;
+  default: return t->kind < DG_TY_ARRAY ? tyinfo[t->kind].size : 0;
   }
 }
 
@@ -151,7 +223,8 @@ int64_t dg_type_align(const dg_type *t)
     return s > 16 ? 16 : s;
   }
   case DG_TY_VOID: return 1;
-  default: return tyinfo[t->kind].size;
+  case DG_TY_STRUCT: return t->align;
+  default: return t->kind < DG_TY_ARRAY ? tyinfo[t->kind].size : 1;
   }
 }
 

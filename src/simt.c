@@ -241,7 +241,7 @@ static bool check_launch(simt *m, const dg_func *k, const simt_launch *L, const 
       if (t->kind != DG_TY_PTR) return bad(m, "%s: argument %lld is not a pointer", k->params[i]->name, i + 1);
       if (args[i].buf < 1 || args[i].buf >= m->nuser)
         return bad(m, "%s: argument %lld names no buffer", k->params[i]->name, i + 1);
-    } else if (args[i].kind != SIMT_ARG_NULL && (t->kind == DG_TY_VOID || t->kind == DG_TY_ARRAY || t->kind == DG_TY_VEC)) {
+    } else if (args[i].kind != SIMT_ARG_NULL && (t->kind == DG_TY_VOID || t->kind == DG_TY_ARRAY || t->kind == DG_TY_VEC || t->kind == DG_TY_STRUCT)) {
       return bad(m, "%s: argument %lld is not a scalar", k->params[i]->name, i + 1);
     }
   }

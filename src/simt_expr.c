@@ -18,14 +18,20 @@ dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
 {
   dom_val *r = simt_vals(x, t);
   if (!k->cnt) return r;
-  if (dom_is_float(dom_scalar(t))) {
-    for (int c = 0; c < dom_ncomp(t); c++)
-      x->d->const_float(x->d, dom_scalar(t), SL(k), AT(r + (size_t)c * x->n, k), (double)v);
-    return r;
+  int64_t *src = NULL;
+  for (int c = 0; c < dom_ncomp(t); c++) {     /* a struct's slots may differ in type */
+    const dg_type *ct = dom_comp(t, c);
+    dom_val *rc = r + (size_t)c * x->n;
+    if (dom_is_float(ct)) {
+      x->d->const_float(x->d, ct, SL(k), AT(rc, k), (double)v);
+      continue;
+    }
+    if (!src) {
+      src = simt_alloc(x, sizeof *src * (size_t)x->n);
+      for (int i = k->lo; i < k->hi; i++) src[i] = v;
+    }
+    x->d->const_int(x->d, ct, SL(k), AT(rc, k), AT(src, k));
   }
-  int64_t *src = simt_alloc(x, sizeof *src * (size_t)x->n);
-  for (int i = k->lo; i < k->hi; i++) src[i] = v;
-  x->d->const_int(x->d, dom_scalar(t), SL(k), AT(r, k), AT(src, k));
   return r;
 }
 
@@ -61,7 +67,7 @@ void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int n
 static bool is_lval(const dg_expr *e)
 {
   return e->kind == DG_EX_VAR || e->kind == DG_EX_INDEX || e->kind == DG_EX_DEREF
-      || (e->kind == DG_EX_LANE && is_lval(e->a));
+      || ((e->kind == DG_EX_LANE || e->kind == DG_EX_FIELD) && is_lval(e->a));
 }
 
 static int64_t *addr_vec(simt_x *x, msk *k, uint32_t buf, bool per_lane)
@@ -118,6 +124,16 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     int64_t es = dom_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     for (int i = k->lo; i < k->hi; i++) a[i] = al.addr[i] + e->ival * es;
+    lv->mem = true, lv->addr = a;
+    return true;
+  }
+  case DG_EX_FIELD: {
+    simt_lval al;
+    if (!simt_lval_of(x, e->a, k, &al)) return false;
+    const dg_field *f = &e->a->type->fields[e->ival];
+    if (!al.mem) { lv->reg = al.reg + (size_t)f->slot * x->n; return true; }
+    int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
+    for (int i = k->lo; i < k->hi; i++) a[i] = al.addr[i] + f->offset;
     lv->mem = true, lv->addr = a;
     return true;
   }
@@ -232,7 +248,7 @@ static void guard_merge(simt_x *x, const dg_type *t, const msk *k, dom_val *v, c
   if (!g.cnt) return;
   for (int c = 0; c < dom_ncomp(t); c++) {
     size_t o = (size_t)c * x->n;
-    x->d->select(x->d, dom_scalar(t), SL(&g), AT(v + o, &g), AT(x->gv, &g), AT(v + o, &g), AT(old + o, &g));
+    x->d->select(x->d, dom_comp(t, c), SL(&g), AT(v + o, &g), AT(x->gv, &g), AT(v + o, &g), AT(old + o, &g));
   }
 }
 
@@ -311,6 +327,14 @@ static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
   if (e->kind == DG_EX_LANE && !is_lval(e->a)) {
     dom_val *v = simt_eval(x, e->a, k);
     return v + (size_t)e->ival * x->n;
+  }
+  if (e->kind == DG_EX_FIELD && !is_lval(e->a)) {   /* f().m, MD{a, b}.d: the field's slots */
+    if (e->type->kind == DG_TY_ARRAY) {
+      simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "array member of a struct value that is not a variable");
+      return x->zeros;
+    }
+    dom_val *v = simt_eval(x, e->a, k);
+    return v + (size_t)e->a->type->fields[e->ival].slot * x->n;
   }
   simt_lval lv;
   if (!simt_lval_of(x, e, k, &lv)) return x->zeros;
@@ -416,7 +440,7 @@ static dom_val *ev_cond(simt_x *x, const dg_expr *e, msk *k)
   if (sp.any && vb && vc)
     for (int c = 0; c < nc; c++) {
       size_t o = (size_t)c * x->n;
-      x->d->select(x->d, dom_scalar(e->type), SL(&sp.both), AT(r + o, &sp.both), AT(sp.cv, &sp.both),
+      x->d->select(x->d, dom_comp(e->type, c), SL(&sp.both), AT(r + o, &sp.both), AT(sp.cv, &sp.both),
                    AT(vb + o, &sp.both), AT(vc + o, &sp.both));
     }
   return r;
@@ -500,8 +524,26 @@ static dom_val *ev_addr(simt_x *x, const dg_expr *e, msk *k)
   return const_vec(x, e->type, k, lv.addr);
 }
 
+/* A struct built from its members: each argument fills as many slots as it has. */
+static dom_val *struct_build(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *r = simt_vals(x, e->type);
+  int nc = dom_ncomp(e->type), at = 0;
+  for (int a = 0; a < e->nargs && !x->stop; a++) {
+    const dg_type *at_t = e->args[a]->type;
+    dom_val *v = simt_eval(x, e->args[a], k);
+    int an = dom_ncomp(at_t);
+    if (an == 1 && at < nc && dom_comp(e->type, at) != at_t)
+      v = simt_convert(x, dom_comp(e->type, at), at_t, k, v);
+    for (int c = 0; c < an && at < nc; c++, at++)
+      memcpy(r + (size_t)at * x->n + k->lo, v + (size_t)c * x->n + k->lo, sizeof *r * (size_t)(k->hi - k->lo));
+  }
+  return r;
+}
+
 static dom_val *ev_vecbuild(simt_x *x, const dg_expr *e, msk *k)
 {
+  if (e->type->kind == DG_TY_STRUCT) return struct_build(x, e, k);
   dom_val *r = simt_vals(x, e->type);
   const dg_type *et = dom_scalar(e->type);
   int nc = dom_ncomp(e->type);
@@ -525,7 +567,7 @@ static const ev_fn ev_tab[DG_EX__COUNT] = {
   [DG_EX_ASSIGN] = ev_assign, [DG_EX_INCDEC] = ev_incdec, [DG_EX_CALL] = ev_call,
   [DG_EX_INTRIN] = simt_intrin, [DG_EX_CAST] = ev_cast, [DG_EX_INDEX] = ev_lvalue,
   [DG_EX_DEREF] = ev_lvalue, [DG_EX_ADDR] = ev_addr, [DG_EX_LANE] = ev_lvalue,
-  [DG_EX_VECBUILD] = ev_vecbuild, [DG_EX_COMMA] = ev_comma,
+  [DG_EX_VECBUILD] = ev_vecbuild, [DG_EX_COMMA] = ev_comma, [DG_EX_FIELD] = ev_lvalue,
 };
 
 dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k)

@@ -109,6 +109,11 @@ int64_t simt_writer(const simt *m, int id, int64_t off, int *nw)
 int simt_gran_of(const dg_type *t)
 {
   while (t->kind == DG_TY_ARRAY || t->kind == DG_TY_VEC) t = t->elem;
+  if (t->kind == DG_TY_STRUCT) {          /* the narrowest slot: fields are separate cells */
+    int g = 8;
+    for (int i = 0; i < t->nslots; i++) { int s = simt_gran_of(t->slots[i].type); if (s < g) g = s; }
+    return t->nslots ? g : 1;
+  }
   int64_t s = dom_tysize(t);
   return s == 2 || s == 4 || s == 8 ? (int)s : 1;
 }
@@ -240,9 +245,25 @@ static void store_lanes(simt_x *x, const dg_type *et, int nc, int64_t es, int lo
   }
 }
 
+/* A struct is accessed slot by slot: padding is neither read nor written,
+ * so a struct written field by field copies without an uninitialised read,
+ * and each field is its own race cell. */
+static void struct_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
+                          dom_val *vals, bool write)
+{
+  simt_mark mk = simt_mark_get(x);
+  int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
+  for (int c = 0; c < t->nslots && !x->stop; c++) {
+    for (int i = k->lo; i < k->hi; i++) a[i] = addr[i] + t->slots[c].offset;
+    simt_mem_access(x, sp, t->slots[c].type, k, a, vals + (size_t)c * x->n, write);
+  }
+  simt_mark_release(x, mk);
+}
+
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write)
 {
+  if (t->kind == DG_TY_STRUCT) { struct_access(x, sp, t, k, addr, vals, write); return; }
   simt *m = x->m;
   dom *d = x->d;
   int n = x->n, lo = k->lo, hi = k->hi;

@@ -177,7 +177,8 @@ static void test_diagnostics(void)
   diag_is("__global__ void k(float *y) { y[0] = y[0] % 2.0f; }", "error: invalid operands 'float' and 'float' to '%'", "%s", "% on floats");
   diag_is("__global__ void k(float *y) { int *p = y; }", "error: cannot convert 'float *' to 'int *'", "pointer conversion");
   diag_is("__global__ void k(float *y) { goto end; end: ; }", "unsupported: goto and labels", "goto");
-  diag_is("struct S { float a; };\n__global__ void k(S *y) { }", "t.cu:2:19: unsupported: type 'S'", "struct types");
+  diag_is("struct S { float a; __device__ S(float v) : a(v) {} };\n__global__ void k(S *y) { }",
+          "t.cu:2:19: unsupported: struct 'S' has a constructor (member functions are not supported)", "struct with a constructor");
   diag_is("__global__ void k(float *y) { dim3 b(1); }", "unsupported: dim3 in device code", "dim3 in device code");
   diag_is("__global__ void k(float *y) { y[0] = [](){ return 1; }(); }", "unsupported: lambda expressions", "lambdas");
   diag_is("__global__ void k(float *y) { const float c = y[0]; c = 2; }", "error: assignment of const variable", "assignment to const");
