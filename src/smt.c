@@ -45,6 +45,8 @@ void smt_free(smt_solver *s)
   dg_vec_free(&s->exp_args);
   dg_vec_free(&s->exp_apps);
   dg_vec_free(&s->assumed);
+  dg_vec_free(&s->pures);
+  free(s->pure_tab);
   free(s->error);
   free(s);
 }
@@ -168,9 +170,9 @@ static Z3_ast nary(smt_solver *s, const term_node *n)
     term_set_each(s->tc, n->b, mm_item, &k);
     if (n->a) dg_vec_push(&k.v, smt_real(s, term_real_val(s->tc, n->a)));
     r = k.v.v[0];
-    for (size_t i = 1; i < k.v.n; i++) {
-      Z3_ast x = k.v.v[i];
-      Z3_ast ge = Z3_mk_ge(z, x, r);
+    for (size_t i = 1; i < k.v.n; i++) {   /* an ite chain: Z3 does better with it than
+                                             with M >= x_i, OR(M = x_i) (tried) */
+      Z3_ast x = k.v.v[i], ge = Z3_mk_ge(z, x, r);
       r = n->op == TOP_MAX ? Z3_mk_ite(z, ge, x, r) : Z3_mk_ite(z, ge, r, x);
     }
   }
@@ -243,6 +245,10 @@ static Z3_ast node_ast(smt_solver *s, dg_term t)
     { TOP_FADD, Z3_mk_fpa_add }, { TOP_FSUB, Z3_mk_fpa_sub }, { TOP_FMUL, Z3_mk_fpa_mul },
     { TOP_FDIV, Z3_mk_fpa_div },
   };
+  if (n.sort == TERM_S_REAL && (n.op == TOP_FADD || n.op == TOP_FMUL || n.op == TOP_FDIV)) {
+    Z3_ast v[2] = { A, B };   /* REAL arithmetic with an infinity, left unnormalised */
+    return n.op == TOP_FADD ? Z3_mk_add(z, 2, v) : n.op == TOP_FMUL ? Z3_mk_mul(z, 2, v) : Z3_mk_div(z, A, B);
+  }
   for (size_t i = 0; i < sizeof bvops / sizeof *bvops; i++)
     if (bvops[i].op == n.op) return bvops[i].f(z, A, B);
   for (size_t i = 0; i < sizeof fpops / sizeof *fpops; i++)
@@ -250,7 +256,11 @@ static Z3_ast node_ast(smt_solver *s, dg_term t)
   switch (n.op) {
   case TOP_CONST:
     if (n.sort == TERM_S_BOOL) return n.a ? Z3_mk_true(z) : Z3_mk_false(z);
-    if (n.sort == TERM_S_REAL) return smt_real(s, term_real_val(s->tc, t));
+    if (n.sort == TERM_S_REAL) {
+      double v = term_real_val(s->tc, t);
+      if (isinf(v)) return Z3_mk_const(z, Z3_mk_string_symbol(z, v > 0 ? "+inf" : "-inf"), Z3_mk_real_sort(z));
+      return smt_real(s, v);
+    }
     if (TERM_SK(n.sort) == TERM_SK_FP) return fp_const(s, n.sort, term_real_val(s->tc, t));
     return Z3_mk_unsigned_int64(z, term_bits_val(s->tc, t), smt_sort(s, n.sort));
   case TOP_VAR: return var_ast(s, t, &n);

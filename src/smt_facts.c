@@ -8,9 +8,11 @@
  *   x > 0 -> rsqrt(x) > 0 and rsqrt(x) * sqrt(x) = 1
  *   -1 < tanh(x) < 1, tanh(-x) = -tanh(x);  same for erf
  *   -1 <= sin(x), cos(x) <= 1;  exp2(x) > 0
- * IEEE floats get the functions uninterpreted, without facts. */
+ * IEEE floats get the functions uninterpreted, without facts. REAL ones are
+ * purified (pure_app below). */
 #include "smt_priv.h"
 #include <math.h>
+#include <stdlib.h>
 
 enum { MONO_MAX = 48 };   /* pairwise monotonicity facts up to this many exps */
 
@@ -33,9 +35,55 @@ static Z3_ast mul2(smt_solver *s, Z3_ast a, Z3_ast b)
   return Z3_mk_mul(s->z, 2, v);
 }
 
+/* REAL applications are purified: each distinct f(arg) becomes a fresh real
+ * constant, with functional consistency (arg = arg' -> f(arg) = f(arg')) for
+ * up to CONG_MAX applications of each function (Ackermann's reduction). Z3
+ * then sees pure nonlinear real arithmetic and can use nlsat; with the same
+ * query over uninterpreted functions it often does not terminate. Past
+ * CONG_MAX the missing consistency facts only make the query weaker: an
+ * `equivalent` stays sound, a `different` may be spurious (DESIGN 5: a bug is
+ * reported only after its witness replays). */
+enum { CONG_MAX = 64 };
+
+static size_t pure_slot(const smt_solver *s, unsigned f, unsigned id)
+{
+  size_t j = ((size_t)id * 2654435761u + f * 40503u) & (s->pure_cap - 1);
+  for (;; j = (j + 1) & (s->pure_cap - 1)) {
+    uint32_t k = s->pure_tab[j];
+    if (!k || (s->pures.v[k - 1].f == f && s->pures.v[k - 1].id == id)) return j;
+  }
+}
+
+static Z3_ast pure_app(smt_solver *s, term_fn f, Z3_ast arg)
+{
+  unsigned id = Z3_get_ast_id(s->z, arg);
+  if ((s->pures.n + 1) * 2 > s->pure_cap) {
+    free(s->pure_tab);
+    s->pure_cap = s->pure_cap ? s->pure_cap * 2 : 256;
+    s->pure_tab = dg_calloc(s->pure_cap, sizeof *s->pure_tab);
+    for (size_t i = 0; i < s->pures.n; i++)
+      s->pure_tab[pure_slot(s, s->pures.v[i].f, s->pures.v[i].id)] = (uint32_t)(i + 1);
+  }
+  size_t j = pure_slot(s, f, id);
+  if (s->pure_tab[j]) return s->pures.v[s->pure_tab[j] - 1].c;
+  char *name = dg_printf("%s#%zu", term_fn_name(f), s->pures.n);
+  Z3_ast c = Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), Z3_mk_real_sort(s->z));
+  free(name);
+  size_t same = 0;
+  for (size_t i = 0; i < s->pures.n && same < CONG_MAX; i++) {
+    if (s->pures.v[i].f != (unsigned)f) continue;
+    same++;
+    smt_assert_base(s, Z3_mk_implies(s->z, Z3_mk_eq(s->z, s->pures.v[i].arg, arg), Z3_mk_eq(s->z, s->pures.v[i].c, c)));
+  }
+  dg_vec_push(&s->pures, ((smt_pure){ (unsigned)f, id, arg, c }));
+  s->pure_tab[j] = (uint32_t)s->pures.n;
+  return c;
+}
+
 static Z3_ast raw_app(smt_solver *s, term_fn f, term_sort ts, Z3_ast arg)
 {
   int slot = ts == TERM_S_REAL ? 0 : 1 + (ts & 3);
+  if (slot == 0) return pure_app(s, f, arg);
   if (!s->fn[f][slot]) {
     Z3_sort so = smt_sort(s, ts);
     char *name = slot ? dg_printf("%s_%s", term_fn_name(f), term_sort_name(ts)) : dg_strdup(term_fn_name(f));

@@ -8,6 +8,7 @@
 enum { SMT_NSORTSLOT = 6 };    /* function declarations per (fn, sort slot) */
 
 typedef struct { unsigned *v; size_t cap, n; } smt_idset;   /* Z3 ast ids, open addressing */
+typedef struct { unsigned f, id; Z3_ast arg, c; } smt_pure;  /* f(arg) as the constant c */
 
 struct smt_solver {
   term_ctx *tc;
@@ -21,6 +22,9 @@ struct smt_solver {
   smt_idset facts_done;        /* apps whose facts are asserted */
   DG_VEC(Z3_ast) exp_args;     /* arguments of REAL exp apps, for monotonicity */
   DG_VEC(Z3_ast) exp_apps;
+  DG_VEC(smt_pure) pures;      /* purified REAL applications (smt_facts.c) */
+  uint32_t *pure_tab;          /* (f, arg id) -> index+1 into pures */
+  size_t pure_cap;
   DG_VEC(dg_term) assumed;     /* smt_assume'd terms: their variables are in models */
   char *error;                 /* first Z3 error, owned */
 };

@@ -57,7 +57,7 @@ term_sort term_int_sort(int dg_tykind);
 dg_term term_true(term_ctx *c);
 dg_term term_false(term_ctx *c);
 dg_term term_bool(term_ctx *c, bool v);
-dg_term term_real(term_ctx *c, double v);               /* a REAL constant (finite) */
+dg_term term_real(term_ctx *c, double v);               /* a REAL constant (±inf allowed, not NaN) */
 dg_term term_fp(term_ctx *c, term_sort s, double v);    /* an IEEE constant, v rounded to s */
 dg_term term_int(term_ctx *c, term_sort s, int64_t v);  /* a bit-vector constant, wrapped to s */
 /* A float constant in the ctx's model: term_real or term_fp of the dtype's sort. */

@@ -13,7 +13,7 @@ const char *term_fn_name(term_fn f) { return f < TERM_FN__COUNT ? fn_names[f] : 
 
 /* f(at) = val exactly. */
 static const struct { term_fn f; double at, val; } exact_points[] = {
-  { TERM_FN_EXP, 0, 1 }, { TERM_FN_LOG, 1, 0 }, { TERM_FN_SQRT, 0, 0 }, { TERM_FN_SQRT, 1, 1 },
+  { TERM_FN_EXP, 0, 1 }, { TERM_FN_EXP, -INFINITY, 0 }, { TERM_FN_EXP2, -INFINITY, 0 }, { TERM_FN_LOG, 1, 0 }, { TERM_FN_SQRT, 0, 0 }, { TERM_FN_SQRT, 1, 1 },
   { TERM_FN_RSQRT, 1, 1 }, { TERM_FN_TANH, 0, 0 }, { TERM_FN_ERF, 0, 0 }, { TERM_FN_SIN, 0, 0 },
   { TERM_FN_COS, 0, 1 }, { TERM_FN_EXP2, 0, 1 }, { TERM_FN_LOG2, 1, 0 }, { TERM_FN_LOG1P, 0, 0 },
 };

@@ -241,6 +241,14 @@ dg_term term_icmp(term_ctx *c, term_cmpop op, dg_term a, dg_term b, bool sg)
     double x = term_real_val(c, a), y = term_real_val(c, b);
     return term_bool(c, op == TERM_CMP_EQ ? x == y : op == TERM_CMP_LT ? x < y : x <= y);
   }
+  if (s == TERM_S_REAL) {   /* an infinite constant against a real: decided */
+    double x;
+    bool ia = term_const_double(c, a, &x) && isinf(x), ib = !ia && term_const_double(c, b, &x) && isinf(x);
+    if (ia || ib) {
+      if (op == TERM_CMP_EQ) return term_false(c);
+      return term_bool(c, ia ? x < 0 : x > 0);   /* -inf < b ; a < +inf */
+    }
+  }
   if (op == TERM_CMP_EQ) return node2(c, fp ? TOP_FEQ : TOP_EQ, TERM_S_BOOL, a, b, true);
   if (s == TERM_S_BOOL) term_die("ordering of bools");
   term_op o = op == TERM_CMP_LT ? (in && !sg ? TOP_ULT : TOP_LT) : (in && !sg ? TOP_ULE : TOP_LE);

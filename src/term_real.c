@@ -30,6 +30,7 @@
  *   max(a,b) + k = max(a+k, b+k)             when the max has at most 4 operands
  *   |k*x| = |k|*|x|, ||x|| = |x|
  *   pow(x, n) = x^n for n in 0..4            (C's pow(x, 0) is 1 for every x)
+ *   max(-inf, x) = x, max(+inf, x) = +inf    (and min alike; see infc below)
  */
 #include "term_priv.h"
 #include <math.h>
@@ -39,6 +40,28 @@ static bool rconst(const term_ctx *c, dg_term t, double *v)
   if (term_op_of(c, t) != TOP_CONST) return false;
   *v = term_real_val(c, t);
   return true;
+}
+
+/* An infinite constant (kernels start a max at -INFINITY). Infinities are not
+ * reals: arithmetic with them is kept unnormalised as binary FADD/FMUL/FDIV of
+ * REAL sort (Z3 sees the infinity as an opaque constant; a witness that
+ * depends on it must replay), while max/min and comparisons treat them
+ * exactly: max(-inf, x) = x, -inf < x for every real x. */
+static bool infc(const term_ctx *c, dg_term t)
+{
+  double v;
+  return rconst(c, t, &v) && isinf(v);
+}
+
+static dg_term inf_arith(term_ctx *c, term_op op, dg_term a, dg_term b)
+{
+  double x, y, r;
+  if (rconst(c, a, &x) && rconst(c, b, &y)) {
+    r = op == TOP_FADD ? x + y : op == TOP_FMUL ? x * y : x / y;
+    if (!isnan(r)) return term_real(c, r);
+  }
+  if (op != TOP_FDIV && a > b) { dg_term t = a; a = b; b = t; }
+  return term_intern(c, op, TERM_S_REAL, 0, a, b, 0, 0);
 }
 
 static dg_term mk_exp(term_ctx *c, dg_term e)
@@ -101,6 +124,7 @@ dg_term term_r_scale(term_ctx *c, dg_term t, double k)
 {
   if (k == 0) return term_real(c, 0);
   if (k == 1) return t;
+  if (infc(c, t)) return term_real(c, term_real_val(c, t) * k);
   term_node n = *term_node_of(c, t);
   switch (n.op) {
   case TOP_CONST: return term_real(c, term_real_val(c, t) * k);
@@ -148,6 +172,7 @@ static dg_term mk_add(term_ctx *c, double k, dg_term set)
 
 dg_term term_r_add(term_ctx *c, dg_term a, dg_term b)
 {
+  if (infc(c, a) || infc(c, b)) return inf_arith(c, TOP_FADD, a, b);
   double ka, kb;
   dg_term sa, sb;
   term_r_linear(c, a, &ka, &sa);
@@ -159,6 +184,7 @@ dg_term term_r_mul(term_ctx *c, dg_term a, dg_term b)
 {
   double v, ka, kb;
   dg_term sa, sb, ea, eb;
+  if (infc(c, a) || infc(c, b)) return inf_arith(c, TOP_FMUL, a, b);
   if (rconst(c, a, &v)) return term_r_scale(c, b, v);
   if (rconst(c, b, &v)) return term_r_scale(c, a, v);
   as_prod(c, a, &ka, &sa, &ea);
@@ -171,6 +197,7 @@ dg_term term_r_div(term_ctx *c, dg_term a, dg_term b)
 {
   double v, k;
   dg_term set, e;
+  if (infc(c, a) || infc(c, b)) return inf_arith(c, TOP_FDIV, a, b);
   if (rconst(c, b, &v)) {
     if (v == 0) return term_intern(c, TOP_DIV, TERM_S_REAL, 0, a, b, 0, 0);
     return term_r_scale(c, a, 1 / v);
@@ -206,6 +233,8 @@ static dg_term mk_mm(term_ctx *c, term_op op, bool hask, double k, dg_term set)
 dg_term term_r_minmax(term_ctx *c, dg_term a, dg_term b, bool is_max)
 {
   term_op op = is_max ? TOP_MAX : TOP_MIN;
+  if (infc(c, b)) { dg_term t = a; a = b; b = t; }
+  if (infc(c, a)) return (term_real_val(c, a) > 0) == is_max ? a : b;  /* absorbing : identity */
   bool ha, hb;
   double ka = 0, kb = 0;
   dg_term sa, sb;

@@ -79,6 +79,16 @@ static void test_rules(void)
   is_int(term_lt(C, x, x), f, "x < x = false");
   is_int(term_le(C, R(1), R(2)), t, "1 <= 2 folds");
   is_int(term_fn1(C, TERM_FN_SQRT, R(1)), R(1), "sqrt(1) = 1");
+  dg_term ninf = R(-INFINITY), pinf = R(INFINITY);
+  is_int(term_max(C, ninf, x), x, "max(-inf, x) = x");
+  is_int(term_max(C, term_max(C, ninf, x), y), term_max(C, x, y), "a max loop started at -inf");
+  is_int(term_min(C, x, ninf), ninf, "min(x, -inf) = -inf");
+  is_int(term_lt(C, ninf, x), t, "-inf < x for a real x");
+  is_int(term_cmp(C, TERM_CMP_GE, x, pinf), f, "x >= +inf is false");
+  is_int(term_exp(C, ninf), R(0), "exp(-inf) = 0");
+  dg_term xi = term_add(C, x, ninf);
+  ok(xi != ninf && term_sort_of(C, xi) == TERM_S_REAL, "x + -inf is kept, not folded");
+  is_int(term_add(C, pinf, R(1)), pinf, "inf + 1 folds");
 
   /* bit-vectors */
   term_varinfo iv = { TERM_VAR_INPUT, "idx", 0, DG_TY_I32, NULL };
