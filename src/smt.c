@@ -56,6 +56,8 @@ void smt_free(smt_solver *s)
  * nonlinear tactics, and is many times slower on FP and NRA queries. */
 void smt_assert_base(smt_solver *s, Z3_ast fact) { dg_vec_push(&s->base, fact); }
 
+size_t smt_bytes(void) { return (size_t)Z3_get_estimated_alloc_size(); }
+
 bool smt_idset_add(smt_idset *set, unsigned id)
 {
   if ((set->n + 1) * 2 > set->cap) {

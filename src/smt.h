@@ -61,6 +61,9 @@ smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_res
  * bounds, a feasible path). SMT_SAT comes with a model. */
 smt_verdict smt_sat(smt_solver *s, dg_term cond, smt_result *out);
 
+/* Bytes Z3 holds now, all contexts together (with term_ctx_bytes: a check's memory). */
+size_t smt_bytes(void);
+
 /* One-shot: a solver, the assumptions, one check. */
 smt_verdict smt_differ(term_ctx *c, dg_term kernel, dg_term ref, const dg_term *assume,
                        size_t nassume, const smt_opts *opts, smt_result *out);

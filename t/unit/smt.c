@@ -43,6 +43,7 @@ static void test_softmax(void)
   smt_verdict v = smt_differ(C, ker, ref, NULL, 0, &o, &r);
   is_str(smt_verdict_name(v), "equivalent", "softmax with shift max(x) = softmax with shift x[0] + s (%.2fs)", r.seconds);
   has_str(r.smtlib, "(assert", "SMT-LIB text holds the assertions");
+  ok(smt_bytes() > 0 && smt_bytes() < ((size_t)1 << 30), "Z3 memory is measured: %zu KiB", smt_bytes() >> 10);
   has_str(r.smtlib, "|x[2]|", "SMT-LIB text names the input elements");
   has_str(r.smtlib, "(declare-fun |exp#0| () Real)", "exp applications are purified to constants");
   has_str(r.smtlib, "(> |exp#0| 0.0)", "with the fact exp > 0");
