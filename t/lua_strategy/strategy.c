@@ -138,17 +138,21 @@ int main(void)
                     .cands = { NULL, ccands }, .ncands = { 0, 3 }, .block = { 64 }, .nblock = 1,
                     .ninputs = 2, .input_names = { "x", "idx" }, .input_inner = { 1, 0 },
                     .input_has_range = { false, true } };
-  /* tail-sweep: C walks 1, 63, 2, 62, … with max-last then negative; N stays */
-  static const int64_t want_c[] = { 1, 1, 63, 63, 2, 2, 62, 62 };
+  /* tail-sweep: C walks 1, 64+1, 63, 64+63, 33, … with max-last then negative; N stays */
+  static const int64_t want_c[] = { 1, 1, 65, 65, 63, 63, 127, 127, 33, 33, 97 };
   bool tails = true;
-  for (int k = 0; k < 8; k++) {
+  for (int k = 0; k < 11; k++) {
     fuzz_case c;
     tails &= gen("tail-sweep", &sp, k, 1, &c) && c.sizes[0] == 4 && c.sizes[1] == want_c[k] &&
              c.dist[0] == (k % 2 ? FUZZ_DIST_NEGATIVE : FUZZ_DIST_MAX_LAST);
   }
-  ok(tails, "tail-sweep: tails of the block from both ends, max-last then negative");
   fuzz_case c1, c2;
-  ok(gen("tail-sweep", &sp, 63 * 2, 1, &c1) && c1.sizes[1] == 65, "tail-sweep: second sweep after a full block (65)");
+  ok(tails, "tail-sweep: 1, b-1, b/2+1 first, each in one block and after a full one");
+  bool seen[128] = {0}, all = true;
+  for (int k = 0; k < 4 * 63; k++)
+    if (gen("tail-sweep", &sp, k, 1, &c1) && c1.sizes[1] < 128) seen[c1.sizes[1]] = true;
+  for (int t = 1; t < 128; t++) all &= seen[t] == (t != 64);
+  ok(all, "tail-sweep: every tail of 64 in 4*63 cases, none divisible");
   bool primes = true, replay = true;
   for (int k = 0; k < 30; k++) {
     primes &= gen("primes", &sp, k, 9, &c1) && is_prime(c1.sizes[0]) && is_prime(c1.sizes[1]);
@@ -197,7 +201,7 @@ int main(void)
      "unload leaves the built-ins");
   dg_strategies_load(&d);
   is_int(fuzz_strategy_count(), n, "load again: the same strategies");
-  ok(gen("tail-sweep", &sp, 2, 1, &c1) && c1.sizes[1] == 63, "and they run");
+  ok(gen("tail-sweep", &sp, 4, 1, &c1) && c1.sizes[1] == 63, "and they run");
   dg_diags_free(&d);
   dg_strategies_unload();
 
