@@ -95,8 +95,8 @@ static bool gen_boundary(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c
 
 /* adversarial: the spec's shapes, values chosen to break numerics and masks. */
 static const fuzz_dist adversarial_dists[] = {
-  FUZZ_DIST_MAX_LAST, FUZZ_DIST_NEGATIVE, FUZZ_DIST_HUGE, FUZZ_DIST_TINY, FUZZ_DIST_TIES,
-  FUZZ_DIST_SORTED, FUZZ_DIST_ALL_EQUAL, FUZZ_DIST_LARGE_OFFSET, FUZZ_DIST_SPECIAL,
+  FUZZ_DIST_MAX_LAST, FUZZ_DIST_NEGATIVE, FUZZ_DIST_HUGE, FUZZ_DIST_NEAR_EQUAL, FUZZ_DIST_TINY,
+  FUZZ_DIST_TIES, FUZZ_DIST_SORTED, FUZZ_DIST_ALL_EQUAL, FUZZ_DIST_LARGE_OFFSET, FUZZ_DIST_SPECIAL,
 };
 #define N_ADV (sizeof adversarial_dists / sizeof *adversarial_dists)
 
@@ -140,7 +140,7 @@ static bool gen_combined(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c
 const fuzz_strategy fuzz_strategies[] = {
   { "regular", "representative shapes (the spec's sizes, powers of two), normal values", gen_regular },
   { "boundary", "1, primes, block size +-1, non-divisible tails, the op's boundary sizes", gen_boundary },
-  { "adversarial", "the spec's shapes with max-last, negative, huge, tiny, ties, sorted, NaN/Inf values", gen_adversarial },
+  { "adversarial", "the spec's shapes with max-last, negative, huge, near-equal, tiny, ties, sorted, NaN/Inf values", gen_adversarial },
   { "dtype-edge", "values at the edges of the input dtype (overflow, denormals, cancellation)", gen_dtype_edge },
   { "boundary+adversarial", "boundary shapes, alternately with normal and adversarial values", gen_combined },
   { NULL, NULL, NULL },

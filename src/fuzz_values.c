@@ -120,7 +120,18 @@ static void fill_special(dg_rng *r, const fuzz_fill_opts *o, double *out, int64_
   for (int64_t j = 0; j < k; j++) out[dg_rng_below(r, (uint64_t)n)] = specials[dg_rng_below(r, 3)];
 }
 
+static void fill_near_equal(dg_rng *r, const fuzz_fill_opts *o, double *out, int64_t n)
+{
+  int64_t row = o->row > 0 ? o->row : n;
+  double v = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (i % row == 0) v = dg_rng_normal(r);
+    out[i] = v + 1e-3 * dg_rng_normal(r);
+  }
+}
+
 static const fill_fn fillers[FUZZ_DIST__COUNT] = {
+  [FUZZ_DIST_NEAR_EQUAL] = fill_near_equal,
   [FUZZ_DIST_NORMAL] = fill_normal, [FUZZ_DIST_UNIFORM] = fill_uniform,
   [FUZZ_DIST_POSITIVE] = fill_positive, [FUZZ_DIST_NEGATIVE] = fill_negative,
   [FUZZ_DIST_HUGE] = fill_huge, [FUZZ_DIST_TINY] = fill_tiny, [FUZZ_DIST_TIES] = fill_ties,

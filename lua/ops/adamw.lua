@@ -16,7 +16,9 @@ return op "adamw" {
   attrs   = { lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.01, step = 1 },
   sizes   = { N = {1, 2, 3, 4, 7, 31, 32, 33, 255, 256, 257, 1000, 1025} },
   realistic = { N = 124475904 },   -- GPT-2 small parameter count
-  tolerance = { f32 = {atol = 1e-6, rtol = 1e-5} },
+  -- rtol 1e-4: kernels take beta1/beta2 as float, and (1 - 0.999f) is 4.7e-5 off
+  -- 0.001, so an exact fp32 kernel differs from the exact reference by that much.
+  tolerance = { f32 = {atol = 1e-6, rtol = 1e-4} },
   ref = {
     p = function(T, i)
       local m, v = moments(T, i)
