@@ -121,7 +121,7 @@ const dg_type *fe_struct_define(fe_state *st, TSNode spec, const char *alias)
     if (alias && alias != sname) bad_struct(st, alias, why);
     free(why);
     t = NULL;
-  } else if (t) {
+  } else if (t && sname) {
     /* a file-scope name; one that also has static device functions keeps its scope */
     fe_sym *s = fe_bind(&fn, sname, FE_SYM_TYPE);
     s->type = t;

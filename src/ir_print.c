@@ -160,7 +160,9 @@ void ir_print_expr(dg_buf *out, const dg_expr *e)
     const char *fname = st && st->kind == DG_TY_STRUCT && e->ival >= 0 && e->ival < st->nfields
                       ? st->fields[e->ival].name : "?";
     if (e->a && e->a->kind == DG_EX_DEREF) {      /* p->f */
-      bool simple = e->a->a && (e->a->a->kind == DG_EX_VAR || e->a->a->kind == DG_EX_FIELD || e->a->a->kind == DG_EX_INDEX);
+      dg_exkind ik = e->a->a ? e->a->a->kind : DG_EX_VAR;   /* these print their own parentheses, or need none */
+      bool simple = ik == DG_EX_VAR || ik == DG_EX_FIELD || ik == DG_EX_INDEX || ik == DG_EX_BINARY ||
+                    ik == DG_EX_COND || ik == DG_EX_CALL || ik == DG_EX_COMMA || ik == DG_EX_LAND || ik == DG_EX_LOR;
       if (!simple) dg_buf_putc(out, '(');
       ir_print_expr(out, e->a->a);
       if (!simple) dg_buf_putc(out, ')');

@@ -54,6 +54,7 @@ struct simt_frame {
   int32_t *obj;            /* per slot: buffer id of lane 0's object (lanes follow), or 0 */
   dom_val *ret;            /* return values */
   uint8_t *retm;           /* lanes that returned */
+  uint8_t *gm0;            /* the data-dependent guard at entry (a return under it is fine) */
   simt_frame *up;
 };
 

@@ -145,7 +145,8 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
  * merged at the loop or function end; reported instead. */
 static bool guarded(simt_x *x, const dg_stmt *s, msk *k)
 {
-  if (x->gm)
+  /* a return ends the whole function: only a guard pushed inside it matters */
+  if (x->gm && !(s->kind == DG_ST_RETURN && x->gm == x->fr->gm0))
     for (int i = k->lo; i < k->hi; i++)
       if (k->b[i] && x->gm[i]) {
         simt_fatal(x, SIMT_EV_DATA_DEP, s->span, i, "break, continue or return under a data-dependent branch");
@@ -245,7 +246,7 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
     simt_fatal(x, SIMT_EV_UNSUPPORTED, f->span, k->lo, "calls nested deeper than 64 (recursion)");
     return x->zeros;
   }
-  simt_frame fr = { .f = f, .up = x->fr };
+  simt_frame fr = { .f = f, .up = x->fr, .gm0 = x->gm };
   int ns = f->nslots > 0 ? f->nslots : 0;
   fr.reg = simt_alloc(x, sizeof *fr.reg * (size_t)(ns + 1));
   fr.obj = simt_alloc(x, sizeof *fr.obj * (size_t)(ns + 1));
