@@ -57,6 +57,7 @@ void smt_free(smt_solver *s)
 void smt_assert_base(smt_solver *s, Z3_ast fact) { dg_vec_push(&s->base, fact); }
 
 size_t smt_bytes(void) { return (size_t)Z3_get_estimated_alloc_size(); }
+void smt_shutdown(void) { Z3_finalize_memory(); }
 
 bool smt_idset_add(smt_idset *set, unsigned id)
 {

@@ -63,6 +63,8 @@ smt_verdict smt_sat(smt_solver *s, dg_term cond, smt_result *out);
 
 /* Bytes Z3 holds now, all contexts together (with term_ctx_bytes: a check's memory). */
 size_t smt_bytes(void);
+/* Frees Z3's global memory; call once at exit, after every smt_free (leak checkers). */
+void smt_shutdown(void);
 
 /* One-shot: a solver, the assumptions, one check. */
 smt_verdict smt_differ(term_ctx *c, dg_term kernel, dg_term ref, const dg_term *assume,

@@ -354,3 +354,14 @@ size_t term_dag_size(const term_ctx *c, dg_term t)
   free(seen);
   return n;
 }
+
+dg_term *term_vars_of(const term_ctx *c, dg_term t, size_t *n)
+{
+  uint8_t *seen = term_reach(c, &t, 1);
+  DG_VEC(dg_term) v = { 0 };
+  for (size_t i = 0; i < c->varterms.n; i++)
+    if (seen[c->varterms.v[i]]) dg_vec_push(&v, c->varterms.v[i]);
+  free(seen);
+  *n = v.n;
+  return v.v;
+}

@@ -153,6 +153,9 @@ bool term_const_bool(const term_ctx *c, dg_term t, bool *v);     /* false if not
 bool term_const_int(const term_ctx *c, dg_term t, int64_t *v);   /* bits sign-extended from the width */
 bool term_const_double(const term_ctx *c, dg_term t, double *v); /* REAL and IEEE constants */
 size_t term_dag_size(const term_ctx *c, dg_term t);  /* distinct terms reachable (printing, stats) */
+/* The variables t depends on, in ordinal order, as a malloc'd array (caller
+ * frees; NULL when none); *n gets their count. */
+dg_term *term_vars_of(const term_ctx *c, dg_term t, size_t *n);
 
 /* ---- printing ---------------------------------------------------------------
  * Infix, for a screen: x[0] + 2*x[1] - max(a, b). Subterms used more than once

@@ -190,5 +190,6 @@ int main(void)
   test_ieee();
   test_timeout();
   term_ctx_free(C);
+  smt_shutdown();
   return tap_done();
 }

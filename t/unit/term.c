@@ -30,6 +30,10 @@ static void test_hashcons(void)
   is_str(vi->name, "x[1]", "default display name");
   is_int(term_var_term(C, (size_t)o), b, "ordinal maps back to the term");
   is_int(term_var_ordinal(C, term_add(C, a, b)), -1, "a sum is not a variable");
+  size_t nv;
+  dg_term *vs = term_vars_of(C, term_mul(C, term_exp(C, b), term_add(C, a, term_real(C, 2))), &nv);
+  ok(nv == 2 && vs[0] == a && vs[1] == b, "term_vars_of lists the variables in ordinal order");
+  free(vs);
 }
 
 static void test_rules(void)
