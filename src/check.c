@@ -598,6 +598,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   r->seed = c.o->seed ? c.o->seed : 1;
   r->writer_launch = -1;
   if (!setup(&c, tensor, idx, rank)) goto done;
+  if (c.o->phase) c.o->phase(c.o->phase_ud, "concrete run");
   double t1 = dg_now();
   bool ok = find_writer(&c);
   r->t_concrete = dg_now() - t1;
@@ -616,6 +617,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   r->writer_launch = c.wl, r->writer_block = c.wblock, r->writer_thread = c.wthread;
   c.tc = term_ctx_new(c.o->model);
   c.sym = dom_sym_new(c.tc);
+  if (c.o->phase) c.o->phase(c.o->phase_ud, "symbolic run");
   t1 = dg_now();
   dg_term kt = kernel_term(&c);
   r->t_symbolic = dg_now() - t1;
@@ -625,6 +627,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   kt = as_num(&c, kt);
   r->kernel_term = term_print(c.tc, kt, 4000);
   r->ref_term = term_print(c.tc, rt, 4000);
+  if (c.o->phase) c.o->phase(c.o->phase_ud, "solver");
   solve(&c, kt, rt);
 done:
   r->t_total = dg_now() - t0;

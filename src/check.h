@@ -43,6 +43,10 @@ typedef struct {
   uint64_t seed;           /* random inputs of the concrete runs; 0: 1 */
   bool want_smtlib;        /* keep the query as SMT-LIB text */
   int64_t max_threads;     /* symbolic lanes run (blocks x threads); 0: 1<<16 */
+  /* Optional: called as the check enters a phase ("concrete run", "symbolic
+   * run", "solver"), e.g. for the workbench's progress bar. */
+  void (*phase)(void *ud, const char *phase);
+  void *phase_ud;
 } check_opts;
 
 typedef struct {

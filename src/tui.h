@@ -44,6 +44,8 @@ enum { TUI_CONTEXTS(TUI_CTX_ENUM) TUI_CTX__COUNT };
 
 typedef struct tui_app tui_app;
 typedef struct tui_pane tui_pane;
+typedef struct tui_job tui_job;
+typedef struct tui_checks tui_checks;
 
 typedef struct {
   const char *name;
@@ -119,6 +121,10 @@ struct tui_app {
   char *message;                      /* one-line notice; owned */
   bool message_error;
   bool quit;
+  tui_job *job;                       /* the background check / fuzz / replay, or NULL (tui_job.c) */
+  tui_checks *checks;                 /* last check of each element, for the teaching tabs (tui_teach.c) */
+  char *strategy;                     /* the fuzz strategy f runs (F chooses); NULL: the default */
+  int tab;                            /* the result pane's tab (TUI_TAB_*) */
 };
 
 /* ---- tui_app.c ------------------------------------------------------------ */
@@ -172,12 +178,91 @@ void tui_draw_title(tui_app *a, tui_pane *p, const char *title);
 /* The workbench panes in Tab order. */
 void tui_app_focus(tui_app *a, int pane);
 
+/* ---- background jobs (tui_job.c) ------------------------------------------
+ * Long work (a check, a fuzz campaign, a replay) runs in a forked child that
+ * writes records back over a pipe while the screen keeps drawing and reading
+ * keys. A record is one line: a tag and fields separated by tabs, each field
+ * with backslash, tab and newline escaped (\\ \t \n). The child ends with a
+ * "done" record and exit 0; anything else (a signal, another exit status, no
+ * "done", the time limit) ends the job as a failure, reported in the result
+ * pane; the screen stays up. One job at a time.
+ * For tests, in the child: DIRIGO_TEST_CHILD_CRASH=1 sends one progress
+ * record then dies of SIGSEGV; DIRIGO_TEST_CHILD_HANG=1 sleeps forever;
+ * DIRIGO_TUI_JOB_LIMIT=S sets the time limit (seconds) of every job. */
+typedef struct {
+  const char *what;                                 /* "check", "fuzz", "replay" */
+  /* In the child (the app is the fork's copy): the work; records through
+   * tui_job_send. Returning ends the child with a "done" record. */
+  void (*child)(tui_app *a, void *ud);
+  /* In the parent: one record (fields decoded; f[0] is the tag). */
+  void (*record)(tui_app *a, void *ud, char **f, int n);
+  /* In the parent, once: failure is NULL when the child finished, else why
+   * it did not ("cancelled", "crashed: killed by signal 11 ..."). */
+  void (*end)(tui_app *a, void *ud, const char *failure);
+  void (*free)(void *ud);
+} tui_job_ops;
+/* Starts a job (ud is owned by it). False, with a message, when one runs. */
+bool tui_job_start(tui_app *a, const tui_job_ops *ops, void *ud, const char *label, double limit_s);
+/* Child side: sends one record of n fields (f[0] the tag). */
+void tui_job_send(const char *const *f, int n);
+/* One field made by fmt (tabs in it stay in the field). */
+void tui_job_sendf(const char *tag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Fields made by fmt, separated by the tabs in it. */
+void tui_job_sendt(const char *tag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Child side: progress, done of total units, and what it is doing. */
+void tui_job_progress(int64_t done, int64_t total, const char *phase);
+/* Parent: the job's fd to wait on, -1 when none runs. */
+int tui_job_fd(const tui_app *a);
+/* Parent: reads what is there and applies it; true when the screen changed. */
+bool tui_job_pump(tui_app *a);
+/* Parent: blocks until the job ends, or reports n units done (n > 0). */
+void tui_job_wait(tui_app *a, int64_t n);
+/* Parent: kills the job; its end is called with `why`. */
+void tui_job_cancel(tui_app *a, const char *why);
+/* The status bar's progress (bar, label, phase, elapsed); false when no job. */
+bool tui_job_status(const tui_app *a, char *label, size_t n, double *frac);
+
+/* ---- the result pane's tabs (tui_teach.c) --------------------------------- */
+#define TUI_TABS(X) X(SUMMARY, "summary") X(SLICE, "slice") X(TERMS, "terms") \
+  X(SMT, "smt") X(STEPS, "steps")
+#define TUI_TAB_ENUM(e, n) TUI_TAB_##e,
+enum { TUI_TABS(TUI_TAB_ENUM) TUI_TAB__COUNT };
+#undef TUI_TAB_ENUM
+extern const char *const tui_tab_names[];
+/* What one check of one element left, for the teaching tabs. */
+typedef struct {
+  uint32_t line;          /* 1-based line of the shown source; 0: another file */
+  char *label;            /* "file.cu:6:   y[i] = x[i];" */
+} tui_slice_line;
+typedef struct {
+  int tensor;             /* model tensor */
+  int64_t flat;
+  char *elem;             /* "y[31]" */
+  char *verdict;
+  char *summary;          /* the result pane text of that check */
+  DG_VEC(tui_slice_line) slice;
+  char *kernel_term, *ref_term, *smtlib, *witness, *writer, *steps;
+} tui_check_info;
+/* Takes ci (its strings): replaces the element's previous record. */
+void tui_checks_put(tui_app *a, tui_check_info *ci);
+const tui_check_info *tui_checks_get(const tui_app *a, int tensor, int64_t flat);
+void tui_checks_free(tui_app *a);
+void tui_check_info_free(tui_check_info *ci);
+/* The text of tab `tab` for the selected element (caller frees). */
+char *tui_teach_text(tui_app *a, int tab);
+/* The selection moved: the fed marks follow the selected element's record. */
+void tui_teach_follow(tui_app *a);
+
 /* ---- commands shared between views ---------------------------------------- */
 int tui_cmd_run(tui_app *a, const char *line);     /* tui_cmdline.c: ':' commands */
 /* tui_check.c: the symbolic check of the picker's selected element. */
 int tui_check_run(tui_app *a);
-/* tui_fuzz.c: a campaign on the emulator; strategy NULL or "": the default. */
+/* tui_fuzz.c: a campaign on the emulator; strategy NULL or "": the chosen one. */
 int tui_fuzz_run(tui_app *a, const char *strategy);
+/* tui_check.c: check --auto (corners, tails, block boundaries, random ones). */
+int tui_check_auto(tui_app *a);
+/* tui_check.c: replays the witness of the selected element's last check. */
+int tui_check_replay(tui_app *a);
 /* tui_lua.c: ':lua CODE' (expression or statements) into the result pane. */
 int tui_lua_run(tui_app *a, const char *code);
 /* Runs the user's init.lua if there is one (messages to the status line). */
@@ -200,6 +285,8 @@ void tui_menu_open(tui_app *a, const char *title, const char *const *items, size
 #define TUI_HANDLERS(X) \
   X(tui_act_quit) X(tui_act_help) X(tui_act_next_pane) X(tui_act_prev_pane) X(tui_act_command) \
   X(tui_act_redraw) X(tui_act_check) X(tui_act_fuzz) X(tui_act_gallery) \
+  X(tui_act_interrupt) X(tui_act_cancel) X(tui_act_auto) X(tui_act_strategy) X(tui_act_replay) \
+  X(tui_act_tab_next) X(tui_act_tab) \
   X(tui_src_down) X(tui_src_up) X(tui_src_page_down) X(tui_src_page_up) X(tui_src_top) \
   X(tui_src_bottom) X(tui_src_search) X(tui_src_next) X(tui_src_prev) X(tui_src_kernels) \
   X(tui_src_next_kernel) X(tui_src_prev_kernel) X(tui_src_diag_next) X(tui_src_left) X(tui_src_right) \

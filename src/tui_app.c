@@ -1,6 +1,7 @@
 /* tui_app.c — the workbench app: styles from the theme, layout, key
  * dispatch through the key table, the title and status bars, the loop. */
 #include "tui.h"
+#include "lua_fuzz.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,9 +147,13 @@ tui_app *tui_app_new(tui_backend *b, const tui_options *o, dg_buf *msgs)
 void tui_app_free(tui_app *a)
 {
   if (!a) return;
+  tui_job_cancel(a, "the workbench closed");
+  tui_checks_free(a);
+  free(a->strategy);
   for (int i = 0; i < TUI_PANE__COUNT; i++)
     if (a->panes[i].ops->close) a->panes[i].ops->close(a, &a->panes[i]);
   tui_lua_close(a);
+  dg_strategies_unload();                    /* Lua strategies F or :fuzz loaded */
   tui_app_close_doc(a);
   dg_hl_query_free(a->query);
   for (size_t i = 0; i < a->styles.n; i++) free(a->styles.v[i].name);
@@ -235,6 +240,18 @@ static void draw_status(tui_app *a)
     return;
   }
   b->ops->cursor(b, -1, -1);
+  char label[160];
+  double frac;
+  if (tui_job_status(a, label, sizeof label, &frac)) {   /* a job runs: its progress first */
+    enum { BAR = 12 };
+    int x = 0, full = (int)(frac * BAR + 0.5);
+    for (int i = 0; i < BAR && x < a->w; i++) x += tui_draw_cp(b, y, x, a->w, i < full ? 0x2588 : 0x2591, TUI_ST_STATUS_KEY);
+    x = tui_draw_printf(b, y, x + 1, a->w - x - 1, TUI_ST_STATUS, "%s  ", label);
+    x = tui_draw_str(b, y, x, a->w - x, "x", TUI_ST_STATUS_KEY);
+    x = tui_draw_str(b, y, x + 1, a->w - x - 1, "cancel  ", TUI_ST_STATUS);
+    if (a->message) tui_draw_str(b, y, x, a->w - x, a->message, a->message_error ? TUI_ST_ERROR : TUI_ST_MESSAGE);
+    return;
+  }
   if (a->message) {
     tui_draw_str(b, y, 0, a->w, a->message, a->message_error ? TUI_ST_ERROR : TUI_ST_MESSAGE);
     return;
@@ -331,6 +348,7 @@ int tui_app_key(tui_app *a, int key)
     return TUI_HANDLED | TUI_REDRAW;
   }
   if (had_message) r |= TUI_REDRAW;
+  if (!(r & TUI_QUIT)) tui_teach_follow(a);     /* fed marks follow the selected element */
   return r;
 }
 
@@ -342,10 +360,21 @@ int tui_app_run(tui_app *a, bool dump, dg_buf *msgs)
   bool marked = dump && tui_headless_marked(a->b);
   if (dump && !tui_headless_dump(a->b, &err)) goto fail;
   for (;;) {
-    int key = a->b->ops->getkey(a->b);
+    int key = a->job ? a->b->ops->getkey_or(a->b, tui_job_fd(a), 250) : a->b->ops->getkey(a->b);
     if (key == TUI_KEY_NONE) break;
+    if (key == TUI_KEY_IDLE) {               /* the job wrote, or a tick for its clock */
+      tui_job_pump(a);
+      tui_app_draw(a);
+      continue;
+    }
     if (key == TUI_KEY_DUMP) {
       if (dump && !tui_headless_dump(a->b, &err)) goto fail;
+      continue;
+    }
+    if (key == TUI_KEY_WAIT) {               /* scripts: the job's results arrive here */
+      tui_job_wait(a, tui_headless_wait_arg(a->b));
+      tui_app_draw(a);
+      if (dump && !marked && !tui_headless_dump(a->b, &err)) goto fail;
       continue;
     }
     int r = tui_app_key(a, key);

@@ -19,6 +19,9 @@ enum {
   TUI_KEY_BACKSPACE, TUI_KEY_DELETE, TUI_KEY_BTAB, TUI_KEY_F1,
   TUI_KEY_RESIZE,                    /* the terminal changed size */
   TUI_KEY_DUMP,                      /* key scripts: write a screen dump here */
+  TUI_KEY_WAIT,                      /* key scripts: wait for the background job (<Wait>,
+                                        <Wait N>: until it reports N units done) */
+  TUI_KEY_IDLE,                      /* getkey_or: no key, but the fd is readable or time is up */
 };
 #define TUI_CTRL(c) ((c) & 0x1f)
 
@@ -26,7 +29,8 @@ enum {
  * notation; writes into buf (>= 16 bytes) and returns it. */
 const char *tui_key_name(int key, char *buf, size_t n);
 /* Parses one key at *s (advancing *s). Returns the key, or TUI_KEY_NONE with
- * *err set on a bad name. <Resize WxH> gives TUI_KEY_RESIZE and sets *w,*h. */
+ * *err set on a bad name. <Resize WxH> gives TUI_KEY_RESIZE and sets *w,*h;
+ * <Wait> and <Wait N> give TUI_KEY_WAIT and set *w to N (0: to the end). */
 int tui_key_parse(const char **s, int *w, int *h, const char **err);
 
 /* A resolved style: what a backend needs to draw a cell. */
@@ -47,6 +51,10 @@ typedef struct {
   void (*flush)(tui_backend *b);                  /* a frame is complete */
   int (*getkey)(tui_backend *b);                  /* blocks; TUI_KEY_NONE at end */
   void (*free)(tui_backend *b);
+  /* A key, or TUI_KEY_IDLE when fd (a background job's pipe; -1: none)
+   * became readable or ms passed first. The headless backend never idles:
+   * its scripts wait for jobs with <Wait>, so dumps stay reproducible. */
+  int (*getkey_or)(tui_backend *b, int fd, int ms);
 } tui_backend_ops;
 
 struct tui_backend {
@@ -73,6 +81,8 @@ char *tui_headless_row(tui_backend *b, int y);
 bool tui_headless_dump(tui_backend *b, char **err);
 /* True when the script asked for dumps only at <Dump> markers. */
 bool tui_headless_marked(tui_backend *b);
+/* N of the last <Wait N> read (0 for <Wait>). */
+int tui_headless_wait_arg(tui_backend *b);
 
 /* ---- drawing (tui_draw.c): UTF-8, wide characters, clipping --------------- */
 /* Draws s[0..n) at (y, x), at most maxw columns (a tab draws as one blank,

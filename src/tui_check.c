@@ -1,10 +1,15 @@
-/* tui_check.c — the 'c' key and ':check': the symbolic check of the element
- * selected in the picker (check.h). The verdict colours the cell, the lines
- * the writer thread executed are marked "fed", a race / out-of-bounds line
- * gets a fault mark, and the result pane shows the verdict, the witness and
- * the timings. The check runs in the foreground: keys wait for it. */
+/* tui_check.c — 'c' / ':check' (the symbolic check of the element selected
+ * in the picker, check.h), 'A' / ':auto' (check --auto: corners, tails, block
+ * boundaries and a few random elements, stopping at the first finding) and
+ * 'r' / ':replay' (the witness of the selected element's last check, replayed
+ * on the emulator). Each runs in a child (tui_job.c) that sends back, per
+ * checked element, a "check" record and its "ck.*" parts: verdict, summary,
+ * slice lines, fault lines, both terms, the SMT-LIB query, the witness file.
+ * The parent colours the cell, marks the source, fills the result pane and
+ * keeps the record for the teaching tabs (tui_teach.c). */
 #include "tui.h"
 #include "check.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
@@ -18,12 +23,59 @@ static const tui_cell_state verdict_cell[CHECK__COUNT] = {
   [CHECK_ERROR] = TUI_CELL_UNCHECKED,
 };
 
+#define CHECK_LIMIT_S 120.0          /* a job's time limit: the solver's 10 s and more */
+#define AUTO_BUDGET_S 60.0           /* --auto stops starting checks after this */
+#define SMTLIB_MAX (64 * 1024)       /* the SMT-LIB text kept for the smt-lib tab */
+
+enum { MODE_CHECK, MODE_AUTO, MODE_REPLAY };
+
+typedef struct { int mt, t, rank; int64_t idx[TUI_MAX_DIMS]; } loc;
+
+typedef struct {
+  int mode;
+  DG_VEC(loc) locs;          /* CHECK: one; AUTO: chosen in the child */
+  char *witness;             /* REPLAY: the file */
+  char *elem;                /* the selected element, for messages */
+  /* parent: the element being received, and what auto found so far */
+  tui_check_info cur;
+  bool have_cur, stop;
+  tui_cell_state cur_state;
+  DG_VEC(uint32_t) cur_faults;
+  DG_VEC(char *) cur_fault_what;
+  dg_buf overview;           /* AUTO: one line per element */
+  int nchecked, nequiv;
+} cjob;
+
+static void cjob_free(void *ud)
+{
+  cjob *j = ud;
+  dg_vec_free(&j->locs);
+  free(j->witness);
+  free(j->elem);
+  tui_check_info_free(&j->cur);
+  for (size_t i = 0; i < j->cur_fault_what.n; i++) free(j->cur_fault_what.v[i]);
+  dg_vec_free(&j->cur_fault_what);
+  dg_vec_free(&j->cur_faults);
+  dg_buf_free(&j->overview);
+  free(j);
+}
+
+/* Model tensor index of problem tensor t (by name), or -1. */
+static int model_tensor(tui_app *a, int t)
+{
+  for (size_t i = 0; i < a->model.tensors.n; i++)
+    if (!strcmp(a->model.tensors.v[i].name, a->problem->tensors.v[t].name)) return (int)i;
+  return -1;
+}
+
+/* ==== the child =============================================================== */
+
 static bool in_source(tui_app *a, const dg_srcmgr *sm, dg_span s)
 {
   return s.file && a->source && !strcmp(dg_srcmgr_path(sm, s.file), a->source);
 }
 
-static void describe(tui_app *a, const emu_kernels *k, const check_result *r, dg_buf *b)
+static void describe(tui_app *a, const emu_kernels *k, const check_result *r, const char *wpath, dg_buf *b)
 {
   const dg_problem *p = a->problem;
   dg_buf_printf(b, "%s  ", check_verdict_name(r->verdict));
@@ -44,6 +96,7 @@ static void describe(tui_app *a, const emu_kernels *k, const check_result *r, dg
       dg_buf_printf(b, "%s%s=%" PRId64, i ? ", " : "", p->sizes.v[i].name, r->sizes[i]);
     dg_buf_printf(b, " (seed %" PRIu64 ")\n", r->seed);
   }
+  if (wpath) dg_buf_printf(b, "witness file %s (r replays it)\n", wpath);
   if (r->writer_launch >= 0 && r->nslice)
     dg_buf_printf(b, "written by block %" PRId64 " thread %" PRId64 " of launch %d; %zu lines fed it\n",
                   r->writer_block, r->writer_thread, r->writer_launch + 1, r->nslice);
@@ -52,68 +105,411 @@ static void describe(tui_app *a, const emu_kernels *k, const check_result *r, dg
   if (r->nterms) dg_buf_printf(b, "%zu terms\n", r->nterms);
 }
 
-int tui_check_run(tui_app *a)
+/* <problem dir>/.dirigo/witness-y-31.json, as `dirigo check` names it. */
+static char *save_witness(tui_app *a, const check_result *r)
 {
-  int mt;
-  int64_t idx[TUI_MAX_DIMS];
-  if (!a->problem || !tui_picker_selected(a, &mt, idx)) {
-    tui_model_set_result(&a->model, "check: needs a problem spec with output tensors\n"
-                                    "(the picker says what is missing)");
-    return TUI_HANDLED | TUI_REDRAW;
+  char *err = NULL, *dir = check_state_dir(a->problem, &err);
+  if (!dir) {
+    tui_job_sendf("ck.note", "the witness was not saved: %s", err);
+    free(err);
+    return NULL;
   }
-  tui_tensor *x = &a->model.tensors.v[mt];
-  int t = dg_problem_tensor(a->problem, x->name);
-  emu_kernels k;
+  dg_buf name = {0};
+  dg_buf_printf(&name, "witness-%s", a->problem->tensors.v[r->tensor].name);
+  for (int i = 0; i < r->nidx; i++) dg_buf_printf(&name, "-%" PRId64, r->index[i]);
+  dg_buf_puts(&name, ".json");
+  char *path = dg_path_join(dir, name.s);
+  dg_buf_free(&name);
+  free(dir);
+  if (!check_witness_write(path, a->problem, r, &err)) {
+    tui_job_sendf("ck.note", "the witness was not saved: %s", err);
+    free(err);
+    free(path);
+    return NULL;
+  }
+  return path;
+}
+
+static void send2(const char *tag, const char *a, const char *b)
+{
+  const char *f[3] = { tag, a, b };
+  tui_job_send(f, 3);
+}
+
+static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const check_result *r)
+{
+  char flat[24], state[8];
+  int64_t off = tui_tensor_offset(&a->model.tensors.v[l->mt], l->idx);
+  snprintf(flat, sizeof flat, "%" PRId64, off);
+  snprintf(state, sizeof state, "%d", (unsigned)r->verdict < CHECK__COUNT ? (int)r->verdict : (int)CHECK_ERROR);
+  dg_buf elem = {0};
+  check_format_elem(&elem, a->problem, l->t, l->idx, l->rank);
+  char mt[16];
+  snprintf(mt, sizeof mt, "%d", l->mt);
+  const char *f[5] = { "check", mt, flat, state, elem.s };
+  tui_job_send(f, 5);
+  char *wpath = r->verdict == CHECK_BUG && r->inputs ? save_witness(a, r) : NULL;
+  dg_buf b = {0};
+  describe(a, k, r, wpath, &b);
+  tui_job_sendf("ck.summary", "%s", b.s);
+  if (wpath) tui_job_sendf("ck.witness", "%s", wpath);
+  free(wpath);
+  for (size_t i = 0; i < r->nslice; i++) {
+    dg_span s = r->slice[i];
+    size_t n = 0;
+    const char *text = dg_srcmgr_line(&k->sm, s.file, s.line, &n);
+    b.n = 0;
+    dg_buf_printf(&b, "%s:%u: %.*s", dg_srcmgr_path(&k->sm, s.file), s.line, (int)(text ? n : 0), text ? text : "");
+    char line[16];
+    snprintf(line, sizeof line, "%u", in_source(a, &k->sm, s) ? s.line : 0);
+    send2("ck.slice", line, b.s);
+  }
+  if (r->have_event) {
+    const dg_span sp[2] = { r->event.span, r->event.span2 };
+    for (int i = 0; i < 2; i++)
+      if (in_source(a, &k->sm, sp[i])) {
+        char line[16];
+        snprintf(line, sizeof line, "%u", sp[i].line);
+        send2("ck.fault", line, simt_event_name(r->event.kind));
+      }
+  }
+  if (r->writer_launch >= 0)
+    tui_job_sendf("ck.writer", "block %" PRId64 " thread %" PRId64 " of launch %d", r->writer_block,
+                  r->writer_thread, r->writer_launch + 1);
+  if (r->kernel_term) tui_job_sendf("ck.kterm", "%s", r->kernel_term);
+  if (r->ref_term) tui_job_sendf("ck.rterm", "%s", r->ref_term);
+  if (r->smtlib) {
+    size_t n = strlen(r->smtlib);
+    if (n > SMTLIB_MAX) tui_job_sendf("ck.smt", "%.*s\n... (%zu bytes more)", SMTLIB_MAX, r->smtlib, n - SMTLIB_MAX);
+    else tui_job_sendf("ck.smt", "%s", r->smtlib);
+  }
+  const char *end = "ck.end";
+  tui_job_send(&end, 1);
+  dg_buf_free(&b);
+  dg_buf_free(&elem);
+}
+
+typedef struct { const char *elem; int64_t i, n; } phase_ud;
+
+static void on_phase(void *ud, const char *phase)
+{
+  static const char *const order[] = { "concrete run", "symbolic run", "solver" };
+  phase_ud *ph = ud;
+  int64_t k = 0;
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(order[i], phase)) k = i;
+  char *what = ph->n > 1 ? dg_printf("%s %s", ph->elem, phase) : dg_strdup(phase);
+  tui_job_progress(ph->i * 3 + k, ph->n * 3, what);
+  free(what);
+}
+
+static void add_loc(cjob *j, loc l)
+{
+  for (size_t i = 0; i < j->locs.n; i++)
+    if (j->locs.v[i].t == l.t && !memcmp(j->locs.v[i].idx, l.idx, sizeof l.idx)) return;
+  dg_vec_push(&j->locs, l);
+}
+
+/* --auto's elements (as `dirigo check --auto`): per output, the first and last
+ * element, block boundaries and the last partial tile along the last dim,
+ * the middle, and three random ones. */
+static void auto_locs(tui_app *a, cjob *j)
+{
+  const dg_problem *p = a->problem;
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  int64_t grid[3], block[3] = { 1, 1, 1 }, sh;
   dg_diags d = {0};
-  dg_buf out = {0};
-  if (t < 0 || !emu_kernels_load(&k, a->problem, &d)) {
-    dg_buf_puts(&out, "check: the kernels did not load:\n");
-    for (size_t i = 0; t >= 0 && k.mod && i < k.mod->diags.v.n && i < 8; i++) {
-      dg_diag_format(&out, &k.sm, &k.mod->diags.v.v[i]);
-      dg_buf_putc(&out, '\n');
+  if (p->launches.n) dg_problem_launch_dims(p, (int)p->launches.n - 1, sizes, grid, block, &sh, &d);
+  dg_rng rng;
+  dg_rng_seed(&rng, 1);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    int mt = model_tensor(a, (int)t);
+    if (mt < 0) continue;
+    const tui_tensor *x = &a->model.tensors.v[mt];
+    loc first = { mt, (int)t, x->ndim, {0} }, last = first;
+    for (int i = 0; i < x->ndim; i++) last.idx[i] = x->shape[i] - 1;
+    add_loc(j, first);
+    add_loc(j, last);
+    int64_t bs = block[0] > 0 ? block[0] : 1, D = x->shape[x->ndim - 1];
+    const int64_t cand[] = { bs - 1, bs, (D - 1) / bs * bs, D / 2 };
+    for (size_t c = 0; c < sizeof cand / sizeof *cand; c++) {
+      if (cand[c] < 0 || cand[c] >= D) continue;
+      loc l = last;
+      l.idx[x->ndim - 1] = cand[c];
+      add_loc(j, l);
     }
-    for (size_t i = 0; i < d.v.n && i < 8; i++) {
-      dg_diag_format(&out, &a->problem->sm, &d.v.v[i]);
-      dg_buf_putc(&out, '\n');
+    for (int r = 0; r < 3; r++) {
+      loc l = first;
+      for (int i = 0; i < x->ndim; i++) l.idx[i] = (int64_t)dg_rng_below(&rng, (uint64_t)x->shape[i]);
+      add_loc(j, l);
     }
-    tui_model_set_result(&a->model, out.s);
-    if (t >= 0) emu_kernels_free(&k);
-    dg_buf_free(&out);
-    dg_diags_free(&d);
-    return TUI_HANDLED | TUI_REDRAW;
   }
-  dg_buf eb = {0};
-  check_format_elem(&eb, a->problem, t, idx, x->ndim);
-  tui_app_message(a, false, "checking %s ...", eb.s);   /* the check blocks: say so first */
-  tui_app_draw(a);
-  free(a->message);
-  a->message = NULL;
-  dg_buf_free(&eb);
-  check_opts o = { .timeout_s = 10 };
+  dg_diags_free(&d);
+  free(sizes);
+}
+
+static bool load_kernels(tui_app *a, emu_kernels *k)
+{
+  dg_diags d = {0};
+  if (emu_kernels_load(k, a->problem, &d)) {
+    dg_diags_free(&d);
+    return true;
+  }
+  dg_buf out = {0};
+  dg_buf_puts(&out, "check: the kernels did not load:\n");
+  for (size_t i = 0; k->mod && i < k->mod->diags.v.n && i < 8; i++) {
+    dg_diag_format(&out, &k->sm, &k->mod->diags.v.v[i]);
+    dg_buf_putc(&out, '\n');
+  }
+  for (size_t i = 0; i < d.v.n && i < 8; i++) {
+    dg_diag_format(&out, &a->problem->sm, &d.v.v[i]);
+    dg_buf_putc(&out, '\n');
+  }
+  tui_job_sendf("result", "%s", out.s);
+  dg_buf_free(&out);
+  dg_diags_free(&d);
+  emu_kernels_free(k);
+  return false;
+}
+
+static void child_replay(tui_app *a, cjob *j, const emu_kernels *k)
+{
+  tui_job_progress(0, 1, "replay on the emulator");
   check_result r;
   memset(&r, 0, sizeof r);
-  check_element(a->problem, &k, t, idx, x->ndim, &o, &r);
-  if ((unsigned)r.verdict < CHECK__COUNT && r.verdict != CHECK_ERROR)
-    tui_tensor_set_state(x, idx, verdict_cell[r.verdict]);
-  /* marks: the lines that fed this element, and where the fault is */
+  check_witness_replay(j->witness, a->problem, k, &r);
+  dg_buf b = {0};
+  dg_buf_printf(&b, "replay of %s:\n", j->witness);
+  if (r.verdict == CHECK_BUG) dg_buf_puts(&b, "the element still differs: ");
+  describe(a, k, &r, NULL, &b);
+  tui_job_sendf("result", "%s", b.s);
+  dg_buf_free(&b);
+  check_result_free(&r);
+}
+
+static void child(tui_app *a, void *ud)
+{
+  cjob *j = ud;
+  emu_kernels k;
+  if (!load_kernels(a, &k)) return;
+  if (j->mode == MODE_REPLAY) {
+    child_replay(a, j, &k);
+    emu_kernels_free(&k);
+    return;
+  }
+  if (j->mode == MODE_AUTO) auto_locs(a, j);
+  double t0 = dg_now();
+  for (size_t i = 0; i < j->locs.n; i++) {
+    if (j->mode == MODE_AUTO && i > 0 && dg_now() - t0 > AUTO_BUDGET_S) {
+      tui_job_sendf("note", "budget of %.0f s spent: %zu of %zu elements checked", AUTO_BUDGET_S, i, j->locs.n);
+      break;
+    }
+    const loc *l = &j->locs.v[i];
+    dg_buf elem = {0};
+    check_format_elem(&elem, a->problem, l->t, l->idx, l->rank);
+    phase_ud ph = { elem.s, (int64_t)i, (int64_t)j->locs.n };
+    check_opts o = { .timeout_s = 10, .want_smtlib = true, .phase = on_phase, .phase_ud = &ph };
+    check_result r;
+    memset(&r, 0, sizeof r);
+    check_element(a->problem, &k, l->t, l->idx, l->rank, &o, &r);
+    send_result(a, &k, l, &r);
+    bool stop = r.verdict != CHECK_EQUIVALENT && r.verdict != CHECK_UNCHECKED;
+    check_result_free(&r);
+    dg_buf_free(&elem);
+    if (stop) break;
+  }
+  emu_kernels_free(&k);
+}
+
+/* ==== the parent ============================================================== */
+
+static void flat_index(const tui_tensor *x, int64_t flat, int64_t *idx)
+{
+  for (int d = x->ndim - 1; d >= 0; d--) {
+    idx[d] = flat % x->shape[d];
+    flat /= x->shape[d];
+  }
+}
+
+/* The element's record is complete: cell, marks, result pane, teaching tabs. */
+static void apply_check(tui_app *a, cjob *j)
+{
+  tui_check_info *ci = &j->cur;
+  if (ci->tensor < 0 || (size_t)ci->tensor >= a->model.tensors.n) return;
+  tui_tensor *x = &a->model.tensors.v[ci->tensor];
+  int64_t idx[TUI_MAX_DIMS] = {0};
+  flat_index(x, ci->flat, idx);
+  int v = -1;
+  for (int i = 0; i < CHECK__COUNT; i++)
+    if (!strcmp(ci->verdict, check_verdict_name((check_verdict)i))) v = i;
+  if (v >= 0 && v != CHECK_ERROR) tui_tensor_set_state(x, idx, verdict_cell[v]);
   tui_model_clear_marks(&a->model);
   DG_VEC(uint32_t) fed = {0};
-  for (size_t i = 0; i < r.nslice; i++)
-    if (in_source(a, &k.sm, r.slice[i])) dg_vec_push(&fed, r.slice[i].line);
+  for (size_t i = 0; i < ci->slice.n; i++)
+    if (ci->slice.v[i].line) dg_vec_push(&fed, ci->slice.v[i].line);
   tui_model_mark_fed(&a->model, fed.v, fed.n);
   dg_vec_free(&fed);
-  if (r.have_event) {
-    const dg_span sp[2] = { r.event.span, r.event.span2 };
-    for (int i = 0; i < 2; i++)
-      if (in_source(a, &k.sm, sp[i])) tui_model_mark_fault(&a->model, sp[i].line, simt_event_name(r.event.kind));
-  }
+  for (size_t i = 0; i < j->cur_faults.n; i++) tui_model_mark_fault(&a->model, j->cur_faults.v[i], j->cur_fault_what.v[i]);
   if (a->model.faults.n) tui_source_goto(a, a->model.faults.v[0].line);   /* show the fault */
-  describe(a, &k, &r, &out);
-  tui_model_set_result(&a->model, out.s);
-  tui_lua_on_check(a, check_verdict_name(r.verdict), x->name, idx, x->ndim);
-  dg_buf_free(&out);
-  check_result_free(&r);
-  emu_kernels_free(&k);
-  dg_diags_free(&d);
+  j->nchecked++;
+  if (v == CHECK_EQUIVALENT) j->nequiv++;
+  dg_buf_printf(&j->overview, "%-10s %s\n", ci->verdict, ci->elem);
+  tui_model_set_result(&a->model, ci->summary ? ci->summary : "");
+  char *verdict = dg_strdup(ci->verdict), *tname = dg_strdup(x->name);
+  tui_checks_put(a, ci);               /* takes ci's strings */
+  memset(ci, 0, sizeof *ci);
+  j->have_cur = false;
+  tui_lua_on_check(a, verdict, tname, idx, x->ndim);
+  free(verdict);
+  free(tname);
+}
+
+static char **field_of(tui_check_info *ci, const char *tag)
+{
+  static const struct { const char *tag; size_t off; } fields[] = {
+    { "ck.summary", offsetof(tui_check_info, summary) }, { "ck.witness", offsetof(tui_check_info, witness) },
+    { "ck.writer", offsetof(tui_check_info, writer) }, { "ck.kterm", offsetof(tui_check_info, kernel_term) },
+    { "ck.rterm", offsetof(tui_check_info, ref_term) }, { "ck.smt", offsetof(tui_check_info, smtlib) },
+    { "ck.steps", offsetof(tui_check_info, steps) },
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    if (!strcmp(fields[i].tag, tag)) return (char **)((char *)ci + fields[i].off);
+  return NULL;
+}
+
+static void record(tui_app *a, void *ud, char **f, int n)
+{
+  cjob *j = ud;
+  char **slot;
+  if (!strcmp(f[0], "result") && n >= 2) tui_model_set_result(&a->model, f[1]);
+  else if (!strcmp(f[0], "note") && n >= 2) dg_buf_printf(&j->overview, "%s\n", f[1]);
+  else if (!strcmp(f[0], "check") && n >= 5) {
+    tui_check_info_free(&j->cur);
+    for (size_t i = 0; i < j->cur_fault_what.n; i++) free(j->cur_fault_what.v[i]);
+    j->cur_fault_what.n = j->cur_faults.n = 0;
+    j->cur.tensor = atoi(f[1]);
+    j->cur.flat = strtoll(f[2], NULL, 10);
+    j->cur.verdict = dg_strdup(check_verdict_name((check_verdict)atoi(f[3])));
+    j->cur.elem = dg_strdup(f[4]);
+    j->have_cur = true;
+  } else if (!j->have_cur) return;
+  else if (!strcmp(f[0], "ck.end")) apply_check(a, j);
+  else if (!strcmp(f[0], "ck.slice") && n >= 3) {
+    tui_slice_line sl = { (uint32_t)strtoul(f[1], NULL, 10), dg_strdup(f[2]) };
+    dg_vec_push(&j->cur.slice, sl);
+  } else if (!strcmp(f[0], "ck.fault") && n >= 3) {
+    dg_vec_push(&j->cur_faults, (uint32_t)strtoul(f[1], NULL, 10));
+    dg_vec_push(&j->cur_fault_what, dg_strdup(f[2]));
+  } else if (!strcmp(f[0], "ck.note") && n >= 2) {
+    char *s = dg_printf("%s%s\n", j->cur.summary ? j->cur.summary : "", f[1]);
+    free(j->cur.summary);
+    j->cur.summary = s;
+  } else if ((slot = field_of(&j->cur, f[0])) && n >= 2) {
+    free(*slot);
+    *slot = dg_strdup(f[1]);
+  }
+}
+
+static void end(tui_app *a, void *ud, const char *failure)
+{
+  cjob *j = ud;
+  const char *what = j->mode == MODE_REPLAY ? "replay" : "check";
+  if (failure) {
+    dg_buf b = {0};
+    if (!strcmp(failure, "cancelled")) dg_buf_printf(&b, "the %s of %s was cancelled\n", what, j->elem);
+    else dg_buf_printf(&b, "the %s of %s %s; the screen is fine\n", what, j->elem, failure);
+    if (j->nchecked) dg_buf_printf(&b, "before that:\n%s", j->overview.s);
+    tui_model_set_result(&a->model, b.s);
+    if (strcmp(failure, "cancelled")) tui_app_message(a, true, "the %s %s", what, failure);
+    dg_buf_free(&b);
+    return;
+  }
+  if (j->mode == MODE_REPLAY) a->tab = TUI_TAB_SUMMARY;
+  if (j->mode == MODE_AUTO && j->nchecked) {
+    dg_buf b = {0};
+    dg_buf_printf(&b, "check --auto: %d elements checked, %d equivalent%s\n%s", j->nchecked, j->nequiv,
+                  j->nequiv < j->nchecked ? "; stopped at the first finding" : "", j->overview.s);
+    dg_buf_printf(&b, "--\n%s", a->model.result ? a->model.result : "");
+    tui_model_set_result(&a->model, b.s);
+    dg_buf_free(&b);
+  }
+}
+
+static const tui_job_ops check_ops = { "check", child, record, end, cjob_free };
+
+/* ==== keys and commands ======================================================= */
+
+static bool need_selection(tui_app *a, const char *what, loc *l)
+{
+  int64_t idx[TUI_MAX_DIMS];
+  if (!a->problem || !tui_picker_selected(a, &l->mt, idx)) {
+    char *s = dg_printf("%s: needs a problem spec with output tensors\n(the picker says what is missing)", what);
+    tui_model_set_result(&a->model, s);
+    free(s);
+    return false;
+  }
+  tui_tensor *x = &a->model.tensors.v[l->mt];
+  l->t = dg_problem_tensor(a->problem, x->name);
+  l->rank = x->ndim;
+  memcpy(l->idx, idx, sizeof idx);
+  return l->t >= 0;
+}
+
+static cjob *new_job(tui_app *a, int mode, const loc *l)
+{
+  cjob *j = dg_calloc(1, sizeof *j);
+  j->mode = mode;
+  j->cur.tensor = -1;
+  dg_buf e = {0};
+  check_format_elem(&e, a->problem, l->t, l->idx, l->rank);
+  j->elem = dg_buf_take(&e);
+  dg_buf_puts(&j->overview, "");
+  return j;
+}
+
+int tui_check_run(tui_app *a)
+{
+  loc l;
+  if (!need_selection(a, "check", &l)) return TUI_HANDLED | TUI_REDRAW;
+  cjob *j = new_job(a, MODE_CHECK, &l);
+  dg_vec_push(&j->locs, l);
+  char *label = dg_printf("check %s", j->elem);
+  tui_job_start(a, &check_ops, j, label, CHECK_LIMIT_S);
+  free(label);
   return TUI_HANDLED | TUI_REDRAW;
 }
+
+int tui_check_auto(tui_app *a)
+{
+  loc l;
+  if (!need_selection(a, "check --auto", &l)) return TUI_HANDLED | TUI_REDRAW;
+  cjob *j = new_job(a, MODE_AUTO, &l);
+  free(j->elem);
+  j->elem = dg_strdup("the chosen elements");
+  tui_job_start(a, &check_ops, j, "check --auto", AUTO_BUDGET_S + 2 * CHECK_LIMIT_S);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_check_replay(tui_app *a)
+{
+  loc l;
+  if (!need_selection(a, "replay", &l)) return TUI_HANDLED | TUI_REDRAW;
+  const tui_check_info *ci = tui_checks_get(a, l.mt, tui_tensor_offset(&a->model.tensors.v[l.mt], l.idx));
+  if (!ci || !ci->witness) {
+    dg_buf e = {0};
+    check_format_elem(&e, a->problem, l.t, l.idx, l.rank);
+    tui_app_message(a, true, "no witness for %s: only a check that found a bug leaves one (c checks)", e.s);
+    dg_buf_free(&e);
+    return TUI_HANDLED | TUI_REDRAW;
+  }
+  cjob *j = new_job(a, MODE_REPLAY, &l);
+  j->witness = dg_strdup(ci->witness);
+  char *label = dg_printf("replay %s", j->elem);
+  tui_job_start(a, &check_ops, j, label, CHECK_LIMIT_S);
+  free(label);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_act_auto(tui_app *a, tui_pane *p, int key) { return tui_check_auto(a); }
+int tui_act_replay(tui_app *a, tui_pane *p, int key) { return tui_check_replay(a); }

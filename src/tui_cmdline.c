@@ -126,6 +126,9 @@ static int cmd_lua(tui_app *a, const char *arg) { return tui_lua_run(a, arg); }
 
 static int cmd_check(tui_app *a, const char *arg) { return tui_act_check(a, NULL, 0); }
 static int cmd_fuzz(tui_app *a, const char *arg) { return tui_fuzz_run(a, arg); }
+static int cmd_auto(tui_app *a, const char *arg) { return tui_check_auto(a); }
+static int cmd_replay(tui_app *a, const char *arg) { return tui_check_replay(a); }
+static int cmd_cancel(tui_app *a, const char *arg) { return tui_act_cancel(a, NULL, 0); }
 
 static const tui_cmd cmds[] = {
   { "quit", "", "leave dirigo", cmd_quit },
@@ -136,6 +139,9 @@ static const tui_cmd cmds[] = {
   { "goto", "LINE", "jump to a source line (also :LINE)", cmd_goto },
   { "check", "", "symbolic check of the selected element", cmd_check },
   { "fuzz", "[STRATEGY]", "fuzz campaign on the emulator (heat map in the picker)", cmd_fuzz },
+  { "auto", "", "check --auto: a few chosen elements, up to the first finding", cmd_auto },
+  { "replay", "", "replay the witness of the selected element's last check", cmd_replay },
+  { "cancel", "", "cancel the running check / fuzz / replay", cmd_cancel },
   { "lua", "CODE", "evaluate Lua: the dirigo module, workbench.selected() / .message() / .line()", cmd_lua },
 };
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 
 typedef struct {
   tui_backend base;
@@ -125,20 +126,48 @@ static const struct { int curses; int key; } key_map[] = {
   { KEY_RESIZE, TUI_KEY_RESIZE }, { KEY_ENTER, TUI_KEY_ENTER },
 };
 
+/* One get_wch result as a key; TUI_KEY_NONE for nothing usable. */
+static int translate(int r, wint_t ch)
+{
+  if (r == ERR) return TUI_KEY_NONE;           /* interrupted (SIGWINCH), or no key yet */
+  if (r == KEY_CODE_YES) {
+    for (size_t i = 0; i < sizeof key_map / sizeof *key_map; i++)
+      if (key_map[i].curses == (int)ch) return key_map[i].key;
+    return TUI_KEY_NONE;                       /* a key we have no name for */
+  }
+  if (ch == '\r') return TUI_KEY_ENTER;
+  if (ch == 127 || ch == 8) return TUI_KEY_BACKSPACE;
+  return (int)ch;
+}
+
 static int cu_getkey(tui_backend *b)
 {
   for (;;) {
     wint_t ch;
     int r = get_wch(&ch);
-    if (r == ERR) continue;                    /* interrupted (e.g. by SIGWINCH) */
-    if (r == KEY_CODE_YES) {
-      for (size_t i = 0; i < sizeof key_map / sizeof *key_map; i++)
-        if (key_map[i].curses == (int)ch) return key_map[i].key;
-      continue;                                 /* a key we have no name for */
-    }
-    if (ch == '\r') return TUI_KEY_ENTER;
-    if (ch == 127 || ch == 8) return TUI_KEY_BACKSPACE;
-    return (int)ch;
+    int k = translate(r, ch);
+    if (k != TUI_KEY_NONE) return k;
+  }
+}
+
+/* Drains what curses already buffered (no delay), then sleeps in poll on the
+ * terminal and the job's fd: curses may hold bytes of a key sequence that
+ * poll on stdin would not see. */
+static int cu_getkey_or(tui_backend *b, int fd, int ms)
+{
+  double end = dg_now() + ms / 1000.0;
+  for (;;) {
+    wint_t ch;
+    nodelay(stdscr, TRUE);
+    int r = get_wch(&ch);
+    nodelay(stdscr, FALSE);
+    int k = translate(r, ch);
+    if (k != TUI_KEY_NONE) return k;
+    int left = (int)((end - dg_now()) * 1000);
+    if (left <= 0) return TUI_KEY_IDLE;
+    struct pollfd pf[2] = { { STDIN_FILENO, POLLIN, 0 }, { fd, POLLIN, 0 } };
+    int n = poll(pf, fd >= 0 ? 2 : 1, left);
+    if (n == 0 || (n > 0 && fd >= 0 && pf[1].revents)) return TUI_KEY_IDLE;
   }
 }
 
@@ -151,7 +180,7 @@ static void cu_free(tui_backend *b)
 }
 
 static const tui_backend_ops curses_ops = {
-  "curses", cu_size, cu_clear, cu_cell, cu_cursor, cu_flush, cu_getkey, cu_free,
+  "curses", cu_size, cu_clear, cu_cell, cu_cursor, cu_flush, cu_getkey, cu_free, cu_getkey_or,
 };
 
 tui_backend *tui_curses_new(bool force_mono, const char **err)

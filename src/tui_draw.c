@@ -172,7 +172,7 @@ static const struct { const char *name; int key; } key_names[] = {
   { "Del", TUI_KEY_DELETE }, { "S-Tab", TUI_KEY_BTAB }, { "F1", TUI_KEY_F1 },
   { "Enter", TUI_KEY_ENTER }, { "Tab", TUI_KEY_TAB }, { "Esc", TUI_KEY_ESC },
   { "Space", ' ' }, { "lt", '<' }, { "Hash", '#' }, { "Dump", TUI_KEY_DUMP },
-  { "Resize", TUI_KEY_RESIZE },
+  { "Resize", TUI_KEY_RESIZE }, { "Wait", TUI_KEY_WAIT },
 };
 
 const char *tui_key_name(int key, char *buf, size_t n)
@@ -213,6 +213,21 @@ int tui_key_parse(const char **sp, int *w, int *h, const char **err)
       return TUI_KEY_RESIZE;
     *err = "bad <Resize WxH> (want e.g. <Resize 80x24>, at least 10x5)";
     return TUI_KEY_NONE;
+  }
+  if (n > 5 && !strncmp(name, "Wait ", 5)) {
+    char tmp[32], *e;
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(n - 5), name + 5);
+    long v = strtol(tmp, &e, 10);
+    if (e != tmp && !*e && v >= 1 && v <= 1000000) {
+      *w = (int)v;
+      return TUI_KEY_WAIT;
+    }
+    *err = "bad <Wait N> (want e.g. <Wait 3>: until the job reports 3 units done)";
+    return TUI_KEY_NONE;
+  }
+  if (n == 4 && !strncmp(name, "Wait", 4)) {
+    *w = 0;
+    return TUI_KEY_WAIT;
   }
   for (size_t i = 0; i < sizeof key_names / sizeof *key_names; i++)
     if (strlen(key_names[i].name) == n && !strncmp(key_names[i].name, name, n)

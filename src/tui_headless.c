@@ -9,6 +9,9 @@
  *     :cmd<Enter>      so a command line is written as typed
  *     <Resize 80x24>   the terminal changes size
  *     <Dump>           write a dump here
+ *     <Wait> <Wait N>  wait until the background job (check, fuzz, replay)
+ *                      ends, or reports N units done; the only points where
+ *                      a job's results reach the screen, so dumps replay
  *     # ...            a line starting with '#' is a comment
  * When the script has no <Dump>, a dump is written after every key; dump 000
  * is always the first paint. NNN.txt holds the text (trailing blanks cut);
@@ -28,7 +31,9 @@ struct tui_headless {
   cell *cells;
   DG_VEC(int) keys;
   DG_VEC(int) resize;        /* w,h pairs, one per TUI_KEY_RESIZE in order */
-  size_t next, next_resize;
+  DG_VEC(int) waits;         /* N of each TUI_KEY_WAIT in order */
+  size_t next, next_resize, next_wait;
+  int wait_arg;
   bool marked;
   char *dir;
   int ndumps;
@@ -66,8 +71,13 @@ static int hl_getkey(tui_backend *b)
     t->cells = dg_calloc((size_t)t->w * t->h, sizeof *t->cells);
     hl_clear(b);
   }
+  if (k == TUI_KEY_WAIT && t->next_wait < t->waits.n) t->wait_arg = t->waits.v[t->next_wait++];
   return k;
 }
+
+static int hl_getkey_or(tui_backend *b, int fd, int ms) { return hl_getkey(b); }
+
+int tui_headless_wait_arg(tui_backend *b) { return H(b)->wait_arg; }
 
 static void hl_free(tui_backend *b)
 {
@@ -75,12 +85,13 @@ static void hl_free(tui_backend *b)
   free(t->cells);
   dg_vec_free(&t->keys);
   dg_vec_free(&t->resize);
+  dg_vec_free(&t->waits);
   free(t->dir);
   free(t);
 }
 
 static const tui_backend_ops headless_ops = {
-  "headless", hl_size, hl_clear, hl_cell, hl_cursor, hl_flush, hl_getkey, hl_free,
+  "headless", hl_size, hl_clear, hl_cell, hl_cursor, hl_flush, hl_getkey, hl_free, hl_getkey_or,
 };
 
 tui_backend *tui_headless_new(int w, int h)
@@ -115,6 +126,7 @@ bool tui_headless_script(tui_backend *b, const char *path, const char *text, cha
           return false;
         }
         if (k == TUI_KEY_RESIZE) dg_vec_push(&t->resize, w), dg_vec_push(&t->resize, h);
+        if (k == TUI_KEY_WAIT) dg_vec_push(&t->waits, w);
         if (k == TUI_KEY_DUMP) t->marked = true;
         dg_vec_push(&t->keys, k);
       }

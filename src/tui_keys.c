@@ -10,7 +10,7 @@ const char *const tui_context_names[] = { TUI_CONTEXTS(CTX_NAME) };
 #define K(ctx, key, name, bar, help, fn) { TUI_CTX_##ctx, key, name, bar, help, fn }
 
 const tui_binding tui_bindings[] = {
-  K(ALWAYS, TUI_CTRL('c'), "quit", NULL, "leave dirigo at once", tui_act_quit),
+  K(ALWAYS, TUI_CTRL('c'), "interrupt", NULL, "cancel the running check / fuzz / replay; with none, leave dirigo", tui_act_interrupt),
   K(ALWAYS, TUI_CTRL('l'), "redraw", NULL, "redraw the screen", tui_act_redraw),
   K(ALWAYS, TUI_KEY_F1, "help", NULL, "this help", tui_act_help),
 
@@ -21,6 +21,11 @@ const tui_binding tui_bindings[] = {
   K(GLOBAL, ':', "command", NULL, "command line (:help, :theme NAME, :kernel NAME, :goto LINE, :q)", tui_act_command),
   K(GLOBAL, 'c', "check", "check", "symbolic check of the selected element", tui_act_check),
   K(GLOBAL, 'f', "fuzz", "fuzz", "fuzz campaign on the emulator; heat map in the picker", tui_act_fuzz),
+  K(GLOBAL, 'A', "auto-check", NULL, "check --auto: corners, tails, block boundaries, a few random elements", tui_act_auto),
+  K(GLOBAL, 'F', "strategy", NULL, "choose the fuzz strategy f runs (built-in and Lua)", tui_act_strategy),
+  K(GLOBAL, 'r', "replay", NULL, "replay the witness of the selected element's last check", tui_act_replay),
+  K(GLOBAL, 'x', "cancel", NULL, "cancel the running check / fuzz / replay (also <C-c>)", tui_act_cancel),
+  K(GLOBAL, 'v', "next-tab", NULL, "next tab of the result pane: summary, slice, terms, smt, steps", tui_act_tab_next),
   K(GLOBAL, 'o', "gallery", NULL, "open the samples gallery", tui_act_gallery),
 
   K(SOURCE, 'j', "down", NULL, "next line", tui_src_down),
@@ -70,6 +75,11 @@ const tui_binding tui_bindings[] = {
   K(RESULT, TUI_KEY_DOWN, "down", NULL, "scroll down", tui_res_down),
   K(RESULT, 'k', "up", NULL, "scroll up", tui_res_up),
   K(RESULT, TUI_KEY_UP, "up", NULL, "scroll up", tui_res_up),
+  K(RESULT, '1', "tab-summary", NULL, "the summary: verdict, witness, timings, fuzz summary", tui_act_tab),
+  K(RESULT, '2', "tab-slice", NULL, "the slice: lines that fed the selected element (marked in the source)", tui_act_tab),
+  K(RESULT, '3', "tab-terms", NULL, "the kernel's and the reference's terms for the element", tui_act_tab),
+  K(RESULT, '4', "tab-smt", NULL, "the SMT-LIB query of the element's check", tui_act_tab),
+  K(RESULT, '5', "tab-steps", NULL, "the writer thread's steps (when the check recorded them)", tui_act_tab),
 
   K(GALLERY, 'j', "down", NULL, "next problem", tui_gal_down),
   K(GALLERY, TUI_KEY_DOWN, "down", NULL, "next problem", tui_gal_down),

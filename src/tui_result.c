@@ -1,12 +1,12 @@
-/* tui_result.c — the result pane (verdict, witness, timings, fuzz summary:
- * whatever text the model holds) and the check / fuzz actions. Until the
- * checker (src/check.h) and the fuzzer land, the actions say so plainly in
- * this pane: the screen never shows a result nobody computed. */
+/* tui_result.c — the result pane: tabs (tui_teach.c gives their text); the
+ * summary tab shows whatever text the model holds (verdict, witness,
+ * timings, fuzz summary), the others what the selected element's last check
+ * found (slice, terms, SMT-LIB, steps). */
 #include "tui.h"
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int top; } res_state;
+typedef struct { int top, tab; } res_state;
 
 static void res_open(tui_app *a, tui_pane *p)
 {
@@ -19,13 +19,27 @@ static void res_close(tui_app *a, tui_pane *p)
   p->st = NULL;
 }
 
+/* "result: summary slice terms smt-lib steps", the shown tab selected */
+static void draw_tabs(tui_app *a, tui_pane *p)
+{
+  tui_draw_title(a, p, "result:");
+  bool focus = !a->gallery && a->overlay < 0 && p == &a->panes[a->focus];
+  int x = p->x + 9, end = p->x + p->w;
+  for (int i = 0; i < TUI_TAB__COUNT && x < end; i++) {
+    int st = i == a->tab ? TUI_ST_SELECTED : focus ? TUI_ST_PANE_FOCUS : TUI_ST_PANE_TITLE;
+    x = tui_draw_str(a->b, p->y, x, end - x, tui_tab_names[i], st) + 1;
+  }
+}
+
 static void res_draw(tui_app *a, tui_pane *p)
 {
   res_state *s = p->st;
-  tui_draw_title(a, p, "result");
-  const char *t = a->model.result;
-  if (!t) {
+  draw_tabs(a, p);
+  if (s->tab != a->tab) s->tab = a->tab, s->top = 0;
+  char *t = tui_teach_text(a, a->tab);
+  if (!*t) {
     tui_draw_str(a->b, p->y + 1, p->x + 1, p->w - 1, "nothing checked yet", TUI_ST_NOTICE);
+    free(t);
     return;
   }
   int rows = p->h - 1;
@@ -33,6 +47,7 @@ static void res_draw(tui_app *a, tui_pane *p)
   if (s->top > n - rows) s->top = n - rows;
   if (s->top < 0) s->top = 0;
   tui_draw_wrapped(a->b, p->y + 1, p->x + 1, p->w - 2, rows, t, s->top, TUI_ST_TEXT);
+  free(t);
 }
 
 static int scroll(tui_app *a, int d)

@@ -6,9 +6,11 @@
 tui_run check 110x30 '<Tab>
 g31<Enter>
 c
+<Wait>
 <Dump>
 g0<Enter>
 c
+<Wait>
 <Dump>' relu_tail.lua
 tui_has check 001 "bug  y[31]" "y[31] (lane 31) is a bug"
 tui_has check 001 "replayed: kernel -0.5, reference 0" "with the replayed numbers"
@@ -19,7 +21,7 @@ tui_has check 002 "equivalent  y[0]" "y[0] is proved equivalent"
 tui_has check 002 "   6   else if (i < N) y[i] = x[i];" "the other branch did not feed y[0]"
 tui_style check 002 "both verdicts stay on the grid"
 
-tui_run enter 110x30 '<Tab>g31<Enter><Enter><Dump>' relu_tail.lua
+tui_run enter 110x30 '<Tab>g31<Enter><Enter><Wait><Dump>' relu_tail.lua
 tui_has enter 001 "bug  y[31]" "Enter in the picker checks the element"
 
 # Lua hooks from the user's init.lua
@@ -29,7 +31,7 @@ function workbench.on_check(verdict, tensor, idx)
   workbench.message("hook: " .. verdict .. " " .. tensor .. "[" .. table.concat(idx, ",") .. "]")
 end
 LUA
-tui_run hook 110x30 '<Tab>g31<Enter>c<Dump>' relu_tail.lua
+tui_run hook 110x30 '<Tab>g31<Enter>c<Wait><Dump>' relu_tail.lua
 tui_has hook 001 "hook: bug y[31]" "init.lua's workbench.on_check runs after a check"
 echo 'error("bad init")' > "$T/config/dirigo/init.lua"
 tui_run badinit 110x30 '' relu_tail.lua

@@ -13,7 +13,9 @@ trap 'rm -rf "$T"' EXIT
 XDG_CONFIG_HOME=$T/config; export XDG_CONFIG_HOME
 unset DIRIGO_DATADIR
 EXP=$DG_SRCDIR/t/tui/expected
-DATA=$DG_SRCDIR/t/tui/data
+# a copy of the data: checks write witness files next to the problem (.dirigo/)
+cp -R "$DG_SRCDIR/t/tui/data" "$T/data" && chmod -R u+w "$T/data"
+DATA=$T/data
 tap_n=0 tap_fail=0
 
 tap() {  # tap STATUS(0 ok) WHAT
