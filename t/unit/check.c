@@ -271,6 +271,40 @@ static void test_findings(void)
   check_result_free(&r);
 }
 
+/* ---- branches on input data: both sides run, merged with ite -------------------- */
+static check_verdict relu_case(const char *name, const char *body, check_result *r)
+{
+  char *src = dg_printf("__global__ void k(float *y, const float *x, int N)\n"
+                        "{\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= N) return;\n  %s\n}\n", body);
+  char *cu = dg_printf("%s.cu", name), *lua = dg_printf("%s.lua", name);
+  put(cu, src);
+  char *sp = dg_printf("return problem { source = \"%s\", op = \"relu\", sizes = { N = 100 },\n"
+                       "  launch = \"k<<<(N + 63) / 64, 64>>>(y, x, N)\" }\n", cu);
+  put(lua, sp);
+  prob P;
+  check_verdict v = CHECK_ERROR;
+  memset(r, 0, sizeof *r);
+  if (load(&P, lua)) {
+    int64_t idx = 77;
+    v = run(&P, &idx, 1, r);
+  }
+  unload(&P);
+  free(src), free(cu), free(lua), free(sp);
+  return v;
+}
+
+static void test_branches(void)
+{
+  check_result r;
+  is_int(relu_case("relu_if", "float v = x[i];\n  if (v > 0.0f) y[i] = v; else y[i] = 0.0f;", &r), CHECK_EQUIVALENT,
+         "relu with if/else on the input value: equivalent");
+  check_result_free(&r);
+  is_int(relu_case("relu_ge", "float v = x[i];\n  y[i] = v >= 0.0f ? v : -v;", &r), CHECK_BUG,
+         "|x| instead of relu (a data-dependent ?:): bug");
+  ok(r.have_values && r.ref_value == 0 && r.kernel_value > 0, "witness: a negative input, kernel |x| vs reference 0");
+  check_result_free(&r);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dg_check_XXXXXX");
@@ -280,6 +314,7 @@ int main(void)
   test_softmax();
   test_reduction();
   test_findings();
+  test_branches();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
   free(cmd);
