@@ -13,7 +13,7 @@
 
 typedef struct {
   const char *problem, *strategy, *backend, *evaluate, *witness, *sizes;
-  int64_t cases;
+  int64_t cases, max_elems;   /* max_elems 0: the default cap (default_cap) */
   uint64_t seed;
   bool json, verbose, no_shrink;
 } fuzz_args;
@@ -22,9 +22,9 @@ static int usage(const char *cmd, const char *msg)
 {
   fprintf(stderr, "dirigo %s: %s\n", cmd, msg);
   fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--sizes spec|realistic]\n"
-                  "                    [--cases N] [--seed S] [--json] [-v] [--no-shrink]\n"
+                  "                    [--cases N] [--seed S] [--json] [-v] [--no-shrink] [--max-elems N]\n"
                   "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
-                  "       dirigo replay PROBLEM WITNESS\n"
+                  "       dirigo replay PROBLEM WITNESS [--backend cpu|gpu] [--sizes spec|realistic] [--max-elems N]\n"
                   "strategies:");
   for (size_t i = 0; i < fuzz_strategy_count(); i++) fprintf(stderr, " %s", fuzz_strategy_at(i)->name);
   fprintf(stderr, "\n");
@@ -59,6 +59,10 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
     else if (!strcmp(o, "--cases") && has) {
       if (!parse_num(argv[++i], &v) || v == 0) return usage(argv[0], "--cases takes a positive number");
       a->cases = (int64_t)v;
+    } else if (!strcmp(o, "--max-elems") && has) {
+      if (!parse_num(argv[++i], &v) || v == 0 || v > ((uint64_t)1 << 40))
+        return usage(argv[0], "--max-elems takes a positive number");
+      a->max_elems = (int64_t)v;
     } else if (!strcmp(o, "--seed") && has) {
       if (!parse_num(argv[++i], &v)) return usage(argv[0], "--seed takes a number");
       a->seed = v;
@@ -167,6 +171,15 @@ static bool use_realistic(dg_problem *p)
   return ok;
 }
 
+/* The largest tensor a campaign's shapes may have. It steers which shapes a
+ * strategy draws, so a witness replays the same case only under the same cap:
+ * `dirigo replay` defaults to the emulator's cap, and a GPU campaign prints
+ * its own in the replay command. */
+static int64_t default_cap(bool gpu, bool realistic)
+{
+  return gpu ? (int64_t)1 << 28 : realistic ? (int64_t)1 << 24 : 8192;
+}
+
 static int fuzz_one(const fuzz_args *a)
 {
   bool gpu = !strcmp(a->backend, "gpu");
@@ -202,7 +215,7 @@ static int fuzz_one(const fuzz_args *a)
   }
   fuzz_opts o = { .strategy = a->strategy ? fuzz_strategy_find(a->strategy) : NULL,
                   .backend = gpu ? &be : NULL,
-                  .max_elems = gpu ? (int64_t)1 << 28 : realistic ? (int64_t)1 << 24 : 0,
+                  .max_elems = a->max_elems ? a->max_elems : default_cap(gpu, realistic),
                   .max_check = gpu || realistic ? 4096 : 0,
                   .ncases = a->cases, .seed = a->seed, .shrink = !a->no_shrink,
                   .progress = a->json ? NULL : progress, .ud = (void *)a };
@@ -215,7 +228,7 @@ static int fuzz_one(const fuzz_args *a)
   dg_diags_free(&d);
   fuzz_space sp;
   fuzz_space_ctx ctx;
-  fuzz_space_init(&sp, &ctx, L.p, 0);
+  fuzz_space_init(&sp, &ctx, L.p, o.max_elems);
   char *w = s.failed ? fuzz_witness(&sp, s.strategy, s.seed, s.first.k, &s.first.c, false) : NULL;
   char *mw = s.shrunk ? fuzz_witness(&sp, s.strategy, s.seed, s.min.k, &s.min.c, true) : NULL;
   if (a->json) print_json(a, &s, w, mw);
@@ -224,7 +237,11 @@ static int fuzz_one(const fuzz_args *a)
       printf("%s at case %" PRId64 " (%s): %s\n", s.first.status == FUZZ_FAIL ? "FAIL" : "FINDING",
              s.first.k, s.first.c.label, s.first.msg);
       if (s.shrunk) printf("  shrunk to %s: %s\n", s.min.c.label, s.min.msg);
-      printf("  replay: dirigo replay %s %s\n", a->problem, mw ? mw : w);
+      printf("  replay: dirigo replay %s %s", a->problem, mw ? mw : w);
+      if (gpu) printf(" --backend gpu");
+      if (realistic) printf(" --sizes realistic");
+      if (o.max_elems != default_cap(false, realistic)) printf(" --max-elems %" PRId64, o.max_elems);
+      printf("\n");
     }
     printf("%" PRId64 " cases: %" PRId64 " pass, %" PRId64 " fail, %" PRId64 " findings, %" PRId64
            " errors, %" PRId64 " skipped in %.2f s", s.ncases, s.npass, s.nfail, s.nfinding,
@@ -381,14 +398,28 @@ static int replay_main(int argc, char **argv)
     fprintf(stderr, "dirigo replay: '%s' is not a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])\n", a.witness);
     return DG_EXIT_USAGE;
   }
+  bool gpu = !strcmp(a.backend, "gpu");
+  char *why = NULL;
+  if (gpu && !dg_gpu_available(&why)) {
+    fprintf(stderr, "dirigo replay: the GPU backend is unavailable: %s\n", why ? why : "unknown reason");
+    free(why);
+    return DG_EXIT_USAGE;
+  }
+  free(why);
   loaded L;
   if (!load(a.problem, &L, false)) {
     unload(&L);
     return DG_EXIT_USAGE;
   }
+  bool realistic = a.sizes && !strcmp(a.sizes, "realistic");
+  if (realistic && !use_realistic(L.p)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  int64_t cap = a.max_elems ? a.max_elems : default_cap(false, realistic);
   fuzz_space sp;
   fuzz_space_ctx ctx;
-  fuzz_space_init(&sp, &ctx, L.p, 0);
+  fuzz_space_init2(&sp, &ctx, L.p, cap, gpu || realistic ? 4096 : 0);
   fuzz_case c;
   int64_t k;
   const fuzz_strategy *st;
@@ -401,10 +432,23 @@ static int replay_main(int argc, char **argv)
     return DG_EXIT_USAGE;
   }
   fuzz_outcome o;
-  fuzz_run_case(L.p, &L.k, &sp, &ctx, &c, &o);
+  gpu_kernels gk;
+  if (gpu) {
+    dg_diags d = {0};
+    bool ok = gpu_kernels_load(&gk, L.p, NULL, &d);
+    dg_diags_print(stderr, &L.p->sm, &d);
+    dg_diags_free(&d);
+    if (!ok) {
+      unload(&L);
+      return DG_EXIT_USAGE;
+    }
+    fuzz_backend be = fuzz_backend_gpu(&gk);
+    fuzz_run_case_on(L.p, &be, &sp, &ctx, &c, &o);
+    gpu_kernels_free(&gk);
+  } else fuzz_run_case(L.p, &L.k, &sp, &ctx, &c, &o);
   printf("replay %s %s\n  shape %s  strategy %s  seed %" PRIu64 "  case %" PRId64
-         "  inputs digest %016" PRIx64 "\n", a.problem, a.witness, c.label, st->name, seed, k,
-         o.input_digest);
+         "  backend %s  inputs digest %016" PRIx64 "\n", a.problem, a.witness, c.label, st->name, seed, k,
+         a.backend, o.input_digest);
   printf("  %s: %s\n", fuzz_status_name(o.status), o.status == FUZZ_PASS ? "every checked element within tolerance" : o.msg);
   if (o.status == FUZZ_PASS) printf("  max abs error %.3g, max ulp %.3g\n", o.cmp.max_abs, o.cmp.max_ulp);
   unload(&L);

@@ -5,14 +5,20 @@
 
 #include <stdio.h>
 
-static bool gpu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
-                            fuzz_outcome *out)
+static bool gpu_case(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
+                     emu_io *io, fuzz_outcome *out)
 {
-  gpu_kernels *gk = self;
   dg_diags d = {0};
   gpu_run_result r = {0};
   bool ok = false;
-  if (!gpu_run(p, gk, sizes, io, &r, &d)) {
+  double t0 = t ? dg_now() : 0;
+  bool ran = gpu_run(p, gk, sizes, io, &r, &d);
+  if (t) {
+    t->runs++;
+    t->run_s += dg_now() - t0;
+    t->kernel_ms += r.ms;
+  }
+  if (!ran) {
     out->status = FUZZ_ERROR;
     dg_buf b = {0};
     if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
@@ -39,7 +45,25 @@ static bool gpu_backend_run(void *self, const dg_problem *p, const int64_t *size
   return ok;
 }
 
+static bool gpu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                            fuzz_outcome *out)
+{
+  return gpu_case(self, NULL, p, sizes, io, out);
+}
+
+static bool gpu_timed_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                          fuzz_outcome *out)
+{
+  fuzz_gpu_timed *t = self;
+  return gpu_case(t->gk, t, p, sizes, io, out);
+}
+
 fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
 {
   return (fuzz_backend){ "gpu", gpu_backend_run, gk };
+}
+
+fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
+{
+  return (fuzz_backend){ "gpu", gpu_timed_run, t };
 }

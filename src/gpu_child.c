@@ -128,7 +128,8 @@ static cudaError_t fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
 {
   const size_t chunk = 1 << 20;
   uint8_t *h = stage(chunk);
-  for (size_t i = 0; i < chunk; i++) h[i] = p[i % len];
+  size_t m = n < chunk ? n : chunk;   /* a 64 KiB guard needs 64 KiB of pattern, not 1 MiB */
+  for (size_t i = 0; i < m; i++) h[i] = p[i % len];
   for (size_t off = 0; off < n; off += chunk) {
     size_t k = n - off < chunk ? n - off : chunk;    /* chunk is a multiple of len (1,2,4,8) */
     cudaError_t e = cudaMemcpy(d + off, h, k, cudaMemcpyHostToDevice);

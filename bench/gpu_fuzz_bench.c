@@ -1,0 +1,182 @@
+/* gpu_fuzz_bench.c — fuzz cases per second on the GPU backend, at the spec's
+ * sizes and at the op's realistic sizes, with the time of a case split into
+ * the GPU run (gpu_run: buffers, upload, launches, download), the kernels
+ * alone (events) and the rest (input generation, reference, validation).
+ * The emulator's rate at spec sizes is given beside it.
+ *
+ *   gpu_fuzz_bench [--json FILE] [--cases N] [SPEC.lua ...]
+ *
+ * Default problems: softmax_block, matmul_tiled, layernorm_block,
+ * residual_add. Strategy `adversarial` (the spec's shapes, varied values), as
+ * bench/torch_harness.py does; realistic sizes validate a sample of 4096
+ * elements per output, as `dirigo fuzz --sizes realistic` does. Without a GPU
+ * the GPU rows say so and the emulator rows still run. */
+#include "fuzz_gpu.h"
+#include "lua_spec.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const defaults[] = {
+  "softmax/softmax_block", "matmul/matmul_tiled", "norm/layernorm_block", "elementwise/residual_add",
+};
+
+typedef struct {
+  int64_t cases;
+  double secs, run_s, kernel_ms;
+  int64_t npass, nbad;
+  char label[96];
+} row;
+
+static bool use_realistic(dg_problem *p)
+{
+  bool any = false;
+  for (size_t i = 0; i < p->sizes.n; i++)
+    if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = p->sizes.v[i].realistic, any = true;
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, sizes);
+  dg_diags d = {0};
+  bool ok = any && dg_problem_check_sizes(p, sizes, &d);
+  dg_diags_free(&d);
+  free(sizes);
+  return ok;
+}
+
+/* n cases of `adversarial` on backend be (NULL: the emulator). */
+static void campaign(dg_problem *p, emu_kernels *ek, const fuzz_backend *be, int64_t n,
+                     int64_t cap, int64_t check, double budget, row *r)
+{
+  fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = be, .ncases = n,
+                  .seed = 1, .max_elems = cap, .max_check = check, .keep_going = true,
+                  .budget_s = budget };
+  fuzz_summary s;
+  dg_diags d = {0};
+  fuzz_campaign(p, ek, &o, &s, &d);
+  dg_diags_free(&d);
+  r->cases = s.ncases;
+  r->secs = s.secs;
+  r->npass = s.npass;
+  r->nbad = s.nfail + s.nfinding + s.nerror;
+  fuzz_space sp;
+  fuzz_space_ctx ctx;
+  fuzz_space_init2(&sp, &ctx, p, cap, check);
+  fuzz_case c = {0};
+  dg_rng rng;
+  dg_rng_seed(&rng, 1);
+  if (fuzz_strategy_gen(o.strategy, &sp, 0, &rng, &c)) {
+    fuzz_case_label(&sp, &c);
+    char *sp_ = strrchr(c.label, ' ');   /* the shape only */
+    if (sp_) *sp_ = 0;
+    snprintf(r->label, sizeof r->label, "%s", c.label);
+  }
+}
+
+static void print_row(FILE *json, const char *name, const char *sizes, const char *backend,
+                      const row *r, bool *first)
+{
+  double per = r->cases ? r->secs / (double)r->cases : 0;
+  double kms = r->cases ? r->kernel_ms / (double)r->cases : 0;
+  double run = r->cases ? r->run_s / (double)r->cases : 0;
+  printf("%-26s %-9s %-22s %-4s %5" PRId64 " %9.1f %10.3f", name, sizes, r->label, backend, r->cases,
+         per > 0 ? 1 / per : 0, per * 1e3);
+  if (r->run_s > 0)
+    printf(" %9.3f %9.4f %9.3f %8.0fx", run * 1e3, kms, (per - run) * 1e3, kms > 0 ? per * 1e3 / kms : 0);
+  printf("   %" PRId64 "/%" PRId64 " pass\n", r->npass, r->cases);
+  if (json)
+    fprintf(json, "%s{\"problem\": \"%s\", \"sizes\": \"%s\", \"shape\": \"%s\", \"backend\": \"%s\", "
+            "\"cases\": %" PRId64 ", \"cases_per_s\": %.3f, \"ms_per_case\": %.4f, \"run_ms\": %.4f, "
+            "\"kernel_ms\": %.5f, \"pass\": %" PRId64 "}",
+            *first ? "" : ",\n ", name, sizes, r->label, backend, r->cases, per > 0 ? 1 / per : 0,
+            per * 1e3, run * 1e3, kms, r->npass);
+  *first = false;
+}
+
+int main(int argc, char **argv)
+{
+  const char *json_path = NULL;
+  int64_t ncases = 200;
+  DG_VEC(const char *) specs = {0};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
+    else if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncases = strtoll(argv[++i], NULL, 10);
+    else dg_vec_push(&specs, argv[i]);
+  }
+  const char *src = getenv("DG_SRCDIR");
+  DG_VEC(char *) paths = {0};
+  if (specs.n)
+    for (size_t i = 0; i < specs.n; i++) dg_vec_push(&paths, dg_strdup(specs.v[i]));
+  else
+    for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++)
+      dg_vec_push(&paths, dg_printf("%s/samples/%s.lua", src ? src : "..", defaults[i]));
+  char *why = NULL;
+  bool have_gpu = dg_gpu_available(&why);
+  printf("dirigo fuzz throughput — GPU: %s; strategy adversarial, seed 1\n", why ? why : "?");
+  free(why);
+  printf("%-26s %-9s %-22s %-4s %5s %9s %10s %9s %9s %9s %9s\n", "problem", "sizes", "shape", "on",
+         "cases", "cases/s", "ms/case", "run ms", "kernel ms", "rest ms", "/kernel");
+  FILE *json = json_path ? fopen(json_path, "w") : NULL;
+  if (json) fprintf(json, "[");
+  bool first = true;
+  for (size_t i = 0; i < paths.n; i++) {
+    const char *slash = strstr(paths.v[i], "samples/");
+    char name[64];
+    snprintf(name, sizeof name, "%s", slash ? slash + 8 : paths.v[i]);
+    char *dot = strrchr(name, '.');
+    if (dot) *dot = 0;
+    dg_diags d = {0};
+    dg_problem *p = dg_spec_load(paths.v[i], &d);
+    emu_kernels ek;
+    bool loaded = p && !d.nerrors;
+    bool ok = loaded && emu_kernels_load(&ek, p, &d);
+    if (!ok) {
+      printf("%-26s cannot load\n", name);
+      if (p) dg_diags_print(stdout, &p->sm, &d);
+    }
+    if (ok) {   /* the emulator, at spec sizes only */
+      row r = {0};
+      campaign(p, &ek, NULL, ncases / 4 > 0 ? ncases / 4 : 1, 0, 0, 5, &r);
+      print_row(json, name, "spec", "cpu", &r, &first);
+    }
+    gpu_kernels gk;
+    bool gok = ok && have_gpu && gpu_kernels_load(&gk, p, NULL, &d);
+    if (ok && have_gpu && !gok) {
+      printf("%-26s the GPU cannot load it:\n", name);
+      dg_diags_print(stdout, &p->sm, &d);
+    }
+    fuzz_gpu_timed t = { .gk = &gk };
+    fuzz_backend be = fuzz_backend_gpu_timed(&t);
+    if (gok) {   /* one case first: the GPU child starts, the kernels load */
+      row warm = {0};
+      campaign(p, &ek, &be, 1, 8192, 0, 0, &warm);
+    }
+    for (int real = 0; gok && real < 2; real++) {
+      if (real && !use_realistic(p)) {
+        printf("%-26s realistic  (the op has no realistic sizes)\n", name);
+        break;
+      }
+      t.runs = 0, t.run_s = 0, t.kernel_ms = 0;
+      row r = {0};
+      campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
+               real ? 4096 : 0, real ? 15 : 8, &r);
+      r.run_s = t.run_s;
+      r.kernel_ms = t.kernel_ms;
+      print_row(json, name, real ? "realistic" : "spec", "gpu", &r, &first);
+    }
+    if (gok) gpu_kernels_free(&gk);
+    if (loaded) emu_kernels_free(&ek);
+    dg_diags_free(&d);
+    if (p) dg_problem_free(p);
+    fflush(stdout);
+  }
+  if (json) {
+    fprintf(json, "]\n");
+    fclose(json);
+  }
+  printf("(run ms: gpu_run per case — buffers, upload, launches, download through the GPU child;\n"
+         " rest: input generation, reference and validation on the CPU; /kernel: case time over kernel time)\n");
+  for (size_t i = 0; i < paths.n; i++) free(paths.v[i]);
+  dg_vec_free(&paths);
+  dg_vec_free(&specs);
+  return 0;
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# fuzz-device.sh — run ON THE GPU MACHINE (after `t/gpu/carry-libs.sh --dirigo`
+# here; carry [".devcarry"]): the GPU backend in fuzz campaigns, in one batch:
+#   1. bench/gpu_fuzz_bench (cases/s, spec and realistic sizes) and
+#      bench/torch_harness.py (the PyTorch harness, and the comparison table)
+#   2. t/gpu/agree.sh: the emulator vs the GPU on every sample (the table of
+#      doc/gpu-agreement.md)
+#   3. replay on the GPU: a witness replays with the same input digest on both
+#      backends, and a GPU campaign's printed replay command reproduces it
+#   4. t/gpu/device-run.sh --no-bench (the GPU layer's own tests)
+#   sh t/gpu/fuzz-device.sh [--quick]      (--quick: fewer cases everywhere)
+# Logs go to $OUT (else ./fuzz-device-out). Exit 1 if a test failed.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+D=$root/.devcarry
+out=${OUT:-$root/fuzz-device-out}
+mkdir -p "$out"
+quick=no
+[ "${1:-}" = --quick ] && quick=yes
+cuda=${DIRIGO_CUDA_DIR:-/usr/local/cuda}
+if [ ! -d "$cuda/include" ] && command -v nvcc >/dev/null 2>&1; then
+  cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+fi
+export DIRIGO_CUDA_DIR=$cuda
+export LD_LIBRARY_PATH="$D/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export DG_SRCDIR=$root DIRIGO_DATADIR=$root
+export DIRIGO_CUBIN_CACHE="$out/cubin"
+B=$D/bin
+status=0
+say() { echo "== $*"; }
+ncpu=$(nproc 2>/dev/null || echo 4)
+nvidia-smi -L 2>/dev/null
+
+# --- 1. throughput ------------------------------------------------------------
+say "gpu_fuzz_bench"
+cases=200; [ $quick = yes ] && cases=40
+timeout 200 "$B/gpu_fuzz_bench" --cases $cases --json "$out/gpu_fuzz.json" 2>&1 | tee "$out/gpu_fuzz_bench.log"
+say "torch_harness"
+timeout 120 python3 bench/torch_harness.py --cases $cases --json "$out/torch.json" --dirigo "$out/gpu_fuzz.json" \
+  2>&1 | tee "$out/torch_harness.log"
+
+# --- 2. agreement ---------------------------------------------------------------
+say "agree.sh"
+acases=16; [ $quick = yes ] && acases=6
+AGREE=$B/agree.t AGREE_TIMEOUT=${AGREE_TIMEOUT:-60} \
+  timeout 240 sh t/gpu/agree.sh -j $((ncpu > 2 ? ncpu - 2 : 1)) --cases $acases --realistic 1 --out "$out" \
+  >"$out/agree.tap" 2>&1 || status=1
+grep -c '^ok' "$out/agree.tap" | sed 's/^/agree: ok /'
+grep -A3 '^not ok' "$out/agree.tap"
+cat "$out/agree.md" 2>/dev/null
+
+# --- 3. replay on the GPU ---------------------------------------------------------
+say "replay"
+n=0
+check() {   # check NAME COND...
+  name=$1; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; status=1; fi
+}
+digest() { sed -n 's/.*inputs digest \([0-9a-f]*\).*/\1/p' "$1"; }
+{
+  p=samples/softmax/softmax_block_uninit.lua w=fuzz:boundary+adversarial:1:1
+  "$B/dirigo" replay $p $w >"$out/replay-cpu.log" 2>&1
+  "$B/dirigo" replay $p $w --backend gpu >"$out/replay-gpu.log" 2>&1
+  cat "$out/replay-cpu.log" "$out/replay-gpu.log"
+  check "an emulator witness replays on the GPU with the same input digest" \
+    test -n "$(digest "$out/replay-cpu.log")" -a "$(digest "$out/replay-cpu.log")" = "$(digest "$out/replay-gpu.log")"
+  check "the GPU replay says which backend" grep -q 'backend gpu' "$out/replay-gpu.log"
+  p=samples/elementwise/residual_add_gridfloor.lua
+  "$B/dirigo" fuzz $p --backend gpu --strategy boundary --cases 8 >"$out/fuzz-gpu.log" 2>&1
+  cat "$out/fuzz-gpu.log"
+  cmd=$(sed -n 's/^  replay: dirigo replay //p' "$out/fuzz-gpu.log")
+  check "a GPU campaign prints a replay command for the GPU" expr "$cmd" : '.*--backend gpu' \>/dev/null
+  # shellcheck disable=SC2086
+  "$B/dirigo" replay $cmd >"$out/replay-gpu2.log" 2>&1
+  cat "$out/replay-gpu2.log"
+  check "which replays the failure on the GPU" grep -Eq '^  (fail|finding):' "$out/replay-gpu2.log"
+  echo "1..$n"
+} 2>&1 | tee "$out/replay.tap"
+grep -q '^not ok' "$out/replay.tap" && status=1
+
+# --- 4. the GPU layer's tests ---------------------------------------------------------
+say "device-run.sh --no-bench"
+timeout 150 sh t/gpu/device-run.sh --no-bench >"$out/device-run.log" 2>&1 || status=1
+tail -8 "$out/device-run.log"
+rm -rf "$out/cubin"
+say "status $status"
+exit $status
