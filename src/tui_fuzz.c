@@ -318,8 +318,8 @@ int tui_act_strategy(tui_app *a, tui_pane *p, int key)
   char **items = dg_calloc(n ? n : 1, sizeof *items);
   for (size_t i = 0; i < n; i++) {
     const fuzz_strategy *st = fuzz_strategy_at(i);
-    items[i] = dg_printf("%s%s — %s%s", a->strategy && !strcmp(a->strategy, st->name) ? "* " : "  ", st->name,
-                         st->help ? st->help : "", st->origin ? " (Lua)" : "");
+    items[i] = dg_printf("%s%s%s — %s", a->strategy && !strcmp(a->strategy, st->name) ? "* " : "  ", st->name,
+                         st->origin ? " (Lua)" : "", st->help ? st->help : "");
   }
   tui_menu_open(a, "fuzz strategy for f", (const char *const *)items, n, pick_strategy);
   for (size_t i = 0; i < n; i++) free(items[i]);

@@ -137,7 +137,26 @@ static void smt_text(const tui_check_info *ci, dg_buf *b)
     dg_buf_printf(b, "no SMT-LIB query: the check of %s did not reach the solver (%s)\n", ci->elem, ci->verdict);
     return;
   }
-  dg_buf_printf(b, "SMT-LIB query for %s:\n%s\n", ci->elem, ci->smtlib);
+  /* the solver's text starts with one declare-fun per input element: show
+   * the assertions first, then the declarations */
+  size_t ndecl = 0;
+  dg_buf rest = {0}, decls = {0};
+  dg_buf_puts(&rest, "");
+  dg_buf_puts(&decls, "");
+  for (const char *l = ci->smtlib; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t n = nl ? (size_t)(nl - l) : strlen(l);
+    bool decl = !strncmp(l, "(declare-fun ", 13);
+    dg_buf *to = decl ? &decls : &rest;
+    ndecl += decl;
+    dg_buf_put(to, l, n);
+    dg_buf_putc(to, '\n');
+    l += n + (nl != NULL);
+  }
+  dg_buf_printf(b, "SMT-LIB query for %s (its %zu declare-fun lines last):\n%s", ci->elem, ndecl, rest.s);
+  if (ndecl) dg_buf_printf(b, "; the %zu declarations:\n%s", ndecl, decls.s);
+  dg_buf_free(&rest);
+  dg_buf_free(&decls);
 }
 
 static void steps_text(const tui_check_info *ci, dg_buf *b)

@@ -1,0 +1,106 @@
+#!/bin/sh
+# Long work off the screen: a fuzz campaign and checks run in a child process
+# while the screen keeps drawing; progress in the status bar, cancel, a child
+# that crashes, hangs past its time limit or refuses a second job. <Wait N>
+# lets the job's records in up to N units done, <Wait> to its end, so the
+# dumps are the same on every run.
+. "$DG_SRCDIR/t/tui/lib.sh"
+
+# the wall clock in the status bar and the summary: keep the width, drop digits
+unclock() { sed -i 's/  [0-9]* s  x cancel/  # s  x cancel/; s/in [0-9]\.[0-9][0-9] s/in #.## s/' "$T/$1"/*.txt; }
+
+tui_run bg 160x30 ':fuzz regular<Enter>
+<Dump>
+<Wait 3>
+<Dump>
+<Tab>ll
+<Dump>
+<Wait>
+<Dump>' relu_tail.lua
+unclock bg
+tui_rc bg 0 "a campaign in the background: exit 0"
+tui_has bg 001 "░░░░░░░░░░░░ fuzz regular: starting  # s  x cancel" "it starts with an empty progress bar"
+tui_same bg 002 "the progress bar after 3 of 40 cases"
+tui_style bg 002 "the bar is styled"
+tui_has bg 003 "picker  y[2]  of 40" "keys still move the picker while it runs"
+tui_has bg 003 "fuzz regular: 3/40 cases" "and the bar stays"
+tui_has bg 004 "fuzz on the emulator: strategy regular" "then the summary"
+tui_has bg 004 "heat map of y: 28 cases at its shape" "and the heat map"
+tui_has bg 004 "g goto  t tensor  q quit" "the status bar is back to the keys"
+
+tui_run cancel 160x30 ':fuzz regular<Enter>
+<Wait 2>
+x
+<Dump>
+f
+<Wait 1>
+<C-c>
+<Dump>
+x
+<Dump>' relu_tail.lua
+tui_rc cancel 0 "cancelling keeps dirigo running"
+tui_has cancel 001 "the fuzz was cancelled" "x cancels the campaign and says so"
+tui_has cancel 001 "the fuzz campaign was cancelled" "the result pane says it too"
+tui_has cancel 002 "the fuzz was cancelled" "<C-c> cancels a running job instead of quitting"
+tui_has cancel 003 "nothing is running" "x with nothing running says so"
+
+tui_run busy 160x30 ':fuzz regular<Enter>c<Dump>' relu_tail.lua
+tui_has busy 001 "a fuzz is running (x cancels it)" "one job at a time"
+tui_rc busy 0 "the end of the keys ends the running job too"
+
+DIRIGO_TEST_CHILD_CRASH=1; export DIRIGO_TEST_CHILD_CRASH
+tui_run crash 160x30 '<Tab>g31<Enter>c
+<Wait>
+<Dump>
+h
+<Dump>
+f
+<Wait>
+<Dump>' relu_tail.lua
+unset DIRIGO_TEST_CHILD_CRASH
+tui_rc crash 0 "a crashing child does not take the screen down"
+tui_has crash 001 "the check of y[31] crashed: killed by signal 11" "the crash is the check's result"
+tui_has crash 001 "the screen is fine" "said plainly"
+tui_has crash 001 "the check crashed: killed by signal 11" "and on the status line"
+tui_has crash 002 "picker  y[30]  of 40" "keys work after the crash"
+tui_has crash 003 "the fuzz campaign crashed: killed by signal 11" "a crashing fuzz too"
+
+DIRIGO_TEST_CHILD_HANG=1 DIRIGO_TUI_JOB_LIMIT=1; export DIRIGO_TEST_CHILD_HANG DIRIGO_TUI_JOB_LIMIT
+tui_run hang 160x30 'c<Wait><Dump>' relu_tail.lua
+unset DIRIGO_TEST_CHILD_HANG DIRIGO_TUI_JOB_LIMIT
+tui_has hang 001 "ran past its time limit of 1 s and was stopped" "a hung child is stopped at its time limit"
+
+tui_run strat 160x30 'F
+<Dump>
+jj<Enter>
+<Dump>
+f
+<Wait>
+<Dump>' relu_tail.lua
+tui_has strat 001 "fuzz strategy for f" "F lists the strategies"
+tui_has strat 001 "boundary+adversarial — " "the built-ins"
+tui_has strat 001 "primes (Lua) — " "and the Lua ones"
+tui_has strat 002 "f now fuzzes with strategy adversarial" "picking one says so"
+tui_has strat 003 "fuzz on the emulator: strategy adversarial" "and f runs it"
+
+tui_run auto 160x30 'A
+<Dump>
+<Wait>
+<Dump>' relu_tail.lua
+tui_has auto 001 "check --auto: starting" "A starts check --auto"
+tui_has auto 002 "check --auto: 3 elements checked, 2" "it checks chosen elements"
+tui_has auto 002 "bug        y[31]" "and stops at the lane-31 bug"
+
+tui_run replay 160x30 '<Tab>r
+<Dump>
+g31<Enter>c
+<Wait>
+r
+<Dump>
+<Wait>
+<Dump>' relu_tail.lua
+tui_has replay 001 "no witness for y[0]: only a check that found a bug leaves one" "r without a witness says why"
+tui_has replay 002 "replay y[31]: starting" "r replays in the background"
+tui_has replay 003 "replay of .dirigo/witness-y-31.json:" "the witness file of the check"
+tui_has replay 003 "the element still differs: bug  y[31]" "still differs"
+tui_done

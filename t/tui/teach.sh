@@ -1,0 +1,49 @@
+#!/bin/sh
+# The teaching tabs of the result pane after a check: the slice (lines that
+# fed the element, also marked in the source), the kernel's and the
+# reference's terms, the SMT-LIB query, and the writer thread's steps (said
+# to be missing: check_result does not record them). The marks follow the
+# selected element's own last check.
+. "$DG_SRCDIR/t/tui/lib.sh"
+cp "$DG_SRCDIR"/samples/elementwise/leaky_relu_macro.cu "$DG_SRCDIR"/samples/elementwise/leaky_relu_macro.lua "$DATA"/
+
+tui_run leaky 160x40 '<Tab>c
+<Wait>
+<Tab>2
+<Dump>
+3
+<Dump>
+4
+<Dump>
+5
+<Dump>
+v
+<Dump>
+<S-Tab>l
+<Dump>' leaky_relu_macro.lua
+tui_rc leaky 0 "exit 0"
+tui_same leaky 001 "slice tab: the lines that fed y[0], marked in the source too"
+tui_style leaky 001 "the slice tab is the selected one"
+tui_same leaky 002 "terms tab: the kernel's term (the fp32 slope) and the reference's"
+tui_has leaky 003 "SMT-LIB query for y[0] (its " "smt tab: the query"
+tui_has leaky 003 "(assert" "with its assertion"
+tui_has leaky 004 "the writer thread's steps are not recorded" "steps tab: says what the check does not record"
+tui_has leaky 004 "writer: block 0 thread 0 of launch 1" "and names the writer thread"
+tui_has leaky 005 "equivalent  y[0]" "v cycles back to the summary"
+tui_has leaky 006 "equivalent  y[0]" "the summary stays on the last result"
+tui_has leaky 006 "picker  y[1]" "after moving on"
+
+tui_run follow 110x30 '<Tab>g31<Enter>c
+<Wait>
+g0<Enter>c
+<Wait>
+g31<Enter>
+v
+<Dump>
+g5<Enter>
+<Dump>' relu_tail.lua
+tui_has follow 001 "▌  6   else if (i < N) y[i] = x[i];" "back on y[31], its own slice is marked again"
+tui_has follow 001 "3 lines fed y[31]" "and listed in the slice tab"
+tui_has follow 001 "relu_tail.cu:6:   else if (i < N) y[i] =" "with the line that made the bug"
+tui_has follow 002 "y[5] has not been checked yet" "an unchecked element says so"
+tui_done
