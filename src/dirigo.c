@@ -13,6 +13,8 @@ const dg_command dg_commands[] = {
   { "check", "PROBLEM [--at i,j,...|--auto] [--timeout S] [--float real|ieee] [--json|--sarif] [--explain]",
     "prove output elements equal to the reference for all inputs (Z3)", cli_check },
   { "replay", "PROBLEM WITNESS", "replay a fuzz case or a checker witness", cli_check_replay },
+  { "sweep", "DIR [--mode check|fuzz|both] [--budget S] [--jobs N] [--shard i/n] [--json] [--resume|--fresh]",
+    "check and fuzz every problem under DIR in child processes; resumable", cli_sweep },
   { "run",   "SCRIPT.lua [args] | -e CODE", "run a Lua script with the dirigo module, no screen", cli_run },
   { "help",  "", "this text", cmd_help },
   { NULL, NULL, NULL, NULL },
