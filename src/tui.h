@@ -125,6 +125,7 @@ struct tui_app {
   tui_checks *checks;                 /* last check of each element, for the teaching tabs (tui_teach.c) */
   char *strategy;                     /* the fuzz strategy f runs (F chooses); NULL: the default */
   int tab;                            /* the result pane's tab (TUI_TAB_*) */
+  bool zoom;                          /* the result pane takes the whole body (z) */
 };
 
 /* ---- tui_app.c ------------------------------------------------------------ */
@@ -286,14 +287,14 @@ void tui_menu_open(tui_app *a, const char *title, const char *const *items, size
   X(tui_act_quit) X(tui_act_help) X(tui_act_next_pane) X(tui_act_prev_pane) X(tui_act_command) \
   X(tui_act_redraw) X(tui_act_check) X(tui_act_fuzz) X(tui_act_gallery) \
   X(tui_act_interrupt) X(tui_act_cancel) X(tui_act_auto) X(tui_act_strategy) X(tui_act_replay) \
-  X(tui_act_tab_next) X(tui_act_tab) \
+  X(tui_act_tab_next) X(tui_act_tab) X(tui_act_zoom) \
   X(tui_src_down) X(tui_src_up) X(tui_src_page_down) X(tui_src_page_up) X(tui_src_top) \
   X(tui_src_bottom) X(tui_src_search) X(tui_src_next) X(tui_src_prev) X(tui_src_kernels) \
   X(tui_src_next_kernel) X(tui_src_prev_kernel) X(tui_src_diag_next) X(tui_src_left) X(tui_src_right) \
   X(tui_pick_left) X(tui_pick_right) X(tui_pick_up) X(tui_pick_down) X(tui_pick_page_up) \
   X(tui_pick_page_down) X(tui_pick_home) X(tui_pick_end) X(tui_pick_goto) X(tui_pick_tensor) \
   X(tui_pick_dims) X(tui_pick_slice_next) X(tui_pick_slice_prev) X(tui_pick_slice_dim) \
-  X(tui_res_down) X(tui_res_up) \
+  X(tui_res_down) X(tui_res_up) X(tui_res_page_down) X(tui_res_page_up) X(tui_res_top) X(tui_res_bottom) \
   X(tui_gal_down) X(tui_gal_up) X(tui_gal_open) X(tui_gal_filter) \
   X(tui_menu_down) X(tui_menu_up) X(tui_menu_pick) X(tui_menu_close) \
   X(tui_help_down) X(tui_help_up) X(tui_help_close) X(tui_help_page_down) X(tui_help_page_up) \

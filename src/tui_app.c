@@ -211,6 +211,7 @@ void tui_app_layout(tui_app *a)
     pk->y = top + sh, pk->x = 0, pk->h = ph, pk->w = w;
     r->y = top + sh + ph, r->x = 0, r->h = bodyh - sh - ph, r->w = w;
   }
+  if (a->zoom) r->y = top, r->x = 0, r->h = bodyh, r->w = w;   /* z: the result pane alone */
 }
 
 void tui_draw_title(tui_app *a, tui_pane *p, const char *title)
@@ -296,6 +297,8 @@ void tui_app_draw(tui_app *a)
   draw_titlebar(a);
   if (a->gallery) {
     a->panes[TUI_PANE_GALLERY].ops->draw(a, &a->panes[TUI_PANE_GALLERY]);
+  } else if (a->zoom) {
+    a->panes[TUI_PANE_RESULT].ops->draw(a, &a->panes[TUI_PANE_RESULT]);
   } else {
     for (int i = TUI_PANE_SOURCE; i <= TUI_PANE_RESULT; i++) a->panes[i].ops->draw(a, &a->panes[i]);
     if (a->w >= 72)                               /* the column between source and the right side */
@@ -411,6 +414,7 @@ static const int tab_order[] = { TUI_PANE_SOURCE, TUI_PANE_PICKER, TUI_PANE_RESU
 
 static int step_focus(tui_app *a, int d)
 {
+  a->zoom = false;                             /* the other panes come back */
   int i = 0;
   while (tab_order[i] != a->focus) i++;
   a->focus = tab_order[(i + d + 3) % 3];
@@ -431,5 +435,13 @@ int tui_act_command(tui_app *a, tui_pane *p, int key)
 int tui_act_gallery(tui_app *a, tui_pane *p, int key)
 {
   a->gallery = true;
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+/* z: the result pane takes the whole body (long terms, the SMT-LIB query), or gives it back */
+int tui_act_zoom(tui_app *a, tui_pane *p, int key)
+{
+  a->zoom = !a->zoom;
+  if (a->zoom) a->focus = TUI_PANE_RESULT;
   return TUI_HANDLED | TUI_REDRAW;
 }

@@ -60,6 +60,11 @@ static int scroll(tui_app *a, int d)
 
 int tui_res_down(tui_app *a, tui_pane *p, int key) { return scroll(a, 1); }
 int tui_res_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -1); }
+static int page(tui_app *a) { int h = a->panes[TUI_PANE_RESULT].h - 2; return h > 1 ? h : 1; }
+int tui_res_page_down(tui_app *a, tui_pane *p, int key) { return scroll(a, page(a)); }
+int tui_res_page_up(tui_app *a, tui_pane *p, int key) { return scroll(a, -page(a)); }
+int tui_res_top(tui_app *a, tui_pane *p, int key) { return scroll(a, -(1 << 28)); }
+int tui_res_bottom(tui_app *a, tui_pane *p, int key) { return scroll(a, 1 << 28); }   /* clamped by draw */
 
 int tui_act_check(tui_app *a, tui_pane *p, int key) { return tui_check_run(a); }
 

@@ -33,6 +33,19 @@ tui_has leaky 005 "equivalent  y[0]" "v cycles back to the summary"
 tui_has leaky 006 "equivalent  y[0]" "the summary stays on the last result"
 tui_has leaky 006 "picker  y[1]" "after moving on"
 
+tui_run zoom 100x30 '<Tab>c
+<Wait>
+z4
+<Dump>
+G
+<Dump>
+<Tab>
+<Dump>' leaky_relu_macro.lua
+tui_has zoom 001 " result: summary slice terms smt steps" "z: the result pane takes the whole screen"
+tui_has zoom 001 "(assert (and (<= |x[0]| 340282346638528859811704183484516925440.0)" "wide enough for the query's lines"
+tui_has zoom 002 "(declare-fun |x[0]| () Real)" "G scrolls to the end of the query: its declarations"
+tui_has zoom 003 "picker  y[0]  of 777" "Tab brings the panes back"
+
 tui_run follow 110x30 '<Tab>g31<Enter>c
 <Wait>
 g0<Enter>c

@@ -9,7 +9,7 @@ esac
 . "$DG_SRCDIR/t/tui/lib.sh"
 SOCK=$T/tmux.sock
 tm() { "$DG_TMUX" -S "$SOCK" "$@"; }
-trap '"$DG_TMUX" -S "$T/tmux.sock" kill-server 2>/dev/null; "$DG_TMUX" -S "$T/tmux2.sock" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+trap '"$DG_TMUX" -S "$T/tmux.sock" kill-server 2>/dev/null; "$DG_TMUX" -S "$T/tmux2.sock" kill-server 2>/dev/null; "$DG_TMUX" -S "$T/tmux3.sock" kill-server 2>/dev/null; rm -rf "$T"' EXIT
 
 # wait_for TEXT: poll the pane (up to ~5 s) until TEXT shows
 wait_for() {
@@ -51,4 +51,21 @@ tm -f /dev/null new-session -d -s dg -x 100 -y 30 \
   "env TERM=xterm-256color '$DIRIGO' saxpy.cu </dev/tty & pid=\$!; sleep 1; kill -TERM \$pid; wait \$pid; echo \"killed=\$?\"; stty -a | grep -q ' echo ' && echo echo-on; sleep 30"
 wait_for "killed=143"; tap $? "SIGTERM ends dirigo with the signal"
 wait_for "echo-on"; tap $? "and the terminal modes are restored (echo on)"
+
+# a job in the background: the screen keeps reading keys while the child
+# runs (here it hangs on purpose), the clock ticks, x cancels it
+tm kill-server 2>/dev/null
+SOCK=$T/tmux3.sock
+tm -f /dev/null new-session -d -s dg -x 110 -y 30 \
+  "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 DIRIGO_TEST_CHILD_HANG=1 '$DIRIGO' relu_tail.lua; echo \"exit=\$?\"; sleep 30"
+wait_for "kernel relu_tail"; tap $? "curses: relu_tail opens"
+tm send-keys -t dg c
+wait_for "check y[0]: starting"; tap $? "c starts the check in the background"
+wait_for "1 s  x cancel"; tap $? "the status bar's clock ticks while it runs"
+tm send-keys -t dg j
+wait_for "line 3/7"; tap $? "keys still work while the check runs"
+tm send-keys -t dg x
+wait_for "the check was cancelled"; tap $? "x cancels it"
+tm send-keys -t dg q
+wait_for "exit=0"; tap $? "and q quits with exit 0"
 tui_done
