@@ -148,7 +148,6 @@ void tui_app_free(tui_app *a)
 {
   if (!a) return;
   tui_job_cancel(a, "the workbench closed");
-  tui_checks_free(a);
   free(a->strategy);
   for (int i = 0; i < TUI_PANE__COUNT; i++)
     if (a->panes[i].ops->close) a->panes[i].ops->close(a, &a->panes[i]);

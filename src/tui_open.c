@@ -171,6 +171,10 @@ bool tui_app_idle(tui_app *a)
 
 void tui_app_close_doc(tui_app *a)
 {
+  tui_job_cancel(a, "cancelled");      /* its records name this document's tensors */
+  tui_checks_free(a);
+  a->tab = TUI_TAB_SUMMARY;
+  a->zoom = false;
   dg_hl_doc_free(a->doc);
   a->doc = NULL;
   free(a->text);

@@ -48,6 +48,15 @@ tui_run busy 160x30 ':fuzz regular<Enter>c<Dump>' relu_tail.lua
 tui_has busy 001 "a fuzz is running (x cancels it)" "one job at a time"
 tui_rc busy 0 "the end of the keys ends the running job too"
 
+# opening another problem cancels the job: its results would name the old tensors
+tui_run reopen 160x30 ':fuzz regular<Enter>
+o
+<Enter>
+<Wait>
+<Dump>' relu_tail.lua
+tui_rc reopen 0 "opening another problem while a fuzz runs"
+tui_has reopen 001 "nothing checked yet" "leaves the new one's result pane empty"
+
 DIRIGO_TEST_CHILD_CRASH=1; export DIRIGO_TEST_CHILD_CRASH
 tui_run crash 160x30 '<Tab>g31<Enter>c
 <Wait>
