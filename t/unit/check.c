@@ -305,6 +305,43 @@ static void test_branches(void)
   check_result_free(&r);
 }
 
+/* ---- the bit-precise model ----------------------------------------------------- */
+static check_verdict scale_ieee(const char *name, const char *op, const char *expr, check_result *r)
+{
+  char *src = dg_printf("__global__ void k(float *y, const float *x, int N)\n"
+                        "{\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < N) y[i] = %s;\n}\n", expr);
+  char *cu = dg_printf("%s.cu", name), *lua = dg_printf("%s.lua", name);
+  put(cu, src);
+  char *sp = dg_printf("return problem { source = \"%s\", op = \"%s\", sizes = { N = 50 },\n"
+                       "  launch = \"k<<<1, 64>>>(y, x, N)\" }\n", cu, op);
+  put(lua, sp);
+  prob P;
+  check_verdict v = CHECK_ERROR;
+  memset(r, 0, sizeof *r);
+  if (load(&P, lua)) {
+    check_opts o = { .timeout_s = 120, .model = TERM_MODEL_IEEE };
+    int64_t idx = 7;
+    check_element(P.p, &P.k, P.p->n_inputs, &idx, 1, &o, r);
+    printf("# %s: %s\n", check_verdict_name(r->verdict), r->reason ? r->reason : "");
+    v = r->verdict;
+  }
+  unload(&P);
+  free(src), free(cu), free(lua), free(sp);
+  return v;
+}
+
+static void test_ieee(void)
+{
+  check_result r;
+  /* (alpha * x is not: on denormals the f32 product rounds, and scale's
+   * tolerance is rtol 1e-6 with atol 0 — a real, if tiny, difference) */
+  is_int(scale_ieee("sc_ok", "relu", "x[i] > 0.0f ? x[i] : 0.0f", &r), CHECK_EQUIVALENT, "IEEE model: relu equivalent");
+  has_str(r.reason, "IEEE", "the verdict names the float model");
+  check_result_free(&r);
+  is_int(scale_ieee("sc_bug", "scale", "x[i]", &r), CHECK_BUG, "IEEE model: missing scale is a replayed bug");
+  check_result_free(&r);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dg_check_XXXXXX");
@@ -315,6 +352,7 @@ int main(void)
   test_reduction();
   test_findings();
   test_branches();
+  test_ieee();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
   free(cmd);
