@@ -218,6 +218,46 @@ static void test_calls(void)
   fe_module_free(mod);
 }
 
+/* ---- templates over structs; typedef'd structs ---------------------------------------------- */
+static const char tmpl_src[] =
+  "typedef struct { float v; int i; } VI;\n"
+  "template <typename T> __device__ T better(const T &a, const T &b) { return b.v > a.v ? b : a; }\n"
+  "template <typename T> __global__ void argmax(int *out, const float *x, int n) {\n"
+  "  T best = {x[threadIdx.x], (int)threadIdx.x};\n"
+  "  for (int j = threadIdx.x + 32; j < n; j += 32) best = better<T>(best, T{x[j], j});\n"
+  "  for (int o = 16; o > 0; o >>= 1) {\n"
+  "    T other = {__shfl_down_sync(0xffffffffu, best.v, o), __shfl_down_sync(0xffffffffu, best.i, o)};\n"
+  "    best = better(best, other);\n"
+  "  }\n"
+  "  if (threadIdx.x == 0) out[0] = best.i;\n"
+  "}\n";
+
+static void test_template(void)
+{
+  dg_module *mod = load("tmpl.cu", tmpl_src);
+  dg_diags d = { 0 };
+  dg_func *k = mod ? fe_instantiate(mod, "argmax<VI>", &d) : NULL;
+  dg_diags_free(&d);
+  ok(k != NULL, "argmax<VI> instantiated over a typedef'd struct");
+  if (!k) { fe_module_free(mod); return; }
+  enum { n = 100 };
+  float x[n];
+  for (int i = 0; i < n; i++) x[i] = sinf(i * 1.3f) * 10;
+  int want = 0;
+  for (int i = 1; i < n; i++) if (x[i] > x[want]) want = i;
+  simt *m = simt_new(NULL);
+  int ob = simt_buf_new(m, "out", NULL, 4, 0), xb = simt_buf_new(m, "x", NULL, sizeof x, SIMT_BUF_INIT);
+  simt_buf_write(m, xb, 0, x, sizeof x);
+  simt_launch L = { .grid = { 1 }, .block = { 32 } };
+  simt_arg a[] = { abuf(ob), abuf(xb), aint(n) };
+  is_int(simt_run(m, k, &L, a, 3), SIMT_OK, "argmax<VI> runs");
+  int got = -1;
+  simt_buf_read(m, ob, 0, &got, 4);
+  is_int(got, want, "argmax through a templated struct compare and per-field shuffles");
+  simt_free(m);
+  fe_module_free(mod);
+}
+
 /* ---- races and uninitialised reads, per field --------------------------------------------- */
 static const char race_src[] =
   "struct MD { float m, d; };\n"
@@ -377,6 +417,7 @@ int main(void)
   test_online_softmax();
   test_layout();
   test_calls();
+  test_template();
   test_races();
   test_merge();
   dg_srcmgr_free(&sm);
