@@ -59,8 +59,6 @@ void fuzz_compare(dg_dtype dt, const double *got, const double *want,
                   dg_tol tol, fuzz_cmp *res);
 const char *fuzz_elem_name(fuzz_elem k);
 
-#endif
-
 /* ---- strategies: which shapes, dtypes and values a campaign tries --------- */
 #define FUZZ_MAX_SYMS 16
 #define FUZZ_MAX_INPUTS 16
@@ -123,3 +121,5 @@ void fuzz_strategy_clear(void);
 /* The seed of case k of a campaign with seed s: replay needs only (s, k). */
 uint64_t fuzz_case_seed(uint64_t campaign_seed, int64_t k);
 void fuzz_case_label(const fuzz_space *s, fuzz_case *c);
+
+#endif

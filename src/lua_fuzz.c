@@ -32,8 +32,113 @@ static void ensure_strategies(void)
   dg_diags_free(&d);
 }
 
+/* ---- strategies defined by a script: dirigo.strategy(name, {help, gen}) ---------- */
+typedef struct {
+  lua_State *main;               /* the script's main thread; NULL once its state closed */
+  int ref;                       /* gen */
+  char *name, *src, *err;
+  int line;                      /* where gen is defined */
+} sstrat;
+static DG_VEC(sstrat *) sstrats;
+static lua_State *running;       /* the thread running dirigo.fuzz/replay now */
+
+static lua_State *main_of(lua_State *L)
+{
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  lua_State *m = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  return m;
+}
+
+/* One line: Lua's message without its traceback. */
+static char *first_line(const char *m)
+{
+  const char *tb = strstr(m, "\nstack traceback:");
+  return tb ? dg_strndup(m, (size_t)(tb - m)) : dg_strdup(m);
+}
+
+static bool sgen(void *ud, const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  sstrat *ss = ud;
+  free(ss->err);
+  ss->err = NULL;
+  lua_State *L = running;
+  if (!ss->main || !L || main_of(L) != ss->main) {
+    ss->err = dg_printf("strategy '%s' belongs to a script%s", ss->name,
+                        ss->main ? " and runs only in its dirigo.fuzz and dirigo.replay" : " that has ended");
+    return false;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ss->ref);
+  char *msg;
+  dgl_gen_result res = dgl_call_gen(L, -1, s, k, r, c, &msg);
+  lua_pop(L, 1);
+  if (res == DGL_GEN_ERROR) {
+    char *m = first_line(msg);
+    ss->err = dg_printf("strategy '%s': %s", ss->name, m);
+    free(m);
+  } else if (res == DGL_GEN_BAD)
+    ss->err = dg_printf("%s:%d: strategy '%s', case %lld: %s", ss->src, ss->line, ss->name, (long long)k, msg);
+  free(msg);
+  return res == DGL_GEN_CASE;
+}
+
+static const char *serror(void *ud) { return ((sstrat *)ud)->err; }
+
+static void sfree(void *ud)
+{
+  sstrat *ss = ud;
+  for (size_t i = 0; i < sstrats.n; i++)
+    if (sstrats.v[i] == ss) sstrats.v[i] = sstrats.v[--sstrats.n];
+  if (ss->main) luaL_unref(ss->main, LUA_REGISTRYINDEX, ss->ref);
+  free(ss->name), free(ss->src), free(ss->err);
+  free(ss);
+}
+
+/* dirigo.strategy(name, { help = "…", gen = function(space, k, rng) … end }):
+ * a strategy for this script's campaigns (doc/strategies.md has gen's contract);
+ * defining the same name again replaces gen. */
+static int l_strategy(lua_State *L)
+{
+  const char *name = luaL_checkstring(L, 1);
+  luaL_argcheck(L, dgl_strategy_name_ok(name), 1, "use letters, digits and _ - + . (it goes into witnesses)");
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_getfield(L, 2, "help");
+  const char *help = lua_tostring(L, -1);
+  luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 2, "help must be a string");
+  lua_getfield(L, 2, "gen");
+  luaL_argcheck(L, lua_isfunction(L, -1), 2, "gen must be a function(space, k, rng)");
+  ensure_strategies();
+  lua_State *m = main_of(L);
+  const fuzz_strategy *old = fuzz_strategy_find(name);
+  if (old && old->gen_ud == sgen && ((sstrat *)old->ud)->main == m) {
+    sstrat *ss = old->ud;
+    luaL_unref(m, LUA_REGISTRYINDEX, ss->ref);
+    ss->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+  }
+  if (old) return luaL_error(L, "strategy '%s' exists (%s%s)", name, old->origin ? "from " : "built in",
+                             old->origin ? old->origin : "");
+  lua_Debug ar;
+  lua_pushvalue(L, -1);
+  lua_getinfo(L, ">S", &ar);
+  sstrat *ss = dg_calloc(1, sizeof *ss);
+  ss->main = m;
+  ss->name = dg_strdup(name);
+  ss->src = dg_strdup(ar.short_src);
+  ss->line = ar.linedefined;
+  ss->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  fuzz_strategy st = { .name = name, .help = help, .gen_ud = sgen, .error = serror, .ud = ss,
+                       .origin = ss->src };
+  fuzz_strategy_register(&st, sfree);
+  dg_vec_push(&sstrats, ss);
+  return 0;
+}
+
 static int sentinel_gc(lua_State *L)
 {
+  lua_State *m = main_of(L);
+  for (size_t i = 0; i < sstrats.n; i++)       /* this state's strategies can no longer run */
+    if (sstrats.v[i]->main == m) sstrats.v[i]->main = NULL;
   if (--nopen == 0) {
     dg_strategies_unload();
     free(load_errors);
@@ -158,7 +263,10 @@ static int l_fuzz(lua_State *L)
   load_kernels(L, p, &k);
   fuzz_summary s;
   dg_diags d = {0};
+  lua_State *outer = running;
+  running = L;
   fuzz_campaign(p, &k, &o, &s, &d);       /* no Lua error can interrupt this */
+  running = outer;
   dg_diags_free(&d);
   fuzz_space sp;
   fuzz_space_ctx ctx;
@@ -217,7 +325,11 @@ static int l_replay(lua_State *L)
     lua_pushfstring(L, "'%s' is not a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])", w);
     return 2;
   }
-  if (!fuzz_witness_parse(w, &sp, &c, &kk, &st, &seed, &err)) {
+  lua_State *outer = running;
+  running = L;
+  bool parsed = fuzz_witness_parse(w, &sp, &c, &kk, &st, &seed, &err);
+  running = outer;
+  if (!parsed) {
     lua_pushnil(L);
     lua_pushstring(L, err);
     free(err);
@@ -274,7 +386,7 @@ void dgl_fuzz_open(lua_State *L)
 {
   static const luaL_Reg fns[] = {
     { "fuzz", l_fuzz }, { "replay", l_replay }, { "strategies", l_strategies }, { "dists", l_dists },
-    { NULL, NULL },
+    { "strategy", l_strategy }, { NULL, NULL },
   };
   luaL_setfuncs(L, fns, 0);
   /* the strategies live as long as a state holding the module */

@@ -6,6 +6,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include "problem.h"
+#include "fuzz.h"
 
 /* ---- sandbox (lua_sandbox.c) ------------------------------------------------ */
 /* A state with base (no dofile/loadfile, text-only load), string, table, math, utf8. */
@@ -59,7 +60,16 @@ char **dgl_op_list(size_t *n);
 /* ---- fuzzing from the dirigo module (lua_fuzz.c) ------------------------------- */
 /* The problem of a dirigo.problem handle at i (lua_dirigo.c); raises on a closed one. */
 dg_problem *dgl_problem_check(lua_State *L, int i);
-/* Adds fuzz, replay, strategies, dists to the module table on top of the stack. */
+/* Adds fuzz, replay, strategies, dists, strategy to the module table on top of the stack. */
 void dgl_fuzz_open(lua_State *L);
+/* Calls the gen function at fn for case k (lua_strategy.c; doc/strategies.md):
+ * CASE filled c; NONE: no case (nil, or not admissible); ERROR: gen raised
+ * (*msg: Lua's message); BAD: the returned case is wrong (*msg says why).
+ * The caller frees *msg. */
+typedef enum { DGL_GEN_CASE, DGL_GEN_NONE, DGL_GEN_ERROR, DGL_GEN_BAD } dgl_gen_result;
+dgl_gen_result dgl_call_gen(lua_State *L, int fn, const fuzz_space *s, int64_t k, dg_rng *r,
+                            fuzz_case *c, char **msg);
+/* Letters, digits and _ - + . (a strategy name goes into witnesses). */
+bool dgl_strategy_name_ok(const char *name);
 
 #endif

@@ -288,49 +288,82 @@ static char *gen_error(const lstrat *ls, const char *msg)
                    tb ? (int)(tb - rest) : (int)strlen(rest), rest);
 }
 
+static void rng_metatable(lua_State *L)
+{
+  static const luaL_Reg methods[] = {
+    { "below", r_below }, { "int", r_int }, { "unit", r_unit }, { "normal", r_normal },
+    { "pick", r_pick }, { NULL, NULL },
+  };
+  if (luaL_newmetatable(L, RNG_MT)) {
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+  }
+  lua_pop(L, 1);
+}
+
+dgl_gen_result dgl_call_gen(lua_State *L, int fn, const fuzz_space *s, int64_t k, dg_rng *r,
+                            fuzz_case *c, char **msg)
+{
+  fn = lua_absindex(L, fn);
+  *msg = NULL;
+  int top = lua_gettop(L);
+  lua_pushcfunction(L, dgl_msgh);                  /* top+1 */
+  rng_metatable(L);
+  rng_ud *u = lua_newuserdatauv(L, sizeof *u, 0);  /* top+2: kept here so u outlives the call */
+  u->r = r;
+  luaL_setmetatable(L, RNG_MT);
+  lua_pushvalue(L, fn);
+  push_space(L, s);
+  lua_pushinteger(L, k);
+  lua_pushvalue(L, top + 2);
+  const fuzz_space *outer = S.space;               /* a script's gen may run a campaign */
+  int outer_ticks = S.ticks;
+  lua_Hook hook = lua_gethook(L);
+  int mask = lua_gethookmask(L), count = lua_gethookcount(L);
+  S.space = s;
+  S.ticks = 0;
+  lua_sethook(L, gen_hook, LUA_MASKCOUNT, 1000000);
+  int rc = lua_pcall(L, 3, 1, top + 1);
+  lua_sethook(L, hook, mask, count);
+  S.space = outer;
+  S.ticks = outer_ticks;
+  u->r = NULL;                                     /* a kept rng turns invalid */
+  dgl_gen_result res = DGL_GEN_NONE;
+  if (rc != LUA_OK) {
+    *msg = dg_strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+    res = DGL_GEN_ERROR;
+  } else if (lua_isnil(L, -1) || (lua_isboolean(L, -1) && !lua_toboolean(L, -1))) {
+    res = DGL_GEN_NONE;
+  } else if (!lua_istable(L, -1)) {
+    *msg = dg_printf("gen returned a %s; it returns a case table { sizes = {…}, values = … } or nil",
+                     luaL_typename(L, -1));
+    res = DGL_GEN_BAD;
+  } else if (case_sizes(L, lua_gettop(L), s, c, msg) && case_values(L, lua_gettop(L), s, c, msg)) {
+    bool adm = true;
+    for (int i = 0; i < s->nsyms; i++) adm = adm && c->sizes[i] >= 1;
+    res = adm && (!s->admissible || s->admissible(s->ud, c->sizes)) ? DGL_GEN_CASE : DGL_GEN_NONE;
+  } else res = DGL_GEN_BAD;
+  lua_settop(L, top);
+  return res;
+}
+
 static bool lgen(void *ud, const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
 {
   lstrat *ls = ud;
   lua_State *L = S.L;
   free(ls->err);
   ls->err = NULL;
-  int top = lua_gettop(L);
-  lua_pushcfunction(L, dgl_msgh);                  /* top+1 */
-  rng_ud *u = lua_newuserdatauv(L, sizeof *u, 0);  /* top+2: kept here so u outlives the call */
-  u->r = r;
-  luaL_setmetatable(L, RNG_MT);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ls->ref);
   lua_getfield(L, -1, "gen");
-  lua_remove(L, -2);
-  push_space(L, s);
-  lua_pushinteger(L, k);
-  lua_pushvalue(L, top + 2);
-  S.space = s;
-  S.ticks = 0;
-  lua_sethook(L, gen_hook, LUA_MASKCOUNT, 1000000);
-  int rc = lua_pcall(L, 3, 1, top + 1);
-  lua_sethook(L, NULL, 0, 0);
-  S.space = NULL;
-  u->r = NULL;                                     /* a kept rng turns invalid */
-  bool ok = false;
-  char *why = NULL;
-  if (rc != LUA_OK) ls->err = gen_error(ls, lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
-  else if (lua_isnil(L, -1) || (lua_isboolean(L, -1) && !lua_toboolean(L, -1))) ok = false;
-  else if (!lua_istable(L, -1))
-    why = dg_printf("gen returned a %s; it returns a case table { sizes = {…}, values = … } or nil",
-                    luaL_typename(L, -1));
-  else if (case_sizes(L, lua_gettop(L), s, c, &why) && case_values(L, lua_gettop(L), s, c, &why)) {
-    bool adm = true;
-    for (int i = 0; i < s->nsyms; i++) adm = adm && c->sizes[i] >= 1;
-    ok = adm && (!s->admissible || s->admissible(s->ud, c->sizes));
-  }
-  if (why) {
+  char *msg;
+  dgl_gen_result res = dgl_call_gen(L, -1, s, k, r, c, &msg);
+  lua_pop(L, 2);
+  if (res == DGL_GEN_ERROR) ls->err = gen_error(ls, msg);
+  else if (res == DGL_GEN_BAD)
     ls->err = dg_printf("%s:%d: error: strategy '%s', case %lld: %s", ls->path, ls->line, ls->name,
-                        (long long)k, why);
-    free(why);
-  }
-  lua_settop(L, top);
-  return ok;
+                        (long long)k, msg);
+  free(msg);
+  return res == DGL_GEN_CASE;
 }
 
 static const char *lerror(void *ud) { return ((lstrat *)ud)->err; }
@@ -344,7 +377,7 @@ static void lfree(void *ud)
 }
 
 /* ---- loading ----------------------------------------------------------------------- */
-static bool valid_name(const char *n)
+bool dgl_strategy_name_ok(const char *n)
 {
   if (!*n || strlen(n) > 48) return false;
   for (const char *c = n; *c; c++)
@@ -384,7 +417,7 @@ static int l_strategy_named(lua_State *L)
 static int l_strategy(lua_State *L)
 {
   const char *name = luaL_checkstring(L, 1);
-  if (!valid_name(name))
+  if (!dgl_strategy_name_ok(name))
     return luaL_error(L, "strategy name '%s': use letters, digits and _ - + . (no ':' or '@': it goes into witnesses)", name);
   lua_settop(L, 1);
   lua_pushcclosure(L, l_strategy_named, 1);
@@ -434,14 +467,6 @@ static void open_state(void)
 {
   S.L = dgl_newstate();
   S.files = dg_problem_new();
-  static const luaL_Reg methods[] = {
-    { "below", r_below }, { "int", r_int }, { "unit", r_unit }, { "normal", r_normal },
-    { "pick", r_pick }, { NULL, NULL },
-  };
-  luaL_newmetatable(S.L, RNG_MT);
-  luaL_newlib(S.L, methods);
-  lua_setfield(S.L, -2, "__index");
-  lua_pop(S.L, 1);
   luaL_newmetatable(S.L, STRATEGY_MT);
   lua_pop(S.L, 1);
 }

@@ -67,6 +67,47 @@ local names = {}
 for _, d in ipairs(dirigo.dists()) do names[d.name] = d.help end
 ok(names["max-last"] and names.negative, "dists: the value distributions with help")
 
+-- strategies defined by the script itself
+local calls = 0
+dirigo.strategy("ones", {
+  help = "every size 1, negative values",
+  gen = function(space, k, rng)
+    calls = calls + 1                               -- runs in the script's own state
+    local s = {}
+    for _, z in ipairs(space.sizes) do s[z.name] = 1 end
+    return { sizes = s, values = "negative" }
+  end,
+})
+local o1 = dirigo.fuzz(bug, { strategy = "ones", cases = 3 })
+ok(o1.failed and o1.first.shape == "N=1 C=1 negative" and calls == 1, "strategy: a script's strategy runs in its campaigns")
+is(o1.witness, "fuzz:ones:1:0", "strategy: its witness")
+local rp = dirigo.replay(bug, o1.witness)
+ok(rp and rp.status == "fail" and rp.digest == o1.first.digest and calls == 2, "strategy: and replays in the script")
+local listed
+for _, s in ipairs(dirigo.strategies()) do if s.name == "ones" then listed = s end end
+ok(listed and not listed.builtin and listed.file:match("fuzz_module%.lua$") and listed.help:match("every size"),
+   "strategy: listed with the script as its file")
+dirigo.strategy("ones", { help = "replaced", gen = function(space, k, rng) error("on purpose") end })
+local e1 = dirigo.fuzz(good, { strategy = "ones", cases = 2 })
+is(e1.errors, 2, "strategy: defining it again replaces gen; errors are counted")
+local line = debug.getinfo(1, "l").currentline - 3
+ok(e1.errors == 2 and not e1.failed, "strategy: an erroring gen is not a kernel failure")
+dirigo.strategy("bad-dist", { help = "x", gen = function() return { values = "gauss" } end })
+local bd = dirigo.replay(good, "fuzz:bad-dist:1:0")
+ok(bd == nil, "strategy: a bad case refuses the replay")
+local _, m2 = dirigo.replay(good, "fuzz:ones:1:0")
+ok(m2 and m2:match("fuzz_module%.lua:" .. line .. ": on purpose"), "strategy: gen's error names script:line (" .. tostring(m2) .. ")")
+okk, err = pcall(dirigo.strategy, "boundary", { help = "x", gen = function() end })
+ok(not okk and err:match("strategy 'boundary' exists %(built in%)"), "strategy: built-in names are taken")
+okk, err = pcall(dirigo.strategy, "a:b", { help = "x", gen = function() end })
+ok(not okk and err:match("goes into witnesses"), "strategy: names that break witnesses are refused")
+okk, err = pcall(dirigo.strategy, "nogen", { help = "x" })
+ok(not okk and err:match("gen must be a function"), "strategy: gen is required")
+local co = coroutine.wrap(function()
+  return dirigo.fuzz(bug, { strategy = "ones", cases = 1 }).errors
+end)
+is(co(), 1, "strategy: campaigns inside a coroutine call gen on the running thread")
+
 good:close()
 okk, err = pcall(dirigo.fuzz, good)
 ok(not okk and err:match("closed"), "fuzz: a closed problem is refused")
