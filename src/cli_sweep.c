@@ -38,8 +38,8 @@ const char *const sweep_status_names[SWEEP__NSTATUS] = {
 static int usage(const char *msg)
 {
   fprintf(stderr, "dirigo sweep: %s\n", msg);
-  fprintf(stderr, "usage: dirigo sweep DIR [--mode check|fuzz|both] [--budget S] [--jobs N] [--shard i/n]\n"
-                  "                    [--strategy NAME] [--out FILE] [--resume|--fresh] [--json]\n");
+  fprintf(stderr, "usage: dirigo sweep DIR [--mode check|fuzz|both] [--budget S] [--limit S] [--jobs N]\n"
+                  "                    [--shard i/n] [--strategy NAME] [--out FILE] [--resume|--fresh] [--json]\n");
   return DG_EXIT_USAGE;
 }
 
@@ -80,6 +80,12 @@ static int parse_args(int argc, char **argv, sweep_args *a)
       a->budget = strtod(s, &end);
       if (!*s || *end || !(a->budget > 0) || a->budget > 1e6)
         return usage("--budget takes a positive number of seconds");
+    } else if (!strcmp(o, "--limit") && has) {
+      char *end;
+      const char *s = argv[++i];
+      a->limit = strtod(s, &end);
+      if (!*s || *end || !(a->limit > 0) || a->limit > 1e6)
+        return usage("--limit takes a positive number of seconds");
     } else if (!strcmp(o, "--jobs") && has) {
       if (!parse_int(argv[++i], 1, 256, &a->jobs)) return usage("--jobs takes a number from 1 to 256");
     } else if (!strcmp(o, "--shard") && has) {
@@ -164,8 +170,9 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 /* ---- the journal -------------------------------------------------------------------- */
 char *sweep_options_key(const sweep_args *a, int tool)
 {
-  if (tool == SWEEP_CHECK) return dg_printf("budget=%g", a->budget);
-  return dg_printf("budget=%g strategy=%s", a->budget, a->strategy ? a->strategy : "default");
+  if (tool == SWEEP_CHECK) return dg_printf("budget=%g limit=%g", a->budget, sweep_limit(a));
+  return dg_printf("budget=%g limit=%g strategy=%s", a->budget, sweep_limit(a),
+                   a->strategy ? a->strategy : "default");
 }
 
 static void put_str_or_null(dg_buf *b, const char *s)
@@ -329,9 +336,9 @@ static void child_argv(const sweep_args *a, const char *spec, int step, char **a
   av[n] = NULL;
 }
 
-/* The wall-clock limit of one child: the budget and a margin for loading,
- * the element in flight and shrinking. */
-double sweep_limit(double budget) { return budget + 5 + budget / 4; }
+/* The wall-clock limit of one child: --limit, else the budget and a margin
+ * for loading, the element in flight and shrinking. */
+double sweep_limit(const sweep_args *a) { return a->limit > 0 ? a->limit : a->budget + 5 + a->budget / 4; }
 
 static bool job_start(job *j, const sweep_args *a, const sweep_problem *p, size_t prob, int step)
 {
@@ -379,7 +386,7 @@ static bool job_start(job *j, const sweep_args *a, const sweep_problem *p, size_
     fcntl(j->fd[i], F_SETFL, O_NONBLOCK);
   }
   j->t0 = dg_now();
-  j->limit = step == STEP_PROBE ? (a->budget < 30 ? 30 : a->budget) : sweep_limit(a->budget);
+  j->limit = step == STEP_PROBE ? (sweep_limit(a) < 30 ? 30 : sweep_limit(a)) : sweep_limit(a);
   j->prob = prob;
   j->step = step;
   return true;
@@ -608,7 +615,7 @@ static int sweep_main(sweep_args *a)
   FILE *f = a->json ? stderr : stdout;
   fprintf(f, "dirigo sweep %s  mode %s  budget %g s (limit %g s)  jobs %d  shard %d/%d\n"
              "%zu problems in this shard: %zu results from the journal, %zu runs to go; journal %s\n",
-          a->dir, a->mode, a->budget, sweep_limit(a->budget), a->jobs, a->shard_i, a->shard_n, n,
+          a->dir, a->mode, a->budget, sweep_limit(a), a->jobs, a->shard_i, a->shard_n, n,
           (a->tool[0] + a->tool[1]) * n - R.ntodo, R.ntodo, jpath);
   fflush(f);
   struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;

@@ -31,6 +31,7 @@ typedef struct {
   const char *dir, *out, *strategy, *mode;
   bool tool[SWEEP_NTOOLS];
   double budget;
+  double limit;            /* a child's wall-clock limit; 0: sweep_limit(budget) */
   int jobs, shard_i, shard_n;
   bool json, fresh;
 } sweep_args;
@@ -59,7 +60,7 @@ typedef DG_VEC(char *) sweep_strvec;
 /* cli_sweep.c */
 char *sweep_options_key(const sweep_args *a, int tool);   /* what must match to resume; caller frees */
 int sweep_problem_cmp(const void *key, const void *elem); /* key: sweep_problem **, by rel */
-double sweep_limit(double budget);                        /* a child's wall-clock limit */
+double sweep_limit(const sweep_args *a);                  /* a child's wall-clock limit */
 
 /* cli_sweep_report.c: reading children and journal lines (flat JSON objects) */
 char *sweep_json_str(const char *obj, const char *key);   /* unescaped; NULL if absent or null */

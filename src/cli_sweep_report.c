@@ -354,7 +354,7 @@ static void print_json(const sweep_args *a, const sweep_problem *ps, size_t n, c
   dg_buf_puts(&b, "{\"dir\":");
   dg_buf_json_str(&b, a->dir);
   dg_buf_printf(&b, ",\"mode\":\"%s\",\"budget\":%g,\"limit\":%g,\"jobs\":%d,\"shard\":\"%d/%d\",\"strategy\":",
-                a->mode, a->budget, sweep_limit(a->budget), a->jobs, a->shard_i, a->shard_n);
+                a->mode, a->budget, sweep_limit(a), a->jobs, a->shard_i, a->shard_n);
   if (a->strategy) dg_buf_json_str(&b, a->strategy);
   else dg_buf_puts(&b, "null");
   dg_buf_puts(&b, ",\"journal\":");

@@ -1,0 +1,103 @@
+#!/bin/sh
+# dirigo sweep: children per problem, the journal and --resume, --fresh,
+# --shard i/n covering every problem once, a hanging problem killed at the
+# limit and recorded as timeout, an unloadable spec listed as such, --json,
+# usage errors. Specs are copied to temp folders (the journal goes there).
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+W=$(mktemp -d "${TMPDIR:-/tmp}/dg_sweep.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+rcf="${TMPDIR:-/tmp}/dg_rc.$$"
+mkdir -p "$W/a/elementwise" "$W/a/reduce" "$W/h" "$W/e"
+for f in residual_add residual_add_gridfloor; do cp "$S/elementwise/$f.lua" "$S/elementwise/$f.cu" "$W/a/elementwise/"; done
+cp "$S/reduce/mean_rows_intdiv.lua" "$S/reduce/mean_rows_intdiv.cu" "$W/a/reduce/"
+J=$W/a/.dirigo/sweep.jsonl
+
+out=$(run_dirigo sweep "$W/a" --budget 5 --jobs 2)
+is "$(cat "$rcf")" 1 "seeded bugs found: exit 1"
+is "$(wc -l < "$J" | tr -d ' ')" 6 "the journal has one line per problem and tool (3 x 2)"
+like "$(cat "$J")" '"problem":"elementwise/residual_add_gridfloor.lua","tool":"check","options":"budget=5 limit=11.25","status":"bug"' \
+  "a journal line names problem, tool, options and status"
+like "$out" "^elementwise/residual_add_gridfloor.lua +grid-floors +\+ bug +[0-9.]+ s +\+ fail" \
+  "the table: seeded pattern, check and fuzz verdicts with the time to the first bug"
+like "$out" "^elementwise/residual_add.lua +correct +equivalent +- +pass" "a correct problem is quiet"
+like "$out" "^seeded bugs found \(recall\) +2/2 +100.0%" "recall over the seeded bugs"
+like "$out" "^false positives \(correct\) +0/1 +0.0%" "false positives over the correct problems"
+like "$out" "^found within 120 s +2/2" "the share found within 120 s"
+like "$out" "97.3% of them found within two minutes" "beside the literature's figure"
+
+out=$(run_dirigo sweep "$W/a" --budget 5 --jobs 2)
+is "$(cat "$rcf")" 1 "a resumed sweep reports the same (exit 1)"
+like "$out" "6 results from the journal, 0 runs to go" "--resume (the default) skips what the journal holds"
+is "$(wc -l < "$J" | tr -d ' ')" 6 "and appends nothing"
+like "$out" "^reduce/mean_rows_intdiv.lua +[a-z-]+ +\+ " "the table comes from the journal"
+
+out=$(run_dirigo sweep "$W/a" --budget 5 --mode fuzz --strategy boundary)
+like "$out" "0 results from the journal, 3 runs to go" "--strategy is part of what must match"
+is "$(wc -l < "$J" | tr -d ' ')" 9 "a new strategy runs again (3 more lines)"
+out=$(run_dirigo sweep "$W/a" --budget 5 --mode check --fresh)
+like "$out" "0 results from the journal, 3 runs to go" "--fresh reruns"
+is "$(wc -l < "$J" | tr -d ' ')" 12 "and appends"
+
+# shards: k % n == i - 1 over the sorted list; together exactly the whole
+run_dirigo sweep "$W/a" --mode fuzz --shard 1/2 --out "$W/s1.jsonl" > /dev/null
+run_dirigo sweep "$W/a" --mode fuzz --shard 2/2 --out "$W/s2.jsonl" > /dev/null
+p1=$(sed 's/^{"problem":"\([^"]*\)".*/\1/' "$W/s1.jsonl" | sort | tr '\n' ' ')
+p2=$(sed 's/^{"problem":"\([^"]*\)".*/\1/' "$W/s2.jsonl" | sort | tr '\n' ' ')
+is "$p1" "elementwise/residual_add.lua reduce/mean_rows_intdiv.lua " "shard 1/2 takes problems 0 and 2"
+is "$p2" "elementwise/residual_add_gridfloor.lua " "shard 2/2 takes problem 1"
+is "$(cat "$W/s1.jsonl" "$W/s2.jsonl" | wc -l | tr -d ' ')" 3 "every problem exactly once"
+
+out=$(run_dirigo sweep "$W/a" --json)
+if command -v python3 > /dev/null; then
+  v=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["totals"]; print(len(d["problems"]), t["check"]["found"], t["check"]["seeded"], t["fuzz"]["false_positives"], d["literature"]["checker_within_120s_pct"])')
+  is "$v" "3 2 2 0 97.3" "--json: problems, totals and the literature's figures"
+else
+  like "$out" '"totals":\{"check":\{"seeded":2,"found":2' "--json totals"
+fi
+
+# a reference that never returns: the child is killed at the limit, the sweep goes on
+cp "$S/elementwise/residual_add.cu" "$W/h/"
+cp "$S/elementwise/residual_add.lua" "$W/h/ok.lua"
+cat > "$W/h/spin.lua" <<'EOF'
+return problem {
+  source = "residual_add.cu",
+  op = op "spin" {
+    inputs = { x = {"N"}, r = {"N"} }, outputs = { y = {"N"} }, attrs = { alpha = 1.0 },
+    sizes = { N = {4} },
+    ref = function(T, i) local k = 0; while true do k = k + 1 end end,
+  },
+  attrs = { alpha = 0.5 },
+  sizes = { N = 4 },
+  launch = "residual_add_kernel<<<1, 256>>>(y, x, r, alpha, N)",
+}
+EOF
+printf 'return problem {\n  op = \n' > "$W/h/broken.lua"
+t0=$(date +%s)
+out=$(run_dirigo sweep "$W/h" --mode check --budget 1 --limit 2 --jobs 2)
+t1=$(date +%s)
+is "$(cat "$rcf")" 0 "timeouts and unloadable specs are results, not failures (exit 0)"
+like "$(grep spin.lua "$W/h/.dirigo/sweep.jsonl")" '"status":"timeout".*"reason":"killed at the limit of 2 s"' \
+  "the hanging problem is journaled as timeout"
+like "$out" "^spin.lua +correct +timeout" "and listed as timeout"
+like "$out" "^ok.lua +correct +equivalent" "the other problem still ran"
+like "$out" "^broken.lua +does not load: .*broken.lua:[0-9]+:[0-9]+: " "an unloadable spec is listed with file:line:col"
+like "$out" "^timeouts +1" "the totals count the timeout"
+ok "[ $((t1 - t0)) -lt 30 ]" "the limit holds ($((t1 - t0)) s)"
+ok "! ps ax -o args | grep -v grep | grep -q 'check $W/h/spin.lua'" "no child outlives the sweep"
+
+out=$(run_dirigo sweep "$W/e" 2>&1)
+is "$(cat "$rcf")" 2 "a folder without specs is an input error"
+like "$out" "no problem specs" "and says so"
+for bad in "--jobs 0" "--shard 0/2" "--shard 3/2" "--shard 2" "--mode all" "--budget -1" "--limit x" "--bogus" "--strategy nope"; do
+  # shellcheck disable=SC2086
+  out=$(run_dirigo sweep "$W/a" $bad 2>&1)
+  is "$(cat "$rcf")" 2 "sweep $bad: exit 2"
+  like "$out" "^dirigo sweep: " "sweep $bad: a message"
+done
+out=$(run_dirigo sweep "$W/nope" 2>&1)
+is "$(cat "$rcf")" 2 "a missing folder: exit 2"
+like "$out" "nope: not a folder" "named"
+out=$(run_dirigo sweep 2>&1)
+is "$(cat "$rcf")" 2 "no folder: exit 2"
+done_testing
