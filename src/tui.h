@@ -188,7 +188,7 @@ void tui_app_focus(tui_app *a, int pane);
  * "done", the time limit) ends the job as a failure, reported in the result
  * pane; the screen stays up. One job at a time.
  * For tests, in the child: DIRIGO_TEST_CHILD_CRASH=1 sends one progress
- * record then dies of SIGSEGV; DIRIGO_TEST_CHILD_HANG=1 sleeps forever;
+ * record then dies of SIGSEGV (=exit: exits with status 3 instead); DIRIGO_TEST_CHILD_HANG=1 sleeps forever;
  * DIRIGO_TUI_JOB_LIMIT=S sets the time limit (seconds) of every job. */
 typedef struct {
   const char *what;                                 /* "check", "fuzz", "replay" */
@@ -277,6 +277,8 @@ void tui_source_goto(tui_app *a, uint32_t line);
 uint32_t tui_source_cursor(tui_app *a);
 /* Picker: the selected tensor and element (false when there is none). */
 bool tui_picker_selected(tui_app *a, int *tensor, int64_t idx[TUI_MAX_DIMS]);
+/* Picker: selects element idx (ndim entries) of model tensor `tensor`. */
+void tui_picker_select(tui_app *a, int tensor, const int64_t *idx);
 /* Menu overlay: shows items; on Enter calls pick(a, i). Items copied. */
 void tui_menu_open(tui_app *a, const char *title, const char *const *items, size_t n,
                    void (*pick)(tui_app *a, size_t i));

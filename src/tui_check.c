@@ -354,6 +354,7 @@ static void apply_check(tui_app *a, cjob *j)
   if (a->model.faults.n) tui_source_goto(a, a->model.faults.v[0].line);   /* show the fault */
   j->nchecked++;
   if (v == CHECK_EQUIVALENT) j->nequiv++;
+  else if (j->mode == MODE_AUTO && v != CHECK_UNCHECKED) tui_picker_select(a, ci->tensor, idx);   /* show the finding */
   dg_buf_printf(&j->overview, "%-10s %s\n", ci->verdict, ci->elem);
   tui_model_set_result(&a->model, ci->summary ? ci->summary : "");
   char *verdict = dg_strdup(ci->verdict), *tname = dg_strdup(x->name);

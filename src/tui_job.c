@@ -149,8 +149,10 @@ _Noreturn static void child_main(tui_app *a, const tui_job_ops *ops, void *ud, i
     if (null > 2) close(null);
   }
   child_fd = fd;
-  if (getenv("DIRIGO_TEST_CHILD_CRASH")) {
+  const char *crash = getenv("DIRIGO_TEST_CHILD_CRASH");
+  if (crash) {
     tui_job_progress(0, 1, "about to crash (DIRIGO_TEST_CHILD_CRASH)");
+    if (!strcmp(crash, "exit")) _exit(3);
     raise(SIGSEGV);
   }
   if (getenv("DIRIGO_TEST_CHILD_HANG"))

@@ -202,6 +202,19 @@ int tui_pick_page_down(tui_app *a, tui_pane *p, int key) { return move(a, state(
 int tui_pick_home(tui_app *a, tui_pane *p, int key) { return move(a, -big(a), -big(a)); }
 int tui_pick_end(tui_app *a, tui_pane *p, int key) { return move(a, big(a), big(a)); }
 
+void tui_picker_select(tui_app *a, int tensor, const int64_t *idx)
+{
+  pick_state *s = state(a);
+  if (!s || tensor < 0 || (size_t)tensor >= a->model.tensors.n) return;
+  const tui_tensor *t = &a->model.tensors.v[tensor];
+  if (s->tensor != tensor) {
+    s->tensor = tensor;
+    reset_dims(s, t);
+  }
+  for (int d = 0; d < t->ndim; d++)
+    if (idx[d] >= 0 && idx[d] < t->shape[d]) s->pos[d] = idx[d];
+}
+
 static int goto_done(tui_app *a, const char *text)
 {
   tui_tensor *t = cur_tensor(a);

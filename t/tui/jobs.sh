@@ -74,6 +74,11 @@ tui_has crash 001 "the check crashed: killed by signal 11" "and on the status li
 tui_has crash 002 "picker  y[30]  of 40" "keys work after the crash"
 tui_has crash 003 "the fuzz campaign crashed: killed by signal 11" "a crashing fuzz too"
 
+DIRIGO_TEST_CHILD_CRASH=exit; export DIRIGO_TEST_CHILD_CRASH
+tui_run exit 160x30 'f<Wait><Dump>' relu_tail.lua
+unset DIRIGO_TEST_CHILD_CRASH
+tui_has exit 001 "the fuzz campaign crashed: exited with status 3; the screen" "a child that exits without its results"
+
 DIRIGO_TEST_CHILD_HANG=1 DIRIGO_TUI_JOB_LIMIT=1; export DIRIGO_TEST_CHILD_HANG DIRIGO_TUI_JOB_LIMIT
 tui_run hang 160x30 'c<Wait><Dump>' relu_tail.lua
 unset DIRIGO_TEST_CHILD_HANG DIRIGO_TUI_JOB_LIMIT
@@ -99,6 +104,8 @@ tui_run auto 160x30 'A
 tui_has auto 001 "check --auto: starting" "A starts check --auto"
 tui_has auto 002 "check --auto: 3 elements checked, 2" "it checks chosen elements"
 tui_has auto 002 "bug        y[31]" "and stops at the lane-31 bug"
+tui_has auto 002 "picker  y[31]  of 40" "the picker moves to the finding"
+tui_has auto 002 "▌  6   else if (i < N) y[i] = x[i];" "its slice is marked"
 
 tui_run replay 160x30 '<Tab>r
 <Dump>
