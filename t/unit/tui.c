@@ -19,6 +19,83 @@ static int find_row(tui_app *a, const char *needle)
   return -1;
 }
 
+/* ---- a background job: the record codec, its end, a crash, a cancel, the limit ---- */
+typedef struct { int n; char *f[4]; bool ended; char *why; int64_t done; } job_seen;
+
+static void codec_child(tui_app *a, void *ud)
+{
+  const char *f[4] = { "rec", "a\tb", "line1\nline2", "back\\slash\\n" };
+  tui_job_progress(1, 2, "half");
+  tui_job_send(f, 4);
+  tui_job_sendt("two", "x\ty");
+}
+
+static void codec_record(tui_app *a, void *ud, char **f, int n)
+{
+  job_seen *s = ud;
+  if (!strcmp(f[0], "rec")) {
+    s->n = n;
+    for (int i = 1; i < n && i < 4; i++) s->f[i - 1] = dg_strdup(f[i]);
+  } else if (!strcmp(f[0], "two") && n == 3 && !strcmp(f[1], "x") && !strcmp(f[2], "y")) s->f[3] = dg_strdup("two");
+}
+
+static void codec_end(tui_app *a, void *ud, const char *failure)
+{
+  job_seen *s = ud;
+  s->ended = true;
+  s->why = failure ? dg_strdup(failure) : NULL;
+}
+
+static void seen_free(job_seen *s)
+{
+  for (int i = 0; i < 4; i++) free(s->f[i]);
+  free(s->why);
+  memset(s, 0, sizeof *s);
+}
+
+static const tui_job_ops codec_ops = { "test", codec_child, codec_record, codec_end, NULL };
+
+static void test_jobs(tui_app *a)
+{
+  job_seen s = {0};
+  char label[128];
+  double frac;
+  ok(tui_job_start(a, &codec_ops, &s, "codec", 30), "a job starts");
+  ok(!tui_job_start(a, &codec_ops, &s, "again", 30), "a second one is refused while it runs");
+  tui_job_wait(a, 1);
+  ok(tui_job_status(a, label, sizeof label, &frac), "after <Wait 1> it still runs");
+  has_str(label, "codec: 1/2 half", "its progress reads 1 of 2");
+  ok(frac > 0.49 && frac < 0.51, "the bar is half full");
+  tui_job_wait(a, 0);
+  ok(s.ended && !s.why && tui_job_fd(a) < 0, "it ends with its done record");
+  is_int(s.n, 4, "a record of four fields");
+  is_str(s.f[0] ? s.f[0] : "", "a\tb", "a tab inside a field survives");
+  is_str(s.f[1] ? s.f[1] : "", "line1\nline2", "a newline too");
+  is_str(s.f[2] ? s.f[2] : "", "back\\slash\\n", "and backslashes");
+  is_str(s.f[3] ? s.f[3] : "", "two", "sendt splits its text at tabs");
+  seen_free(&s);
+
+  setenv("DIRIGO_TEST_CHILD_CRASH", "1", 1);
+  tui_job_start(a, &codec_ops, &s, "crash", 30);
+  tui_job_wait(a, 0);
+  unsetenv("DIRIGO_TEST_CHILD_CRASH");
+  has_str(s.why ? s.why : "", "crashed: killed by signal 11", "a child's SIGSEGV ends the job as a crash");
+  seen_free(&s);
+
+  setenv("DIRIGO_TEST_CHILD_HANG", "1", 1);
+  tui_job_start(a, &codec_ops, &s, "hang", 30);
+  tui_job_cancel(a, "cancelled");
+  is_str(s.why ? s.why : "", "cancelled", "cancel kills a hung child");
+  seen_free(&s);
+  setenv("DIRIGO_TUI_JOB_LIMIT", "0.2", 1);
+  tui_job_start(a, &codec_ops, &s, "hang", 30);
+  tui_job_wait(a, 0);
+  has_str(s.why ? s.why : "", "ran past its time limit of 0 s", "the time limit stops it");
+  unsetenv("DIRIGO_TUI_JOB_LIMIT");
+  unsetenv("DIRIGO_TEST_CHILD_HANG");
+  seen_free(&s);
+}
+
 static void keys(tui_app *a, const char *s)
 {
   while (*s) {
@@ -143,6 +220,8 @@ int main(void)
   ok(tui_app_theme(a, "light", &msgs), "switch to the light theme");
   ok(!tui_app_theme(a, "nosuch", &msgs), "a missing theme fails");
   has_str(msgs.s, "theme 'nosuch' not found", "and says so");
+
+  test_jobs(a);
 
   dg_buf_free(&msgs);
   tui_app_free(a);
