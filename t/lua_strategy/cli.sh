@@ -87,5 +87,7 @@ rm -f "$D"/*.lua
 out=$(run_dirigo fuzz --evaluate "$tmp/ev" --cases 3)
 like "$out" "^tail-sweep +100.0% +0.0%" "--evaluate scores tail-sweep"
 like "$out" "^primes +100.0% +0.0%" "--evaluate scores primes"
-like "$out" "softmax_warp_regs_padzero.lua +pad-zero-not-neginf +([-+!.] ){6}[-+!.]$" "one column per strategy (5 built-in + 2 Lua)"
+nst=$(run_dirigo fuzz 2>&1 | sed -n 's/^strategies://p' | wc -w)
+like "$out" "softmax_warp_regs_padzero.lua +pad-zero-not-neginf +([-+!.] ){$((nst - 1))}[-+!.]$" "one column per strategy ($nst: built-in and Lua)"
+like "$out" "^pow2-edge +100.0% +0.0%" "--evaluate scores pow2-edge"
 done_testing

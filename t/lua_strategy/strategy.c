@@ -159,6 +159,18 @@ int main(void)
     gen("primes", &sp, k, 9, &c2);
     replay &= !memcmp(c1.sizes, c2.sizes, sizeof c1.sizes) && c1.dist[0] == c2.dist[0];
   }
+  bool pow2 = true, pow2_replay = true;
+  for (int k = 0; k < 30; k++) {
+    pow2 &= gen("pow2-edge", &sp, k, 2, &c1);
+    for (int i = 0; i < 2; i++) {
+      int64_t v = c1.sizes[i];
+      pow2 &= v == 1 || (((v + 1) & v) == 0) || (((v - 1) & (v - 2)) == 0);
+    }
+    gen("pow2-edge", &sp, k, 2, &c2);
+    pow2_replay &= !memcmp(c1.sizes, c2.sizes, sizeof c1.sizes) && c1.dist[0] == c2.dist[0];
+  }
+  ok(pow2, "pow2-edge: every size 1 or 2^j-1 or 2^j+1");
+  ok(pow2_replay, "pow2-edge: a case replays from (seed, k)");
   ok(primes, "primes: every size prime");
   ok(replay, "primes: a case replays from (seed, k)");
   gen("primes", &sp, 0, 9, &c1);
