@@ -296,12 +296,14 @@ static void probe_child(const char *path)
   dg_problem *p = dg_spec_load(path, &d);
   bool ok = d.nerrors == 0;
   dg_diags_print(m, &p->sm, &d);
+  dg_diags_free(&d);
   if (ok) {
     emu_kernels k;
-    dg_diags kd = {0};
-    ok = emu_kernels_load(&k, p, &kd);
+    ok = emu_kernels_load(&k, p, &d);
     emu_kernels_print_diags(m, &k);
-    dg_diags_print(m, &p->sm, &kd);
+    dg_diags_print(m, &p->sm, &d);
+    dg_diags_free(&d);
+    emu_kernels_free(&k);
   }
   fclose(m);
   dg_buf b = {0};
@@ -313,6 +315,10 @@ static void probe_child(const char *path)
   dg_buf_puts(&b, "}\n");
   fputs(b.s, stdout);
   fflush(stdout);
+  dg_buf_free(&b);
+  free(first);
+  free(msg);
+  dg_problem_free(p);
 }
 
 static void child_argv(const sweep_args *a, const char *spec, int step, char **av, char *budget, char *timeout)
@@ -648,8 +654,8 @@ int cli_sweep(int argc, char **argv)
   dg_strategies_load_print(stderr);   /* --strategy may name a Lua strategy */
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
+  dg_strategies_unload();             /* the children load their own */
   if (rc < 0) rc = sweep_main(&a);
-  dg_strategies_unload();
   if (interrupted) {
     int sig = interrupted;
     signal(sig, SIG_DFL);
