@@ -237,10 +237,23 @@ static bool opt_bool(lua_State *L, int t, const char *k, bool dflt)
 }
 
 static const char *const fuzz_opt_names[] = {
-  "strategy", "cases", "seed", "shrink", "keep_going", "max_elems", "budget", NULL,
+  "strategy", "cases", "seed", "shrink", "keep_going", "max_elems", "budget", "on_case", NULL,
 };
 
-/* dirigo.fuzz(problem [, {strategy=, cases=, seed=, shrink=, keep_going=, max_elems=, budget=}]) -> result */
+/* opts.on_case(outcome) after every case; its first error stops the calls and
+ * is raised once the campaign has let go of its kernels. */
+typedef struct { lua_State *L; const dg_problem *p; int fn, err; } on_case_ctx;
+
+static void on_case(void *ud, const fuzz_outcome *o)
+{
+  on_case_ctx *c = ud;
+  if (c->err != LUA_NOREF) return;
+  lua_pushvalue(c->L, c->fn);
+  push_outcome(c->L, c->p, o);
+  if (lua_pcall(c->L, 1, 0, 0) != LUA_OK) c->err = luaL_ref(c->L, LUA_REGISTRYINDEX);
+}
+
+/* dirigo.fuzz(problem [, {strategy=, cases=, seed=, shrink=, keep_going=, max_elems=, budget=, on_case=}]) -> result */
 static int l_fuzz(lua_State *L)
 {
   dg_problem *p = dgl_problem_check(L, 1);
@@ -249,7 +262,7 @@ static int l_fuzz(lua_State *L)
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
     const char *const *n = fuzz_opt_names;
     while (*n && strcmp(*n, k)) n++;
-    if (!*n) return luaL_error(L, "dirigo.fuzz: unknown option '%s' (options: strategy, cases, seed, shrink, keep_going, max_elems, budget)", k);
+    if (!*n) return luaL_error(L, "dirigo.fuzz: unknown option '%s' (options: strategy, cases, seed, shrink, keep_going, max_elems, budget, on_case)", k);
   }
   ensure_strategies();
   const char *name = "boundary+adversarial";
@@ -259,6 +272,13 @@ static int l_fuzz(lua_State *L)
                   .keep_going = opt_bool(L, t, "keep_going", false),
                   .max_elems = opt_int(L, t, "max_elems", 0, 0) };
   if (t && lua_getfield(L, t, "budget") != LUA_TNIL) o.budget_s = luaL_checknumber(L, -1);
+  on_case_ctx oc = { L, p, 0, LUA_NOREF };
+  if (t && lua_getfield(L, t, "on_case") != LUA_TNIL) {
+    luaL_argcheck(L, lua_isfunction(L, -1), 2, "opts.on_case must be a function(outcome)");
+    oc.fn = lua_gettop(L);
+    o.progress = on_case;
+    o.ud = &oc;
+  }
   emu_kernels k;
   load_kernels(L, p, &k);
   fuzz_summary s;
@@ -274,6 +294,12 @@ static int l_fuzz(lua_State *L)
   char *w = s.failed ? fuzz_witness(&sp, s.strategy, s.seed, s.first.k, &s.first.c, false) : NULL;
   char *mw = s.shrunk ? fuzz_witness(&sp, s.strategy, s.seed, s.min.k, &s.min.c, true) : NULL;
   emu_kernels_free(&k);
+  if (oc.err != LUA_NOREF) {
+    free(w), free(mw);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, oc.err);
+    luaL_unref(L, LUA_REGISTRYINDEX, oc.err);
+    return lua_error(L);
+  }
   lua_createtable(L, 0, 16);
   setstr(L, "strategy", s.strategy);
   setint(L, "seed", (int64_t)s.seed);

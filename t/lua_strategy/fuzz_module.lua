@@ -52,11 +52,17 @@ ok(a.shrunk == nil and a.shrunk_witness == nil, "fuzz: shrink = false does not s
 local c = dirigo.fuzz(bug, { strategy = "primes", seed = 4, cases = 40, keep_going = true, shrink = false })
 is(c.cases, 40, "fuzz: keep_going runs every case")
 
+local seen = {}
+local oc = dirigo.fuzz(good, { strategy = "tail-sweep", cases = 4, on_case = function(o) seen[#seen + 1] = o end })
+ok(#seen == 4 and seen[3].case == 2 and seen[3].status == "pass" and seen[3].shape:match("C=%d+ max%-last"),
+   "fuzz: on_case sees every case")
+local okk, err = pcall(dirigo.fuzz, good, { cases = 3, on_case = function(o) error("stop at " .. o.case) end })
+ok(not okk and err:match("stop at 0$"), "fuzz: an error in on_case is raised after the campaign (" .. tostring(err) .. ")")
 local none, msg = dirigo.replay(good, "fuzz:nope:1:0")
 ok(none == nil and msg:match("unknown strategy 'nope'"), "replay: unknown strategy in a witness")
 none, msg = dirigo.replay(good, "boundary:1:0")
 ok(none == nil and msg:match("not a fuzz witness"), "replay: not a witness")
-local okk, err = pcall(dirigo.fuzz, good, { strategy = "nope" })
+okk, err = pcall(dirigo.fuzz, good, { strategy = "nope" })
 ok(not okk and err:match("unknown strategy 'nope' %(strategies: regular, .*tail%-sweep"), "fuzz: unknown strategy lists them")
 okk, err = pcall(dirigo.fuzz, good, { case = 3 })
 ok(not okk and err:match("unknown option 'case'"), "fuzz: unknown option")
