@@ -148,6 +148,7 @@ typedef struct fe_state {
   DG_VEC(const char *) structs;   /* struct names whose static device functions are defs "S::f" */
   DG_VEC(TSNode) explicit_insts;  /* template __global__ void k<float>(...); */
   DG_VEC(fe_badstruct) bad_structs;
+  int struct_depth;       /* struct definitions being read (nested anonymous members) */
   DG_VEC(struct fe_finfo) infos;  /* every lowered function and its callees */
   int inst_depth;
 } fe_state;

@@ -50,7 +50,11 @@ static bool field_decl(fe_fn *fn, TSNode fd, fieldvec *out, char **why)
   if (!ts_node_is_null(fe_field(fd, "default_value"))) { *why = dg_printf("has default member initialisers"); return false; }
   fn->failed = false;
   const dg_type *base = fe_decl_type(fn, fd, NULL);
-  if (!base) { *why = dg_printf("member of type '%s'", fe_text(st, fe_field(fd, "type"))); return false; }
+  if (!base) {
+    const char *tt = fe_text(st, fe_field(fd, "type"));
+    *why = dg_printf("has a member of unsupported type '%.40s%s'", tt, strlen(tt) > 40 ? "..." : "");
+    return false;
+  }
   uint32_t k = ts_node_child_count(fd);
   for (uint32_t i = 0; i < k; i++) {
     const char *f = ts_node_field_name_for_child(fd, i);
@@ -58,9 +62,12 @@ static bool field_decl(fe_fn *fn, TSNode fd, fieldvec *out, char **why)
     TSNode d = ts_node_child(fd, i), name = { 0 };
     bool ref = false;
     const dg_type *t = fe_declarator(fn, d, base, false, DG_AS_GENERIC, &name, &ref);
-    if (!t || fn->failed || ts_node_is_null(name)) { *why = dg_printf("member '%s'", fe_text(st, d)); return false; }
+    if (!t || fn->failed || ts_node_is_null(name)) { *why = dg_printf("has an unsupported member '%.40s'", fe_text(st, d)); return false; }
     if (ref) { *why = dg_printf("has a reference member '%s'", fe_text(st, name)); return false; }
     if (t->kind == DG_TY_ARRAY && t->count <= 0) { *why = dg_printf("has an unsized array member '%s'", fe_text(st, name)); return false; }
+    const dg_type *leaf = t;
+    while (leaf->kind == DG_TY_ARRAY) leaf = leaf->elem;
+    if (leaf->kind == DG_TY_VOID) { *why = dg_printf("has a member '%s' of type void", fe_text(st, name)); return false; }
     dg_field fl = { fe_text(st, name), t, 0, 0 };
     dg_vec_push(out, fl);
   }
@@ -86,6 +93,8 @@ const dg_type *fe_struct_define(fe_state *st, TSNode spec, const char *alias)
 {
   TSNode name = fe_field(spec, "name"), body = fe_field(spec, "body");
   if (ts_node_is_null(body)) return NULL;
+  if (st->struct_depth >= 32) return NULL;     /* anonymous structs nested absurdly deep */
+  st->struct_depth++;
   const char *sname = !ts_node_is_null(name) ? fe_text(st, name) : alias;
   fe_fn fn = { .st = st, .m = st->m, .global_scope = true, .quiet = true };
   fieldvec fields = { 0 };
@@ -114,7 +123,7 @@ const dg_type *fe_struct_define(fe_state *st, TSNode spec, const char *alias)
   const dg_type *t = NULL;
   if (!why && fields.n) {
     t = ir_type_struct(st->m, sname, fields.v, (int)fields.n);
-    if (!t) why = dg_printf("has a member of unsupported type");
+    if (!t) why = dg_printf("is too large (more than %d scalar members)", IR_STRUCT_MAX_SLOTS);
   }
   if (why) {
     bad_struct(st, sname, why);
@@ -130,6 +139,7 @@ const dg_type *fe_struct_define(fe_state *st, TSNode spec, const char *alias)
   }
   dg_vec_free(&fields);
   dg_vec_free(&fn.scope);
+  st->struct_depth--;
   return t;
 }
 

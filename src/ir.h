@@ -249,7 +249,9 @@ const dg_type *ir_type_array(dg_module *m, const dg_type *elem, int64_t count);
 const dg_type *ir_type_vec(dg_module *m, const dg_type *elem, int count);
 /* A new struct type named name (NULL for anonymous) with fields[n] (name and
  * type read; offset and slot computed here), appended to m->structs. NULL
- * if a field's type cannot be part of a struct (void, unsized array). */
+ * if a field's type cannot be part of a struct (void, unsized array) or it
+ * would have more than IR_STRUCT_MAX_SLOTS scalar slots. */
+#define IR_STRUCT_MAX_SLOTS 4096
 const dg_type *ir_type_struct(dg_module *m, const char *name, const dg_field *fields, int n);
 /* The field of struct t named name; -1 if none. */
 int ir_struct_field(const dg_type *t, const char *name, size_t len);

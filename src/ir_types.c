@@ -139,9 +139,28 @@ static bool member_ok(const dg_type *t)
   return true;
 }
 
+/* Scalar slots of a member of type t (saturates above the limit). */
+static int64_t nleaves(const dg_type *t)
+{
+  switch (t->kind) {
+  case DG_TY_VEC: return t->count;
+  case DG_TY_STRUCT: return t->nslots;
+  case DG_TY_ARRAY: {
+    int64_t e = nleaves(t->elem);
+    return e && t->count > IR_STRUCT_MAX_SLOTS / e ? IR_STRUCT_MAX_SLOTS + 1 : t->count * e;
+  }
+  default: return 1;
+  }
+}
+
 const dg_type *ir_type_struct(dg_module *m, const char *name, const dg_field *fields, int n)
 {
-  for (int i = 0; i < n; i++) if (!member_ok(fields[i].type)) return NULL;
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    if (!member_ok(fields[i].type)) return NULL;
+    total += nleaves(fields[i].type);
+    if (total > IR_STRUCT_MAX_SLOTS) return NULL;
+  }
   dg_type *t = dg_arena_alloc(&m->arena, sizeof *t);
   dg_field *f = dg_arena_alloc(&m->arena, sizeof *f * (size_t)(n ? n : 1));
   slotvec sv = { 0 };

@@ -197,6 +197,19 @@ static void test_diagnostics(void)
   diag_is("struct B { float f = 1; };\n__global__ void k(B *y) { }", "unsupported: struct 'B' has default member initialisers", "default member initialisers");
   diag_is("struct B { float f; __device__ ~B() {} };\n__global__ void k(B *y) { }", "unsupported: struct 'B' has a destructor", "destructor");
   diag_is("struct A { float f; };\nstruct B : A { float g; };\n__global__ void k(B *y) { }", "unsupported: struct 'B' has base classes", "base classes");
+  diag_is("struct B { float4 q; dim3 g; };\n__global__ void k(B *y) { }", "unsupported: struct 'B' has a member of unsupported type 'dim3'", "member of an unsupported type");
+  diag_is("struct B { float v[64][65]; };\n__global__ void k(B *y) { }", "unsupported: struct 'B' is too large (more than 4096 scalar members)", "struct too large");
+  {
+    dg_buf b = { 0 };                /* anonymous members nested 200 deep: refused, no crash */
+    dg_buf_puts(&b, "struct D { ");
+    for (int i = 0; i < 200; i++) dg_buf_puts(&b, "struct { ");
+    dg_buf_puts(&b, "int a; ");
+    for (int i = 0; i < 200; i++) dg_buf_puts(&b, "} m; ");
+    dg_buf_puts(&b, "};\n__global__ void k(D *y) { }");
+    diag_is(b.s, "t.cu:2:19: unsupported: struct 'D' has a member of unsupported type 'struct { struct { struct { struct { stru...'",
+            "structs nested too deeply are refused");
+    dg_buf_free(&b);
+  }
   diag_is("union U { float f; int i; };\n__global__ void k(float *y) { union U u; }", "unsupported: union types", "unions");
   /* a struct that only host code uses may have anything in it */
   lowers_to("#include <vector>\nstruct Host { std::vector<int> v; Host() {} };\n__global__ void k(float *y) { y[0] = 1; }",
