@@ -252,7 +252,9 @@ dg_expr *fe_call(fe_fn *fn, TSNode n)
     return cast_to(fn, fe_expr(fn, ts_node_named_child(argsn, 0)), to, n, false);
   }
   if (fe_kind(name) != FE_N_identifier) {
-    if (fe_kind(name) == FE_N_field_expression) return fe_err(fn, n, DG_SEV_UNSUPPORTED, "method call '%s'", fe_text(fn->st, name));
+    if (fe_kind(name) == FE_N_field_expression)
+      return fe_err(fn, n, DG_SEV_UNSUPPORTED, "method call '%s' (member functions are not supported: make it a __device__ function taking the object)",
+                    fe_text(fn->st, name));
     return fe_err(fn, n, DG_SEV_UNSUPPORTED, "call of '%s'", fe_text(fn->st, fnode));
   }
   const char *s = fn->st->src + ts_node_start_byte(name);

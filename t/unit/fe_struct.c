@@ -191,7 +191,9 @@ static void test_diagnostics(void)
           "error: '__shfl_xor_sync' on a struct ('MD'): apply it to each member", "shuffle of a whole struct");
   WITH_MD("__global__ void k(MD x) { }", "t.cu:2:19: unsupported: struct parameter of a kernel ('MD')", "kernel struct parameter");
   WITH_MD("__global__ void k(float *y) { const MD c = {1, 2}; c.m = 3; }", "error: assignment of const variable 'c'", "member of a const struct");
-  WITH_MD("__global__ void k(float *y) { MD x = {1, 2}; y[0] = x.len(); }", "unsupported: method call 'x.len'", "method call");
+  WITH_MD("__global__ void k(float *y) { MD x = {1, 2}; y[0] = x.len(); }",
+          "t.cu:2:53: unsupported: method call 'x.len' (member functions are not supported: make it a __device__ function taking the object)", "method call");
+  WITH_MD("__global__ void k(float *y, MD *p) { y[0] = p->len(); }", "unsupported: method call 'p->len'", "method call through a pointer");
   diag_is("__global__ void k(float *y) { struct L { int a; } l; }", "unsupported: struct definitions inside a function", "local struct definition");
   diag_is("struct B { int f : 3; };\n__global__ void k(B *y) { }", "t.cu:2:19: unsupported: struct 'B' has bit-fields", "bit-fields");
   diag_is("struct B { float f = 1; };\n__global__ void k(B *y) { }", "unsupported: struct 'B' has default member initialisers", "default member initialisers");

@@ -258,6 +258,45 @@ static void test_template(void)
   fe_module_free(mod);
 }
 
+/* ---- atomics on members ---------------------------------------------------------------------- */
+static const char atom_src[] =
+  "struct Acc { float sum; int n; unsigned int hist[4]; };\n"
+  "__global__ void acc(Acc *a, const float *x) {\n"
+  "  __shared__ Acc s;\n"
+  "  if (threadIdx.x == 0) s = Acc{};\n"
+  "  __syncthreads();\n"
+  "  float v = x[threadIdx.x];\n"
+  "  atomicAdd(&s.sum, v);\n"
+  "  atomicAdd(&s.n, 1);\n"
+  "  atomicAdd(&s.hist[threadIdx.x % 4], 1u);\n"
+  "  __syncthreads();\n"
+  "  if (threadIdx.x == 0) *a = s;\n"
+  "}\n";
+
+static void test_atomics(void)
+{
+  dg_module *mod = load("atom.cu", atom_src);
+  dg_func *k = mod ? fe_find(mod, "acc") : NULL;
+  ok(k != NULL, "atomics kernel lowered");
+  if (!k) { fe_module_free(mod); return; }
+  enum { T = 64 };
+  float x[T], want = 0;
+  for (int i = 0; i < T; i++) x[i] = (float)(i % 9), want += x[i];
+  simt *m = simt_new(NULL);
+  struct { float sum; int32_t n; uint32_t hist[4]; } got;
+  int ab = simt_buf_new(m, "a", NULL, sizeof got, 0), xb = simt_buf_new(m, "x", NULL, sizeof x, SIMT_BUF_INIT);
+  simt_buf_write(m, xb, 0, x, sizeof x);
+  simt_launch L = { .grid = { 1 }, .block = { T } };
+  simt_arg a[] = { abuf(ab), abuf(xb) };
+  is_int(simt_run(m, k, &L, a, 2), SIMT_OK, "atomics kernel runs");
+  is_int(nevents(m), 0, "atomics on members of a shared struct: no events");
+  simt_buf_read(m, ab, 0, &got, sizeof got);
+  ok(got.sum == want && got.n == T && got.hist[0] == T / 4 && got.hist[3] == T / 4,
+     "atomicAdd on a float member, an int member and an array member element");
+  simt_free(m);
+  fe_module_free(mod);
+}
+
 /* ---- races and uninitialised reads, per field --------------------------------------------- */
 static const char race_src[] =
   "struct MD { float m, d; };\n"
@@ -418,6 +457,7 @@ int main(void)
   test_layout();
   test_calls();
   test_template();
+  test_atomics();
   test_races();
   test_merge();
   dg_srcmgr_free(&sm);
