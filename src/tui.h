@@ -242,6 +242,7 @@ typedef struct {
   char *verdict;
   char *summary;          /* the result pane text of that check */
   DG_VEC(tui_slice_line) slice;
+  DG_VEC(tui_slice_line) faults;  /* race / out-of-bounds lines; label: what */
   char *kernel_term, *ref_term, *smtlib, *witness, *writer, *steps;
 } tui_check_info;
 /* Takes ci (its strings): replaces the element's previous record. */

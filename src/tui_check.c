@@ -40,8 +40,6 @@ typedef struct {
   tui_check_info cur;
   bool have_cur, stop;
   tui_cell_state cur_state;
-  DG_VEC(uint32_t) cur_faults;
-  DG_VEC(char *) cur_fault_what;
   dg_buf overview;           /* AUTO: one line per element */
   int nchecked, nequiv;
 } cjob;
@@ -53,9 +51,6 @@ static void cjob_free(void *ud)
   free(j->witness);
   free(j->elem);
   tui_check_info_free(&j->cur);
-  for (size_t i = 0; i < j->cur_fault_what.n; i++) free(j->cur_fault_what.v[i]);
-  dg_vec_free(&j->cur_fault_what);
-  dg_vec_free(&j->cur_faults);
   dg_buf_free(&j->overview);
   free(j);
 }
@@ -350,7 +345,7 @@ static void apply_check(tui_app *a, cjob *j)
     if (ci->slice.v[i].line) dg_vec_push(&fed, ci->slice.v[i].line);
   tui_model_mark_fed(&a->model, fed.v, fed.n);
   dg_vec_free(&fed);
-  for (size_t i = 0; i < j->cur_faults.n; i++) tui_model_mark_fault(&a->model, j->cur_faults.v[i], j->cur_fault_what.v[i]);
+  for (size_t i = 0; i < ci->faults.n; i++) tui_model_mark_fault(&a->model, ci->faults.v[i].line, ci->faults.v[i].label);
   if (a->model.faults.n) tui_source_goto(a, a->model.faults.v[0].line);   /* show the fault */
   j->nchecked++;
   if (v == CHECK_EQUIVALENT) j->nequiv++;
@@ -387,8 +382,6 @@ static void record(tui_app *a, void *ud, char **f, int n)
   else if (!strcmp(f[0], "note") && n >= 2) dg_buf_printf(&j->overview, "%s\n", f[1]);
   else if (!strcmp(f[0], "check") && n >= 5) {
     tui_check_info_free(&j->cur);
-    for (size_t i = 0; i < j->cur_fault_what.n; i++) free(j->cur_fault_what.v[i]);
-    j->cur_fault_what.n = j->cur_faults.n = 0;
     j->cur.tensor = atoi(f[1]);
     j->cur.flat = strtoll(f[2], NULL, 10);
     j->cur.verdict = dg_strdup(check_verdict_name((check_verdict)atoi(f[3])));
@@ -400,8 +393,8 @@ static void record(tui_app *a, void *ud, char **f, int n)
     tui_slice_line sl = { (uint32_t)strtoul(f[1], NULL, 10), dg_strdup(f[2]) };
     dg_vec_push(&j->cur.slice, sl);
   } else if (!strcmp(f[0], "ck.fault") && n >= 3) {
-    dg_vec_push(&j->cur_faults, (uint32_t)strtoul(f[1], NULL, 10));
-    dg_vec_push(&j->cur_fault_what, dg_strdup(f[2]));
+    tui_slice_line fl = { (uint32_t)strtoul(f[1], NULL, 10), dg_strdup(f[2]) };
+    dg_vec_push(&j->cur.faults, fl);
   } else if (!strcmp(f[0], "ck.note") && n >= 2) {
     char *s = dg_printf("%s%s\n", j->cur.summary ? j->cur.summary : "", f[1]);
     free(j->cur.summary);

@@ -27,6 +27,8 @@ void tui_check_info_free(tui_check_info *ci)
   free(ci->summary);
   for (size_t i = 0; i < ci->slice.n; i++) free(ci->slice.v[i].label);
   dg_vec_free(&ci->slice);
+  for (size_t i = 0; i < ci->faults.n; i++) free(ci->faults.v[i].label);
+  dg_vec_free(&ci->faults);
   free(ci->kernel_term);
   free(ci->ref_term);
   free(ci->smtlib);
@@ -98,11 +100,13 @@ void tui_teach_follow(tui_app *a)
   const tui_check_info *ci = tui_checks_get(a, mt, flat);
   if (!ci) return;                      /* keep the last marks: an unchecked element has none */
   a->checks->shown_tensor = mt, a->checks->shown_flat = flat;
+  tui_model_clear_marks(&a->model);     /* the marks are this element's check */
   DG_VEC(uint32_t) fed = {0};
   for (size_t i = 0; i < ci->slice.n; i++)
     if (ci->slice.v[i].line) dg_vec_push(&fed, ci->slice.v[i].line);
   tui_model_mark_fed(&a->model, fed.v, fed.n);
   dg_vec_free(&fed);
+  for (size_t i = 0; i < ci->faults.n; i++) tui_model_mark_fault(&a->model, ci->faults.v[i].line, ci->faults.v[i].label);
 }
 
 /* ---- the tabs' text ---------------------------------------------------------- */
@@ -114,7 +118,7 @@ static void slice_text(const tui_check_info *ci, dg_buf *b)
                   ci->elem, ci->verdict);
     return;
   }
-  dg_buf_printf(b, "%zu lines fed %s (marked ▌ in the source)%s%s:\n", ci->slice.n, ci->elem,
+  dg_buf_printf(b, "%zu line%s fed %s (marked ▌ in the source)%s%s:\n", ci->slice.n, ci->slice.n == 1 ? "" : "s", ci->elem,
                 ci->writer ? ", executed by " : "", ci->writer ? ci->writer : "");
   for (size_t i = 0; i < ci->slice.n; i++) dg_buf_printf(b, "%s\n", ci->slice.v[i].label);
 }

@@ -223,6 +223,31 @@ int main(void)
 
   test_jobs(a);
 
+  /* a check's record: selecting its element brings back its slice and fault marks */
+  tui_model_clear_marks(&a->model);
+  tui_check_info ci = {0};
+  ci.tensor = 0, ci.flat = 5;
+  ci.elem = dg_strdup("c[0,0,5]"), ci.verdict = dg_strdup("race");
+  tui_slice_line fl = { 11, dg_strdup("race") }, sl = { 10, dg_strdup("bmm.cu:10: the loop") };
+  dg_vec_push(&ci.faults, fl);
+  dg_vec_push(&ci.slice, sl);
+  tui_checks_put(a, &ci);
+  int64_t at[3] = { 0, 0, 5 };
+  tui_picker_select(a, 0, at);
+  tui_teach_follow(a);
+  ok(tui_model_is_fed(&a->model, 10) && tui_model_fault_at(&a->model, 11), "selecting a checked element marks its slice and fault");
+  char *txt = tui_teach_text(a, TUI_TAB_SLICE);
+  has_str(txt, "1 line fed c[0,0,5]", "the slice tab lists it");
+  free(txt);
+  txt = tui_teach_text(a, TUI_TAB_TERMS);
+  has_str(txt, "no terms: the check of c[0,0,5] ended before both sides were built (race)", "no terms: says why");
+  free(txt);
+  at[2] = 6;
+  tui_picker_select(a, 0, at);
+  txt = tui_teach_text(a, TUI_TAB_SMT);
+  has_str(txt, "c[0,0,6] has not been checked yet", "an unchecked element says so");
+  free(txt);
+
   dg_buf_free(&msgs);
   tui_app_free(a);
   return tap_done();
