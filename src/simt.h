@@ -28,6 +28,10 @@
  *   construct) end the launch at once with SIMT_STOPPED.
  * - Data-dependent if/?:/&&/|| (a domain answering DOM_BOTH) run both sides;
  *   writes under the guard become select(guard, new, old).
+ * - Struct values are their scalar slots (dg_type.slots): registers hold one
+ *   component vector per slot, memory is accessed slot by slot at nvcc's
+ *   offsets (padding is never read or written, each field is its own race
+ *   cell), selects and constants go slot by slot; domains see only scalars.
  *
  * Ownership: a simt owns its buffers, events and traces; every pointer it
  * hands out (buffer bytes, events, spans) stays valid until the next

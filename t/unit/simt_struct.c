@@ -149,6 +149,35 @@ static void test_layout(void)
   fe_module_free(mod);
 }
 
+/* narrow members: a half, a bool and a char packed in 4 bytes */
+static void test_narrow(void)
+{
+  dg_module *mod = load("narrow.cu",
+    "struct HB { __half h; bool b; signed char c; };\n"
+    "__global__ void k(HB *out, const HB *in) {\n"
+    "  HB v = in[threadIdx.x];\n"
+    "  HB w = {__float2half(__half2float(v.h) * 2.0f), !v.b, (signed char)(v.c - 1)};\n"
+    "  out[threadIdx.x] = w;\n"
+    "}\n");
+  dg_func *k = mod ? fe_find(mod, "k") : NULL;
+  ok(k && mod->structs.n == 1 && dg_type_size(mod->structs.v[0]) == 4, "struct of a half, a bool and a char is 4 bytes");
+  if (!k) { fe_module_free(mod); return; }
+  uint8_t in[8] = { 0x00, 0x3e, 1, 5, 0x00, 0xc0, 0, 0x80 };   /* {1.5, true, 5}, {-2, false, -128} */
+  simt *m = simt_new(NULL);
+  int ob = simt_buf_new(m, "out", NULL, 8, 0), ib = simt_buf_new(m, "in", NULL, 8, SIMT_BUF_INIT);
+  simt_buf_write(m, ib, 0, in, 8);
+  simt_launch L = { .grid = { 1 }, .block = { 2 } };
+  simt_arg a[] = { abuf(ob), abuf(ib) };
+  is_int(simt_run(m, k, &L, a, 2), SIMT_OK, "narrow-member kernel runs");
+  uint8_t out[8];
+  simt_buf_read(m, ob, 0, out, 8);
+  static const uint8_t want[8] = { 0x00, 0x42, 0, 4, 0x00, 0xc4, 1, 0x7f };   /* {3, false, 4}, {-4, true, 127} */
+  ok(!memcmp(out, want, 8), "f16 bits, bool and char at their offsets (got %02x %02x %02x %02x %02x %02x %02x %02x)",
+     out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]);
+  simt_free(m);
+  fe_module_free(mod);
+}
+
 /* ---- copies, calls, references, local arrays ---------------------------------------------------- */
 static const char calls_src[] =
   "struct W { float mean, m2; int n; };\n"
@@ -455,6 +484,7 @@ int main(void)
   dg_srcmgr_init(&sm);
   test_online_softmax();
   test_layout();
+  test_narrow();
   test_calls();
   test_template();
   test_atomics();
