@@ -166,6 +166,8 @@ int tui_app_run(tui_app *a, bool dump, dg_buf *msgs);
 bool tui_app_theme(tui_app *a, const char *name, dg_buf *msgs);
 /* Keys while the prompt is active (tui_cmdline.c). */
 int tui_prompt_key(tui_app *a, int key);
+/* The result pane's text, shown on its summary tab. */
+void tui_app_result(tui_app *a, const char *text);
 void tui_app_message(tui_app *a, bool error, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 void tui_app_prompt(tui_app *a, const char *prefix, const char *init,

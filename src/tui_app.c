@@ -177,6 +177,12 @@ void tui_app_message(tui_app *a, bool error, const char *fmt, ...)
   a->message_error = error;
 }
 
+void tui_app_result(tui_app *a, const char *text)
+{
+  tui_model_set_result(&a->model, text);
+  a->tab = TUI_TAB_SUMMARY;
+}
+
 void tui_app_focus(tui_app *a, int pane)
 {
   a->focus = pane;

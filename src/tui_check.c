@@ -378,7 +378,7 @@ static void record(tui_app *a, void *ud, char **f, int n)
 {
   cjob *j = ud;
   char **slot;
-  if (!strcmp(f[0], "result") && n >= 2) tui_model_set_result(&a->model, f[1]);
+  if (!strcmp(f[0], "result") && n >= 2) tui_app_result(a, f[1]);
   else if (!strcmp(f[0], "note") && n >= 2) dg_buf_printf(&j->overview, "%s\n", f[1]);
   else if (!strcmp(f[0], "check") && n >= 5) {
     tui_check_info_free(&j->cur);
@@ -414,18 +414,17 @@ static void end(tui_app *a, void *ud, const char *failure)
     if (!strcmp(failure, "cancelled")) dg_buf_printf(&b, "the %s of %s was cancelled\n", what, j->elem);
     else dg_buf_printf(&b, "the %s of %s %s; the screen is fine\n", what, j->elem, failure);
     if (j->nchecked) dg_buf_printf(&b, "before that:\n%s", j->overview.s);
-    tui_model_set_result(&a->model, b.s);
+    tui_app_result(a, b.s);
     if (strcmp(failure, "cancelled")) tui_app_message(a, true, "the %s %s", what, failure);
     dg_buf_free(&b);
     return;
   }
-  if (j->mode == MODE_REPLAY) a->tab = TUI_TAB_SUMMARY;
   if (j->mode == MODE_AUTO && j->nchecked) {
     dg_buf b = {0};
     dg_buf_printf(&b, "check --auto: %d elements checked, %d equivalent%s\n%s", j->nchecked, j->nequiv,
                   j->nequiv < j->nchecked ? "; stopped at the first finding" : "", j->overview.s);
     dg_buf_printf(&b, "--\n%s", a->model.result ? a->model.result : "");
-    tui_model_set_result(&a->model, b.s);
+    tui_app_result(a, b.s);
     dg_buf_free(&b);
   }
 }
@@ -439,7 +438,7 @@ static bool need_selection(tui_app *a, const char *what, loc *l)
   int64_t idx[TUI_MAX_DIMS];
   if (!a->problem || !tui_picker_selected(a, &l->mt, idx)) {
     char *s = dg_printf("%s: needs a problem spec with output tensors\n(the picker says what is missing)", what);
-    tui_model_set_result(&a->model, s);
+    tui_app_result(a, s);
     free(s);
     return false;
   }

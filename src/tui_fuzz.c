@@ -240,13 +240,12 @@ static void end(tui_app *a, void *ud, const char *failure)
   if (failure) {
     char *s = !strcmp(failure, "cancelled") ? dg_printf("the fuzz campaign was cancelled\n")
                                             : dg_printf("the fuzz campaign %s; the screen is fine\n", failure);
-    tui_model_set_result(&a->model, s);
+    tui_app_result(a, s);
     if (strcmp(failure, "cancelled")) tui_app_message(a, true, "the fuzz %s", failure);
     free(s);
     return;
   }
-  tui_model_set_result(&a->model, j->out.s ? j->out.s : "fuzz: the campaign sent no summary\n");
-  a->tab = TUI_TAB_SUMMARY;
+  tui_app_result(a, j->out.s ? j->out.s : "fuzz: the campaign sent no summary\n");
   tui_lua_on_fuzz(a, j->out.s ? j->out.s : "");
 }
 
@@ -266,7 +265,7 @@ static void load_strategies(tui_app *a)
       dg_diag_format(&b, dg_strategies_sources(), &d.v.v[i]);
       dg_buf_putc(&b, '\n');
     }
-    tui_model_set_result(&a->model, b.s);
+    tui_app_result(a, b.s);
     dg_buf_free(&b);
   }
   dg_diags_free(&d);
@@ -275,7 +274,7 @@ static void load_strategies(tui_app *a)
 static int run(tui_app *a, const char *strategy)
 {
   if (!a->problem || !a->model.tensors.n) {
-    tui_model_set_result(&a->model, "fuzz: needs a problem spec with output tensors\n"
+    tui_app_result(a, "fuzz: needs a problem spec with output tensors\n"
                                     "(the picker says what is missing)");
     return TUI_HANDLED | TUI_REDRAW;
   }

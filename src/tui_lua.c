@@ -167,7 +167,7 @@ int tui_lua_run(tui_app *a, const char *code)
     }
   }
   lua_settop(L, base);
-  tui_model_set_result(&a->model, a->lua_out.s);
+  tui_app_result(a, a->lua_out.s);
   return TUI_HANDLED | TUI_REDRAW;
 }
 

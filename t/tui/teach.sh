@@ -46,6 +46,9 @@ tui_has zoom 001 "(assert (and (<= |x[0]| 34028234663852885981170418348451692544
 tui_has zoom 002 "(declare-fun |x[0]| () Real)" "G scrolls to the end of the query: its declarations"
 tui_has zoom 003 "picker  y[0]  of 777" "Tab brings the panes back"
 
+tui_run back 110x30 '<Tab>c<Wait><Tab>3:lua print("from lua")<Enter><Dump>' relu_tail.lua
+tui_has back 001 "from lua" "other results (here :lua) show on the summary tab"
+
 tui_run follow 110x30 '<Tab>g31<Enter>c
 <Wait>
 g0<Enter>c
