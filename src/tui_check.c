@@ -384,7 +384,8 @@ static void record(tui_app *a, void *ud, char **f, int n)
     tui_check_info_free(&j->cur);
     j->cur.tensor = atoi(f[1]);
     j->cur.flat = strtoll(f[2], NULL, 10);
-    j->cur.verdict = dg_strdup(check_verdict_name((check_verdict)atoi(f[3])));
+    int v = atoi(f[3]);
+    j->cur.verdict = dg_strdup(check_verdict_name(v >= 0 && v < CHECK__COUNT ? (check_verdict)v : CHECK_ERROR));
     j->cur.elem = dg_strdup(f[4]);
     j->have_cur = true;
   } else if (!j->have_cur) return;
