@@ -20,7 +20,7 @@
  * also runs N adversarial cases at the op's realistic sizes (no emulator
  * there: it is what only the GPU can reach, int32 overflow included).
  *
- * Each sample also prints machine-readable rows (t/gpu/agree.sh makes the
+ * Each sample also prints machine-readable rows (t/gpu/agree-all.sh makes the
  * markdown table of doc/gpu-agreement.md from them):
  *   # row<TAB>sample<TAB>bug<TAB>cpu<TAB>gpu<TAB>agree<TAB>cases<TAB>reason<TAB>cpu_s<TAB>gpu_s
  *   # realistic<TAB>sample<TAB>verdict [shape, seconds]      (with --realistic)

@@ -3,7 +3,7 @@
 # here; carry [".devcarry"]): the GPU backend in fuzz campaigns, in one batch:
 #   1. bench/gpu_fuzz_bench (cases/s, spec and realistic sizes) and
 #      bench/torch_harness.py (the PyTorch harness, and the comparison table)
-#   2. t/gpu/agree.sh: the emulator vs the GPU on every sample (the table of
+#   2. t/gpu/agree-all.sh: the emulator vs the GPU on every sample (the table of
 #      doc/gpu-agreement.md)
 #   3. replay on the GPU: a witness replays with the same input digest on both
 #      backends, and a GPU campaign's printed replay command reproduces it
@@ -49,10 +49,10 @@ fi
 
 # --- 2. agreement ---------------------------------------------------------------
 if want agree; then
-say "agree.sh"
+say "agree-all.sh"
 acases=16; [ $quick = yes ] && acases=6
 AGREE=$B/agree.t AGREE_TIMEOUT=${AGREE_TIMEOUT:-50} \
-  timeout 240 sh t/gpu/agree.sh -j $((ncpu > 2 ? ncpu - 2 : 1)) --cases $acases --realistic 1 --out "$out" \
+  timeout 240 sh t/gpu/agree-all.sh -j $((ncpu > 2 ? ncpu - 2 : 1)) --cases $acases --realistic 1 --out "$out" \
   >"$out/agree.tap" 2>&1 || status=1
 grep -c '^ok' "$out/agree.tap" | sed 's/^/agree: ok /'
 grep -A3 '^not ok' "$out/agree.tap"

@@ -1,8 +1,8 @@
 #!/bin/sh
-# agree.sh — the emulator vs the GPU on every sample, in parallel (one
+# agree-all.sh — the emulator vs the GPU on every sample, in parallel (one
 # agree.t per sample), as one TAP stream plus the markdown table of
 # doc/gpu-agreement.md:
-#   sh t/gpu/agree.sh [-j JOBS] [--cases N] [--realistic N] [--out DIR] [SPEC.lua ...]
+#   sh t/gpu/agree-all.sh [-j JOBS] [--cases N] [--realistic N] [--out DIR] [SPEC.lua ...]
 # agree.t comes from $AGREE, else $DG_BUILDDIR/t/gpu/agree.t, else
 # .devcarry/bin/agree.t. Writes DIR/agree.md (the table), DIR/agree.tsv (rows)
 # and DIR/agree-logs/ (each sample's TAP); DIR defaults to a temporary folder.
