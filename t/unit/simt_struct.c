@@ -202,7 +202,7 @@ static const char calls_src[] =
   "  y[t * 6 + 0] = w.mean;\n"
   "  y[t * 6 + 1] = w.m2 / (w.n - 1);\n"
   "  y[t * 6 + 2] = o.mean;\n"
-  "  y[t * 6 + 3] = o.n;\n"
+  "  y[t * 6 + 3] = o.n + push(w, 0.0f).n - (n + 1) + W{1, 2, 3}.n - 3;\n"
   "  y[t * 6 + 4] = arr[t % 3].m2 + arr[2].n;\n"
   "  y[t * 6 + 5] = sum(h);\n"
   "}\n";
