@@ -55,6 +55,7 @@ static int l_load(lua_State *L)
 static int p_close(lua_State *L)
 {
   problem_ud *u = luaL_checkudata(L, 1, PROBLEM_MT);
+  if (u->p && dgl_problem_busy(u->p)) return luaL_error(L, "the problem is in use by dirigo.fuzz or dirigo.replay");
   dg_problem_free(u->p);
   u->p = NULL;
   return 0;

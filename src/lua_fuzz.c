@@ -41,6 +41,32 @@ typedef struct {
 } sstrat;
 static DG_VEC(sstrat *) sstrats;
 static lua_State *running;       /* the thread running dirigo.fuzz/replay now */
+static DG_VEC(const dg_problem *) busy;   /* problems of the campaigns running now (nested) */
+
+bool dgl_problem_busy(const dg_problem *p)
+{
+  for (size_t i = 0; i < busy.n; i++)
+    if (busy.v[i] == p) return true;
+  return false;
+}
+
+/* Around code that calls gen or on_case: Lua may run, but must not close p. */
+static lua_State *enter(lua_State *L, const dg_problem *p)
+{
+  lua_State *outer = running;
+  running = L;
+  dg_vec_push(&busy, p);
+  return outer;
+}
+
+static void leave(lua_State *outer)
+{
+  running = outer;
+  if (--busy.n == 0) {
+    free(busy.v);
+    memset(&busy, 0, sizeof busy);
+  }
+}
 
 static lua_State *main_of(lua_State *L)
 {
@@ -283,10 +309,9 @@ static int l_fuzz(lua_State *L)
   load_kernels(L, p, &k);
   fuzz_summary s;
   dg_diags d = {0};
-  lua_State *outer = running;
-  running = L;
+  lua_State *outer = enter(L, p);
   fuzz_campaign(p, &k, &o, &s, &d);       /* no Lua error can interrupt this */
-  running = outer;
+  leave(outer);
   dg_diags_free(&d);
   fuzz_space sp;
   fuzz_space_ctx ctx;
@@ -351,10 +376,9 @@ static int l_replay(lua_State *L)
     lua_pushfstring(L, "'%s' is not a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])", w);
     return 2;
   }
-  lua_State *outer = running;
-  running = L;
+  lua_State *outer = enter(L, p);
   bool parsed = fuzz_witness_parse(w, &sp, &c, &kk, &st, &seed, &err);
-  running = outer;
+  leave(outer);
   if (!parsed) {
     lua_pushnil(L);
     lua_pushstring(L, err);

@@ -69,6 +69,8 @@ void dgl_fuzz_open(lua_State *L);
 typedef enum { DGL_GEN_CASE, DGL_GEN_NONE, DGL_GEN_ERROR, DGL_GEN_BAD } dgl_gen_result;
 dgl_gen_result dgl_call_gen(lua_State *L, int fn, const fuzz_space *s, int64_t k, dg_rng *r,
                             fuzz_case *c, char **msg);
+/* Whether a campaign or replay runs on p now (lua_fuzz.c): closing it then is an error. */
+bool dgl_problem_busy(const dg_problem *p);
 /* Letters, digits and _ - + . (a strategy name goes into witnesses). */
 bool dgl_strategy_name_ok(const char *name);
 

@@ -58,6 +58,10 @@ ok(#seen == 4 and seen[3].case == 2 and seen[3].status == "pass" and seen[3].sha
    "fuzz: on_case sees every case")
 local okk, err = pcall(dirigo.fuzz, good, { cases = 3, on_case = function(o) error("stop at " .. o.case) end })
 ok(not okk and err:match("stop at 0$"), "fuzz: an error in on_case is raised after the campaign (" .. tostring(err) .. ")")
+local closed
+dirigo.fuzz(good, { cases = 1, on_case = function() closed = { pcall(good.close, good) } end })
+ok(closed and not closed[1] and closed[2]:match("in use by dirigo.fuzz") and good.op == "softmax",
+   "fuzz: a problem cannot be closed by its own campaign's callbacks")
 local none, msg = dirigo.replay(good, "fuzz:nope:1:0")
 ok(none == nil and msg:match("unknown strategy 'nope'"), "replay: unknown strategy in a witness")
 none, msg = dirigo.replay(good, "boundary:1:0")
