@@ -6,7 +6,9 @@
  * sizes, so the heat map also gets HEAT_CASES cases at the spec's sizes (the
  * shape shown), one per value distribution in turn; the heat of an element is
  * the share of the cases at the shown shape in which it failed validation
- * (fuzz_opts.on_fail reports every failing element: the map is exact). */
+ * (fuzz_opts.on_fail reports every failing element: the map is exact). The
+ * child sends each such case's failing elements as it goes ("case" records),
+ * so the map fills in while the campaign runs. */
 #include "tui.h"
 #include "fuzz_run.h"
 #include "lua_fuzz.h"
@@ -15,6 +17,7 @@
 #include <inttypes.h>
 
 enum { NCASES = 24, HEAT_CASES = 16 };
+#define TUI_HEAT_MAX ((int64_t)1 << 24)   /* larger outputs keep no heat map */
 #define HEAT_BUDGET_S 10.0      /* the heat cases stop after this much time */
 #define CAMPAIGN_BUDGET_S 30.0
 #define FUZZ_LIMIT_S 120.0      /* the job's time limit */
@@ -26,11 +29,13 @@ typedef struct {
   fuzz_space sp;
   fuzz_space_ctx ctx;
   int64_t *total;           /* per model tensor: cases at its shown shape */
-  uint32_t **fails;         /* per model tensor: cases in which each element failed */
   DG_VEC(int64_t) pending;  /* (problem tensor, flat) pairs failing in the case now running */
   int64_t done, ncases;
-  /* parent */
+  /* parent: the heat map as the cases come */
   dg_buf out;
+  size_t nt;
+  int64_t *cases;           /* per model tensor: cases at its shown shape so far */
+  uint32_t **fails;         /* per model tensor: cases in which each element failed */
 } fjob;
 
 static void fjob_free(void *ud)
@@ -38,6 +43,9 @@ static void fjob_free(void *ud)
   fjob *j = ud;
   free(j->strategy);
   dg_buf_free(&j->out);
+  for (size_t i = 0; i < j->nt; i++) free(j->fails[i]);
+  free(j->fails);
+  free(j->cases);
   free(j);
 }
 
@@ -58,17 +66,22 @@ static void on_fail(void *ud, int tensor, int64_t flat)
   dg_vec_push(&h->pending, flat);
 }
 
+static void send_case(fjob *h, const fuzz_outcome *o);
+
 /* After each case: the failures it reported count where its shape is the shown one. */
 static void on_case(void *ud, const fuzz_outcome *o)
 {
   fjob *h = ud;
-  tui_app *a = h->a;
   h->done++;
+  if (o->status == FUZZ_PASS || o->status == FUZZ_FAIL) send_case(h, o);
+  h->pending.n = 0;
   tui_job_progress(h->done, h->ncases + HEAT_CASES, h->done <= h->ncases ? "cases" : "heat-map cases");
-  if (o->status != FUZZ_PASS && o->status != FUZZ_FAIL) {
-    h->pending.n = 0;
-    return;
-  }
+}
+
+/* A case at a tensor's shown shape: "case MT FLAT,FLAT,..." (its failing elements). */
+static void send_case(fjob *h, const fuzz_outcome *o)
+{
+  tui_app *a = h->a;
   int64_t *sizes = dg_calloc(a->problem->sizes.n + 1, sizeof *sizes);
   fuzz_case_sizes(&h->ctx, &o->c, sizes);
   for (size_t t = 0; t < a->problem->tensors.n; t++) {
@@ -82,11 +95,14 @@ static void on_case(void *ud, const fuzz_outcome *o)
     for (int k = 0; same && k < x->ndim; k++) same = dims[k] == x->shape[k];
     if (!same) continue;
     h->total[mt]++;
-    for (size_t i = 0; i + 1 < h->pending.n && h->fails[mt]; i += 2)
+    dg_buf b = {0};
+    dg_buf_printf(&b, "%d\t", mt);
+    for (size_t i = 0; i + 1 < h->pending.n; i += 2)
       if (h->pending.v[i] == (int64_t)t && h->pending.v[i + 1] >= 0 && h->pending.v[i + 1] < x->count)
-        h->fails[mt][h->pending.v[i + 1]]++;
+        dg_buf_printf(&b, "%s%" PRId64, b.s[b.n - 1] == '\t' ? "" : ",", h->pending.v[i + 1]);
+    tui_job_sendt("case", "%s", b.s);
+    dg_buf_free(&b);
   }
-  h->pending.n = 0;
   free(sizes);
 }
 
@@ -131,21 +147,15 @@ static void summary(fjob *h, const fuzz_summary *s, dg_buf *out)
   }
 }
 
-static void send_heat(fjob *h, dg_buf *out)
+static void heat_summary(fjob *h, dg_buf *out)
 {
   tui_app *a = h->a;
   for (size_t i = 0; i < a->model.tensors.n; i++) {
     tui_tensor *x = &a->model.tensors.v[i];
-    if (!h->total[i] || !h->fails[i]) {
-      dg_buf_printf(out, "heat map of %s: no case had its shown shape\n", x->name);
-      continue;
-    }
-    tui_job_sendt("heat", "%zu\t%" PRId64, i, h->total[i]);
-    for (int64_t e = 0; e < x->count; e++)
-      if (h->fails[i][e])
-        tui_job_sendt("hot", "%zu\t%" PRId64 "\t%.9g", i, e, (double)h->fails[i][e] / (double)h->total[i]);
-    dg_buf_printf(out, "heat map of %s: %" PRId64 " cases at its shape (share failing per element)\n",
-                  x->name, h->total[i]);
+    if (!h->total[i]) dg_buf_printf(out, "heat map of %s: no case had its shown shape\n", x->name);
+    else if (x->count > TUI_HEAT_MAX) dg_buf_printf(out, "heat map of %s: too many elements to keep\n", x->name);
+    else dg_buf_printf(out, "heat map of %s: %" PRId64 " cases at its shape (share failing per element)\n",
+                       x->name, h->total[i]);
   }
 }
 
@@ -171,10 +181,6 @@ static void child(tui_app *a, void *ud)
   }
   size_t nt = a->model.tensors.n;
   h->total = dg_calloc(nt, sizeof *h->total);
-  h->fails = dg_calloc(nt, sizeof *h->fails);
-  for (size_t i = 0; i < nt; i++)
-    if (a->model.tensors.v[i].count <= ((int64_t)1 << 24))
-      h->fails[i] = dg_calloc((size_t)a->model.tensors.v[i].count, sizeof **h->fails);
   fuzz_space_init(&h->sp, &h->ctx, a->problem, 0);
   h->ncases = NCASES;
   const fuzz_strategy *st = h->strategy ? fuzz_strategy_find(h->strategy) : NULL;
@@ -200,7 +206,7 @@ static void child(tui_app *a, void *ud)
       tui_job_sendt("fault", "%u\t%s (fuzz case %" PRId64 ")", sp[i].line, simt_event_name(ev->kind), s.first.k);
     }
   }
-  send_heat(h, &out);
+  heat_summary(h, &out);
   tui_job_sendf("result", "%s", out.s);
 }
 
@@ -214,23 +220,26 @@ static void record(tui_app *a, void *ud, char **f, int n)
     dg_buf_puts(&j->out, f[1]);
   } else if (!strcmp(f[0], "fault") && n >= 3) {
     tui_model_mark_fault(&a->model, (uint32_t)strtoul(f[1], NULL, 10), f[2]);
-  } else if (!strcmp(f[0], "heat") && n >= 3) {       /* every element of the tensor: 0 */
+  } else if (!strcmp(f[0], "case") && n >= 2) {
     size_t mt = strtoul(f[1], NULL, 10);
-    if (mt >= a->model.tensors.n) return;
+    if (mt >= a->model.tensors.n || mt >= j->nt) return;
     tui_tensor *x = &a->model.tensors.v[mt];
+    if (x->count > TUI_HEAT_MAX) return;
+    if (!j->fails[mt]) j->fails[mt] = dg_calloc((size_t)x->count, sizeof **j->fails);
+    j->cases[mt]++;
+    for (char *p = n >= 3 ? f[2] : ""; *p;) {
+      char *e;
+      long long flat = strtoll(p, &e, 10);
+      if (e == p) break;
+      if (flat >= 0 && flat < x->count) j->fails[mt][flat]++;
+      p = *e == ',' ? e + 1 : e;
+    }
+    /* every element's share so far: the map fills in while the campaign runs */
     int64_t idx[TUI_MAX_DIMS] = {0};
     for (int64_t e = 0; e < x->count; e++) {
-      tui_tensor_set_heat(x, idx, 0);
+      tui_tensor_set_heat(x, idx, (double)j->fails[mt][e] / (double)j->cases[mt]);
       for (int d = x->ndim - 1; d >= 0 && ++idx[d] == x->shape[d]; d--) idx[d] = 0;
     }
-  } else if (!strcmp(f[0], "hot") && n >= 4) {
-    size_t mt = strtoul(f[1], NULL, 10);
-    if (mt >= a->model.tensors.n) return;
-    tui_tensor *x = &a->model.tensors.v[mt];
-    int64_t flat = strtoll(f[2], NULL, 10), idx[TUI_MAX_DIMS] = {0};
-    if (flat < 0 || flat >= x->count) return;
-    for (int d = x->ndim - 1; d >= 0; d--) idx[d] = flat % x->shape[d], flat /= x->shape[d];
-    tui_tensor_set_heat(x, idx, strtod(f[3], NULL));
   }
 }
 
@@ -290,6 +299,9 @@ static int run(tui_app *a, const char *strategy)
   }
   fjob *j = dg_calloc(1, sizeof *j);
   j->strategy = strategy ? dg_strdup(strategy) : NULL;
+  j->nt = a->model.tensors.n;
+  j->cases = dg_calloc(j->nt, sizeof *j->cases);
+  j->fails = dg_calloc(j->nt, sizeof *j->fails);
   char *label = dg_printf("fuzz %s", strategy ? strategy : "boundary+adversarial");
   if (tui_job_start(a, &fuzz_ops, j, label, FUZZ_LIMIT_S)) tui_model_clear_marks(&a->model);
   free(label);

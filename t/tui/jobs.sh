@@ -21,6 +21,7 @@ unclock bg
 tui_rc bg 0 "a campaign in the background: exit 0"
 tui_has bg 001 "░░░░░░░░░░░░ fuzz regular: starting  # s  x cancel" "it starts with an empty progress bar"
 tui_same bg 002 "the progress bar after 3 of 40 cases"
+tui_has bg 002 "unchecked, fuzz heat 0.00" "the heat map fills in while it runs"
 tui_style bg 002 "the bar is styled"
 tui_has bg 003 "picker  y[2]  of 40" "keys still move the picker while it runs"
 tui_has bg 003 "fuzz regular: 3/40 cases" "and the bar stays"
