@@ -104,9 +104,14 @@ static int s_admissible(lua_State *L)   /* space:admissible({C = 33}) */
   luaL_checktype(L, 2, LUA_TTABLE);
   int64_t sizes[FUZZ_MAX_SYMS];
   memcpy(sizes, s->defaults, sizeof sizes);
-  for (int i = 0; i < s->nsyms; i++) {
-    if (lua_getfield(L, 2, s->syms[i]) != LUA_TNIL) sizes[i] = luaL_checkinteger(L, -1);
-    lua_pop(L, 1);
+  for (lua_pushnil(L); lua_next(L, 2); lua_pop(L, 1)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    int i = 0;
+    while (k && i < s->nsyms && strcmp(s->syms[i], k)) i++;
+    if (!k || i == s->nsyms)
+      return luaL_error(L, "space:admissible: '%s' is not a size of this problem", k ? k : luaL_typename(L, -2));
+    if (!lua_isinteger(L, -1)) return luaL_error(L, "space:admissible: sizes.%s must be an integer", k);
+    sizes[i] = lua_tointeger(L, -1);
   }
   bool ok = true;
   for (int i = 0; i < s->nsyms; i++) ok = ok && sizes[i] >= 1;

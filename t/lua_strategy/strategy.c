@@ -104,6 +104,7 @@ int main(void)
       "    if k == 5 then error({}) end\n"
       "    if k == 6 then return { sizes = { C = 0 } } end\n"
       "    if k == 8 then return setmetatable({}, { __index = function() error('no') end }) end\n"
+      "    if k == 9 then return space:admissible({ c = 3 }) and {} end\n"
       "    return nil\n"
       "  end,\n"
       "}\n");
@@ -206,6 +207,9 @@ int main(void)
   ok(gen("errors", &sp, 3, 1, &c1) && !fuzz_strategy_error(es), "errors: a good case clears the error");
   ok(!gen("errors", &sp, 7, 1, &c1) && !fuzz_strategy_error(es), "errors: nil is no case, no error");
   ok(gen("errors", &sp, 8, 1, &c1) && c1.sizes[1] == 100, "errors: a case's metamethods are not called");
+  ok(!gen("errors", &sp, 9, 1, &c1) && fuzz_strategy_error(es) &&
+     strstr(fuzz_strategy_error(es), "errors.lua:13: error: strategy 'errors': space:admissible: 'c' is not a size"),
+     "errors: space:admissible refuses a size the problem does not have");
 
   size_t n = fuzz_strategy_count();
   dg_strategies_unload();
