@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 struct tui_job {
@@ -137,8 +140,14 @@ static double limit_from_env(double dflt)
   return v > 0 ? v : dflt;
 }
 
-_Noreturn static void child_main(tui_app *a, const tui_job_ops *ops, void *ud, int fd)
+_Noreturn static void child_main(tui_app *a, const tui_job_ops *ops, void *ud, int fd, pid_t parent)
 {
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGKILL);     /* the workbench killed: no orphan keeps computing */
+  if (getppid() != parent) _exit(4);
+#else
+  (void)parent;
+#endif
   /* the screen belongs to the parent: no terminal, and no curses handler that
    * would put the terminal back on a fatal signal */
   for (size_t i = 0; i < sizeof reset_signals / sizeof *reset_signals; i++) signal(reset_signals[i], SIG_DFL);
@@ -155,8 +164,11 @@ _Noreturn static void child_main(tui_app *a, const tui_job_ops *ops, void *ud, i
     if (!strcmp(crash, "exit")) _exit(3);
     raise(SIGSEGV);
   }
-  if (getenv("DIRIGO_TEST_CHILD_HANG"))
-    for (;;) pause();
+  if (getenv("DIRIGO_TEST_CHILD_HANG")) {  /* long enough for any test, bounded if nobody kills it */
+    double until = dg_now() + 60;
+    while (dg_now() < until) sleep(1);
+    _exit(5);
+  }
   ops->child(a, ud);
   const char *done = "done";
   tui_job_send(&done, 1);
@@ -179,7 +191,7 @@ bool tui_job_start(tui_app *a, const tui_job_ops *ops, void *ud, const char *lab
     return false;
   }
   fflush(NULL);
-  pid_t pid = fork();
+  pid_t parent = getpid(), pid = fork();
   if (pid < 0) {
     tui_app_message(a, true, "%s: cannot fork: %s", ops->what, strerror(errno));
     close(p[0]), close(p[1]);
@@ -188,7 +200,7 @@ bool tui_job_start(tui_app *a, const tui_job_ops *ops, void *ud, const char *lab
   }
   if (pid == 0) {
     close(p[0]);
-    child_main(a, ops, ud, p[1]);
+    child_main(a, ops, ud, p[1], parent);
   }
   close(p[1]);
   fcntl(p[0], F_SETFD, FD_CLOEXEC);

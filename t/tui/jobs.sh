@@ -85,6 +85,23 @@ tui_run hang 160x30 'c<Wait><Dump>' relu_tail.lua
 unset DIRIGO_TEST_CHILD_HANG DIRIGO_TUI_JOB_LIMIT
 tui_has hang 001 "ran past its time limit of 1 s and was stopped" "a hung child is stopped at its time limit"
 
+# the workbench killed while its child works: the child dies with it (Linux)
+if command -v pgrep >/dev/null 2>&1 && [ "$(uname -s)" = Linux ]; then
+  mkdir -p "$T/orphan"
+  printf 'c<Wait>\n' > "$T/orphan.keys"
+  (cd "$DATA" && DIRIGO_TEST_CHILD_HANG=1 exec "$DIRIGO" --headless 100x30 --keys "$T/orphan.keys" \
+     --dump "$T/orphan" relu_tail.lua) 2>/dev/null &
+  wpid=$!
+  i=0; while [ $i -lt 50 ] && [ "$(pgrep -f -- "$T/orphan" | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
+  n_before=$(pgrep -f -- "$T/orphan" | wc -l)
+  kill -KILL $wpid; wait $wpid 2>/dev/null
+  i=0; while [ $i -lt 50 ] && pgrep -f -- "$T/orphan" >/dev/null; do sleep 0.1; i=$((i + 1)); done
+  n_after=$(pgrep -f -- "$T/orphan" | wc -l)
+  [ "$n_before" -eq 2 ] && [ "$n_after" -eq 0 ]; tap $? "a killed workbench takes its child with it ($n_before then $n_after processes)"
+else
+  echo "ok $((tap_n + 1)) # SKIP no pgrep or not Linux"; tap_n=$((tap_n + 1))
+fi
+
 tui_run strat 160x30 'F
 <Dump>
 jj<Enter>
