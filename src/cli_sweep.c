@@ -453,7 +453,7 @@ static void progress(runner *R, const sweep_problem *p, int tool)
   const sweep_result *r = &p->r[tool];
   FILE *f = R->a->json ? stderr : stdout;
   R->ndone++;
-  fprintf(f, "  [%zu/%zu] %-44s %-5s %-10s %7.2f s\n", R->ndone, R->ntodo, p->rel, sweep_tool_names[tool],
+  fprintf(f, "  [%zu/%zu] %-44s %-5s %-18s %7.2f s\n", R->ndone, R->ntodo, p->rel, sweep_tool_names[tool],
           r->status == SWEEP_BUG || r->status == SWEEP_CLEAN ? r->verdict : sweep_status_names[r->status], r->secs);
   fflush(f);
 }

@@ -300,7 +300,7 @@ static void print_text(const sweep_args *a, const sweep_problem *ps, size_t n, c
     tally(ps, n, t, &T[t]);
     char h[64];
     snprintf(h, sizeof h, "%s%s%s%s", sweep_tool_names[t], t == SWEEP_FUZZ ? " (" : "",
-             t == SWEEP_FUZZ ? (a->strategy ? a->strategy : "default strategy") : "", t == SWEEP_FUZZ ? ")" : "");
+             t == SWEEP_FUZZ ? (a->strategy ? a->strategy : "boundary+adversarial") : "", t == SWEEP_FUZZ ? ")" : "");
     printf("  %-28s", h);
   }
   printf("\n");
@@ -324,6 +324,8 @@ static void print_text(const sweep_args *a, const sweep_problem *ps, size_t n, c
   ROW("p95 time to first bug", "%s", secs_cell(x->ntimes, x->p95));
   ROW("found within 120 s", "%d/%d  %5.1f%%", x->within, x->found, pct(x->within, x->found));
 #undef ROW
+  if (sweep_limit(a) <= 120)
+    printf("%-28s  (every run was cut at %g s: this share is 100%% by construction)\n", "", sweep_limit(a));
   int unl = 0, unrun = 0;
   for (size_t i = 0; i < n; i++) unl += ps[i].known && !ps[i].loads, unrun += !ps[i].known;
   printf("%-28s  %d of %zu problems", "do not load", unl, n);
