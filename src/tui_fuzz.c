@@ -235,11 +235,9 @@ static void record(tui_app *a, void *ud, char **f, int n)
       p = *e == ',' ? e + 1 : e;
     }
     /* every element's share so far: the map fills in while the campaign runs */
-    int64_t idx[TUI_MAX_DIMS] = {0};
-    for (int64_t e = 0; e < x->count; e++) {
-      tui_tensor_set_heat(x, idx, (double)j->fails[mt][e] / (double)j->cases[mt]);
-      for (int d = x->ndim - 1; d >= 0 && ++idx[d] == x->shape[d]; d--) idx[d] = 0;
-    }
+    const int64_t origin[TUI_MAX_DIMS] = {0};
+    tui_tensor_set_heat(x, origin, 0);            /* makes the flat heat array */
+    for (int64_t e = 0; e < x->count && x->heat; e++) x->heat[e] = (float)j->fails[mt][e] / (float)j->cases[mt];
   }
 }
 
