@@ -15,6 +15,7 @@ typedef struct {
   const char *problem, *strategy, *backend, *evaluate, *witness, *sizes;
   int64_t cases, max_elems;   /* max_elems 0: the default cap (default_cap) */
   uint64_t seed;
+  double budget;              /* seconds; 0: none (the campaign stops between cases) */
   bool json, verbose, no_shrink;
 } fuzz_args;
 
@@ -22,7 +23,7 @@ static int usage(const char *cmd, const char *msg)
 {
   fprintf(stderr, "dirigo %s: %s\n", cmd, msg);
   fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--sizes spec|realistic]\n"
-                  "                    [--cases N] [--seed S] [--json] [-v] [--no-shrink] [--max-elems N]\n"
+                  "                    [--cases N] [--seed S] [--budget S] [--json] [-v] [--no-shrink] [--max-elems N]\n"
                   "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
                   "       dirigo replay PROBLEM WITNESS [--backend cpu|gpu] [--sizes spec|realistic] [--max-elems N]\n"
                   "strategies:");
@@ -66,6 +67,11 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
     } else if (!strcmp(o, "--seed") && has) {
       if (!parse_num(argv[++i], &v)) return usage(argv[0], "--seed takes a number");
       a->seed = v;
+    } else if (!strcmp(o, "--budget") && has) {
+      char *end;
+      a->budget = strtod(argv[++i], &end);
+      if (!*argv[i] || *end || !(a->budget > 0) || a->budget > 1e9)
+        return usage(argv[0], "--budget takes a positive number of seconds");
     } else if (o[0] == '-') {
       char *m = dg_printf("unknown or incomplete option '%s'", o);
       int rc = usage(argv[0], m);
@@ -217,7 +223,7 @@ static int fuzz_one(const fuzz_args *a)
                   .backend = gpu ? &be : NULL,
                   .max_elems = a->max_elems ? a->max_elems : default_cap(gpu, realistic),
                   .max_check = gpu || realistic ? 4096 : 0,
-                  .ncases = a->cases, .seed = a->seed, .shrink = !a->no_shrink,
+                  .ncases = a->cases, .seed = a->seed, .shrink = !a->no_shrink, .budget_s = a->budget,
                   .progress = a->json ? NULL : progress, .ud = (void *)a };
   fuzz_summary s;
   dg_diags d = {0};
