@@ -52,9 +52,21 @@ static const dg_type *sig_type(fe_fn *fn, const char *p, const dg_type *T)
   return fe_type_from_text(fn, p);
 }
 
+/* A brace list passed as an argument, not yet typed (lower_args). */
+static bool list_arg(const dg_expr *e) { return e->kind == DG_EX_VECBUILD && e->nargs < 0; }
+
+static dg_expr *no_list_args(fe_fn *fn, TSNode n, dg_expr **args, int nargs, const char *callee)
+{
+  for (int i = 0; i < nargs; i++)
+    if (list_arg(args[i])) return fe_err(fn, n, DG_SEV_UNSUPPORTED, "initializer list as argument %d of '%s'", i + 1, callee);
+  return NULL;
+}
+
 static dg_expr *intrinsic(fe_fn *fn, int id, TSNode n, dg_expr **args, int nargs, const dg_type *explicit_T)
 {
   const dg_intrin_info *in = &dg_intrins[id];
+  dg_expr *bad = no_list_args(fn, n, args, nargs, in->name);
+  if (bad) return bad;
   sig_t_ s;
   parse_sig(in->sig, &s);
   int need = 0;
@@ -144,6 +156,7 @@ dg_expr *fe_cast_expr(fe_fn *fn, TSNode n)
 
 static int count_args(TSNode args) { return ts_node_is_null(args) ? 0 : (int)ts_node_named_child_count(args); }
 
+
 static dg_expr **lower_args(fe_fn *fn, TSNode args, int *nargs, bool keep_strings)
 {
   int n = count_args(args), k = 0;
@@ -153,6 +166,14 @@ static dg_expr **lower_args(fe_fn *fn, TSNode args, int *nargs, bool keep_string
     if (fe_kind(a) == FE_N_comment) continue;
     if (keep_strings && (fe_kind(a) == FE_N_string_literal || fe_kind(a) == FE_N_concatenated_string)) {
       v[k++] = fe_new_expr(fn, DG_EX_INT, fe_scalar(DG_TY_I32), a);
+      continue;
+    }
+    if (fe_kind(a) == FE_N_initializer_list) {
+      /* f({a, b}): typed by the parameter it meets (call_func); ival: the child */
+      dg_expr *e = fe_new_expr(fn, DG_EX_VECBUILD, fe_scalar(DG_TY_VOID), a);
+      e->nargs = -1;
+      e->ival = i;
+      v[k++] = e;
       continue;
     }
     v[k++] = fe_rvalue(fn, a);
@@ -170,6 +191,10 @@ static dg_expr *call_func(fe_fn *fn, dg_func *f, TSNode n, TSNode an, dg_expr **
     return fe_err(fn, n, DG_SEV_ERROR, "'%s' takes %d argument%s, %d given", f->name, f->nparams, f->nparams == 1 ? "" : "s", nargs);
   for (int i = 0; i < nargs; i++) {
     dg_var *p = f->params[i];
+    if (list_arg(args[i]) && !p->by_ref) {
+      args[i] = fe_aggregate(fn, ts_node_named_child(an, (uint32_t)args[i]->ival), p->type);
+      continue;
+    }
     if (p->by_ref) {
       dg_expr *a = args[i];
       if (a->kind != DG_EX_VAR && a->kind != DG_EX_INDEX && a->kind != DG_EX_DEREF && a->kind != DG_EX_FIELD)
@@ -329,6 +354,8 @@ dg_expr *fe_compound_literal(fe_fn *fn, TSNode n)
   int nargs;
   dg_expr **args = lower_args(fn, vn, &nargs, false);
   if (fn->failed) return fe_new_expr(fn, DG_EX_INT, t, n);
+  dg_expr *bad = no_list_args(fn, n, args, nargs, ir_type_name(t));
+  if (bad) return bad;
   if (dg_type_is_scalar(t)) {
     if (nargs > 1) return fe_err(fn, n, DG_SEV_ERROR, "too many initialisers for '%s'", ir_type_name(t));
     if (!nargs) { dg_expr *z = fe_new_expr(fn, dg_type_is_float(t) ? DG_EX_FLOAT : DG_EX_INT, t, n); return z; }

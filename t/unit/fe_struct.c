@@ -104,6 +104,7 @@ static void test_init(void)
     "__device__ MD mk(float a, float b) { return {a, b}; }\n"
     "__device__ MD mk2(float a) { return MD{a, 1}; }\n"
     "__device__ MD zero() { return MD(); }\n"
+    "__device__ float dsum(MD a, const MD &b) { return a.d + b.d; }\n"
     "__global__ void k(float *y) {\n"
     "  MD a = {1.0f, 2.0f};\n"
     "  MD b{y[0], 0};\n"
@@ -115,6 +116,7 @@ static void test_init(void)
     "  MD arr[3] = {{1, 2}, {3, 4}};\n"
     "  a = {a.d, a.m};\n"
     "  b = y[1] > 0 ? a : b;\n"
+    "  y[3] = dsum({1, 2}, {y[4]});\n"
     "  y[0] = arr[(int)y[2]].d + nested.x + elided.a.d + mixed.v.x + z.m + h.d;\n"
     "}\n";
   fe_t *t = fe_t_load(src);
@@ -130,6 +132,7 @@ static void test_init(void)
   has_str(ir, "MD[3] arr = {MD{(float)1, (float)2}, MD{(float)3, (float)4}};", "array of structs from nested lists");
   has_str(ir, "a = MD{a.d, a.m};", "assignment from a brace list");
   has_str(ir, "b = ((y[1] > (float)0) ? a : b);", "?: of structs");
+  has_str(ir, "y[3] = dsum(MD{(float)1, (float)2}, MD{y[4], 0.0f});", "brace lists as arguments take the parameter's type");
   free(ir);
   ir = fe_t_func(t, "mk");
   has_str(ir, "return MD{a, b};", "return {a, b}");
@@ -194,6 +197,7 @@ static void test_diagnostics(void)
   WITH_MD("__global__ void k(float *y) { MD x = {1, 2}; y[0] = x.len(); }",
           "t.cu:2:53: unsupported: method call 'x.len' (member functions are not supported: make it a __device__ function taking the object)", "method call");
   WITH_MD("__global__ void k(float *y, MD *p) { y[0] = p->len(); }", "unsupported: method call 'p->len'", "method call through a pointer");
+  WITH_MD("__global__ void k(float *y) { y[0] = fmaxf({1}, 2); }", "t.cu:2:38: unsupported: initializer list as argument 1 of 'fmaxf'", "brace list to a builtin");
   diag_is("__global__ void k(float *y) { struct L { int a; } l; }", "unsupported: struct definitions inside a function", "local struct definition");
   diag_is("struct B { int f : 3; };\n__global__ void k(B *y) { }", "t.cu:2:19: unsupported: struct 'B' has bit-fields", "bit-fields");
   diag_is("struct B { float f = 1; };\n__global__ void k(B *y) { }", "unsupported: struct 'B' has default member initialisers", "default member initialisers");

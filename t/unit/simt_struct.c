@@ -51,7 +51,7 @@ static const char online_src[] =
   "  if (row >= N) return;\n"
   "  const float *xr = x + (size_t)row * C;\n"
   "  MD acc{-INFINITY, 0.0f};\n"
-  "  for (int c = lane; c < C; c += 32) acc = md_merge(acc, MD{xr[c], 1.0f});\n"
+  "  for (int c = lane; c < C; c += 32) acc = md_merge(acc, {xr[c], 1.0f});\n"
   "  for (int o = 16; o > 0; o >>= 1) {\n"
   "    MD other;\n"
   "    other.m = __shfl_xor_sync(0xffffffffu, acc.m, o);\n"
