@@ -335,9 +335,13 @@ static void child_argv(const sweep_args *a, const char *spec, int step, char **a
     av[n++] = "--timeout";
     av[n++] = timeout;
     av[n++] = "--no-journal";
-  } else if (a->strategy) {
-    av[n++] = "--strategy";
-    av[n++] = (char *)a->strategy;
+  } else {
+    av[n++] = "--budget";
+    av[n++] = budget;
+    if (a->strategy) {
+      av[n++] = "--strategy";
+      av[n++] = (char *)a->strategy;
+    }
   }
   av[n] = NULL;
 }

@@ -182,7 +182,8 @@ void sweep_classify_fuzz(sweep_result *r, int ws, const char *out, const char *e
     set(r, SWEEP_BUG, st ? st : "fail", sweep_json_str(ff, "message"));
     free(st);
     r->first = sweep_json_num(ff, "seconds_to_failure", r->secs);
-  } else if (summary && code == DG_EXIT_OK) set(r, SWEEP_CLEAN, "pass", NULL);
+  } else if (summary && code == DG_EXIT_OK)   /* the budget may have cut the campaign short */
+    set(r, SWEEP_CLEAN, "pass", dg_printf("%.0f cases passed", sweep_json_num(out, "pass", 0)));
   else if (summary && code == DG_EXIT_INTERNAL) {
     char *e = sweep_first_error(err);
     set(r, SWEEP_ERROR, "error", dg_printf("no case ran%s%s", e ? ": " : "", e ? e : ""));
