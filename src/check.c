@@ -492,13 +492,18 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000),
                   .want_smtlib = c->o->want_smtlib };
   if (ieee) so.atol = tol.atol, so.rtol = tol.rtol;
+  size_t dag = term_dag_size(c->tc, kt) + term_dag_size(c->tc, rt);
+  if (so.want_smtlib && dag > 5000) {   /* the text grows far faster than the DAG */
+    so.want_smtlib = false;
+    r->smtlib = dg_printf("; query not printed: %zu terms (more than 5000)", dag);
+  }
   smt_result res = {0};
   smt_solver *s = smt_new(c->tc, &so);
   if (!ieee) smt_assume(s, bounds(c, 0));
   smt_verdict v = smt_check_differ(s, kt, rt, &res);
   smt_free(s);
   r->t_solver += res.seconds;
-  r->smtlib = res.smtlib, res.smtlib = NULL;
+  if (res.smtlib) free(r->smtlib), r->smtlib = res.smtlib, res.smtlib = NULL;
   const char *why = dom_sym_unsupported(c->sym);
   if (!why && r->reason) why = r->reason;   /* the reference's infinite constant */
   char *whyc = why ? dg_strdup(why) : NULL;

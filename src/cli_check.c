@@ -18,6 +18,8 @@ typedef struct {
   const char *problem;
   const char *at[MAX_AT];
   int nat;
+  const char *size[MAX_AT];    /* NAME=V overrides of the spec's sizes */
+  int nsize;
   bool autoloc, json, sarif, explain, no_journal;
   double timeout, budget;
   term_model model;
@@ -28,7 +30,7 @@ static int usage(const char *msg)
 {
   fprintf(stderr, "dirigo check: %s\n", msg);
   fprintf(stderr, "usage: dirigo check PROBLEM [--at [NAME]i,j,...]... [--auto] [--budget S] [--timeout S]\n"
-                  "                    [--float real|ieee] [--seed N] [--json|--sarif] [--explain] [--no-journal]\n");
+                  "                    [--float real|ieee] [--seed N] [--size NAME=V]... [--json|--sarif] [--explain] [--no-journal]\n");
   return DG_EXIT_USAGE;
 }
 
@@ -57,6 +59,9 @@ static int parse_args(int argc, char **argv, check_args *a)
     else if (!strcmp(o, "--at") && has) {
       if (a->nat == MAX_AT) return usage("too many --at");
       a->at[a->nat++] = argv[++i];
+    } else if (!strcmp(o, "--size") && has) {
+      if (a->nsize == MAX_AT) return usage("too many --size");
+      a->size[a->nsize++] = argv[++i];
     } else if (!strcmp(o, "--timeout") && has) {
       if (!num(argv[++i], &v) || v <= 0) return usage("--timeout takes a positive number of seconds");
       a->timeout = v;
@@ -268,6 +273,30 @@ int cli_check(int argc, char **argv)
   if (rc >= 0) return rc;
   loaded L;
   if (!load(a.problem, &L)) {
+    unload(&L);
+    return DG_EXIT_USAGE;
+  }
+  for (int i = 0; i < a.nsize; i++) {
+    const char *eq = strchr(a.size[i], '=');
+    char *name = eq ? dg_strndup(a.size[i], (size_t)(eq - a.size[i])) : NULL, *end = NULL;
+    int si = name ? dg_problem_size(L.p, name) : -1;
+    long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+    free(name);
+    if (si < 0 || !end || end == eq + 1 || *end || v < 0) {
+      fprintf(stderr, "dirigo check: --size %s: expected NAME=VALUE with NAME a size of the problem\n", a.size[i]);
+      unload(&L);
+      return DG_EXIT_USAGE;
+    }
+    L.p->sizes.v[si].value = v;
+  }
+  int64_t *sz = dg_malloc(sizeof *sz * (L.p->sizes.n + 1));
+  dg_problem_default_sizes(L.p, sz);
+  dg_diags sd = {0};
+  bool szok = dg_problem_check_sizes(L.p, sz, &sd);
+  dg_diags_print(stderr, &L.p->sm, &sd);
+  dg_diags_free(&sd);
+  free(sz);
+  if (!szok) {
     unload(&L);
     return DG_EXIT_USAGE;
   }

@@ -80,5 +80,11 @@ is "$(cat "$rcf")" 2 "a missing problem file is an input error"
 out=$(run_dirigo check "$W/softmax_warp.lua" --at 0,0 --float fast 2>&1)
 is "$(cat "$rcf")" 2 "--float takes real or ieee"
 
+out=$(run_dirigo check "$W/softmax_warp.lua" --size C=33 --at 6,32 --no-journal)
+is "$(cat "$rcf")" 0 "--size overrides a size (C=33: y[6,32] exists)"
+like "$out" "^y\[6,32\] +equivalent" "and the element checks"
+out=$(run_dirigo check "$W/softmax_warp.lua" --size Q=3 --at 0,0 2>&1)
+is "$(cat "$rcf")" 2 "--size of an unknown size is a usage error"
+
 rm -f "$rcf"
 done_testing
