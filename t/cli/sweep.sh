@@ -47,6 +47,12 @@ p2=$(sed 's/^{"problem":"\([^"]*\)".*/\1/' "$W/s2.jsonl" | sort | tr '\n' ' ')
 is "$p1" "elementwise/residual_add.lua reduce/mean_rows_intdiv.lua " "shard 1/2 takes problems 0 and 2"
 is "$p2" "elementwise/residual_add_gridfloor.lua " "shard 2/2 takes problem 1"
 is "$(cat "$W/s1.jsonl" "$W/s2.jsonl" | wc -l | tr -d ' ')" 3 "every problem exactly once"
+cat "$W/s1.jsonl" "$W/s2.jsonl" > "$W/all.jsonl"
+out=$(run_dirigo sweep "$W/a" --mode fuzz --out "$W/all.jsonl")
+like "$out" "3 results from the journal, 0 runs to go" "merged shard journals give the whole table without rerunning"
+like "$out" "^seeded bugs found \(recall\) +2/2" "with the totals of all shards"
+like "$(grep residual_add.lua "$W/all.jsonl")" '"verdict":"pass".*"reason":"[0-9]+ cases passed"' \
+  "a passing campaign records its case count"
 
 out=$(run_dirigo sweep "$W/a" --json)
 if command -v python3 > /dev/null; then
