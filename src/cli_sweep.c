@@ -338,6 +338,7 @@ static void child_argv(const sweep_args *a, const char *spec, int step, char **a
   } else {
     av[n++] = "--budget";
     av[n++] = budget;
+    av[n++] = "--no-shrink";   /* shrinking has no budget; the unshrunk witness replays too */
     if (a->strategy) {
       av[n++] = "--strategy";
       av[n++] = (char *)a->strategy;
