@@ -29,7 +29,7 @@ void check_result_free(check_result *r)
   free(r->reason);
   for (int t = 0; t < r->ntensors; t++) free(r->inputs ? r->inputs[t] : NULL);
   free(r->inputs), free(r->numel), free(r->sizes), free(r->slice);
-  free(r->kernel_term), free(r->ref_term), free(r->smtlib);
+  free(r->kernel_term), free(r->ref_term), free(r->smtlib), free(r->witness_text);
   memset(r, 0, sizeof *r);
 }
 
@@ -423,12 +423,64 @@ static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_res
   return v;
 }
 
+/* "x[0,3] = -1.5, x[0,4] = 2 ..." for the model's input variables (the
+ * values as replayed: rounded to their dtype). */
+static bool occurs(const char *text, const char *name)
+{
+  size_t n = strlen(name);
+  for (const char *q = text; (q = strstr(q, name)); q += n)
+    if ((q == text || !(q[-1] == '_' || (q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z') ||
+                        (q[-1] >= '0' && q[-1] <= '9'))))
+      return true;
+  return false;
+}
+
+static char *model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg_term rt)
+{
+  dg_buf b = {0};
+  size_t shown = 0, more = 0;
+  /* only the variables the two terms use (the query's assumptions name every
+   * input the block loaded): found in the printed terms when they are small */
+  char *text = NULL;
+  if (term_dag_size(c->tc, kt) + term_dag_size(c->tc, rt) < 20000) {
+    dg_buf tb = {0};
+    term_print_buf(&tb, c->tc, kt, 0);
+    dg_buf_puts(&tb, "\n");
+    term_print_buf(&tb, c->tc, rt, 0);
+    text = dg_buf_take(&tb);
+  }
+  for (size_t i = 0; i < m->nmodel; i++) {
+    const term_varinfo *vi = term_var_info(c->tc, m->model[i].ordinal);
+    int t = vi->kind == TERM_VAR_INPUT ? dg_problem_tensor(c->p, vi->tensor) : -1;
+    if (t < 0 || !in[t] || vi->index < 0 || vi->index >= c->io.numel[t]) continue;
+    if (text) {
+      char *nm = term_print(c->tc, m->model[i].var, 0);
+      bool used = occurs(text, nm);
+      free(nm);
+      if (!used) continue;
+    }
+    if (shown == 16) { more++; continue; }
+    const dg_tensor *ts = &c->p->tensors.v[t];
+    int64_t idx[8], f = vi->index;
+    for (int d = (int)ts->shape.n - 1; d >= 0; d--) idx[d] = f % c->dims[t][d], f /= c->dims[t][d];
+    if (shown++) dg_buf_puts(&b, ", ");
+    check_format_elem(&b, c->p, t, idx, (int)ts->shape.n);
+    dg_buf_printf(&b, " = %.9g", in[t][vi->index]);
+  }
+  if (more) dg_buf_printf(&b, ", ... (%zu more)", more);
+  if (!b.s) dg_buf_puts(&b, "(no input variable in the model)");
+  free(text);
+  return dg_buf_take(&b);
+}
+
 /* A model to replay: true (verdict set) when it replayed. */
-static bool try_model(chk *c, const smt_result *m)
+static bool try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt)
 {
   double got, want;
   double **in = witness_inputs(c, m->values, m->nvalues);
   if (replay(c, in, &got, &want)) {
+    free(c->r->witness_text);
+    c->r->witness_text = model_text(c, m, in, kt, rt);
     keep_witness(c, in, got, want);
     say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator)", got, want);
     return true;
@@ -480,8 +532,11 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
       if (!e1 && !e2 && fuzz_elem_check(out->dtype, kv, rv, dg_problem_tol(p, c->t)) != FUZZ_ELEM_OK &&
           replays++ < 8 && replay(c, in, &got, &want)) {
         keep_witness(c, in, got, want);
+        const char *dn = dists[di].name ? dists[di].name : fuzz_dists[dists[di].dist].name;
         say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by evaluating the terms on %s inputs)",
-            got, want, dists[di].name ? dists[di].name : fuzz_dists[dists[di].dist].name);
+            got, want, dn);
+        free(c->r->witness_text);
+        c->r->witness_text = dg_printf("every input drawn from the %s distribution (seed in the witness file)", dn);
         found = true;
       } else {
         free_inputs(p, in);
@@ -526,7 +581,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
       say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
     free(reason);
   } else if (ieee) {
-    if (!try_model(c, &res))
+    if (!try_model(c, &res, kt, rt))
       say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
   } else {
@@ -539,7 +594,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     if (tv == SMT_UNSAT && !whyc) {
       say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model)",
           tol.atol, tol.rtol);
-    } else if (!(tv == SMT_SAT && try_model(c, &tr)) && !try_model(c, &res) && !search_witness(c, kt, rt)) {
+    } else if (!(tv == SMT_SAT && try_model(c, &tr, kt, rt)) && !try_model(c, &res, kt, rt) && !search_witness(c, kt, rt)) {
       say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
     }

@@ -73,6 +73,7 @@ typedef struct {
   int64_t writer_block, writer_thread;
   int writer_launch;
   char *kernel_term, *ref_term, *smtlib;
+  char *witness_text;      /* bug: the inputs that matter, "x[0,3] = -1.5, ..." */
   double t_concrete, t_symbolic, t_solver, t_replay, t_total;
   size_t term_bytes, nterms;
 } check_result;

@@ -42,6 +42,10 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
     dg_buf_puts(b, ",\"reference_value\":");
     json_num(b, r->ref_value);
   }
+  if (r->witness_text) {
+    dg_buf_puts(b, ",\"witness_inputs\":");
+    dg_buf_json_str(b, r->witness_text);
+  }
   if (witness_path) {
     dg_buf_puts(b, ",\"witness\":");
     dg_buf_json_str(b, witness_path);
@@ -49,6 +53,8 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
   if (r->have_event) {
     dg_buf_puts(b, ",\"event\":{\"kind\":");
     dg_buf_json_str(b, simt_event_name(r->event.kind));
+    dg_buf_puts(b, ",\"message\":");
+    dg_buf_json_str(b, r->event.msg);
     dg_buf_puts(b, ",\"at\":");
     json_span(b, &k->sm, r->event.span);
     if (r->event.span2.file) {

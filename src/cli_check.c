@@ -234,6 +234,7 @@ static void print_explain(const dg_problem *p, const emu_kernels *k, const check
              (int)(line ? n : 0), line ? line : "");
     }
   }
+  if (r->witness_text) printf("  witness:   %s\n", r->witness_text);
   if (r->kernel_term) printf("  kernel:    %s\n", r->kernel_term);
   if (r->ref_term) printf("  reference: %s\n", r->ref_term);
   if (r->smtlib) printf("  SMT-LIB query:\n%s\n", r->smtlib);

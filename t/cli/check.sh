@@ -48,6 +48,9 @@ like "$out" "kernel: +let t1 = max\(x\[154\]" "--explain prints the kernel term"
 like "$out" "declare-fun" "--explain prints the SMT-LIB query"
 is "$(wc -l < "$W/.dirigo/journal.jsonl" | tr -d ' ')" 3 "--no-journal leaves the journal alone"
 
+out=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --at 1,2 --explain --no-journal --timeout 2)
+like "$out" "^  witness: +" "--explain on a bug says which inputs make it"
+
 out=$(run_dirigo check "$W/softmax_warp.lua" --at 1,1 --at 6,76 --json --no-journal)
 is "$(cat "$rcf")" 0 "--json exit 0"
 if command -v python3 > /dev/null; then

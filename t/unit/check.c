@@ -111,6 +111,7 @@ static void test_missing_scale(void)
     ok(fabs(r.ref_value - (x + 0.5 * rr)) < 1e-6, "reference value is x + 0.5 r of the witness");
   }
   has_str(r.reason, "replayed", "the reason says the witness replayed");
+  has_str(r.witness_text, "r[17] = ", "the witness text names the inputs that matter");
   check_result_free(&r);
   unload(&P);
 }
