@@ -343,6 +343,47 @@ static void test_ieee(void)
   check_result_free(&r);
 }
 
+/* ---- pipelines: an element of a later launch depends on an earlier one ---------- */
+static check_verdict pipe_case(const char *name, const char *k1, const char *k2, check_result *r)
+{
+  char *src = dg_printf("__global__ void k1(float *t, const float *x, int N)\n"
+                        "{\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < N) %s;\n}\n"
+                        "__global__ void k2(float *y, const float *t, int N)\n"
+                        "{\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < N) %s;\n}\n", k1, k2);
+  char *cu = dg_printf("%s.cu", name), *lua = dg_printf("%s.lua", name);
+  put(cu, src);
+  char *sp = dg_printf("return problem { source = \"%s\", op = \"scale\", attrs = { alpha = 0.5 }, sizes = { N = 70 },\n"
+                       "  scratch = { tmp = { shape = { \"N\" }, dtype = \"f32\" } },\n"
+                       "  launch = { \"k1<<<(N + 31) / 32, 32>>>(tmp, x, N)\", \"k2<<<(N + 31) / 32, 32>>>(y, tmp, N)\" } }\n", cu);
+  put(lua, sp);
+  prob P;
+  check_verdict v = CHECK_ERROR;
+  memset(r, 0, sizeof *r);
+  if (load(&P, lua)) {
+    int64_t idx = 69;
+    v = run(&P, &idx, 1, r);
+  }
+  unload(&P);
+  free(src), free(cu), free(lua), free(sp);
+  return v;
+}
+
+static void test_pipeline(void)
+{
+  check_result r;
+  is_int(pipe_case("pipe_ok", "t[i] = 2.0f * x[i]", "y[i] = 0.25f * t[i]", &r), CHECK_EQUIVALENT,
+         "two launches through a scratch buffer: equivalent");
+  is_int(r.writer_launch, 1, "the writer is the second launch");
+  check_result_free(&r);
+  is_int(pipe_case("pipe_bug", "t[i] = 2.0f * x[i]", "y[i] = 0.5f * t[i]", &r), CHECK_BUG,
+         "a wrong factor in the second launch: bug");
+  check_result_free(&r);
+  is_int(pipe_case("pipe_uninit", "t[i] += x[i]", "y[i] = 0.5f * t[i]", &r), CHECK_UNINIT,
+         "accumulating into scratch nobody zeroed: uninitialised-read");
+  has_str(r.reason, "pipe_uninit.cu:4:", "at the line of the +=");
+  check_result_free(&r);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dg_check_XXXXXX");
@@ -354,6 +395,7 @@ int main(void)
   test_findings();
   test_branches();
   test_ieee();
+  test_pipeline();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
   free(cmd);
