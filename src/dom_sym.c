@@ -277,7 +277,7 @@ static void y_binop(dom *d, dg_binop op, const dg_type *t, int n, const uint8_t 
 {
   symdom *s = S(d);
   static const uint8_t one = 1;
-  static const dg_type i64 = { .kind = DG_TY_I64 }, tbool = { .kind = DG_TY_BOOL };
+  static const dg_type i64 = { .kind = DG_TY_I64 }, tbool = { .kind = DG_TY_BOOL }, f64 = { .kind = DG_TY_F64 };
   bool ptr = op == DG_BIN_PTRADD || op == DG_BIN_PTRDIFF;
   const dg_type *tb = op == DG_BIN_PTRADD ? &i64 : t;
   const dg_type *rt = is_cmp(op) ? &tbool : op == DG_BIN_PTRDIFF ? &i64 : t;
@@ -289,6 +289,13 @@ static void y_binop(dom *d, dg_binop op, const dg_type *t, int n, const uint8_t 
       s->conc->binop(s->conc, op, t, 1, &one, &r, &ca, &cb);
       dst[i] = encode(s, r, rt);
       continue;
+    }
+    /* real model: constant float arithmetic in double, as the reference's
+     * Lua computes its constants (1 / sqrt(D) meets 1.0f / sqrtf(D)) */
+    if (dom_is_float(t) && op >= DG_BIN_ADD && op <= DG_BIN_DIV && !is_inf(s, x) && !is_inf(s, y) &&
+        decode(s, x, t, &ca) && decode(s, y, t, &cb)) {
+      s->conc->binop(s->conc, op, &f64, 1, &one, &r, &ca, &cb);
+      if (isfinite(dom_f(r))) { dst[i] = term_real(s->c, dom_f(r)); continue; }
     }
     if (op == DG_BIN_PTRADD) {
       int64_t es = t->kind == DG_TY_PTR && t->elem ? dom_tysize(t->elem) : 1;
@@ -404,6 +411,16 @@ static bool y_math(dom *d, dg_iclass c, const dg_type *rt, const dg_type *t, int
       if (!s->conc->math(s->conc, c, rt, t, nargs, 1, &one, &r, cp)) return false;
       dst[i] = encode(s, r, rt);
       continue;
+    }
+    if (dom_is_float(t) && term_ctx_model(s->c) == TERM_MODEL_REAL) {   /* constants in double */
+      static const dg_type f64 = { .kind = DG_TY_F64 };
+      bool k = true;
+      for (int j = 0; j < nargs && k; j++) k = !is_inf(s, x[j]) && decode(s, x[j], t, &cv[j]);
+      if (k && s->conc->math(s->conc, c, dom_is_float(rt) ? &f64 : rt, &f64, nargs, 1, &one, &r, cp) &&
+          (!dom_is_float(rt) || isfinite(dom_f(r)))) {
+        dst[i] = dom_is_float(rt) ? term_real(s->c, dom_f(r)) : encode(s, r, rt);
+        continue;
+      }
     }
     if (!dom_is_float(t)) {
       if (c == DG_IC_MATH_MAX || c == DG_IC_MATH_MIN) {
