@@ -28,13 +28,6 @@
 #include <sys/prctl.h>
 #endif
 
-const char *const sweep_tool_names[SWEEP_NTOOLS] = { "check", "fuzz" };
-const char *const sweep_status_names[SWEEP__NSTATUS] = {
-#define X(id, name) name,
-  SWEEP_STATUSES(X)
-#undef X
-};
-
 static int usage(const char *msg)
 {
   fprintf(stderr, "dirigo sweep: %s\n", msg);
@@ -347,9 +340,6 @@ static void child_argv(const sweep_args *a, const char *spec, int step, char **a
   av[n] = NULL;
 }
 
-/* The wall-clock limit of one child: --limit, else the budget and a margin
- * for loading, the element in flight and shrinking. */
-double sweep_limit(const sweep_args *a) { return a->limit > 0 ? a->limit : a->budget + 5 + a->budget / 4; }
 
 static bool job_start(job *j, const sweep_args *a, const sweep_problem *p, size_t prob, int step)
 {
@@ -481,7 +471,7 @@ static void finish(runner *R, job *j, int wstatus)
     p->bug_pattern = sweep_json_str(out, "bug_pattern");
     if (!p->loads) {
       char *e = sweep_json_str(out, "error");
-      p->load_error = e ? e : j->killed ? dg_printf("loading the spec ran past %.0f s", j->limit)
+      p->load_error = e ? e : j->killed ? dg_printf("loading the spec ran past %g s", j->limit)
                                        : sweep_child_reason(wstatus, err);
       for (int t = 0; t < SWEEP_NTOOLS; t++) {
         if (!R->a->tool[t] || p->r[t].have) continue;
@@ -498,7 +488,7 @@ static void finish(runner *R, job *j, int wstatus)
   r->code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
   r->sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
   if (j->killed) {
-    result_set(r, SWEEP_TIMEOUT, NULL, dg_printf("killed at the limit of %.0f s", j->limit));
+    result_set(r, SWEEP_TIMEOUT, NULL, dg_printf("killed at the limit of %g s", j->limit));
     r->sig = 0;
   } else if (j->step == SWEEP_CHECK) sweep_classify_check(r, wstatus, out, err);
   else sweep_classify_fuzz(r, wstatus, out, err);

@@ -60,7 +60,12 @@ typedef DG_VEC(char *) sweep_strvec;
 /* cli_sweep.c */
 char *sweep_options_key(const sweep_args *a, int tool);   /* what must match to resume; caller frees */
 int sweep_problem_cmp(const void *key, const void *elem); /* key: sweep_problem **, by rel */
-double sweep_limit(const sweep_args *a);                  /* a child's wall-clock limit */
+/* A child's wall-clock limit: --limit, else the budget and a margin for
+ * loading, the element in flight and the case in flight. */
+static inline double sweep_limit(const sweep_args *a)
+{
+  return a->limit > 0 ? a->limit : a->budget + 5 + a->budget / 4;
+}
 
 /* cli_sweep_report.c: reading children and journal lines (flat JSON objects) */
 char *sweep_json_str(const char *obj, const char *key);   /* unescaped; NULL if absent or null */

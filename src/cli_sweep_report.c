@@ -13,6 +13,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
+const char *const sweep_tool_names[SWEEP_NTOOLS] = { "check", "fuzz" };
+const char *const sweep_status_names[SWEEP__NSTATUS] = {
+#define X(id, name) name,
+  SWEEP_STATUSES(X)
+#undef X
+};
+
 /* ---- flat JSON: our children's output and journal lines ---------------------------- */
 /* The value after "key": (keys are never found inside strings: quotes there are escaped). */
 static const char *jfind(const char *obj, const char *key)
