@@ -460,7 +460,14 @@ static void y_select(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val 
       dst[i] = fresh(s, sort_of(s, t), "a choice involving an infinity under a symbolic condition");
       continue;
     }
-    dst[i] = term_ite(s->c, k, coerce(s, x, t), coerce(s, y, t));
+    x = coerce(s, x, t), y = coerce(s, y, t);
+    if (term_sort_of(s->c, x) == TERM_S_REAL) {
+      /* c ? a : b with c one of b < a, b <= a (max) or a < b, a <= b (min):
+       * the n-ary max/min, so hand-written maxima meet fmaxf and the reference */
+      if (k == term_cmp(s->c, TERM_CMP_LT, y, x) || k == term_cmp(s->c, TERM_CMP_LE, y, x)) { dst[i] = term_max(s->c, x, y); continue; }
+      if (k == term_cmp(s->c, TERM_CMP_LT, x, y) || k == term_cmp(s->c, TERM_CMP_LE, x, y)) { dst[i] = term_min(s->c, x, y); continue; }
+    }
+    dst[i] = term_ite(s->c, k, x, y);
   }
 }
 

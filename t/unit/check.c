@@ -300,6 +300,10 @@ static void test_branches(void)
   is_int(relu_case("relu_if", "float v = x[i];\n  if (v > 0.0f) y[i] = v; else y[i] = 0.0f;", &r), CHECK_EQUIVALENT,
          "relu with if/else on the input value: equivalent");
   check_result_free(&r);
+  is_int(relu_case("relu_sel", "float v = x[i];\n  y[i] = v > 0.0f ? v : 0.0f;", &r), CHECK_EQUIVALENT,
+         "relu as v > 0 ? v : 0: equivalent");
+  has_str(r.kernel_term, "max(", "a hand-written max becomes the n-ary max");
+  check_result_free(&r);
   is_int(relu_case("relu_ge", "float v = x[i];\n  y[i] = v >= 0.0f ? v : -v;", &r), CHECK_BUG,
          "|x| instead of relu (a data-dependent ?:): bug");
   ok(r.have_values && r.ref_value == 0 && r.kernel_value > 0, "witness: a negative input, kernel |x| vs reference 0");
