@@ -197,11 +197,14 @@ static void journal_line(dg_buf *b, const sweep_problem *p, int tool, const char
   dg_buf_printf(b, ",\"at\":\"%s\"}\n", when);
 }
 
-static bool journal_append(FILE *f, const sweep_problem *p, int tool, const char *opts)
+/* One write(2) per line on an O_APPEND descriptor: lines of sweeps sharing a
+ * journal on a local disk never interleave; fsync so a crash keeps them. */
+static bool journal_append(int fd, const sweep_problem *p, int tool, const char *opts)
 {
   dg_buf b = {0};
   journal_line(&b, p, tool, opts);
-  bool ok = fputs(b.s, f) >= 0 && fflush(f) == 0;
+  bool ok = write(fd, b.s, b.n) == (ssize_t)b.n;
+  fsync(fd);
   dg_buf_free(&b);
   return ok;
 }
@@ -430,7 +433,7 @@ static void job_close(job *j)
 typedef struct {
   const sweep_args *a;
   sweep_problem *ps;
-  FILE *journal;
+  int journal;             /* fd, O_APPEND */
   char *keys[SWEEP_NTOOLS];
   size_t ndone, ntodo;
 } runner;
@@ -605,8 +608,8 @@ static int sweep_main(sweep_args *a)
   int rc = DG_EXIT_USAGE;
   runner R = { .a = a, .ps = ps };
   if (!a->fresh) journal_read(jpath, a, ps, n);
-  R.journal = fopen(jpath, "a");
-  if (!R.journal) {
+  R.journal = open(jpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (R.journal < 0) {
     fprintf(stderr, "dirigo sweep: cannot open the journal %s: %s\n", jpath, strerror(errno));
     goto out;
   }
@@ -627,7 +630,7 @@ static int sweep_main(sweep_args *a)
   run_all(&R, n);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
-  fclose(R.journal);
+  close(R.journal);
   if (interrupted) {
     fprintf(stderr, "dirigo sweep: interrupted; %zu of %zu runs are in %s: run the same command to resume\n",
             R.ndone, R.ntodo, jpath);
