@@ -260,6 +260,141 @@ static void struct_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k,
   simt_mark_release(x, mk);
 }
 
+/* ---- the fast path: the concrete domain, a 4- or 8-byte scalar, every active
+ * lane in bounds of one buffer, no data-dependent guard. It does what the
+ * general path below does, in the same order (uninitialised reads, races,
+ * the access, the shadow and writer map), without the per-lane bookkeeping
+ * arrays and the domain calls. Anything else returns false untouched. */
+#define FLD(T, conv) do { T v_; memcpy(&v_, bytes + o, sizeof v_); vals[i] = (conv); } while (0)
+#define FST(T, conv) do { T v_ = (conv); memcpy(bytes + o, &v_, sizeof v_); } while (0)
+static inline void fast_st(dg_tykind kd, uint8_t *bytes, int64_t o, const dom_val *vals, int i)
+{
+  switch (kd) {
+  case DG_TY_F32: FST(float, (float)dom_f(vals[i])); break;
+  case DG_TY_I32: case DG_TY_U32: FST(uint32_t, (uint32_t)vals[i]); break;
+  default: FST(uint64_t, vals[i]); break;
+  }
+}
+
+static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const msk *k, int a, int z,
+                           bool dense, bool race, dg_span sp, const int64_t *addr, const dom_val *vals)
+{
+  uint8_t *bytes = lb->mem.bytes;
+  const uint8_t *b = k->b;
+  if (race) {
+    for (int i = a; i < z; i++) {
+      if (!b[i]) continue;
+      int64_t o = dom_ptr_off((dom_val)addr[i]);
+      uint8_t tmp[8];
+      fast_st(kd, tmp, 0, vals, i);
+      race_check(x, lb, i, o, size, true, sp, tmp);
+      memcpy(bytes + o, tmp, (size_t)size);
+    }
+    return;
+  }
+#define FRUN(T, conv) do { \
+    if (dense) for (int i = a; i < z; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FST(T, conv); } \
+    else for (int i = a; i < z; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FST(T, conv); } \
+  } while (0)
+  switch (kd) {
+  case DG_TY_F32: FRUN(float, (float)dom_f(vals[i])); break;
+  case DG_TY_I32: case DG_TY_U32: FRUN(uint32_t, (uint32_t)vals[i]); break;
+  default: FRUN(uint64_t, vals[i]); break;
+  }
+#undef FRUN
+}
+
+static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
+                        dom_val *vals, bool write)
+{
+  dg_tykind kd = t->kind;
+  if (!x->ident || x->gm) return false;
+  if (kd != DG_TY_F32 && kd != DG_TY_I32 && kd != DG_TY_U32 && kd != DG_TY_F64 && kd != DG_TY_I64
+      && kd != DG_TY_U64 && kd != DG_TY_PTR)
+    return false;
+  int lo = k->lo, hi = k->hi;
+  const uint8_t *b = k->b;
+  while (lo < hi && !b[lo]) lo++;
+  if (lo >= hi) return false;
+  uint32_t id = dom_ptr_buf((dom_val)addr[lo]);
+  if (id == 0 || id >= (uint32_t)x->top) return false;
+  simt_buf *lb = &x->m->bufs.v[id];
+  int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4 : 8;
+  if (lb->mem.size < size || (write && lb->readonly)) return false;
+  /* pointer encodings of this buffer at offsets 0 .. size - access size */
+  uint64_t base = (uint64_t)id << DOM_PTR_OFFBITS, lim = (uint64_t)(lb->mem.size - size);
+  bool dense = k->cnt == hi - lo;
+  uint8_t bad = 0;
+  if (dense) for (int i = lo; i < hi; i++) bad |= (uint64_t)addr[i] - base > lim;
+  else for (int i = lo; i < hi; i++) bad |= b[i] & ((uint64_t)addr[i] - base > lim);
+  if (bad) return false;
+  bool race = lb->race && !x->in_atomic;
+  if (!write) {
+    if (!lb->all_init)
+      for (int i = lo; i < hi; i++) {
+        if (!b[i]) continue;
+        int64_t o = dom_ptr_off((dom_val)addr[i]);
+        if (all_set(lb->init + o, size)) continue;
+        simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
+                                    (long long)size, (long long)o, lb->name);
+        if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
+      }
+    if (race) {
+      int g = lb->gran;
+      bool cell = size <= g;
+      for (int i = lo; i < hi; i++) {
+        if (!b[i]) continue;
+        int64_t o = dom_ptr_off((dom_val)addr[i]);
+        const simt_race *c = &lb->race[o / g];
+        /* read again in an interval nobody wrote in: nothing changes */
+        if (cell && (o & (g - 1)) == 0 && c->epoch == x->epoch && c->w < 0 && (c->rmulti || c->r == i))
+          continue;
+        race_check(x, lb, i, o, size, false, sp, NULL);
+      }
+    }
+    const uint8_t *bytes = lb->mem.bytes;
+#define FRUN(T, conv) do { \
+    if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+    else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+  } while (0)
+    switch (kd) {
+    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
+    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
+    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
+    default: FRUN(uint64_t, v_); break;
+    }
+#undef FRUN
+    return true;
+  }
+  /* stores land warp by warp in x->worder; within a warp the higher lane wins */
+  bool natural = true;
+  for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
+  race = race && lb->kind == BK_SHARED;     /* as the general path: a reused buffer may keep its cells */
+  if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, dense, race, sp, addr, vals);
+  else
+    for (int wi = 0; wi < x->nwarps; wi++) {
+      int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+      if (a < z) fast_store_run(x, lb, kd, size, k, a, z, dense, race, sp, addr, vals);
+    }
+  if (!lb->all_init || lb->writer) {
+    int64_t gbase = x->block * (int64_t)x->n;
+    for (int i = lo; i < hi; i++) {
+      if (!b[i]) continue;
+      int64_t o = dom_ptr_off((dom_val)addr[i]);
+      if (!lb->all_init) set_all(lb->init + o, size);
+      if (lb->writer)
+        for (int64_t j = o; j < o + size; j++) {
+          if (lb->writer[j] >= 0 && lb->writer[j] != gbase + i) lb->nwriters[j] = 2;
+          else if (!lb->nwriters[j]) lb->nwriters[j] = 1;
+          lb->writer[j] = gbase + i;
+        }
+    }
+  }
+  return true;
+}
+#undef FLD
+#undef FST
+
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write)
 {
@@ -271,6 +406,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   const dg_type *et = dom_scalar(t);
   int nc = dom_ncomp(t);
   if (!k->cnt || x->stop) return;
+  if (fast_access(x, sp, t, k, addr, vals, write)) return;
   simt_mark mk = simt_mark_get(x);
   uint8_t *ok = simt_alloc(x, (size_t)n);
   dom_mem **mem = simt_alloc(x, sizeof *mem * (size_t)n);
