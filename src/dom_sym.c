@@ -206,6 +206,13 @@ static bool inf_rule(symdom *s, dg_binop op, dg_term x, dg_term y, dg_term *r)
     *r = term_bool(s->c, v);
     return true;
   }
+  if (is_cmp(op)) {                 /* both infinite: -inf < +inf, each equals itself */
+    int cx = x == s->pinf ? 1 : -1, cy = y == s->pinf ? 1 : -1;
+    bool v = op == DG_BIN_EQ ? cx == cy : op == DG_BIN_NE ? cx != cy : op == DG_BIN_LT ? cx < cy
+           : op == DG_BIN_LE ? cx <= cy : op == DG_BIN_GT ? cx > cy : cx >= cy;
+    *r = term_bool(s->c, v);
+    return true;
+  }
   if (op == DG_BIN_ADD && !(xi && yi && x != y)) { *r = xi ? x : y; return true; }
   if (op == DG_BIN_SUB && !(xi && yi && x == y)) {
     *r = xi ? x : (y == s->pinf ? s->ninf : s->pinf);

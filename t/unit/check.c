@@ -388,6 +388,33 @@ static void test_pipeline(void)
   check_result_free(&r);
 }
 
+/* ---- samples of the tree (nothing is written beside them: engine only) --------- */
+static void test_samples(void)
+{
+  static const struct { const char *spec; int64_t idx[4]; int rank; check_verdict want; const char *what; } cases[] = {
+    { "softmax/softmax_online.lua", {2, 33}, 2, CHECK_EQUIVALENT,
+      "online softmax (struct state, -inf guards, warp merge) equivalent" },
+    { "attention/attention_naive.lua", {1, 1, 6, 7}, 4, CHECK_EQUIVALENT,
+      "causal attention: 1.0f / sqrtf(D) meets the reference's 1 / math.sqrt(D)" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    prob P;
+    memset(&P, 0, sizeof P);
+    char *path = dg_printf("%s/samples/%s", DG_DATADIR, cases[i].spec);
+    dg_diags d = {0};
+    P.p = dg_spec_load(path, &d);
+    bool okl = !d.nerrors && emu_kernels_load(&P.k, P.p, &d);
+    dg_diags_free(&d);
+    check_result r;
+    memset(&r, 0, sizeof r);
+    if (okl) run(&P, cases[i].idx, cases[i].rank, &r);
+    is_int(okl ? (long long)r.verdict : -1, cases[i].want, "%s", cases[i].what);
+    check_result_free(&r);
+    unload(&P);
+    free(path);
+  }
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dg_check_XXXXXX");
@@ -400,6 +427,7 @@ int main(void)
   test_branches();
   test_ieee();
   test_pipeline();
+  test_samples();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
   free(cmd);
