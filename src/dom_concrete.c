@@ -1,6 +1,7 @@
 /* dom_concrete.c — the concrete value domain: C semantics on 64-bit slots.
  * Integers wrap at their type's width; every f32 operation is computed in
- * double and rounded to float (exact for + - * / sqrt, as on the GPU);
+ * double and rounded to float (exact for + - * / sqrt, as on the GPU; f32
+ * + - * / run as float arithmetic, which gives the same bits);
  * f16/bf16 round to nearest even after every operation. Math builtins live
  * in dom_math.c. Each operation picks its loop once, then runs it over the
  * lanes without a branch per lane where that is safe. */
@@ -112,6 +113,21 @@ static void fbin(dg_binop op, dg_tykind k, int n, const uint8_t *m, dom_val *dst
   }
 #define FA dom_f(a[i])
 #define FB dom_f(b[i])
+  if (k == DG_TY_F32) {
+    /* f32 operands are floats: float arithmetic rounds once, exactly as the
+     * double result rounded to float (+ - * / are exact in double first) */
+#define GA (float)dom_f(a[i])
+#define GB (float)dom_f(b[i])
+    switch (op) {
+    case DG_BIN_ADD: EACH(dst[i] = dom_of_f((double)(GA + GB))); return;
+    case DG_BIN_SUB: EACH(dst[i] = dom_of_f((double)(GA - GB))); return;
+    case DG_BIN_MUL: EACH(dst[i] = dom_of_f((double)(GA * GB))); return;
+    case DG_BIN_DIV: EACH(dst[i] = dom_of_f((double)(GA / GB))); return;
+    default: break;
+    }
+#undef GA
+#undef GB
+  }
   switch (op) {
   case DG_BIN_ADD: LOOP(dst[i] = dom_of_f(fround(k, FA + FB)));
   case DG_BIN_SUB: LOOP(dst[i] = dom_of_f(fround(k, FA - FB)));

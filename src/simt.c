@@ -15,27 +15,19 @@ static const dg_type ty_u8 = { .kind = DG_TY_U8, .name = "char" };
 static const dg_type ty_ptr = { .kind = DG_TY_PTR, .elem = &ty_u8, .name = "char *" };
 
 /* ---- scratch: a stack of chunks, released to a mark ------------------------ */
-struct simt_chunk {
-  simt_chunk *next;
-  size_t used, size;
-  _Alignas(16) unsigned char data[];
-};
-
-void *simt_alloc(simt_x *x, size_t n)
+/* simt_alloc (simt_int.h) when the current chunk is full; n is rounded up */
+void *simt_alloc_more(simt_x *x, size_t n)
 {
-  n = (n + 15) & ~(size_t)15;
   simt_chunk *c = x->cur;
-  if (c->used + n > c->size) {
-    if (!c->next || c->next->size < n) {
-      size_t size = n > (1u << 20) ? n : (1u << 20);
-      simt_chunk *nc = dg_malloc(sizeof *nc + size);
-      nc->size = size;
-      nc->next = c->next;
-      c->next = nc;
-    }
-    c = x->cur = c->next;
-    c->used = 0;
+  if (!c->next || c->next->size < n) {
+    size_t size = n > (1u << 20) ? n : (1u << 20);
+    simt_chunk *nc = dg_malloc(sizeof *nc + size);
+    nc->size = size;
+    nc->next = c->next;
+    c->next = nc;
   }
+  c = x->cur = c->next;
+  c->used = 0;
   void *p = c->data + c->used;
   c->used += n;
   return p;

@@ -11,7 +11,7 @@ static const dg_type ty_ptr8 = { .kind = DG_TY_PTR, .name = "void *" };
 
 dom_val *simt_vals(simt_x *x, const dg_type *t)
 {
-  return simt_alloc(x, sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(t));
+  return simt_alloc(x, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(t));
 }
 
 dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
@@ -19,7 +19,7 @@ dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
   dom_val *r = simt_vals(x, t);
   if (!k->cnt) return r;
   int64_t *src = NULL;
-  for (int c = 0; c < dom_ncomp(t); c++) {     /* a struct's slots may differ in type */
+  for (int c = 0; c < simt_ncomp(t); c++) {     /* a struct's slots may differ in type */
     const dg_type *ct = dom_comp(t, c);
     dom_val *rc = r + (size_t)c * x->n;
     if (dom_is_float(ct)) {
@@ -154,7 +154,7 @@ static dom_val *lval_read(simt_x *x, const simt_lval *lv, msk *k, dg_span sp)
 static void lval_write(simt_x *x, const simt_lval *lv, msk *k, dom_val *v, dg_span sp)
 {
   if (lv->mem) simt_mem_access(x, sp, lv->t, k, lv->addr, v, true);
-  else simt_merge(x, lv->reg, x->gm ? simt_guarded(x, lv->t, k, v, lv->reg) : v, k, dom_ncomp(lv->t));
+  else simt_merge(x, lv->reg, x->gm ? simt_guarded(x, lv->t, k, v, lv->reg) : v, k, simt_ncomp(lv->t));
 }
 
 /* ---- conversions --------------------------------------------------------------- */
@@ -165,7 +165,7 @@ dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k,
   dg_castkind ck = to->kind == DG_TY_PTR || from->kind == DG_TY_PTR || from->kind == DG_TY_ARRAY
                  ? DG_CAST_PTR : DG_CAST_CONVERT;
   if (from->kind == DG_TY_ARRAY) from = &ty_ptr8;
-  int nc = dom_ncomp(to) < dom_ncomp(from) ? dom_ncomp(to) : dom_ncomp(from);
+  int nc = simt_ncomp(to) < simt_ncomp(from) ? simt_ncomp(to) : simt_ncomp(from);
   dom_val *r = simt_vals(x, to);
   for (int c = 0; c < nc; c++)
     x->d->cast(x->d, ck, dom_scalar(to), dom_scalar(from), SL(k), AT(r + (size_t)c * x->n, k),
@@ -183,10 +183,21 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
   if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
   dom_val *c = simt_eval(x, cond, k);
   uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
-  x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
-  for (int i = k->lo; i < k->hi; i++) {
-    uint8_t a = k->b[i], v = o[i];
-    t->b[i] = a & (v != DOM_FALSE), f->b[i] = a & (v != DOM_TRUE), both |= a & (v == DOM_BOTH);
+  const uint8_t *restrict kb = k->b;
+  uint8_t *restrict tb = t->b, *restrict fb = f->b;
+  if (x->ident && !dom_is_float(cond->type)) {
+    /* the concrete domain's integers and pointers: true is nonzero, never both */
+    for (int i = k->lo; i < k->hi; i++) {
+      uint8_t a = kb[i], v = c[i] != 0;
+      tb[i] = a & v, fb[i] = a & !v;
+    }
+  } else {
+    x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
+    const uint8_t *restrict ob = o;
+    for (int i = k->lo; i < k->hi; i++) {
+      uint8_t a = kb[i], v = ob[i];
+      tb[i] = a & (v != DOM_FALSE), fb[i] = a & (v != DOM_TRUE), both |= a & (v == DOM_BOTH);
+    }
   }
   if (both && !sp) {
     for (int i = k->lo; i < k->hi; i++)
@@ -246,7 +257,7 @@ static void guard_merge(simt_x *x, const dg_type *t, const msk *k, dom_val *v, c
   for (int i = k->lo; i < k->hi; i++) g.b[i] = k->b[i] && x->gm[i];
   msk_fix(&g);
   if (!g.cnt) return;
-  for (int c = 0; c < dom_ncomp(t); c++) {
+  for (int c = 0; c < simt_ncomp(t); c++) {
     size_t o = (size_t)c * x->n;
     x->d->select(x->d, dom_comp(t, c), SL(&g), AT(v + o, &g), AT(x->gv, &g), AT(v + o, &g), AT(old + o, &g));
   }
@@ -254,7 +265,7 @@ static void guard_merge(simt_x *x, const dg_type *t, const msk *k, dom_val *v, c
 
 dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *v, const dom_val *old)
 {
-  size_t sz = sizeof *v * (size_t)x->n * (size_t)dom_ncomp(t);
+  size_t sz = sizeof *v * (size_t)x->n * (size_t)simt_ncomp(t);
   dom_val *r = simt_alloc(x, sz);
   memcpy(r, v, sz);
   guard_merge(x, t, k, r, old);
@@ -291,7 +302,7 @@ static dom_val *kc_get(simt_x *x, const dg_expr *e, int64_t block, bool *fresh)
   *fresh = !c->e || c->block != block;
   if (!c->e) {
     c->e = e;
-    c->v = dg_malloc(sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(e->type));
+    c->v = dg_malloc(sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(e->type));
     x->kcn++;
   }
   c->block = block;
@@ -307,7 +318,7 @@ static dom_val *ev_int(simt_x *x, const dg_expr *e, msk *k)
   dom_val *r = kc_get(x, e, -1, &fresh);
   if (fresh) {
     dom_val *v = simt_const(x, e->type, &x->all, e->ival);
-    memcpy(r, v, sizeof *r * (size_t)x->n * (size_t)dom_ncomp(e->type));
+    memcpy(r, v, sizeof *r * (size_t)x->n * (size_t)simt_ncomp(e->type));
   }
   return r;
 }
@@ -317,7 +328,7 @@ static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
   bool fresh;
   dom_val *r = kc_get(x, e, -1, &fresh);
   if (fresh)
-    for (int c = 0; c < dom_ncomp(e->type); c++)
+    for (int c = 0; c < simt_ncomp(e->type); c++)
       x->d->const_float(x->d, dom_scalar(e->type), x->n, x->all.b, r + (size_t)c * x->n, e->fval);
   return r;
 }
@@ -364,7 +375,7 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *a = simt_eval(x, e->a, k), *r = simt_vals(x, e->type);
-  for (int c = 0; c < dom_ncomp(e->type); c++)
+  for (int c = 0; c < simt_ncomp(e->type); c++)
     x->d->unop(x->d, e->op, dom_scalar(e->a->type), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k));
   return r;
 }
@@ -386,7 +397,7 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
   }
   if (ta->kind == DG_TY_PTR && op == DG_BIN_SUB) op = DG_BIN_PTRDIFF;
   dom_val *r = simt_vals(x, tr);
-  for (int c = 0; c < dom_ncomp(tr); c++)
+  for (int c = 0; c < simt_ncomp(tr); c++)
     x->d->binop(x->d, op, dom_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
                 AT(b + (size_t)c * x->n, k));
   return r;
@@ -429,7 +440,7 @@ static dom_val *ev_cond(simt_x *x, const dg_expr *e, msk *k)
   msk t, f;
   simt_split sp;
   simt_branch2(x, e->a, k, &t, &f, &sp);
-  int nc = dom_ncomp(e->type);
+  int nc = simt_ncomp(e->type);
   dom_val *r = simt_vals(x, e->type), *vb = NULL, *vc = NULL;
   simt_guard g = simt_guard_push(x, &sp, true);
   if (t.cnt) simt_merge(x, r, vb = simt_convert(x, e->type, e->b->type, &t, simt_eval(x, e->b, &t)), &t, nc);
@@ -472,7 +483,7 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   dom_val *old = lval_read(x, &lv, k, e->a->span);
   if (e->post && !lv.mem) {                    /* the register is about to change */
     dom_val *cp = simt_vals(x, t);
-    memcpy(cp, old, sizeof *cp * (size_t)x->n * (size_t)dom_ncomp(t));
+    memcpy(cp, old, sizeof *cp * (size_t)x->n * (size_t)simt_ncomp(t));
     old = cp;
   }
   bool ptr = t->kind == DG_TY_PTR;
@@ -503,7 +514,7 @@ static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *a = simt_eval(x, e->a, k);
   if (e->op == DG_CAST_CONVERT) return simt_convert(x, e->type, e->a->type, k, a);
-  if (dom_ncomp(e->type) != 1 || dom_ncomp(e->a->type) != 1) {
+  if (simt_ncomp(e->type) != 1 || simt_ncomp(e->a->type) != 1) {
     simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "bit cast of a vector value");
     return x->zeros;
   }
@@ -528,11 +539,11 @@ static dom_val *ev_addr(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *struct_build(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *r = simt_vals(x, e->type);
-  int nc = dom_ncomp(e->type), at = 0;
+  int nc = simt_ncomp(e->type), at = 0;
   for (int a = 0; a < e->nargs && !x->stop; a++) {
     const dg_type *at_t = e->args[a]->type;
     dom_val *v = simt_eval(x, e->args[a], k);
-    int an = dom_ncomp(at_t);
+    int an = simt_ncomp(at_t);
     if (an == 1 && at < nc && dom_comp(e->type, at) != at_t)
       v = simt_convert(x, dom_comp(e->type, at), at_t, k, v);
     for (int c = 0; c < an && at < nc; c++, at++)
@@ -546,7 +557,7 @@ static dom_val *ev_vecbuild(simt_x *x, const dg_expr *e, msk *k)
   if (e->type->kind == DG_TY_STRUCT) return struct_build(x, e, k);
   dom_val *r = simt_vals(x, e->type);
   const dg_type *et = dom_scalar(e->type);
-  int nc = dom_ncomp(e->type);
+  int nc = simt_ncomp(e->type);
   for (int c = 0; c < nc && c < e->nargs; c++) {
     dom_val *v = simt_convert(x, et, e->args[c]->type, k, simt_eval(x, e->args[c], k));
     memcpy(r + (size_t)c * x->n + k->lo, v + k->lo, sizeof *r * (size_t)(k->hi - k->lo));

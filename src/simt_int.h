@@ -63,6 +63,11 @@ typedef struct { const dg_var *var; int buf; } simt_varbuf;
 typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
 
 typedef struct simt_chunk simt_chunk;
+struct simt_chunk {
+  simt_chunk *next;
+  size_t used, size;
+  _Alignas(16) unsigned char data[];
+};
 typedef struct { simt_chunk *c; size_t used; } simt_mark;
 
 typedef struct simt_x {
@@ -102,7 +107,21 @@ typedef struct simt_x {
 } simt_x;
 
 /* scratch (simt.c) */
-void *simt_alloc(simt_x *x, size_t bytes);     /* 16-aligned, not zeroed */
+void *simt_alloc_more(simt_x *x, size_t bytes); /* the next chunk */
+static inline void *simt_alloc(simt_x *x, size_t n)    /* 16-aligned, not zeroed */
+{
+  n = (n + 15) & ~(size_t)15;
+  simt_chunk *c = x->cur;
+  if (__builtin_expect(c->used + n > c->size, 0)) return simt_alloc_more(x, n);
+  void *p = c->data + c->used;
+  c->used += n;
+  return p;
+}
+/* dom_ncomp, inlined: components of a value of type t */
+static inline int simt_ncomp(const dg_type *t)
+{
+  return t->kind == DG_TY_VEC ? (int)t->count : t->kind == DG_TY_STRUCT ? t->nslots : 1;
+}
 simt_mark simt_mark_get(simt_x *x);
 void simt_mark_release(simt_x *x, simt_mark k);
 

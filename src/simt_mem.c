@@ -404,7 +404,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   int n = x->n, lo = k->lo, hi = k->hi;
   int64_t size = dom_tysize(t), es = dom_tysize(dom_scalar(t));
   const dg_type *et = dom_scalar(t);
-  int nc = dom_ncomp(t);
+  int nc = simt_ncomp(t);
   if (!k->cnt || x->stop) return;
   if (fast_access(x, sp, t, k, addr, vals, write)) return;
   simt_mark mk = simt_mark_get(x);

@@ -37,7 +37,7 @@ static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
     if (s->e) {
       dom_val *val = simt_convert(x, v->type, s->e->type, k, simt_eval(x, s->e, k));
       if (x->gm) val = simt_guarded(x, v->type, k, val, x->fr->reg[v->slot]);
-      simt_merge(x, x->fr->reg[v->slot], val, k, dom_ncomp(v->type));
+      simt_merge(x, x->fr->reg[v->slot], val, k, simt_ncomp(v->type));
     }
     simt_mark_release(x, mk);
     return;
@@ -173,7 +173,7 @@ static void st_return(simt_x *x, const dg_stmt *s, msk *k)
   if (s->e && fr->ret) {
     simt_mark mk = simt_mark_get(x);
     dom_val *v = simt_convert(x, fr->f->ret, s->e->type, k, simt_eval(x, s->e, k));
-    simt_merge(x, fr->ret, v, k, dom_ncomp(fr->f->ret));
+    simt_merge(x, fr->ret, v, k, simt_ncomp(fr->f->ret));
     simt_mark_release(x, mk);
   }
   for (int i = k->lo; i < k->hi; i++)
@@ -260,11 +260,11 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
       for (int i = 0; i < x->n; i++) simt_local_push(x, dom_tysize(v->type), i);
     } else {
       fr.reg[sl] = simt_vals(x, v->type);
-      memset(fr.reg[sl], 0, sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(v->type));
+      memset(fr.reg[sl], 0, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(v->type));
     }
   }
   fr.ret = f->ret && f->ret->kind != DG_TY_VOID ? simt_vals(x, f->ret) : NULL;
-  if (fr.ret) memset(fr.ret, 0, sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(f->ret));
+  if (fr.ret) memset(fr.ret, 0, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(f->ret));
   fr.retm = simt_alloc(x, (size_t)x->n);
   memset(fr.retm, 0, (size_t)x->n);
   simt_frame *up = x->fr;
@@ -272,7 +272,7 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
   for (int i = 0; i < f->nparams; i++) {
     const dg_var *p = f->params[i];
     if (fr.reg[p->slot]) {
-      memcpy(fr.reg[p->slot], args[i], sizeof(dom_val) * (size_t)x->n * (size_t)dom_ncomp(p->type));
+      memcpy(fr.reg[p->slot], args[i], sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(p->type));
     } else {
       int64_t *addr = simt_alloc(x, sizeof *addr * (size_t)x->n);
       for (int l = 0; l < x->n; l++) addr[l] = (int64_t)dom_ptr((uint32_t)(fr.obj[p->slot] + l), 0);

@@ -83,7 +83,7 @@ static dom_val *in_shfl(simt_x *x, const dg_expr *e, msk *k)
   dom_val *var = simt_convert(x, e->type, e->args[1]->type, k, arg(x, e, 1, k));
   int64_t *sel = cargs(x, e, 2, k);
   int64_t *wid = e->nargs > 3 ? cargs(x, e, 3, k) : NULL;
-  int nc = dom_ncomp(e->type);
+  int nc = simt_ncomp(e->type);
   dom_val *r = simt_vals(x, e->type);
   for (int i = k->lo; i < k->hi && !x->stop; i++) {
     if (!k->b[i]) continue;
@@ -201,7 +201,7 @@ static dom_val *in_vecbuild(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *r = simt_vals(x, e->type);
   const dg_type *et = dom_scalar(e->type);
-  for (int c = 0; c < dom_ncomp(e->type) && c < e->nargs; c++) {
+  for (int c = 0; c < simt_ncomp(e->type) && c < e->nargs; c++) {
     dom_val *v = simt_convert(x, et, dom_scalar(e->args[c]->type), k, arg(x, e, c, k));
     memcpy(r + (size_t)c * x->n + k->lo, v + k->lo, sizeof *r * (size_t)(k->hi - k->lo));
   }
@@ -213,7 +213,7 @@ static dom_val *in_part(simt_x *x, const dg_expr *e, msk *k)
   int c = dg_intrins[e->op].cls == DG_IC_VEC_HIGH ? 1 : 0;
   const dg_type *at = e->args[0]->type;
   dom_val *v = arg(x, e, 0, k);
-  if (c >= dom_ncomp(at)) c = 0;
+  if (c >= simt_ncomp(at)) c = 0;
   return simt_convert(x, e->type, dom_scalar(at), k, v + (size_t)c * x->n);
 }
 
@@ -239,11 +239,11 @@ static dom_val *in_math(simt_x *x, const dg_expr *e, msk *k)
     a[i] = arg(x, e, i, k);
     if (i && e->args[i]->type != t) a[i] = simt_convert(x, t, e->args[i]->type, k, a[i]);
   }
-  int nc = dom_ncomp(e->type);
+  int nc = simt_ncomp(e->type);
   dom_val *r = simt_vals(x, e->type);
   for (int cc = 0; cc < nc; cc++) {
     const dom_val *s[3] = { 0 };
-    for (int i = 0; i < na; i++) s[i] = AT(a[i] + (size_t)cc * x->n * (dom_ncomp(t) > 1), k);
+    for (int i = 0; i < na; i++) s[i] = AT(a[i] + (size_t)cc * x->n * (simt_ncomp(t) > 1), k);
     if (!x->d->math(x->d, c, dom_scalar(e->type), dom_scalar(t), na, SL(k), AT(r + (size_t)cc * x->n, k), s)) {
       simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, dg_intrins[e->op].name);
       break;
