@@ -29,7 +29,7 @@ void check_result_free(check_result *r)
   free(r->reason);
   for (int t = 0; t < r->ntensors; t++) free(r->inputs ? r->inputs[t] : NULL);
   free(r->inputs), free(r->numel), free(r->sizes), free(r->slice);
-  free(r->kernel_term), free(r->ref_term), free(r->smtlib), free(r->witness_text);
+  free(r->kernel_term), free(r->ref_term), free(r->smtlib), free(r->witness_text), free(r->gpu_note);
   memset(r, 0, sizeof *r);
 }
 

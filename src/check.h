@@ -74,6 +74,11 @@ typedef struct {
   int writer_launch;
   char *kernel_term, *ref_term, *smtlib;
   char *witness_text;      /* bug: the inputs that matter, "x[0,3] = -1.5, ..." */
+  /* GPU replay of the witness (check_replay_gpu): 0 not tried, 1 the GPU
+   * differs too, 2 the GPU agrees with the reference, -1 could not run */
+  int gpu;
+  double gpu_value;
+  char *gpu_note;          /* -1: why; else the device */
   double t_concrete, t_symbolic, t_solver, t_replay, t_total;
   size_t term_bytes, nterms;
 } check_result;
@@ -103,6 +108,11 @@ bool check_witness_write(const char *path, const dg_problem *p, const check_resu
  * the element still differs beyond tolerance, CHECK_UNKNOWN "did not
  * reproduce" when it agrees, CHECK_ERROR with the reason for a bad file). */
 void check_witness_replay(const char *path, const dg_problem *p, const emu_kernels *k, check_result *r);
+
+/* Replays r's witness (a bug) on the GPU and fills r->gpu*. kernels: a
+ * gpu_kernels (gpu_run.h) the caller loaded with gpu_kernels_load (void *
+ * keeps the GPU headers out of this one); device names it for messages. */
+void check_replay_gpu(const dg_problem *p, void *kernels, const char *device, check_result *r);
 
 /* "y[3,36]" */
 void check_format_elem(dg_buf *b, const dg_problem *p, int tensor, const int64_t *idx, int rank);

@@ -46,6 +46,18 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
     dg_buf_puts(b, ",\"witness_inputs\":");
     dg_buf_json_str(b, r->witness_text);
   }
+  if (r->gpu) {
+    static const char *const gres[] = { "could not run", "", "reproduces", "agrees with the reference" };
+    dg_buf_puts(b, ",\"gpu\":{\"result\":");
+    dg_buf_json_str(b, gres[r->gpu + 1]);
+    if (r->gpu > 0) {
+      dg_buf_puts(b, ",\"kernel_value\":");
+      json_num(b, r->gpu_value);
+    }
+    dg_buf_puts(b, ",\"note\":");
+    dg_buf_json_str(b, r->gpu_note ? r->gpu_note : "");
+    dg_buf_putc(b, '}');
+  }
   if (witness_path) {
     dg_buf_puts(b, ",\"witness\":");
     dg_buf_json_str(b, witness_path);

@@ -6,6 +6,7 @@
 #include "check_int.h"
 #include "dom_sym.h"
 #include "fuzz.h"
+#include "gpu_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -174,4 +175,44 @@ bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *size
   emu_io_free(&io);
   dg_diags_free(&d);
   return differs;
+}
+
+void check_replay_gpu(const dg_problem *p, void *kernels, const char *device, check_result *r)
+{
+  gpu_kernels *gk = kernels;
+  emu_io io;
+  dg_diags d = {0};
+  gpu_run_result res = {0};
+  free(r->gpu_note);
+  r->gpu_note = NULL;
+  r->gpu = -1;
+  if (!r->inputs || r->tensor < 0 || !r->sizes) {
+    r->gpu_note = dg_strdup("no witness inputs");
+    return;
+  }
+  if (!emu_io_init(&io, p, r->sizes, &d)) {
+    r->gpu_note = dg_strdup("the tensors cannot be sized");
+    dg_diags_free(&d);
+    return;
+  }
+  for (size_t t = 0; t < p->tensors.n && (int)t < r->ntensors; t++)
+    if (r->inputs[t]) memcpy(io.data[t], r->inputs[t], sizeof(double) * (size_t)io.numel[t]);
+  if (!gpu_run(p, gk, r->sizes, &io, &res, &d)) {
+    dg_buf b = {0};
+    if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
+    r->gpu_note = dg_printf("could not run on the GPU: %s", b.s ? b.s : "unknown reason");
+    dg_buf_free(&b);
+  } else if (res.status != DG_GPU_OK) {
+    r->gpu_note = dg_printf("%s: %s", dg_gpu_status_name(res.status), res.msg ? res.msg : dg_gpu_status_help(res.status));
+  } else if (r->flat < io.numel[r->tensor]) {
+    bool written = io.written[r->tensor][r->flat];
+    r->gpu_value = written ? io.data[r->tensor][r->flat] : NAN;
+    bool differs = !written || fuzz_elem_check(p->tensors.v[r->tensor].dtype, r->gpu_value, r->ref_value,
+                                               dg_problem_tol(p, r->tensor)) != FUZZ_ELEM_OK;
+    r->gpu = differs ? 1 : 2;
+    r->gpu_note = dg_strdup(device ? device : "GPU");
+  }
+  gpu_run_result_free(&res);
+  emu_io_free(&io);
+  dg_diags_free(&d);
 }

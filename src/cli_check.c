@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "check.h"
 #include "lua_spec.h"
+#include "gpu_run.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ typedef struct {
   int nat;
   const char *size[MAX_AT];    /* NAME=V overrides of the spec's sizes */
   int nsize;
-  bool autoloc, json, sarif, explain, no_journal;
+  bool autoloc, json, sarif, explain, no_journal, no_gpu;
   double timeout, budget;
   term_model model;
   uint64_t seed;
@@ -30,7 +31,7 @@ static int usage(const char *msg)
 {
   fprintf(stderr, "dirigo check: %s\n", msg);
   fprintf(stderr, "usage: dirigo check PROBLEM [--at [NAME]i,j,...]... [--auto] [--budget S] [--timeout S]\n"
-                  "                    [--float real|ieee] [--seed N] [--size NAME=V]... [--json|--sarif] [--explain] [--no-journal]\n");
+                  "                    [--float real|ieee] [--seed N] [--size NAME=V]... [--json|--sarif] [--explain] [--no-journal] [--no-gpu]\n");
   return DG_EXIT_USAGE;
 }
 
@@ -56,6 +57,7 @@ static int parse_args(int argc, char **argv, check_args *a)
     else if (!strcmp(o, "--explain")) a->explain = true;
     else if (!strcmp(o, "--auto")) a->autoloc = true;
     else if (!strcmp(o, "--no-journal")) a->no_journal = true;
+    else if (!strcmp(o, "--no-gpu")) a->no_gpu = true;
     else if (!strcmp(o, "--at") && has) {
       if (a->nat == MAX_AT) return usage("too many --at");
       a->at[a->nat++] = argv[++i];
@@ -213,6 +215,11 @@ static void print_line(const dg_problem *p, const check_result *r, const char *w
   printf("%-12s  %-10s  %s  (%.2f s)\n", el.s ? el.s : "?", check_verdict_name(r->verdict),
          r->reason ? r->reason : "", r->t_total);
   if (witness) printf("%-12s  witness: %s\n", "", witness);
+  if (r->gpu == 1) printf("%-12s  on the GPU (%s): kernel %.9g, reproduces\n", "", r->gpu_note, r->gpu_value);
+  else if (r->gpu == 2)
+    printf("%-12s  on the GPU (%s): kernel %.9g agrees with the reference: the emulator and the GPU differ here\n",
+           "", r->gpu_note, r->gpu_value);
+  else if (r->gpu < 0) printf("%-12s  GPU replay: %s\n", "", r->gpu_note ? r->gpu_note : "failed");
   dg_buf_free(&el);
 }
 
@@ -315,6 +322,12 @@ int cli_check(int argc, char **argv)
     add_loc(&locs, l);
   }
   if (a.autoloc) auto_locs(L.p, a.seed, &locs);
+  /* the GPU replays bugs' witnesses where there is one (lazily: a session
+   * starts a child process and compiles the kernels) */
+  gpu_kernels gk;
+  memset(&gk, 0, sizeof gk);
+  int gpu_state = a.no_gpu ? -1 : 0;      /* 0 untried, 1 loaded, -1 none */
+  char *gpu_dev = NULL;
   check_opts o = { .timeout_s = a.timeout, .model = a.model, .seed = a.seed,
                    .want_smtlib = a.explain || a.json };
   DG_VEC(check_result) res = {0};
@@ -328,6 +341,16 @@ int cli_check(int argc, char **argv)
     }
     check_result r;
     check_element(L.p, &L.k, locs.v[i].t, locs.v[i].idx, locs.v[i].rank, &o, &r);
+    if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 0) {
+      gpu_state = -1;
+      if (dg_gpu_available(&gpu_dev)) {
+        dg_diags gd = {0};
+        if (gpu_kernels_load(&gk, L.p, NULL, &gd)) gpu_state = 1;
+        else gpu_kernels_free(&gk);
+        dg_diags_free(&gd);
+      }
+    }
+    if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 1) check_replay_gpu(L.p, &gk, gpu_dev, &r);
     char *wpath = r.verdict == CHECK_BUG && r.inputs ? save_witness(L.p, &r) : NULL;
     dg_buf j = {0};
     check_result_json(&j, L.p, &L.k, &r, wpath, false);
@@ -361,6 +384,8 @@ int cli_check(int argc, char **argv)
   }
   for (size_t i = 0; i < res.n; i++) check_result_free(&res.v[i]);
   dg_vec_free(&res);
+  if (gpu_state == 1) gpu_kernels_free(&gk);
+  free(gpu_dev);
   dg_vec_free(&locs);
   unload(&L);
   return findings ? DG_EXIT_BUGS : errors ? DG_EXIT_USAGE : DG_EXIT_OK;
