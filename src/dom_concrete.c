@@ -57,12 +57,27 @@ static inline double fround(dg_tykind k, double x)
   }
 }
 
-static int width(dg_tykind k) { return k == DG_TY_PTR ? 64 : (int)(dom_tysize(&(dg_type){ .kind = k }) * 8); }
+/* Type facts by kind, inline (these run once per operation of every node). */
+static inline bool isfl(const dg_type *t) { return t->kind >= DG_TY_F16 && t->kind <= DG_TY_F64; }
+static inline bool issg(const dg_type *t)
+{
+  dg_tykind k = t->kind;
+  return k == DG_TY_I8 || k == DG_TY_I16 || k == DG_TY_I32 || k == DG_TY_I64 || (k >= DG_TY_F16 && k <= DG_TY_F64);
+}
+static inline int width(dg_tykind k)
+{
+  static const int8_t w[DG_TY__COUNT] = {
+    [DG_TY_VOID] = 8, [DG_TY_BOOL] = 8, [DG_TY_I8] = 8, [DG_TY_U8] = 8, [DG_TY_I16] = 16, [DG_TY_U16] = 16,
+    [DG_TY_I32] = 32, [DG_TY_U32] = 32, [DG_TY_I64] = 64, [DG_TY_U64] = 64, [DG_TY_F16] = 16,
+    [DG_TY_BF16] = 16, [DG_TY_F32] = 32, [DG_TY_F64] = 64, [DG_TY_PTR] = 64,
+  };
+  return k < DG_TY__COUNT && w[k] ? w[k] : (int)(dom_tysize(&(dg_type){ .kind = k }) * 8);
+}
 
 /* ---- constants ------------------------------------------------------------- */
 static void c_const_int(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst, const int64_t *src)
 {
-  if (dom_is_float(t)) {
+  if (isfl(t)) {
     EACHM(dst[i] = dom_of_f(fround(t->kind, (double)src[i])));
   } else if (t->kind == DG_TY_PTR) {
     memcpy(dst, src, (size_t)n * 8);
@@ -75,7 +90,7 @@ static void c_const_int(dom *d, const dg_type *t, int n, const uint8_t *m, dom_v
 static void c_const_float(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *dst, double f)
 {
   dom_val v;
-  if (dom_is_float(t)) v = dom_of_f(fround(t->kind, f));
+  if (isfl(t)) v = dom_of_f(fround(t->kind, f));
   else v = (dom_val)wrapk(t->kind, (uint64_t)(int64_t)f);
   for (int i = 0; i < n; i++) dst[i] = v;
 }
@@ -84,7 +99,7 @@ static void c_const_float(dom *d, const dg_type *t, int n, const uint8_t *m, dom
 static void c_unop(dom *d, dg_unop op, const dg_type *t, int n, const uint8_t *m, dom_val *dst, const dom_val *a)
 {
   dg_tykind k = t->kind;
-  if (dom_is_float(t)) {
+  if (isfl(t)) {
     for (int i = 0; i < n; i++) {
       double x = dom_f(a[i]);
       dst[i] = op == DG_UN_NEG ? dom_of_f(-x) : op == DG_UN_NOT ? (dom_val)(x == 0) : a[i];
@@ -215,8 +230,8 @@ static void c_binop(dom *d, dg_binop op, const dg_type *t, int n, const uint8_t 
     for (int i = 0; i < n; i++) dst[i] = (dom_val)((dom_ptr_off(a[i]) - dom_ptr_off(b[i])) / es);
     return;
   }
-  if (dom_is_float(t)) fbin(op, t->kind, n, m, dst, a, b);
-  else ibin(op, t->kind, t->kind != DG_TY_PTR && dom_is_signed(t), n, m, dst, a, b);
+  if (isfl(t)) fbin(op, t->kind, n, m, dst, a, b);
+  else ibin(op, t->kind, t->kind != DG_TY_PTR && issg(t), n, m, dst, a, b);
 }
 
 /* ---- conversions ----------------------------------------------------------- */
@@ -270,7 +285,7 @@ static void c_cast(dom *d, dg_castkind ck, const dg_type *to, const dg_type *fro
     EACHM(dst[i] = bits_to(tk, bits_of(fk, a[i])));
     return;
   }
-  bool ff = dom_is_float(from), tf = dom_is_float(to);
+  bool ff = isfl(from), tf = isfl(to);
   if (ff && tf) {
     if (tk == DG_TY_F64 || (tk == fk)) memmove(dst, a, (size_t)n * 8);
     else EACHM(dst[i] = dom_of_f(fround(tk, dom_f(a[i]))));
@@ -304,13 +319,13 @@ static void c_select(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val 
 
 static void c_branch(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *c, uint8_t *out)
 {
-  if (dom_is_float(t)) EACH(out[i] = dom_f(c[i]) != 0);
+  if (isfl(t)) EACH(out[i] = dom_f(c[i]) != 0);
   else EACH(out[i] = c[i] != 0);
 }
 
 static int c_concrete(dom *d, const dg_type *t, int n, const uint8_t *m, const dom_val *src, int64_t *out)
 {
-  if (dom_is_float(t)) EACHM(out[i] = (int64_t)dom_f(src[i]));
+  if (isfl(t)) EACHM(out[i] = (int64_t)dom_f(src[i]));
   else memcpy(out, src, (size_t)n * 8);
   return -1;
 }

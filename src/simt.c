@@ -253,7 +253,7 @@ static dom_val *arg_vector(simt_x *x, const dg_type *t, const simt_arg *a, msk *
     return r;
   }
   }
-  if (dom_is_float(t)) {
+  if (simt_isfloat(t)) {
     dom_val *r = simt_alloc(x, (size_t)x->n * 8);
     x->d->const_float(x->d, t, x->n, all->b, r, (double)v);
     return r;

@@ -22,7 +22,7 @@ dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
   for (int c = 0; c < simt_ncomp(t); c++) {     /* a struct's slots may differ in type */
     const dg_type *ct = dom_comp(t, c);
     dom_val *rc = r + (size_t)c * x->n;
-    if (dom_is_float(ct)) {
+    if (simt_isfloat(ct)) {
       x->d->const_float(x->d, ct, SL(k), AT(rc, k), (double)v);
       continue;
     }
@@ -44,7 +44,7 @@ static dom_val *const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *sr
 
 int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_span sp)
 {
-  if (x->ident && !dom_is_float(t)) return (int64_t *)v;
+  if (x->ident && !simt_isfloat(t)) return (int64_t *)v;
   int64_t *r = simt_alloc(x, sizeof *r * (size_t)x->n);
   if (!k->cnt) return r;
   int bad = x->d->concrete(x->d, t, SL(k), AT(v, k), AT(r, k));
@@ -107,9 +107,17 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     int64_t es = dom_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     bool usg = !dom_is_signed(e->b->type) && dom_tysize(e->b->type) == 8;
-    for (int i = k->lo; i < k->hi; i++) {
-      int64_t ix = usg && idx[i] < 0 ? INT64_MAX / 2 : idx[i];
-      a[i] = (int64_t)dom_ptr(dom_ptr_buf((dom_val)base[i]), dom_ptr_off((dom_val)base[i]) + ix * es);
+    if (usg) {
+      for (int i = k->lo; i < k->hi; i++) {
+        int64_t ix = idx[i] < 0 ? INT64_MAX / 2 : idx[i];
+        a[i] = (int64_t)dom_ptr(dom_ptr_buf((dom_val)base[i]), dom_ptr_off((dom_val)base[i]) + ix * es);
+      }
+    } else {
+      /* dom_ptr(buf, off + d): the buffer bits kept, the low bits wrap as the offset's */
+      const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1;
+      const uint64_t *restrict bp = (const uint64_t *)base, *restrict ip = (const uint64_t *)idx;
+      uint64_t *restrict ap = (uint64_t *)a, ues = (uint64_t)es;
+      for (int i = k->lo; i < k->hi; i++) ap[i] = (bp[i] & ~lm) | ((bp[i] + ip[i] * ues) & lm);
     }
     lv->mem = true, lv->addr = a;
     return true;
@@ -168,7 +176,7 @@ dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k,
   int nc = simt_ncomp(to) < simt_ncomp(from) ? simt_ncomp(to) : simt_ncomp(from);
   dom_val *r = simt_vals(x, to);
   for (int c = 0; c < nc; c++)
-    x->d->cast(x->d, ck, dom_scalar(to), dom_scalar(from), SL(k), AT(r + (size_t)c * x->n, k),
+    x->d->cast(x->d, ck, simt_scalar(to), simt_scalar(from), SL(k), AT(r + (size_t)c * x->n, k),
                AT(v + (size_t)c * x->n, k));
   return r;
 }
@@ -185,7 +193,7 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
   uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
   const uint8_t *restrict kb = k->b;
   uint8_t *restrict tb = t->b, *restrict fb = f->b;
-  if (x->ident && !dom_is_float(cond->type)) {
+  if (x->ident && !simt_isfloat(cond->type)) {
     /* the concrete domain's integers and pointers: true is nonzero, never both */
     for (int i = k->lo; i < k->hi; i++) {
       uint8_t a = kb[i], v = c[i] != 0;
@@ -329,7 +337,7 @@ static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
   dom_val *r = kc_get(x, e, -1, &fresh);
   if (fresh)
     for (int c = 0; c < simt_ncomp(e->type); c++)
-      x->d->const_float(x->d, dom_scalar(e->type), x->n, x->all.b, r + (size_t)c * x->n, e->fval);
+      x->d->const_float(x->d, simt_scalar(e->type), x->n, x->all.b, r + (size_t)c * x->n, e->fval);
   return r;
 }
 
@@ -376,7 +384,7 @@ static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *a = simt_eval(x, e->a, k), *r = simt_vals(x, e->type);
   for (int c = 0; c < simt_ncomp(e->type); c++)
-    x->d->unop(x->d, e->op, dom_scalar(e->a->type), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k));
+    x->d->unop(x->d, e->op, simt_scalar(e->a->type), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k));
   return r;
 }
 
@@ -398,7 +406,7 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
   if (ta->kind == DG_TY_PTR && op == DG_BIN_SUB) op = DG_BIN_PTRDIFF;
   dom_val *r = simt_vals(x, tr);
   for (int c = 0; c < simt_ncomp(tr); c++)
-    x->d->binop(x->d, op, dom_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
+    x->d->binop(x->d, op, simt_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
                 AT(b + (size_t)c * x->n, k));
   return r;
 }
@@ -556,7 +564,7 @@ static dom_val *ev_vecbuild(simt_x *x, const dg_expr *e, msk *k)
 {
   if (e->type->kind == DG_TY_STRUCT) return struct_build(x, e, k);
   dom_val *r = simt_vals(x, e->type);
-  const dg_type *et = dom_scalar(e->type);
+  const dg_type *et = simt_scalar(e->type);
   int nc = simt_ncomp(e->type);
   for (int c = 0; c < nc && c < e->nargs; c++) {
     dom_val *v = simt_convert(x, et, e->args[c]->type, k, simt_eval(x, e->args[c], k));

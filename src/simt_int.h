@@ -117,6 +117,9 @@ static inline void *simt_alloc(simt_x *x, size_t n)    /* 16-aligned, not zeroed
   c->used += n;
   return p;
 }
+/* dom_scalar and dom_is_float, inlined */
+static inline const dg_type *simt_scalar(const dg_type *t) { return t->kind == DG_TY_VEC ? t->elem : t; }
+static inline bool simt_isfloat(const dg_type *t) { return t->kind >= DG_TY_F16 && t->kind <= DG_TY_F64; }
 /* dom_ncomp, inlined: components of a value of type t */
 static inline int simt_ncomp(const dg_type *t)
 {

@@ -133,7 +133,7 @@ int simt_var_buf(simt_x *x, const dg_var *v)
   }
   for (int i = 0; i < x->nvb; i++) if (x->vb[i].var == v) return x->vb[i].buf;
   if (x->top) return 0;            /* launch already running: not pre-scanned */
-  int id = simt_buf_add(x->m, v->name, dom_scalar(v->type), dom_tysize(v->type),
+  int id = simt_buf_add(x->m, v->name, simt_scalar(v->type), dom_tysize(v->type),
                         v->kind == DG_VAR_SHARED ? BK_SHARED : BK_GLOBAL, false);
   dg_grow_((void **)&x->vb, (size_t *)&x->capvb, (size_t)x->nvb + 1, sizeof *x->vb);
   x->vb[x->nvb++] = (simt_varbuf){ v, id };
@@ -340,12 +340,12 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
         if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
       }
     if (race) {
-      int g = lb->gran;
+      int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
       bool cell = size <= g;
       for (int i = lo; i < hi; i++) {
         if (!b[i]) continue;
         int64_t o = dom_ptr_off((dom_val)addr[i]);
-        const simt_race *c = &lb->race[o / g];
+        const simt_race *c = &lb->race[o >> gs];
         /* read again in an interval nobody wrote in: nothing changes */
         if (cell && (o & (g - 1)) == 0 && c->epoch == x->epoch && c->w < 0 && (c->rmulti || c->r == i))
           continue;
@@ -402,8 +402,8 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   simt *m = x->m;
   dom *d = x->d;
   int n = x->n, lo = k->lo, hi = k->hi;
-  int64_t size = dom_tysize(t), es = dom_tysize(dom_scalar(t));
-  const dg_type *et = dom_scalar(t);
+  int64_t size = dom_tysize(t), es = dom_tysize(simt_scalar(t));
+  const dg_type *et = simt_scalar(t);
   int nc = simt_ncomp(t);
   if (!k->cnt || x->stop) return;
   if (fast_access(x, sp, t, k, addr, vals, write)) return;

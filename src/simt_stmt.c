@@ -128,7 +128,8 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
     first = false;
     if (!run.cnt) break;
     if (s->then) simt_exec(x, s->then, &run);
-    for (int i = lo; i < hi; i++) if (cont[i]) run.b[i] = 1, cont[i] = 0;
+    uint8_t *restrict rb = run.b, *restrict cb = cont;
+    for (int i = lo; i < hi; i++) rb[i] |= cb[i], cb[i] = 0;
     run.lo = lo, run.hi = hi;
     msk_fix(&run);
     if (s->step && run.cnt) simt_eval(x, s->step, &run);

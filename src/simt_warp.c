@@ -200,9 +200,9 @@ static dom_val *in_ldg(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *in_vecbuild(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *r = simt_vals(x, e->type);
-  const dg_type *et = dom_scalar(e->type);
+  const dg_type *et = simt_scalar(e->type);
   for (int c = 0; c < simt_ncomp(e->type) && c < e->nargs; c++) {
-    dom_val *v = simt_convert(x, et, dom_scalar(e->args[c]->type), k, arg(x, e, c, k));
+    dom_val *v = simt_convert(x, et, simt_scalar(e->args[c]->type), k, arg(x, e, c, k));
     memcpy(r + (size_t)c * x->n + k->lo, v + k->lo, sizeof *r * (size_t)(k->hi - k->lo));
   }
   return r;
@@ -214,7 +214,7 @@ static dom_val *in_part(simt_x *x, const dg_expr *e, msk *k)
   const dg_type *at = e->args[0]->type;
   dom_val *v = arg(x, e, 0, k);
   if (c >= simt_ncomp(at)) c = 0;
-  return simt_convert(x, e->type, dom_scalar(at), k, v + (size_t)c * x->n);
+  return simt_convert(x, e->type, simt_scalar(at), k, v + (size_t)c * x->n);
 }
 
 static dom_val *in_bits(simt_x *x, const dg_expr *e, msk *k)
@@ -244,7 +244,7 @@ static dom_val *in_math(simt_x *x, const dg_expr *e, msk *k)
   for (int cc = 0; cc < nc; cc++) {
     const dom_val *s[3] = { 0 };
     for (int i = 0; i < na; i++) s[i] = AT(a[i] + (size_t)cc * x->n * (simt_ncomp(t) > 1), k);
-    if (!x->d->math(x->d, c, dom_scalar(e->type), dom_scalar(t), na, SL(k), AT(r + (size_t)cc * x->n, k), s)) {
+    if (!x->d->math(x->d, c, simt_scalar(e->type), simt_scalar(t), na, SL(k), AT(r + (size_t)cc * x->n, k), s)) {
       simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, dg_intrins[e->op].name);
       break;
     }
