@@ -287,7 +287,14 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
       int64_t o = dom_ptr_off((dom_val)addr[i]);
       uint8_t tmp[8];
       fast_st(kd, tmp, 0, vals, i);
-      race_check(x, lb, i, o, size, true, sp, tmp);
+      simt_race *c = &lb->race[o / lb->gran];
+      if (size <= lb->gran && o % lb->gran == 0 && c->epoch != x->epoch) {
+        /* the first access to its cell in this interval: race_check's write, inline */
+        c->epoch = x->epoch, c->r = -1, c->rmulti = false;
+        c->w = i, c->wsync = x->wsync[i / 32], c->wsp = sp;
+      } else {
+        race_check(x, lb, i, o, size, true, sp, tmp);
+      }
       memcpy(bytes + o, tmp, (size_t)size);
     }
     return;
@@ -345,10 +352,19 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
       for (int i = lo; i < hi; i++) {
         if (!b[i]) continue;
         int64_t o = dom_ptr_off((dom_val)addr[i]);
-        const simt_race *c = &lb->race[o >> gs];
-        /* read again in an interval nobody wrote in: nothing changes */
-        if (cell && (o & (g - 1)) == 0 && c->epoch == x->epoch && c->w < 0 && (c->rmulti || c->r == i))
-          continue;
+        simt_race *c = &lb->race[o >> gs];
+        if (cell && (o & (g - 1)) == 0) {     /* one cell: race_check's read, inline where nothing can race */
+          if (c->epoch != x->epoch) {         /* first access in this interval */
+            c->epoch = x->epoch, c->w = -1, c->rmulti = false;
+            c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
+            continue;
+          }
+          if (c->w < 0) {                     /* nobody wrote in this interval */
+            if (c->r < 0) c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
+            else if (c->r != i) c->rmulti = true;
+            continue;
+          }
+        }
         race_check(x, lb, i, o, size, false, sp, NULL);
       }
     }
