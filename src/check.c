@@ -40,8 +40,7 @@ void check_format_elem(dg_buf *b, const dg_problem *p, int tensor, const int64_t
   dg_buf_putc(b, ']');
 }
 
-static void say(check_result *r, check_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(check_result *r, check_verdict v, const char *fmt, ...)
+void check_say(check_result *r, check_verdict v, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -51,26 +50,6 @@ static void say(check_result *r, check_verdict v, const char *fmt, ...)
   r->verdict = v;
 }
 
-/* ---- state of one check ------------------------------------------------------- */
-typedef struct {
-  const dg_problem *p;
-  const emu_kernels *k;
-  const check_opts *o;
-  check_result *r;
-  int64_t *sizes;
-  int64_t (*dims)[8];       /* per tensor */
-  emu_io io;                /* the random inputs of the concrete run */
-  int t;                    /* output tensor */
-  int64_t flat, off;
-  int es;
-  /* writer */
-  int wl;                   /* launch that last wrote L, -1 none */
-  int64_t wblock, wthread, wthreads;   /* wthreads: threads per block of wl */
-  bool multi;               /* several threads stored into L in that launch */
-  /* symbolic */
-  term_ctx *tc;
-  dom *sym;
-} chk;
 
 /* Values of every input tensor into dst (per tensor); ranged (index-valued)
  * inputs only when keep_ranged is false: the symbolic run fixed them. */
@@ -106,7 +85,7 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
     check_result *r = c->r;
     dg_buf b = {0};
     simt_event_format(&b, &c->k->sm, &ev[i]);
-    say(r, ev_verdict[ev[i].kind] ? ev_verdict[ev[i].kind] : CHECK_FINDING, "%s (%s)",
+    check_say(r, ev_verdict[ev[i].kind] ? ev_verdict[ev[i].kind] : CHECK_FINDING, "%s (%s)",
         b.s ? b.s : simt_event_name(ev[i].kind), when);
     dg_buf_free(&b);
     r->have_event = true;
@@ -123,7 +102,7 @@ static bool find_writer(chk *c)
   char *err = NULL;
   c->wl = -1;
   if (!check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
-    say(c->r, CHECK_ERROR, "%s", err);
+    check_say(c->r, CHECK_ERROR, "%s", err);
     free(err);
     return false;
   }
@@ -133,7 +112,7 @@ static bool find_writer(chk *c)
     simt_track_writes(cm.m, buf);
     simt_status st = check_mach_launch(&cm, c->k, li, NULL, 0, &err);
     if (st == SIMT_BADARGS) {
-      say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused");
+      check_say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused");
       ok = false;
       break;
     }
@@ -141,7 +120,7 @@ static bool find_writer(chk *c)
     const simt_event *ev = simt_events(cm.m, &ne);
     if (event_verdict(c, ev, ne, "concrete run on the emulator")) { ok = false; break; }
     if (st == SIMT_STOPPED) {
-      say(c->r, CHECK_UNKNOWN, "the concrete run stopped in launch %d", li + 1);
+      check_say(c->r, CHECK_UNKNOWN, "the concrete run stopped in launch %d", li + 1);
       ok = false;
       break;
     }
@@ -162,109 +141,6 @@ static bool find_writer(chk *c)
   return ok;
 }
 
-/* ---- the reference, symbolically ------------------------------------------------ */
-static term_sort fsort(chk *c) { return term_float_sort(c->tc, DG_TY_F64); }
-
-static dg_term as_num(chk *c, dg_term x)
-{
-  term_sort s = term_sort_of(c->tc, x);
-  if (s == TERM_S_BOOL) return term_ite(c->tc, x, term_float(c->tc, DG_TY_F64, 1), term_float(c->tc, DG_TY_F64, 0));
-  if (s != fsort(c)) return term_convert(c->tc, x, fsort(c), true);
-  return x;
-}
-
-static dg_term as_bool(chk *c, dg_term x)
-{
-  if (term_sort_of(c->tc, x) == TERM_S_BOOL) return x;
-  return term_cmp(c->tc, TERM_CMP_NE, as_num(c, x), term_float(c->tc, DG_TY_F64, 0));
-}
-
-static dg_symval ref_const(void *ud, double v)
-{
-  chk *c = ud;
-  if (!isfinite(v)) {       /* the real model has no infinities: an opaque value, flagged */
-    if (!c->r->reason) c->r->reason = dg_strdup("the reference uses an infinite constant");
-    term_varinfo vi = { .kind = TERM_VAR_FREE, .tensor = v > 0 ? "ref+inf" : "ref-inf", .dtype = DG_TY_F64 };
-    return term_var(c->tc, fsort(c), &vi);
-  }
-  return term_float(c->tc, DG_TY_F64, v);
-}
-
-static dg_symval ref_apply(void *ud, dg_vop op, const dg_symval *a)
-{
-  chk *c = ud;
-  term_ctx *tc = c->tc;
-  static const term_cmpop cmp[DG_VOP__COUNT] = {
-    [DG_VOP_LT] = TERM_CMP_LT, [DG_VOP_LE] = TERM_CMP_LE, [DG_VOP_GT] = TERM_CMP_GT,
-    [DG_VOP_GE] = TERM_CMP_GE, [DG_VOP_EQ] = TERM_CMP_EQ, [DG_VOP_NE] = TERM_CMP_NE,
-  };
-  static const struct { bool ok; term_fn fn; } fn[DG_VOP__COUNT] = {
-    [DG_VOP_EXP] = { true, TERM_FN_EXP }, [DG_VOP_LOG] = { true, TERM_FN_LOG },
-    [DG_VOP_SQRT] = { true, TERM_FN_SQRT }, [DG_VOP_RSQRT] = { true, TERM_FN_RSQRT },
-    [DG_VOP_TANH] = { true, TERM_FN_TANH }, [DG_VOP_ERF] = { true, TERM_FN_ERF },
-  };
-  if (op == DG_VOP_WHERE) {
-    dg_term x = as_num(c, a[1]), y = as_num(c, a[2]);
-    return term_ite(tc, as_bool(c, a[0]), x, y);
-  }
-  dg_term x = as_num(c, a[0]), y = dg_vop_info[op].arity > 1 ? as_num(c, a[1]) : TERM_NONE;
-  if (fn[op].ok) return term_fn1(tc, fn[op].fn, x);
-  if (op >= DG_VOP_LT && op <= DG_VOP_NE) return term_cmp(tc, cmp[op], x, y);
-  switch (op) {
-  case DG_VOP_ADD: return term_add(tc, x, y);
-  case DG_VOP_SUB: return term_sub(tc, x, y);
-  case DG_VOP_MUL: return term_mul(tc, x, y);
-  case DG_VOP_DIV: return dom_sym_div(tc, x, y);
-  case DG_VOP_NEG: return term_neg(tc, x);
-  case DG_VOP_MAX: return term_max(tc, x, y);
-  case DG_VOP_MIN: return term_min(tc, x, y);
-  case DG_VOP_ABS: return term_abs(tc, x);
-  case DG_VOP_POW: return term_pow(tc, x, y);
-  case DG_VOP_FLOOR: return term_floor(tc, x);
-  case DG_VOP_CEIL: return term_ceil(tc, x);
-  default: return x;
-  }
-}
-
-static bool ref_read(void *ud, int t, const int64_t *idx, dg_refval *out)
-{
-  chk *c = ud;
-  const dg_tensor *ts = &c->p->tensors.v[t];
-  int64_t flat = 0;
-  for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
-    if (idx[d] < 0 || idx[d] >= c->dims[t][d]) return false;
-    flat = flat * c->dims[t][d] + idx[d];
-  }
-  if (ts->has_range) {
-    *out = (dg_refval){ .is_sym = false, .num = c->io.data[t][flat] };
-    return true;
-  }
-  dg_term v = dom_sym_input_var(c->tc, ts->name, check_tykind(ts->dtype), flat);
-  *out = (dg_refval){ .is_sym = true, .sym = as_num(c, v) };
-  return true;
-}
-
-/* Returns the reference's term for L, or TERM_NONE with the verdict set. */
-static dg_term ref_term(chk *c)
-{
-  dg_sym_ops ops = { ref_const, ref_apply, c };
-  dg_ref_env env = { .sizes = c->sizes, .read = ref_read, .sym = &ops, .ud = c };
-  dg_refval v;
-  char *err = NULL;
-  dg_ref_status st = dg_problem_ref_eval(c->p, &env, c->t, c->r->index, &v, &err);
-  if (st == DG_REF_NIL) {
-    say(c->r, CHECK_UNCHECKED, "the reference leaves this element undefined");
-    return TERM_NONE;
-  }
-  if (st != DG_REF_OK) {
-    say(c->r, CHECK_UNKNOWN, "the reference could not run symbolically: %s", err ? err : "error");
-    free(err);
-    return TERM_NONE;
-  }
-  free(err);
-  return v.is_sym ? as_num(c, (dg_term)v.sym) : ref_const(c, v.num);
-}
-
 /* ---- (b) the symbolic run ------------------------------------------------------------ */
 static dg_term kernel_term(chk *c)
 {
@@ -272,20 +148,20 @@ static dg_term kernel_term(chk *c)
   char *err = NULL;
   dg_term kt = TERM_NONE;
   if (!check_mach_init(&cm, c->p, c->sizes, &c->io, c->sym, &err)) {
-    say(c->r, CHECK_ERROR, "%s", err);
+    check_say(c->r, CHECK_ERROR, "%s", err);
     free(err);
     return TERM_NONE;
   }
   int64_t budget = c->o->max_threads > 0 ? c->o->max_threads : (1 << 16);
   for (int li = 0; li <= c->wl; li++) {
     simt_launch L;
-    if (!check_mach_dims(&cm, li, &L, &err)) { say(c->r, CHECK_ERROR, "%s", err); goto out; }
+    if (!check_mach_dims(&cm, li, &L, &err)) { check_say(c->r, CHECK_ERROR, "%s", err); goto out; }
     int64_t nb = (int64_t)(L.grid[0] ? L.grid[0] : 1) * (L.grid[1] ? L.grid[1] : 1) * (L.grid[2] ? L.grid[2] : 1);
     int64_t tpb = (int64_t)(L.block[0] ? L.block[0] : 1) * (L.block[1] ? L.block[1] : 1) * (L.block[2] ? L.block[2] : 1);
     bool one = li == c->wl && !c->multi;
     int64_t lanes = (one ? 1 : nb) * tpb;
     if (lanes > budget) {
-      say(c->r, CHECK_UNKNOWN, "launch %d needs %lld symbolic threads (more than %lld): %s", li + 1,
+      check_say(c->r, CHECK_UNKNOWN, "launch %d needs %lld symbolic threads (more than %lld): %s", li + 1,
           (long long)lanes, (long long)budget,
           one ? "block too large" : "every block of an earlier launch (or of several writers) runs");
       goto out;
@@ -293,7 +169,7 @@ static dg_term kernel_term(chk *c)
     budget -= lanes;
     if (li == c->wl) simt_trace_thread(cm.m, c->wblock, c->wthread);
     simt_status st = check_mach_launch(&cm, c->k, li, one ? &c->wblock : NULL, one ? 1 : 0, &err);
-    if (st == SIMT_BADARGS) { say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused"); goto out; }
+    if (st == SIMT_BADARGS) { check_say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused"); goto out; }
     size_t ne;
     const simt_event *ev = simt_events(cm.m, &ne);
     if (event_verdict(c, ev, ne, "symbolic run")) goto out;
@@ -302,13 +178,13 @@ static dg_term kernel_term(chk *c)
         if (ev[i].kind != SIMT_EV_DATA_DEP && ev[i].kind != SIMT_EV_UNSUPPORTED) continue;
         dg_buf b = {0};
         simt_event_format(&b, &c->k->sm, &ev[i]);
-        say(c->r, CHECK_UNKNOWN, "%s", b.s ? b.s : "stopped");
+        check_say(c->r, CHECK_UNKNOWN, "%s", b.s ? b.s : "stopped");
         dg_buf_free(&b);
         c->r->have_event = true;
         c->r->event = ev[i];
         goto out;
       }
-      say(c->r, CHECK_UNKNOWN, "the symbolic run stopped in launch %d", li + 1);
+      check_say(c->r, CHECK_UNKNOWN, "the symbolic run stopped in launch %d", li + 1);
       goto out;
     }
     if (li == c->wl) {      /* the slice: distinct lines, in first-executed order */
@@ -324,7 +200,7 @@ static dg_term kernel_term(chk *c)
     }
   }
   kt = dom_sym_cell(c->sym, simt_buf_mem(cm.m, cm.bufs[c->t]), c->off, c->es);
-  if (!kt) say(c->r, CHECK_UNKNOWN, "the symbolic run did not store %s as one value (a byte-wise or partial store)",
+  if (!kt) check_say(c->r, CHECK_UNKNOWN, "the symbolic run did not store %s as one value (a byte-wise or partial store)",
                c->p->tensors.v[c->t].name);
 out:
   free(err);
@@ -482,7 +358,7 @@ static bool try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt)
     free(c->r->witness_text);
     c->r->witness_text = model_text(c, m, in, kt, rt);
     keep_witness(c, in, got, want);
-    say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator)", got, want);
+    check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator)", got, want);
     return true;
   }
   free_inputs(c->p, in);
@@ -533,7 +409,7 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
           replays++ < 8 && replay(c, in, &got, &want)) {
         keep_witness(c, in, got, want);
         const char *dn = dists[di].name ? dists[di].name : fuzz_dists[dists[di].dist].name;
-        say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by evaluating the terms on %s inputs)",
+        check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by evaluating the terms on %s inputs)",
             got, want, dn);
         free(c->r->witness_text);
         c->r->witness_text = dg_printf("every input drawn from the %s distribution (seed in the witness file)", dn);
@@ -571,18 +447,18 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   if (!why && r->reason) why = r->reason;   /* the reference's infinite constant */
   char *whyc = why ? dg_strdup(why) : NULL;
   if (v == SMT_EQUIVALENT) {
-    if (whyc) say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
-    else if (ieee) say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)",
+    if (whyc) check_say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
+    else if (ieee) check_say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)",
                        tol.atol, tol.rtol);
-    else say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model)");
+    else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model)");
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");
     if (!search_witness(c, kt, rt))
-      say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
+      check_say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
     free(reason);
   } else if (ieee) {
     if (!try_model(c, &res, kt, rt))
-      say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
+      check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
   } else {
     smt_result tr = {0};
@@ -592,10 +468,10 @@ static void solve(chk *c, dg_term kt, dg_term rt)
       tv = tol_query(c, kt, rt, 0, &tr);
     }
     if (tv == SMT_UNSAT && !whyc) {
-      say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model)",
+      check_say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model)",
           tol.atol, tol.rtol);
     } else if (!(tv == SMT_SAT && try_model(c, &tr, kt, rt)) && !try_model(c, &res, kt, rt) && !search_witness(c, kt, rt)) {
-      say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
+      check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
     }
     smt_result_free(&tr);
@@ -610,12 +486,12 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
   const dg_problem *p = c->p;
   check_result *r = c->r;
   if (tensor < 0 || tensor >= (int)p->tensors.n || p->tensors.v[tensor].role != DG_TENSOR_OUTPUT) {
-    say(r, CHECK_ERROR, "not an output tensor");
+    check_say(r, CHECK_ERROR, "not an output tensor");
     return false;
   }
   const dg_tensor *ts = &p->tensors.v[tensor];
   if (rank != (int)ts->shape.n || rank > 8) {
-    say(r, CHECK_ERROR, "%s has %zu dimensions, the location gives %d", ts->name, ts->shape.n, rank);
+    check_say(r, CHECK_ERROR, "%s has %zu dimensions, the location gives %d", ts->name, ts->shape.n, rank);
     return false;
   }
   dg_diags d = {0};
@@ -626,11 +502,11 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
   for (size_t t = 0; ok && t < p->tensors.n; t++)
     ok = p->tensors.v[t].shape.n <= 8 && dg_problem_shape(p, (int)t, c->sizes, c->dims[t], &d);
   dg_diags_free(&d);
-  if (!ok) { say(r, CHECK_ERROR, "the problem's sizes are unusable"); return false; }
+  if (!ok) { check_say(r, CHECK_ERROR, "the problem's sizes are unusable"); return false; }
   c->flat = 0;
   for (int i = 0; i < rank; i++) {
     if (idx[i] < 0 || idx[i] >= c->dims[tensor][i]) {
-      say(r, CHECK_ERROR, "index %lld of dimension %d is outside 0..%lld", (long long)idx[i], i + 1,
+      check_say(r, CHECK_ERROR, "index %lld of dimension %d is outside 0..%lld", (long long)idx[i], i + 1,
           (long long)c->dims[tensor][i] - 1);
       return false;
     }
@@ -645,7 +521,7 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
   memcpy(r->sizes, c->sizes, sizeof *r->sizes * p->sizes.n);
   if (!emu_io_init(&c->io, p, c->sizes, &d)) {
     dg_diags_free(&d);
-    say(r, CHECK_ERROR, "the tensors cannot be sized");
+    check_say(r, CHECK_ERROR, "the tensors cannot be sized");
     return false;
   }
   dg_diags_free(&d);
@@ -675,10 +551,10 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
     double **in = witness_inputs(&c, NULL, 0), got, want;
     if (replay(&c, in, &got, &want)) {
       keep_witness(&c, in, got, want);
-      say(r, CHECK_BUG, "no thread writes this element (reference %.9g; replayed on the emulator)", want);
+      check_say(r, CHECK_BUG, "no thread writes this element (reference %.9g; replayed on the emulator)", want);
     } else {
       free_inputs(p, in);
-      if (!r->reason) say(r, CHECK_UNCHECKED, "no thread writes this element and the reference leaves it undefined");
+      if (!r->reason) check_say(r, CHECK_UNCHECKED, "no thread writes this element and the reference leaves it undefined");
     }
     goto done;
   }
@@ -690,9 +566,9 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   dg_term kt = kernel_term(&c);
   r->t_symbolic = dg_now() - t1;
   if (!kt) goto done;
-  dg_term rt = ref_term(&c);
+  dg_term rt = check_ref_term(&c);
   if (!rt) goto done;
-  kt = as_num(&c, kt);
+  kt = check_as_num(&c, kt);
   r->kernel_term = term_print(c.tc, kt, 4000);
   r->ref_term = term_print(c.tc, rt, 4000);
   if (c.o->phase) c.o->phase(c.o->phase_ud, "solver");

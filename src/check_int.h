@@ -2,6 +2,7 @@
 #ifndef DG_CHECK_INT_H
 #define DG_CHECK_INT_H
 #include "check.h"
+#include "fuzz.h"
 
 /* A problem's tensors as buffers of one machine. */
 typedef struct {
@@ -23,6 +24,35 @@ bool check_mach_dims(const check_mach *cm, int li, simt_launch *L, char **err);
 simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, const int64_t *blocks,
                               int nblocks, char **err);
 int check_tykind(dg_dtype dt);
+
+/* ---- state of one check ------------------------------------------------------- */
+typedef struct check_st {
+  const dg_problem *p;
+  const emu_kernels *k;
+  const check_opts *o;
+  check_result *r;
+  int64_t *sizes;
+  int64_t (*dims)[8];       /* per tensor */
+  emu_io io;                /* the random inputs of the concrete run */
+  int t;                    /* output tensor */
+  int64_t flat, off;
+  int es;
+  /* writer */
+  int wl;                   /* launch that last wrote L, -1 none */
+  int64_t wblock, wthread, wthreads;   /* wthreads: threads per block of wl */
+  bool multi;               /* several threads stored into L in that launch */
+  /* symbolic */
+  term_ctx *tc;
+  dom *sym;
+} chk;
+
+/* check.c */
+void check_say(check_result *r, check_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* check_ref.c: the reference's term for L on the same input variables
+ * (TERM_NONE with the verdict set: unchecked, unknown) */
+dg_term check_ref_term(chk *c);
+term_sort check_fsort(chk *c);                 /* the reference's float sort: REAL or f64 */
+dg_term check_as_num(chk *c, dg_term x);       /* bool/int/f32 term as the reference's sort */
 /* Runs the pipeline on inputs in (per tensor, NULL for non-inputs) at sizes
  * and compares element flat (index idx) of output t with the reference:
  * true when it differs beyond tolerance or is unwritten. */
