@@ -334,6 +334,15 @@ static void print_text(const sweep_args *a, const sweep_problem *ps, size_t n, c
 #undef ROW
   if (sweep_limit(a) <= 120)
     printf("%-28s  (every run was cut at %g s: this share is 100%% by construction)\n", "", sweep_limit(a));
+  if (a->tool[SWEEP_CHECK] && a->tool[SWEEP_FUZZ]) {
+    int found = 0, fp = 0;
+    for (size_t i = 0; i < n; i++) {
+      bool bug = false;
+      for (int t = 0; t < SWEEP_NTOOLS; t++) bug |= ps[i].r[t].have && ps[i].r[t].status == SWEEP_BUG;
+      if (ps[i].loads) found += bug && ps[i].bug_pattern, fp += bug && !ps[i].bug_pattern;
+    }
+    printf("%-28s  %d/%d seeded bugs found, %d false positives\n", "check or fuzz", found, T[SWEEP_CHECK].seeded, fp);
+  }
   int unl = 0, unrun = 0;
   for (size_t i = 0; i < n; i++) unl += ps[i].known && !ps[i].loads, unrun += !ps[i].known;
   printf("%-28s  %d of %zu problems", "do not load", unl, n);

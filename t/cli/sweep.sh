@@ -24,6 +24,7 @@ like "$out" "^elementwise/residual_add.lua +correct +equivalent +- +pass" "a cor
 like "$out" "^seeded bugs found \(recall\) +2/2 +100.0%" "recall over the seeded bugs"
 like "$out" "^false positives \(correct\) +0/1 +0.0%" "false positives over the correct problems"
 like "$out" "^found within 120 s +2/2" "the share found within 120 s"
+like "$out" "^check or fuzz +2/2 seeded bugs found, 0 false positives" "the union of both tools"
 like "$out" "97.3% of them found within two minutes" "beside the literature's figure"
 
 out=$(run_dirigo sweep "$W/a" --budget 5 --jobs 2)
