@@ -57,9 +57,11 @@ int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_spa
 
 void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc)
 {
+  bool dense = k->cnt == k->hi - k->lo;
   for (int c = 0; c < nc; c++) {
     size_t o = (size_t)c * x->n;
-    for (int i = k->lo; i < k->hi; i++) if (k->b[i]) dst[o + i] = src[o + i];
+    if (dense) memmove(dst + o + k->lo, src + o + k->lo, sizeof *dst * (size_t)(k->hi - k->lo));
+    else for (int i = k->lo; i < k->hi; i++) if (k->b[i]) dst[o + i] = src[o + i];
   }
 }
 

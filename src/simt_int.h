@@ -117,6 +117,18 @@ static inline void *simt_alloc(simt_x *x, size_t n)    /* 16-aligned, not zeroed
   c->used += n;
   return p;
 }
+/* d[lo, hi) = a | b over mask bytes (0/1), eight lanes a word; d may be a or b */
+static inline void msk_or(uint8_t *d, const uint8_t *a, const uint8_t *b, int lo, int hi)
+{
+  int i = lo;
+  for (; i + 8 <= hi; i += 8) {
+    uint64_t u, v;
+    __builtin_memcpy(&u, a + i, 8), __builtin_memcpy(&v, b + i, 8);
+    u |= v;
+    __builtin_memcpy(d + i, &u, 8);
+  }
+  for (; i < hi; i++) d[i] = a[i] | b[i];
+}
 /* dom_scalar and dom_is_float, inlined */
 static inline const dg_type *simt_scalar(const dg_type *t) { return t->kind == DG_TY_VEC ? t->elem : t; }
 static inline bool simt_isfloat(const dg_type *t) { return t->kind >= DG_TY_F16 && t->kind <= DG_TY_F64; }

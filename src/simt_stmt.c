@@ -85,7 +85,7 @@ static void st_if(simt_x *x, const dg_stmt *s, msk *k)
   g = simt_guard_push(x, &sp, false);
   if (f.cnt && s->els) simt_exec(x, s->els, &f);
   simt_guard_pop(x, g);
-  for (int i = k->lo; i < k->hi; i++) k->b[i] = t.b[i] | f.b[i];
+  msk_or(k->b, t.b, f.b, k->lo, k->hi);
   msk_fix(k);
   simt_mark_release(x, mk);
 }
@@ -97,10 +97,8 @@ static void loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
   simt_mark mk = simt_mark_get(x);
   msk t, f;
   simt_branch(x, cond, run, &t, &f);
-  for (int i = run->lo; i < run->hi; i++) {
-    if (f.b[i]) done[i] = 1;
-    run->b[i] = t.b[i];
-  }
+  msk_or(done, done, f.b, run->lo, run->hi);
+  memcpy(run->b + run->lo, t.b + run->lo, (size_t)(run->hi - run->lo));
   msk_fix(run);
   simt_mark_release(x, mk);
 }
@@ -128,14 +126,14 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
     first = false;
     if (!run.cnt) break;
     if (s->then) simt_exec(x, s->then, &run);
-    uint8_t *restrict rb = run.b, *restrict cb = cont;
-    for (int i = lo; i < hi; i++) rb[i] |= cb[i], cb[i] = 0;
+    msk_or(run.b, run.b, cont, lo, hi);
+    memset(cont + lo, 0, (size_t)(hi - lo));
     run.lo = lo, run.hi = hi;
     msk_fix(&run);
     if (s->step && run.cnt) simt_eval(x, s->step, &run);
     simt_mark_release(x, mk);
   }
-  for (int i = lo; i < hi; i++) k->b[i] = done[i] | brk[i];
+  msk_or(k->b, done, brk, lo, hi);
   k->lo = lo, k->hi = hi;
   msk_fix(k);
   x->brk = obrk, x->cont = ocont;
