@@ -114,23 +114,40 @@ bool fe_text_is(fe_state *st, TSNode n, const char *s)
   return strlen(s) == b - a && !memcmp(st->src + a, s, b - a);
 }
 
-TSNode fe_field(TSNode n, const char *field)
+TSFieldId fe_field_id(const char *field)
 {
-  if (ts_node_is_null(n)) return n;
+  kinds_init();
   for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
-    if (fields[i].name[0] == field[0] && !strcmp(fields[i].name, field))
-      return fields[i].id ? ts_node_child_by_field_id(n, fields[i].id) : (TSNode){ 0 };
-  return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+    if (fields[i].name[0] == field[0] && !strcmp(fields[i].name, field)) return fields[i].id;
+  return ts_language_field_id_for_name(tree_sitter_cuda(), field, (uint32_t)strlen(field));
 }
 
+TSNode fe_field_by_id(TSNode n, TSFieldId id)
+{
+  if (ts_node_is_null(n) || !id) return (TSNode){ 0 };
+  return ts_node_child_by_field_id(n, id);
+}
+
+TSNode (fe_field)(TSNode n, const char *field)
+{
+  if (ts_node_is_null(n)) return n;
+  return fe_field_by_id(n, fe_field_id(field));
+}
+
+/* A cursor: ts_node_child(i) walks from the first child every time. */
 bool fe_has_keyword(TSNode n, const char *kw)
 {
-  uint32_t c = ts_node_child_count(n);
-  for (uint32_t i = 0; i < c; i++) {
-    TSNode k = ts_node_child(n, i);
-    if (!ts_node_is_named(k) && !strcmp(ts_node_type(k), kw)) return true;
+  if (ts_node_is_null(n)) return false;
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  bool found = false;
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more && !found; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode k = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_named(k)) continue;
+    const char *t = ts_node_type(k);
+    found = t[0] == kw[0] && !strcmp(t, kw);
   }
-  return false;
+  ts_tree_cursor_delete(&cur);
+  return found;
 }
 
 int fe_pragma_unroll(fe_fn *fn, TSNode stmt)
@@ -518,13 +535,13 @@ dg_module *fe_load_file(dg_srcmgr *sm, uint32_t file, const fe_options *opt, dg_
     return NULL;
   }
   if (d) for (size_t i = 0; i < m->diags.v.n; i++) dg_diag_add(d, m->diags.v.v[i].sev, m->diags.v.v[i].span, "%s", m->diags.v.v[i].msg);
-  st->parser = ts_parser_new();
-  ts_parser_set_language(st->parser, tree_sitter_cuda());
   if (st->len > UINT32_MAX / 2) {
     fe_diag(st, DG_SEV_ERROR, (TSNode){ 0 }, "%s: file too large", dg_srcmgr_path(sm, file));
     fe_module_free(m);
     return NULL;
   }
+  st->parser = ts_parser_new();
+  ts_parser_set_language(st->parser, tree_sitter_cuda());
   st->tree = ts_parser_parse_string(st->parser, NULL, st->src, (uint32_t)st->len);
   if (!st->tree) {
     fe_diag(st, DG_SEV_ERROR, (TSNode){ 0 }, "%s: cannot parse", dg_srcmgr_path(sm, file));

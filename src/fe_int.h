@@ -179,6 +179,16 @@ void fe_diag(fe_state *st, dg_severity sev, TSNode n, const char *fmt, ...)
 char *fe_text(fe_state *st, TSNode n);          /* arena copy of the node's text */
 bool fe_text_is(fe_state *st, TSNode n, const char *s);
 TSNode fe_field(TSNode n, const char *field);
+/* A string literal's field id is looked up once per call site (the lookup is a
+ * string search); anything else goes through the function. */
+TSFieldId fe_field_id(const char *field);
+TSNode fe_field_by_id(TSNode n, TSFieldId id);
+#define fe_field(n, field) \
+  (__builtin_constant_p(field) ? fe_field_by_id((n), __extension__({ \
+     static TSFieldId fe_fid_; \
+     TSFieldId fe_i_ = __atomic_load_n(&fe_fid_, __ATOMIC_RELAXED); \
+     if (!fe_i_) { fe_i_ = fe_field_id(field); __atomic_store_n(&fe_fid_, fe_i_, __ATOMIC_RELAXED); } \
+     fe_i_; })) : (fe_field)((n), (field)))
 bool fe_has_keyword(TSNode n, const char *kw);  /* anonymous child spelled kw */
 const fe_sym *fe_lookup(fe_fn *fn, const char *name, size_t len);
 /* The function a call of def's name (with explicit template arguments targs,

@@ -71,15 +71,37 @@ static dg_expr *vec_init(fe_fn *fn, TSNode list, const dg_type *t)
   return e;
 }
 
-static bool has_qualifier(fe_fn *fn, TSNode decl, const char *q)
+/* The qualifiers a local declaration spells (a type qualifier, a storage
+ * class or the bare keyword), in one pass with a cursor over its children. */
+enum { Q_SHARED = 1, Q_EXTERN = 2, Q_CONSTANT = 4, Q_STATIC = 8 };
+static const char *const qual_names[] = { "__shared__", "extern", "__constant__", "static" };
+
+static int qual_bit(const char *s, size_t n)
 {
-  uint32_t n = ts_node_named_child_count(decl);
-  for (uint32_t i = 0; i < n; i++) {
-    TSNode c = ts_node_named_child(decl, i);
-    if ((fe_kind(c) == FE_N_type_qualifier || fe_kind(c) == FE_N_storage_class_specifier) && fe_text_is(fn->st, c, q))
-      return true;
+  for (int i = 0; i < 4; i++)
+    if (strlen(qual_names[i]) == n && !memcmp(qual_names[i], s, n)) return 1 << i;
+  return 0;
+}
+
+static int qualifiers(fe_fn *fn, TSNode decl)
+{
+  TSTreeCursor cur = ts_tree_cursor_new(decl);
+  int q = 0;
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_named(c)) {
+      fe_nkind k = fe_kind(c);
+      if (k == FE_N_type_qualifier || k == FE_N_storage_class_specifier) {
+        uint32_t a = ts_node_start_byte(c), b = ts_node_end_byte(c);
+        q |= qual_bit(fn->st->src + a, b - a);
+      }
+    } else {
+      const char *t = ts_node_type(c);
+      q |= qual_bit(t, strlen(t));
+    }
   }
-  return fe_has_keyword(decl, q);
+  ts_tree_cursor_delete(&cur);
+  return q;
 }
 
 static dg_var *new_var(fe_fn *fn, TSNode name, const dg_type *t, dg_varkind k)
@@ -95,9 +117,10 @@ static dg_var *new_var(fe_fn *fn, TSNode name, const dg_type *t, dg_varkind k)
 static void one_declarator(fe_fn *fn, TSNode decl, TSNode d, const dg_type *base, bool is_const,
                            stmtvec *out)
 {
-  bool shared = has_qualifier(fn, decl, "__shared__"), ext = has_qualifier(fn, decl, "extern");
-  if (has_qualifier(fn, decl, "__constant__")) { fe_err(fn, decl, DG_SEV_ERROR, "__constant__ variable inside a function"); return; }
-  if (has_qualifier(fn, decl, "static") && !shared) { fe_err(fn, decl, DG_SEV_UNSUPPORTED, "static local variables"); return; }
+  int q = qualifiers(fn, decl);
+  bool shared = q & Q_SHARED, ext = q & Q_EXTERN;
+  if (q & Q_CONSTANT) { fe_err(fn, decl, DG_SEV_ERROR, "__constant__ variable inside a function"); return; }
+  if ((q & Q_STATIC) && !shared) { fe_err(fn, decl, DG_SEV_UNSUPPORTED, "static local variables"); return; }
   TSNode init = { 0 };
   if (fe_kind(d) == FE_N_init_declarator) init = fe_field(d, "value");
   TSNode name = { 0 };
@@ -226,11 +249,12 @@ void fe_local_decl(fe_fn *fn, TSNode decl, fe_stmtvec *out)
   } else {
     fe_decl_type(fn, decl, &is_const);
   }
-  uint32_t n = ts_node_child_count(decl);
-  for (uint32_t i = 0; i < n && !fn->failed; i++) {
-    const char *f = ts_node_field_name_for_child(decl, i);
-    if (f && !strcmp(f, "declarator")) one_declarator(fn, decl, ts_node_child(decl, i), base, is_const, out);
-  }
+  TSFieldId fdecl = fe_field_id("declarator");
+  TSTreeCursor cur = ts_tree_cursor_new(decl);
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more && !fn->failed; more = ts_tree_cursor_goto_next_sibling(&cur))
+    if (ts_tree_cursor_current_field_id(&cur) == fdecl)
+      one_declarator(fn, decl, ts_tree_cursor_current_node(&cur), base, is_const, out);
+  ts_tree_cursor_delete(&cur);
 }
 
 /* ---- statements -------------------------------------------------------------- */
