@@ -423,6 +423,16 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
   return found;
 }
 
+/* Index-valued inputs were fixed to the concrete run's values: the proof
+ * covers those, not every index. */
+static const char *fixed_note(const chk *c)
+{
+  for (size_t t = 0; t < c->p->tensors.n; t++)
+    if (c->p->tensors.v[t].has_range && c->p->tensors.v[t].role == DG_TENSOR_INPUT)
+      return "; index-valued inputs fixed to random in-range values (seed in --explain)";
+  return "";
+}
+
 static void solve(chk *c, dg_term kt, dg_term rt)
 {
   check_result *r = c->r;
@@ -448,9 +458,10 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   char *whyc = why ? dg_strdup(why) : NULL;
   if (v == SMT_EQUIVALENT) {
     if (whyc) check_say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
-    else if (ieee) check_say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)",
-                       tol.atol, tol.rtol);
-    else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model)");
+    else if (ieee) check_say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)%s",
+                       tol.atol, tol.rtol, fixed_note(c));
+    else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model)%s",
+                   fixed_note(c));
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");
     if (!search_witness(c, kt, rt))
