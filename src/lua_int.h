@@ -46,8 +46,10 @@ void dgl_vmath_set(lua_State *L, int env_idx);  /* max min exp … into the tabl
 /* ---- the Lua reference (lua_ref.c) -------------------------------------------- */
 /* Installs into p->ref a reference that calls the functions found in the table
  * (or function) at ref_idx of L, with attrs (a table at attrs_idx) visible in T.
+ * ref_all_idx holds the optional batch functions (ref_all, same form; nil if
+ * none), which eval_all calls on concrete data (doc/ops.md).
  * The reference owns L from then on (closes it when p is freed). */
-void dgl_ref_install(lua_State *L, dg_problem *p, int ref_idx, int attrs_idx);
+void dgl_ref_install(lua_State *L, dg_problem *p, int ref_idx, int ref_all_idx, int attrs_idx);
 
 /* ---- op library (lua_oplib.c) -------------------------------------------------- */
 /* Directories searched for ops, in order (user's first); caller frees each and the array. */

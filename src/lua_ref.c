@@ -8,12 +8,14 @@
 #include <string.h>
 
 #define VIEW_MT "dirigo.view"
+#define OUT_MT "dirigo.out"
 #define MAX_RANK 8
 
 typedef struct {
   lua_State *L;
   dg_problem *p;
   int *fn;               /* per tensor: registry ref of its function, LUA_NOREF if none */
+  int *fn_all;           /* per tensor: registry ref of its ref_all function, LUA_NOREF if none */
   int T;                 /* registry ref of the T table */
   int64_t *dims;         /* per tensor, MAX_RANK each: shapes at cur_sizes */
   int64_t *cur_sizes;
@@ -21,10 +23,17 @@ typedef struct {
   const dg_ref_env *env; /* of the call in progress */
 } lref;
 
+/* The tensors of T (doc/design.md §3.2 notes): a tensor of rank r is a chain
+ * of r - 1 read-only proxy tables whose rows are created on first access and
+ * cached (T.x[i] after the first time is a plain table hit, no C call), and
+ * a leaf userdata `view` for the last dimension, whose __index reads the
+ * element. The chain is rebuilt when the sizes change. */
 typedef struct {
   lref *r;
   int t, dim;            /* dims indexed so far */
+  bool is_float;
   int64_t off;           /* flat offset of the prefix */
+  int64_t n;             /* length of dimension dim */
   int64_t idx[MAX_RANK];
 } view;
 
@@ -36,6 +45,7 @@ static void push_elem(lua_State *L, lref *r, int t, int64_t flat, const int64_t 
   const dg_tensor *tt = &r->p->tensors.v[t];
   const dg_ref_env *env = r->env;
   dg_refval v = { false, 0, 0 };
+  if (!env) luaL_error(L, "%s is read outside a reference call", tt->name);
   if (env->data) {
     if (!env->data[t]) luaL_error(L, "%s has no data in this evaluation", tt->name);
     v.num = env->data[t][flat];
@@ -52,46 +62,143 @@ static void push_elem(lua_State *L, lref *r, int t, int64_t flat, const int64_t 
   }
 }
 
-static int view_index(lua_State *L)
+/* The index at 2 in [0, n), or an error naming the tensor and dim. */
+static lua_Integer check_index(lua_State *L, const lref *r, int t, int dim, int64_t n)
 {
-  view *v = luaL_checkudata(L, 1, VIEW_MT);
-  lref *r = v->r;
-  const dg_tensor *tt = &r->p->tensors.v[v->t];
+  const dg_tensor *tt = &r->p->tensors.v[t];
   int isint;
   lua_Integer i = lua_tointegerx(L, 2, &isint);
   if (!isint && dgl_value_test(L, 2))
-    return luaL_error(L, "%s: index in dim %d is a symbolic value (an index-valued input needs a range)", tt->name, v->dim);
+    luaL_error(L, "%s: index in dim %d is a symbolic value (an index-valued input needs a range)", tt->name, dim);
   if (!isint)
-    return luaL_error(L, "%s: index %s is not an integer (dim %d)", tt->name, luaL_tolstring(L, 2, NULL), v->dim);
-  int64_t n = tdims(r, v->t)[v->dim];
+    luaL_error(L, "%s: index %s is not an integer (dim %d)", tt->name, luaL_tolstring(L, 2, NULL), dim);
   if (i < 0 || i >= n)
-    return luaL_error(L, "%s: index %I out of range [0,%I) in dim %d", tt->name, i, (lua_Integer)n, v->dim);
-  int64_t off = v->off * n + i;
-  if (v->dim + 1 == (int)tt->shape.n) {
-    v->idx[v->dim] = i;
-    push_elem(L, r, v->t, off, v->idx);
+    luaL_error(L, "%s: index %I out of range [0,%I) in dim %d", tt->name, i, (lua_Integer)n, dim);
+  return i;
+}
+
+/* The leaf: v[i] is an element. Only reachable through its metatable, which
+ * is hidden (__metatable), so arg 1 is a view. */
+static int view_index(lua_State *L)
+{
+  view *v = lua_touserdata(L, 1);
+  if (!v || lua_rawlen(L, 1) != sizeof *v) return luaL_error(L, "not a tensor view");
+  lref *r = v->r;
+  int isint;
+  lua_Integer i = lua_tointegerx(L, 2, &isint);
+  if (!isint || i < 0 || i >= v->n) i = check_index(L, r, v->t, v->dim, v->n);
+  const dg_ref_env *env = r->env;
+  if (env && env->data && env->data[v->t]) {     /* the concrete fast path */
+    double x = env->data[v->t][v->off * v->n + i];
+    if (!v->is_float && x == (double)(lua_Integer)x) lua_pushinteger(L, (lua_Integer)x);
+    else lua_pushnumber(L, x);
     return 1;
   }
-  view *w = lua_newuserdatauv(L, sizeof *w, 0);
-  *w = *v;
-  w->idx[v->dim] = i;
-  w->dim = v->dim + 1;
-  w->off = off;
-  luaL_setmetatable(L, VIEW_MT);
+  v->idx[v->dim] = i;
+  push_elem(L, r, v->t, v->off * v->n + i, v->idx);
   return 1;
 }
 
 static int view_newindex(lua_State *L)
 {
-  view *v = luaL_checkudata(L, 1, VIEW_MT);
+  view *v = lua_touserdata(L, 1);
+  if (!v || lua_rawlen(L, 1) != sizeof *v) return luaL_error(L, "not a tensor view");
   return luaL_error(L, "%s is read-only in a reference", v->r->p->tensors.v[v->t].name);
 }
 
 static int view_len(lua_State *L)
 {
-  view *v = luaL_checkudata(L, 1, VIEW_MT);
-  lua_pushinteger(L, tdims(v->r, v->t)[v->dim]);
+  view *v = lua_touserdata(L, 1);
+  if (!v || lua_rawlen(L, 1) != sizeof *v) return luaL_error(L, "not a tensor view");
+  lua_pushinteger(L, v->n);
   return 1;
+}
+
+static void push_node(lua_State *L, const view *at);
+
+/* A row not yet cached: (cache, i). Upvalue 1: the node's view (prefix). */
+static int node_miss(lua_State *L)
+{
+  view *v = lua_touserdata(L, lua_upvalueindex(1));
+  lua_Integer i = check_index(L, v->r, v->t, v->dim, v->n);
+  view w = *v;
+  w.idx[v->dim] = i;
+  w.off = v->off * v->n + i;
+  w.dim = v->dim + 1;
+  w.n = tdims(v->r, v->t)[w.dim];
+  push_node(L, &w);
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, 1, i);
+  return 1;
+}
+
+/* (proxy, k, v): tensors are read-only. Upvalue 1: the node's view. */
+static int node_newindex(lua_State *L)
+{
+  view *v = lua_touserdata(L, lua_upvalueindex(1));
+  return luaL_error(L, "%s is read-only in a reference", v->r->p->tensors.v[v->t].name);
+}
+
+static int node_len(lua_State *L)
+{
+  view *v = lua_touserdata(L, lua_upvalueindex(1));
+  lua_pushinteger(L, v->n);
+  return 1;
+}
+
+/* Pushes the node for prefix `at` (dims 0..at->dim-1 indexed): the leaf view
+ * for the last dim, else a proxy table { } -> __index cache { } -> node_miss. */
+static void push_node(lua_State *L, const view *at)
+{
+  const dg_tensor *tt = &at->r->p->tensors.v[at->t];
+  if (at->dim + 1 >= (int)tt->shape.n) {
+    view *v = lua_newuserdatauv(L, sizeof *v, 0);
+    *v = *at;
+    luaL_setmetatable(L, VIEW_MT);
+    return;
+  }
+  lua_checkstack(L, 8);
+  lua_newtable(L);                          /* proxy */
+  lua_createtable(L, 0, 4);                 /* its metatable */
+  view *u = lua_newuserdatauv(L, sizeof *u, 0);
+  *u = *at;
+  int ui = lua_gettop(L);
+  lua_createtable(L, (int)(at->n < 64 ? at->n : 64), 0);   /* cache */
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, ui);
+  lua_pushcclosure(L, node_miss, 1);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, -3, "__index");           /* mt.__index = cache */
+  lua_pushvalue(L, ui);
+  lua_pushcclosure(L, node_newindex, 1);
+  lua_setfield(L, -3, "__newindex");
+  lua_pushcclosure(L, node_len, 1);         /* takes u */
+  lua_setfield(L, -2, "__len");
+  lua_pushliteral(L, VIEW_MT);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+}
+
+/* T[name] = the node of every readable tensor of rank >= 1, at cur_sizes. */
+static void build_views(lref *r)
+{
+  lua_State *L = r->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, r->T);
+  for (size_t t = 0; t < r->p->tensors.n; t++) {
+    const dg_tensor *tt = &r->p->tensors.v[t];
+    bool readable = tt->role == DG_TENSOR_INPUT || (tt->role == DG_TENSOR_OUTPUT && tt->accumulate);
+    if (!readable || tt->shape.n == 0) continue;
+    view v;
+    memset(&v, 0, sizeof v);
+    v.r = r;
+    v.t = (int)t;
+    v.is_float = dg_dtypes[tt->dtype].is_float;
+    v.n = tdims(r, (int)t)[0];
+    push_node(L, &v);
+    lua_setfield(L, -2, tt->name);
+  }
+  lua_pop(L, 1);
 }
 
 /* T.s for a rank-0 tensor s: read on access (T's __index). */
@@ -106,11 +213,6 @@ static int T_index(lua_State *L)
   int64_t idx[1] = { 0 };
   push_elem(L, r, t, 0, idx);
   return 1;
-}
-
-static bool readable(const dg_tensor *t)
-{
-  return t->role == DG_TENSOR_INPUT || (t->role == DG_TENSOR_OUTPUT && t->accumulate);
 }
 
 /* New sizes: shapes, T's size fields. */
@@ -139,6 +241,7 @@ static bool set_sizes(lref *r, const int64_t *sizes, char **err)
     lua_setfield(L, -2, r->p->sizes.v[i].name);
   }
   lua_pop(L, 1);
+  build_views(r);
   return true;
 }
 
@@ -195,6 +298,91 @@ static dg_ref_status lref_eval(void *self, const dg_ref_env *env, int t, const i
   return s;
 }
 
+/* ---- the batch path: ref_all(T, out, name) ------------------------------------- */
+typedef struct {
+  double *out;           /* NULL once the call is over */
+  uint8_t *defined;
+  int64_t n;
+  const char *name;      /* the output's */
+} outbuf;
+
+static outbuf *check_out(lua_State *L)
+{
+  outbuf *o = lua_touserdata(L, 1);
+  if (!o || lua_rawlen(L, 1) != sizeof *o) luaL_error(L, "not an output");
+  if (!o->out) luaL_error(L, "%s: the output of a finished ref_all", o->name);
+  return o;
+}
+
+static lua_Integer out_slot(lua_State *L, const outbuf *o)
+{
+  int isint;
+  lua_Integer i = lua_tointegerx(L, 2, &isint);
+  if (!isint) luaL_error(L, "%s: flat index %s is not an integer", o->name, luaL_tolstring(L, 2, NULL));
+  if (i < 0 || i >= o->n) luaL_error(L, "%s: flat index %I out of range [0,%I)", o->name, i, (lua_Integer)o->n);
+  return i;
+}
+
+/* out[i] = v: a number (a boolean counts 1/0), or nil (unchecked). */
+static int out_newindex(lua_State *L)
+{
+  outbuf *o = check_out(L);
+  lua_Integer i = out_slot(L, o);
+  int ty = lua_type(L, 3);
+  if (ty == LUA_TNUMBER) o->out[i] = lua_tonumber(L, 3), o->defined[i] = 1;
+  else if (ty == LUA_TBOOLEAN) o->out[i] = lua_toboolean(L, 3), o->defined[i] = 1;
+  else if (ty == LUA_TNIL) o->out[i] = 0, o->defined[i] = 0;
+  else return luaL_error(L, "%s[%I] = a %s (a number or nil expected; ref_all is concrete)", o->name, i,
+                         luaL_typename(L, 3));
+  return 0;
+}
+
+/* out[i]: what was written (nil if nothing), so a scan can read back. */
+static int out_index(lua_State *L)
+{
+  outbuf *o = check_out(L);
+  lua_Integer i = out_slot(L, o);
+  if (o->defined[i]) lua_pushnumber(L, o->out[i]);
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int out_len(lua_State *L)
+{
+  lua_pushinteger(L, check_out(L)->n);
+  return 1;
+}
+
+static dg_ref_status call_ref_all(lref *r, int t, double *out, uint8_t *defined, int64_t n, char **err)
+{
+  lua_State *L = r->L;
+  const dg_tensor *tt = &r->p->tensors.v[t];
+  memset(out, 0, (size_t)n * sizeof *out);
+  memset(defined, 0, (size_t)n);
+  lua_checkstack(L, 8);
+  lua_pushcfunction(L, dgl_msgh);
+  int h = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, r->fn_all[t]);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, r->T);
+  outbuf *o = lua_newuserdatauv(L, sizeof *o, 0);
+  *o = (outbuf){ out, defined, n, tt->name };
+  luaL_setmetatable(L, OUT_MT);
+  lua_pushvalue(L, -1);
+  lua_insert(L, h);                       /* kept below the handler to close it after the call */
+  h++;
+  lua_pushstring(L, tt->name);
+  int rc = lua_pcall(L, 3, 0, h);
+  o->out = NULL;
+  o->defined = NULL;
+  if (rc != LUA_OK) {
+    *err = dg_strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "error in ref_all");
+    lua_settop(L, h - 2);
+    return DG_REF_ERROR;
+  }
+  lua_settop(L, h - 2);
+  return DG_REF_OK;
+}
+
 static dg_ref_status lref_eval_all(void *self, const dg_ref_env *env, int t, double *out,
                                    uint8_t *defined, char **err)
 {
@@ -206,6 +394,11 @@ static dg_ref_status lref_eval_all(void *self, const dg_ref_env *env, int t, dou
   int64_t idx[MAX_RANK] = {0}, n = 1;
   for (int k = 0; k < rank; k++) n *= dims[k];
   dg_ref_status s = DG_REF_OK;
+  if (r->fn_all[t] != LUA_NOREF && env->data) {
+    s = call_ref_all(r, t, out, defined, n, err);
+    r->env = NULL;
+    return s;
+  }
   for (int64_t lin = 0; lin < n && s != DG_REF_ERROR; lin++) {
     dg_refval v;
     s = call_ref(r, t, idx, &v, err);
@@ -226,6 +419,7 @@ static void lref_free(void *self)
   lref *r = self;
   lua_close(r->L);
   free(r->fn);
+  free(r->fn_all);
   free(r->dims);
   free(r->cur_sizes);
   free(r);
@@ -233,49 +427,58 @@ static void lref_free(void *self)
 
 static const dg_ref_ops lua_ref_ops = { "lua", lref_eval, lref_eval_all, lref_free };
 
-void dgl_ref_install(lua_State *L, dg_problem *p, int ref_idx, int attrs_idx)
+/* Per output: the function at idx (a function for all, or a table by name). */
+static void take_fns(lua_State *L, const dg_problem *p, int idx, int *fn)
+{
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    fn[t] = LUA_NOREF;
+    if (p->tensors.v[t].role != DG_TENSOR_OUTPUT) continue;
+    if (lua_type(L, idx) == LUA_TFUNCTION) lua_pushvalue(L, idx);
+    else if (lua_type(L, idx) == LUA_TTABLE) lua_getfield(L, idx, p->tensors.v[t].name);
+    else lua_pushnil(L);
+    if (lua_type(L, -1) == LUA_TFUNCTION) fn[t] = luaL_ref(L, LUA_REGISTRYINDEX);
+    else lua_pop(L, 1);
+  }
+}
+
+void dgl_ref_install(lua_State *L, dg_problem *p, int ref_idx, int ref_all_idx, int attrs_idx)
 {
   ref_idx = lua_absindex(L, ref_idx);
+  ref_all_idx = lua_absindex(L, ref_all_idx);
   attrs_idx = lua_absindex(L, attrs_idx);
   lref *r = dg_calloc(1, sizeof *r);
   r->L = L;
   r->p = p;
   size_t nt = p->tensors.n;
   r->fn = dg_malloc((nt + 1) * sizeof *r->fn);
+  r->fn_all = dg_malloc((nt + 1) * sizeof *r->fn_all);
   r->dims = dg_calloc((nt + 1) * MAX_RANK, sizeof *r->dims);
   r->cur_sizes = dg_calloc(p->sizes.n + 1, sizeof *r->cur_sizes);
-  for (size_t t = 0; t < nt; t++) {
-    r->fn[t] = LUA_NOREF;
-    if (p->tensors.v[t].role != DG_TENSOR_OUTPUT) continue;
-    if (lua_type(L, ref_idx) == LUA_TFUNCTION) lua_pushvalue(L, ref_idx);
-    else if (lua_type(L, ref_idx) == LUA_TTABLE) lua_getfield(L, ref_idx, p->tensors.v[t].name);
-    else lua_pushnil(L);
-    if (lua_type(L, -1) == LUA_TFUNCTION) r->fn[t] = luaL_ref(L, LUA_REGISTRYINDEX);
-    else lua_pop(L, 1);
-  }
+  take_fns(L, p, ref_idx, r->fn);
+  take_fns(L, p, ref_all_idx, r->fn_all);
   if (luaL_newmetatable(L, VIEW_MT)) {
     static const luaL_Reg mm[] = { { "__index", view_index }, { "__newindex", view_newindex },
                                    { "__len", view_len }, { NULL, NULL } };
     luaL_setfuncs(L, mm, 0);
+    lua_pushliteral(L, VIEW_MT);
+    lua_setfield(L, -2, "__metatable");
   }
   lua_pop(L, 1);
-  /* T: attributes, sizes (set per call), tensor views */
+  if (luaL_newmetatable(L, OUT_MT)) {
+    static const luaL_Reg mm[] = { { "__index", out_index }, { "__newindex", out_newindex },
+                                   { "__len", out_len }, { NULL, NULL } };
+    luaL_setfuncs(L, mm, 0);
+    lua_pushliteral(L, OUT_MT);
+    lua_setfield(L, -2, "__metatable");
+  }
+  lua_pop(L, 1);
+  /* T: attributes, sizes and tensor views (set when the sizes change) */
   lua_newtable(L);
   lua_pushnil(L);
   while (lua_next(L, attrs_idx)) {
     lua_pushvalue(L, -2);
     lua_insert(L, -2);
     lua_settable(L, -4);
-  }
-  for (size_t t = 0; t < nt; t++) {
-    const dg_tensor *tt = &p->tensors.v[t];
-    if (!readable(tt) || tt->shape.n == 0) continue;
-    view *v = lua_newuserdatauv(L, sizeof *v, 0);
-    memset(v, 0, sizeof *v);
-    v->r = r;
-    v->t = (int)t;
-    luaL_setmetatable(L, VIEW_MT);
-    lua_setfield(L, -2, tt->name);
   }
   lua_newtable(L);
   lua_pushlightuserdata(L, r);

@@ -343,7 +343,7 @@ static bool load_small(sctx *c)
 
 static const char *const known_fields[] = {
   "source", "defines", "template", "op", "attrs", "sizes", "dtype", "dtypes", "ranges", "launch",
-  "constraints", "scratch", "tolerance", "seeded_bug", "ref", "name", "description", NULL,
+  "constraints", "scratch", "tolerance", "seeded_bug", "ref", "ref_all", "name", "description", NULL,
 };
 
 static void warn_unknown(sctx *c)
@@ -422,20 +422,34 @@ static bool load_all(sctx *c, const char *path)
   return good;
 }
 
-/* The reference: spec.ref overrides op.ref. Hands L to the problem on success. */
+/* The reference: spec.ref overrides op.ref; ref_all (the batch form) comes
+ * from where ref comes from, so a spec's ref never runs next to the op's
+ * ref_all. Hands L to the problem on success. */
 static bool install_ref(sctx *c)
 {
   lua_State *L = c->L;
+  int from = c->spec;
   if (lua_getfield(L, c->spec, "ref") == LUA_TNIL) {
     lua_pop(L, 1);
     lua_getfield(L, c->op, "ref");
+    from = c->op;
   }
+  int ty = lua_getfield(L, from, "ref_all");
+  if (ty != LUA_TNIL && ty != LUA_TFUNCTION && ty != LUA_TTABLE) {
+    dgl_err(c, from == c->op && c->ofile ? (dg_span){ c->ofile, 1, 1 } : c->p->span,
+            "ref_all of op '%s' is a %s (a function, or a table of them by output)", c->p->op_name,
+            lua_typename(L, ty));
+    lua_pop(L, 2);
+    return false;
+  }
+  lua_insert(L, -2);
   if (lua_type(L, -1) != LUA_TFUNCTION && lua_type(L, -1) != LUA_TTABLE) {
     dgl_err(c, c->ofile ? (dg_span){ c->ofile, 1, 1 } : c->p->span, "op '%s' has no ref (a function, or a table of them by output)",
             c->p->op_name);
     return false;
   }
-  dgl_ref_install(L, c->p, -1, c->attrs);
+  dgl_ref_install(L, c->p, -1, -2, c->attrs);
+  lua_pop(L, 2);
   return true;
 }
 
