@@ -27,4 +27,33 @@ return op "causal_attention" {
     end
     return num / den
   end,
+  -- per query row: the scores and their exponentials once, shared by the D outputs
+  ref_all = function(T, out)
+    local scale = T.scale
+    if scale == 0 then scale = 1 / T.D ^ 0.5 end
+    local B, H, N, D = T.B, T.H, T.T, T.D
+    for b = 0, B - 1 do
+      for h = 0, H - 1 do
+        local q, k, v = T.q[b][h], T.k[b][h], T.v[b][h]
+        for i = 0, N - 1 do
+          local qi, s = q[i], {}
+          for j = 0, i do
+            local kj, dot = k[j], 0
+            for e = 0, D - 1 do dot = dot + qi[e] * kj[e] end
+            s[j] = scale * dot
+          end
+          local m = s[0]
+          for j = 1, i do m = max(m, s[j]) end
+          local den = 0
+          for j = 0, i do s[j] = exp(s[j] - m); den = den + s[j] end
+          local base = ((b * H + h) * N + i) * D
+          for d = 0, D - 1 do
+            local num = 0
+            for j = 0, i do num = num + s[j] * v[j][d] end
+            out[base + d] = num / den
+          end
+        end
+      end
+    end
+  end,
 }

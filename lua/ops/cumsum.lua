@@ -13,4 +13,15 @@ return op "cumsum" {
     for k = 0, last do s = s + T.x[n][k] end
     return s
   end,
+  -- a running sum per row (the same additions, in the same order, as ref)
+  ref_all = function(T, out)
+    local C, excl = T.C, T.exclusive
+    for n = 0, T.N - 1 do
+      local x, base, s = T.x[n], n * C, 0
+      for c = 0, C - 1 do
+        if excl then out[base + c] = s; s = s + x[c]
+        else s = s + x[c]; out[base + c] = s end
+      end
+    end
+  end,
 }

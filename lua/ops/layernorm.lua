@@ -15,4 +15,17 @@ return op "layernorm" {
     for k = 0, T.C - 1 do local d = T.x[n][k] - mean; v = v + d * d end
     return (T.x[n][c] - mean) * rsqrt(v / T.C + T.eps) * T.w[c] + T.b[c]
   end,
+  ref_all = function(T, out)
+    local C, w, b = T.C, T.w, T.b
+    for n = 0, T.N - 1 do
+      local x, base = T.x[n], n * C
+      local s = 0
+      for k = 0, C - 1 do s = s + x[k] end
+      local mean = s / C
+      local v = 0
+      for k = 0, C - 1 do local d = x[k] - mean; v = v + d * d end
+      local r = rsqrt(v / C + T.eps)
+      for c = 0, C - 1 do out[base + c] = (x[c] - mean) * r * w[c] + b[c] end
+    end
+  end,
 }

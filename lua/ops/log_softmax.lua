@@ -13,4 +13,17 @@ return op "log_softmax" {
     for k = 0, T.C - 1 do s = s + exp(T.x[n][k] - m) end
     return T.x[n][c] - m - log(s)
   end,
+  ref_all = function(T, out)
+    local C = T.C
+    if C == 0 then return end
+    for n = 0, T.N - 1 do
+      local x, base = T.x[n], n * C
+      local m = x[0]
+      for k = 1, C - 1 do m = max(m, x[k]) end
+      local s = 0
+      for k = 0, C - 1 do s = s + exp(x[k] - m) end
+      local ls = log(s)
+      for c = 0, C - 1 do out[base + c] = x[c] - m - ls end
+    end
+  end,
 }

@@ -11,4 +11,14 @@ return op "rmsnorm" {
     for k = 0, T.C - 1 do ss = ss + T.x[n][k] * T.x[n][k] end
     return T.x[n][c] * rsqrt(ss / T.C + T.eps) * T.w[c]
   end,
+  ref_all = function(T, out)
+    local C, w = T.C, T.w
+    for n = 0, T.N - 1 do
+      local x, base = T.x[n], n * C
+      local ss = 0
+      for k = 0, C - 1 do ss = ss + x[k] * x[k] end
+      local r = rsqrt(ss / C + T.eps)
+      for c = 0, C - 1 do out[base + c] = x[c] * r * w[c] end
+    end
+  end,
 }

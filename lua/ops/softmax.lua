@@ -14,4 +14,17 @@ return op "softmax" {
     for k = 0, T.C - 1 do s = s + exp(T.x[n][k] - m) end
     return exp(T.x[n][c] - m) / s
   end,
+  -- the batch form (doc/ops.md): a row's max and sum once, then its C outputs
+  ref_all = function(T, out)
+    local C = T.C
+    if C == 0 then return end
+    for n = 0, T.N - 1 do
+      local x, base = T.x[n], n * C
+      local m = x[0]
+      for k = 1, C - 1 do m = max(m, x[k]) end
+      local s = 0
+      for k = 0, C - 1 do s = s + exp(x[k] - m) end
+      for c = 0, C - 1 do out[base + c] = exp(x[c] - m) / s end
+    end
+  end,
 }

@@ -205,6 +205,47 @@ function M.eval(o, sizes, attrs_over, inputs)
   return res
 end
 
+-- The batch form: every output through ref_all(T, out, name) where the op has one
+-- (out: a flat, 0-based, write-checked array, as the engine gives it; doc/ops.md), else
+-- through ref per element as M.eval. Returns what M.eval returns.
+function M.eval_all(o, sizes, attrs_over, inputs)
+  local attrs = M.attrs(o, attrs_over)
+  local T = {}
+  for k, v in pairs(sizes) do T[k] = v end
+  for k, v in pairs(attrs) do T[k] = v end
+  local function bind(name, shp)
+    local s = M.shape(o, shp, attrs, sizes)
+    T[name] = M.tensor(name, s, assert(inputs[name], "missing input " .. name))
+  end
+  for name, shp in pairs(o.inputs) do bind(name, shp) end
+  for _, name in ipairs(o.accumulate or {}) do bind(name, o.outputs[name]) end
+  local res = {}
+  for name, shp in pairs(o.outputs) do
+    local fn = type(o.ref_all) == "table" and o.ref_all[name] or o.ref_all
+    if type(fn) ~= "function" then
+      local r = M.eval(o, sizes, attrs_over, inputs)
+      return r
+    end
+    local s = M.shape(o, shp, attrs, sizes)
+    local n = 1
+    for _, d in ipairs(s) do n = n * d end
+    local flat = {}
+    local out = setmetatable({}, {
+      __index = function(_, i) return flat[i + 1] end,
+      __newindex = function(_, i, v)
+        if math.type(i) ~= "integer" or i < 0 or i >= n then
+          error(("%s: flat index %s out of range [0,%d)"):format(name, tostring(i), n), 2)
+        end
+        flat[i + 1] = v
+      end,
+      __len = function() return n end,
+    })
+    fn(T, out, name)
+    res[name] = { shape = s, flat = flat, n = n }
+  end
+  return res
+end
+
 -- Deterministic pseudo-random numbers (xorshift), so failures reproduce.
 function M.rng(seed)
   local s = seed or 12345
