@@ -345,6 +345,9 @@ static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
 
 static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
 {
+  if (e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
+      && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY)
+    return x->fr->reg[e->var->slot];           /* a register read: the register itself */
   if (e->kind == DG_EX_LANE && !is_lval(e->a)) {
     dom_val *v = simt_eval(x, e->a, k);
     return v + (size_t)e->ival * x->n;

@@ -157,6 +157,7 @@ int simt_buf_add(simt *m, const char *name, const dg_type *elem, int64_t bytes, 
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write);
 void simt_poison(simt_buf *b, int64_t off, int64_t n);
+void simt_shared_settle(simt_x *x);           /* at a barrier: shared buffers now all written skip the check */
 int simt_var_buf(simt_x *x, const dg_var *v);
 int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
 

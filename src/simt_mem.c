@@ -85,6 +85,19 @@ void simt_poison(simt_buf *b, int64_t off, int64_t n)
   b->all_init = false;
 }
 
+/* A shared buffer every byte of which has been written reads without the
+ * per-byte check until it is poisoned again (the next block). Checked at
+ * barriers: tiles are filled, then read many times. */
+void simt_shared_settle(simt_x *x)
+{
+  simt *m = x->m;
+  for (int i = m->nuser; i < x->top; i++) {
+    simt_buf *b = &m->bufs.v[i];
+    if (b->kind == BK_SHARED && !b->all_init && b->mem.size > 0 && !memchr(b->init, 0, (size_t)b->mem.size))
+      b->all_init = true;
+  }
+}
+
 void simt_track_writes(simt *m, int id)
 {
   simt_buf *b = ubuf(m, id);

@@ -24,8 +24,15 @@ static dom_val *from_ints(simt_x *x, const dg_type *t, msk *k, const int64_t *sr
 /* ---- barriers --------------------------------------------------------------------- */
 static dom_val *in_syncthreads(simt_x *x, const dg_expr *e, msk *k)
 {
-  int missing = -1, arrived = 0, live = 0;
-  for (int i = 0; i < x->n; i++) {
+  int missing = -1, arrived = 0, live = 0, i = 0;
+  for (; i + 8 <= x->n; i += 8) {          /* mask bytes are 0/1: eight lanes a word */
+    uint64_t l, b;
+    memcpy(&l, x->live + i, 8), memcpy(&b, k->b + i, 8);
+    live += (int)((l * 0x0101010101010101ull) >> 56);
+    arrived += (int)(((l & b) * 0x0101010101010101ull) >> 56);
+    if (missing < 0 && (l & ~b)) missing = i + __builtin_ctzll(l & ~b) / 8;
+  }
+  for (; i < x->n; i++) {
     live += x->live[i];
     arrived += x->live[i] && k->b[i];
     if (x->live[i] && !k->b[i] && missing < 0) missing = i;
@@ -37,6 +44,7 @@ static dom_val *in_syncthreads(simt_x *x, const dg_expr *e, msk *k)
     if (ev) ev->thread2 = missing;
   }
   x->epoch++;               /* a new barrier interval: the race shadow starts over */
+  simt_shared_settle(x);
   return x->zeros;
 }
 
