@@ -575,16 +575,18 @@ static void run_all(runner *R, size_t n)
 
 static int sweep_main(sweep_args *a)
 {
+  size_t dl = strlen(a->dir);
+  while (dl > 1 && a->dir[dl - 1] == '/') dl--;   /* "samples/": names stay "x/y.lua" */
+  char *root = dg_strndup(a->dir, dl);
   sweep_strvec specs = {0};
-  find_specs(a->dir, &specs);
+  find_specs(root, &specs);
+  free(root);
   if (!specs.n) {
     fprintf(stderr, "dirigo sweep: no problem specs (*.lua, .cu with a dirigo: block) under %s\n", a->dir);
     dg_vec_free(&specs);
     return DG_EXIT_USAGE;
   }
   qsort(specs.v, specs.n, sizeof *specs.v, cmp_str);
-  size_t dl = strlen(a->dir);
-  while (dl > 1 && a->dir[dl - 1] == '/') dl--;
   sweep_problem *ps = dg_calloc(specs.n, sizeof *ps);
   size_t n = 0;
   for (size_t k = 0; k < specs.n; k++) {

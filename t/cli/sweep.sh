@@ -55,6 +55,11 @@ like "$out" "^seeded bugs found \(recall\) +2/2" "with the totals of all shards"
 like "$(grep residual_add.lua "$W/all.jsonl")" '"verdict":"pass".*"reason":"[0-9]+ cases passed"' \
   "a passing campaign records its case count"
 
+out=$(run_dirigo sweep "$W/a/" --mode fuzz --out "$W/all.jsonl")
+like "$out" "3 results from the journal, 0 runs to go" "DIR with a trailing slash names problems the same way"
+out=$(run_dirigo sweep "$W/a" --mode fuzz --shard 7/8 --out "$W/s7.jsonl")
+is "$(cat "$rcf")" 0 "an empty shard is fine (exit 0)"
+like "$out" "0 problems in this shard" "and says it has nothing"
 out=$(run_dirigo sweep "$W/a" --json)
 if command -v python3 > /dev/null; then
   v=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["totals"]; print(len(d["problems"]), t["check"]["found"], t["check"]["seeded"], t["fuzz"]["false_positives"], d["literature"]["checker_within_120s_pct"])')
