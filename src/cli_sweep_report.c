@@ -242,6 +242,17 @@ static void tally(const sweep_problem *ps, size_t n, int t, totals *T)
   free(times);
 }
 
+/* Seeded bugs found and findings on correct problems by either tool. */
+static void either(const sweep_problem *ps, size_t n, int *found, int *fp)
+{
+  *found = *fp = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool bug = false;
+    for (int t = 0; t < SWEEP_NTOOLS; t++) bug |= ps[i].r[t].have && ps[i].r[t].status == SWEEP_BUG;
+    if (ps[i].loads) *found += bug && ps[i].bug_pattern, *fp += bug && !ps[i].bug_pattern;
+  }
+}
+
 static double pct(int a, int b) { return b ? 100.0 * a / b : 0; }
 
 static const char *secs_cell(int have, double v)
@@ -335,12 +346,8 @@ static void print_text(const sweep_args *a, const sweep_problem *ps, size_t n, c
   if (sweep_limit(a) <= 120)
     printf("%-28s  (every run was cut at %g s: this share is 100%% by construction)\n", "", sweep_limit(a));
   if (a->tool[SWEEP_CHECK] && a->tool[SWEEP_FUZZ]) {
-    int found = 0, fp = 0;
-    for (size_t i = 0; i < n; i++) {
-      bool bug = false;
-      for (int t = 0; t < SWEEP_NTOOLS; t++) bug |= ps[i].r[t].have && ps[i].r[t].status == SWEEP_BUG;
-      if (ps[i].loads) found += bug && ps[i].bug_pattern, fp += bug && !ps[i].bug_pattern;
-    }
+    int found, fp;
+    either(ps, n, &found, &fp);
     printf("%-28s  %d/%d seeded bugs found, %d false positives\n", "check or fuzz", found, T[SWEEP_CHECK].seeded, fp);
   }
   int unl = 0, unrun = 0;
@@ -411,6 +418,11 @@ static void print_json(const sweep_args *a, const sweep_problem *ps, size_t n, c
                   pct(T.fp, T.correct), T.unknown, T.timeout, T.error, T.crash, T.median, T.p95, T.within,
                   pct(T.within, T.found));
     first = false;
+  }
+  if (a->tool[SWEEP_CHECK] && a->tool[SWEEP_FUZZ]) {
+    int found, fp;
+    either(ps, n, &found, &fp);
+    dg_buf_printf(&b, ",\"check_or_fuzz\":{\"found\":%d,\"false_positives\":%d}", found, fp);
   }
   int unl = 0;
   for (size_t i = 0; i < n; i++) unl += ps[i].known && !ps[i].loads;
