@@ -18,6 +18,14 @@ dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
 {
   dom_val *r = simt_vals(x, t);
   if (!k->cnt) return r;
+  if (x->ident && simt_ncomp(t) == 1 && !simt_isfloat(t)) {
+    /* the concrete domain maps lanes alone: convert one, fill the active range */
+    static const uint8_t on = 1;
+    dom_val w;
+    x->d->const_int(x->d, t, 1, &on, &w, &v);
+    for (int i = k->lo; i < k->hi; i++) r[i] = w;
+    return r;
+  }
   int64_t *src = NULL;
   for (int c = 0; c < simt_ncomp(t); c++) {     /* a struct's slots may differ in type */
     const dg_type *ct = dom_comp(t, c);
@@ -388,7 +396,7 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
 {
   dom_val *a = simt_eval(x, e->a, k), *r = simt_vals(x, e->type);
-  for (int c = 0; c < simt_ncomp(e->type); c++)
+  for (int c = 0, nc = simt_ncomp(e->type); c < nc; c++)
     x->d->unop(x->d, e->op, simt_scalar(e->a->type), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k));
   return r;
 }
@@ -410,7 +418,7 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
   }
   if (ta->kind == DG_TY_PTR && op == DG_BIN_SUB) op = DG_BIN_PTRDIFF;
   dom_val *r = simt_vals(x, tr);
-  for (int c = 0; c < simt_ncomp(tr); c++)
+  for (int c = 0, nc = simt_ncomp(tr); c < nc; c++)
     x->d->binop(x->d, op, simt_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
                 AT(b + (size_t)c * x->n, k));
   return r;

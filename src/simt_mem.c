@@ -359,12 +359,19 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
                                     (long long)size, (long long)o, lb->name);
         if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
       }
-    if (race) {
+    const uint8_t *bytes = lb->mem.bytes;
+    if (race) {               /* the race shadow and the load in one pass (loads report nothing) */
       int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
       bool cell = size <= g;
       for (int i = lo; i < hi; i++) {
         if (!b[i]) continue;
         int64_t o = dom_ptr_off((dom_val)addr[i]);
+        switch (kd) {
+        case DG_TY_F32: FLD(float, dom_of_f((double)v_)); break;
+        case DG_TY_I32: FLD(int32_t, (dom_val)(int64_t)v_); break;
+        case DG_TY_U32: FLD(uint32_t, (dom_val)v_); break;
+        default: FLD(uint64_t, v_); break;
+        }
         simt_race *c = &lb->race[o >> gs];
         if (cell && (o & (g - 1)) == 0) {     /* one cell: race_check's read, inline where nothing can race */
           if (c->epoch != x->epoch) {         /* first access in this interval */
@@ -380,8 +387,8 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
         }
         race_check(x, lb, i, o, size, false, sp, NULL);
       }
+      return true;
     }
-    const uint8_t *bytes = lb->mem.bytes;
 #define FRUN(T, conv) do { \
     if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
     else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
