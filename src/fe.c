@@ -49,12 +49,14 @@ static void kinds_init_once(void)
 
 static void kinds_init(void) { pthread_once(&kinds_once, kinds_init_once); }
 
+/* One symbol read: the table maps only named (regular) symbols, so an
+ * anonymous node is FE_N_OTHER without asking ts_node_is_named; an ERROR
+ * node's symbol is (TSSymbol)-1, the builtin error symbol. */
 fe_nkind fe_kind(TSNode n)
 {
   if (ts_node_is_null(n)) return FE_N_OTHER;
-  if (ts_node_is_error(n)) return FE_N_ERROR;
-  if (!ts_node_is_named(n)) return FE_N_OTHER;
   TSSymbol s = ts_node_symbol(n);
+  if (s == (TSSymbol)-1) return FE_N_ERROR;
   return s < nsyms ? (fe_nkind)sym_kind[s] : FE_N_OTHER;
 }
 
