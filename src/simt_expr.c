@@ -89,12 +89,12 @@ static int64_t *addr_vec(simt_x *x, msk *k, uint32_t buf, bool per_lane)
 
 bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
 {
-  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL;
+  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL, lv->slot = -1;
   switch (e->kind) {
   case DG_EX_VAR: {
     const dg_var *v = e->var;
     if (v->kind == DG_VAR_LOCAL || v->kind == DG_VAR_PARAM) {
-      if (x->fr->reg[v->slot]) { lv->reg = x->fr->reg[v->slot]; return true; }
+      if (x->fr->reg[v->slot]) { lv->reg = x->fr->reg[v->slot], lv->slot = v->slot; return true; }
       lv->mem = true, lv->addr = addr_vec(x, k, (uint32_t)x->fr->obj[v->slot], true);
       return true;
     }
@@ -169,10 +169,56 @@ static dom_val *lval_read(simt_x *x, const simt_lval *lv, msk *k, dg_span sp)
   return v;
 }
 
-static void lval_write(simt_x *x, const simt_lval *lv, msk *k, dom_val *v, dg_span sp)
+/* A register read is uniform when its slot is (lval_write keeps the flags). */
+static bool lval_uni(simt_x *x, const simt_lval *lv)
+{
+  return !lv->mem && lv->slot >= 0 && x->fr->runi[lv->slot];
+}
+
+static void lval_write(simt_x *x, const simt_lval *lv, msk *k, dom_val *v, dg_span sp, bool uni)
 {
   if (lv->mem) simt_mem_access(x, sp, lv->t, k, lv->addr, v, true);
   else simt_merge(x, lv->reg, x->gm ? simt_guarded(x, lv->t, k, v, lv->reg) : v, k, simt_ncomp(lv->t));
+  if (lv->slot >= 0) simt_reg_wrote(x, lv->slot, lv->t, k, uni);
+}
+
+void simt_reg_wrote(simt_x *x, int slot, const dg_type *t, const msk *k, bool uni)
+{
+  /* uniform: one value written to every lane that can still read the register */
+  x->fr->runi[slot] = uni && x->ident && !x->gm && simt_ncomp(t) == 1 && k->cnt == x->fr->nlive;
+}
+
+/* ---- uniform values: one lane computed, the active range filled ------------------ */
+static inline dom_val *uret(simt_x *x, const dg_expr *e, dom_val *r)
+{
+  x->u_node = e;
+  return r;
+}
+
+/* A uniform result computed in the first active lane only: the caller of
+ * eval_u reads that lane, simt_eval fills the rest. */
+static inline dom_val *thin_ret(simt_x *x, const dg_expr *e, dom_val *r)
+{
+  x->u_node = x->t_node = e;
+  return r;
+}
+
+static dom_val *eval_u(simt_x *x, const dg_expr *e, msk *k);
+
+/* The mask of k's first active lane alone. */
+static msk one_lane(const msk *k)
+{
+  int l = k->lo;
+  while (!k->b[l]) l++;
+  return (msk){ k->b, l, l + 1, 1 };
+}
+
+static void ufill(simt_x *x, dom_val *r, int nc, const msk *k, int l)
+{
+  for (int c = 0; c < nc; c++) {
+    dom_val *rc = r + (size_t)c * x->n, v = rc[l];
+    for (int i = k->lo; i < k->hi; i++) rc[i] = v;
+  }
 }
 
 /* ---- conversions --------------------------------------------------------------- */
@@ -199,11 +245,18 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
   t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
   if (sp) sp->any = false;
   if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
-  dom_val *c = simt_eval(x, cond, k);
+  dom_val *c = eval_u(x, cond, k);
   uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
   const uint8_t *restrict kb = k->b;
   uint8_t *restrict tb = t->b, *restrict fb = f->b;
-  if (x->ident && !simt_isfloat(cond->type)) {
+  if (x->uni) {
+    /* a uniform concrete condition (maybe thin): every active lane goes one way, as c_branch says */
+    msk one = one_lane(k);
+    bool v = simt_isfloat(cond->type) ? dom_f(c[one.lo]) != 0 : c[one.lo] != 0;
+    size_t w = (size_t)(k->hi - k->lo);
+    memcpy((v ? tb : fb) + k->lo, kb + k->lo, w);
+    memset((v ? fb : tb) + k->lo, 0, w);
+  } else if (x->ident && !simt_isfloat(cond->type)) {
     /* the concrete domain's integers and pointers: true is nonzero, never both */
     for (int i = k->lo; i < k->hi; i++) {
       uint8_t a = kb[i], v = c[i] != 0;
@@ -338,7 +391,7 @@ static dom_val *ev_int(simt_x *x, const dg_expr *e, msk *k)
     dom_val *v = simt_const(x, e->type, &x->all, e->ival);
     memcpy(r, v, sizeof *r * (size_t)x->n * (size_t)simt_ncomp(e->type));
   }
-  return r;
+  return uret(x, e, r);
 }
 
 static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
@@ -348,14 +401,16 @@ static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
   if (fresh)
     for (int c = 0; c < simt_ncomp(e->type); c++)
       x->d->const_float(x->d, simt_scalar(e->type), x->n, x->all.b, r + (size_t)c * x->n, e->fval);
-  return r;
+  return uret(x, e, r);
 }
 
 static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
 {
   if (e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
-      && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY)
-    return x->fr->reg[e->var->slot];           /* a register read: the register itself */
+      && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY) {
+    dom_val *r = x->fr->reg[e->var->slot];     /* a register read: the register itself */
+    return x->fr->runi[e->var->slot] ? uret(x, e, r) : r;
+  }
   if (e->kind == DG_EX_LANE && !is_lval(e->a)) {
     dom_val *v = simt_eval(x, e->a, k);
     return v + (size_t)e->ival * x->n;
@@ -380,6 +435,7 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
   int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
   bool fresh;
   dom_val *r = kc_get(x, e, e->op == DG_BI_BLOCKIDX ? x->block : -1, &fresh);
+  if (e->op != DG_BI_THREADIDX) uret(x, e, r);   /* the same in every thread of the block */
   if (!fresh) return r;
   dom_val *v;
   switch (e->op) {
@@ -395,10 +451,13 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
 
 static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *a = simt_eval(x, e->a, k), *r = simt_vals(x, e->type);
-  for (int c = 0, nc = simt_ncomp(e->type); c < nc; c++)
-    x->d->unop(x->d, e->op, simt_scalar(e->a->type), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k));
-  return r;
+  dom_val *a = eval_u(x, e->a, k), *r = simt_vals(x, e->type);
+  bool uni = x->uni;
+  msk one, *kk = uni ? (one = one_lane(k), &one) : k;
+  int nc = simt_ncomp(e->type);
+  for (int c = 0; c < nc; c++)
+    x->d->unop(x->d, e->op, simt_scalar(e->a->type), SL(kk), AT(r + (size_t)c * x->n, kk), AT(a + (size_t)c * x->n, kk));
+  return uni ? thin_ret(x, e, r) : r;
 }
 
 static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, const dg_type *tr,
@@ -426,7 +485,16 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
 
 static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *a = simt_eval(x, e->a, k), *b = simt_eval(x, e->b, k);
+  dom_val *a = eval_u(x, e->a, k);
+  bool ua = x->uni, ta = x->thin;
+  dom_val *b = eval_u(x, e->b, k);
+  bool ub = x->uni, tb = x->thin;
+  if (ua && ub) {                            /* both uniform: one lane */
+    msk one = one_lane(k);
+    return thin_ret(x, e, binop(x, e->op, e->a->type, e->b->type, e->type, &one, a, b));
+  }
+  if (ta) ufill(x, a, simt_ncomp(e->a->type), k, one_lane(k).lo);
+  if (tb) ufill(x, b, simt_ncomp(e->b->type), k, one_lane(k).lo);
   return binop(x, e->op, e->a->type, e->b->type, e->type, k, a, b);
 }
 
@@ -483,7 +551,9 @@ static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
   simt_lval lv;
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   dom_val *v = simt_eval(x, e->b, k);
+  bool uni = x->uni;
   if (e->op != DG_BIN_NONE) {
+    uni = uni && lval_uni(x, &lv);
     dom_val *old = lval_read(x, &lv, k, e->a->span);
     const dg_type *tb = e->b->type;
     if (e->a->type->kind != DG_TY_PTR && tb->kind != e->a->type->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
@@ -492,8 +562,8 @@ static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
   } else {
     v = simt_convert(x, e->a->type, e->b->type, k, v);
   }
-  lval_write(x, &lv, k, v, e->span);
-  return v;
+  lval_write(x, &lv, k, v, e->span, uni);
+  return uni ? uret(x, e, v) : v;
 }
 
 static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
@@ -501,6 +571,7 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   simt_lval lv;
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   const dg_type *t = e->a->type;
+  bool uni = lval_uni(x, &lv);
   dom_val *old = lval_read(x, &lv, k, e->a->span);
   if (e->post && !lv.mem) {                    /* the register is about to change */
     dom_val *cp = simt_vals(x, t);
@@ -512,8 +583,8 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   int op = ptr ? DG_BIN_PTRADD : e->op;
   dom_val *nv = simt_vals(x, t);
   x->d->binop(x->d, op, t, SL(k), AT(nv, k), AT(old, k), AT(one, k));
-  lval_write(x, &lv, k, nv, e->span);
-  return e->post ? old : nv;
+  lval_write(x, &lv, k, nv, e->span, uni);
+  return uni ? uret(x, e, e->post ? old : nv) : e->post ? old : nv;
 }
 
 static dom_val *ev_call(simt_x *x, const dg_expr *e, msk *k)
@@ -533,7 +604,14 @@ static dom_val *ev_call(simt_x *x, const dg_expr *e, msk *k)
 
 static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *a = simt_eval(x, e->a, k);
+  dom_val *a = eval_u(x, e->a, k);
+  if (e->op == DG_CAST_CONVERT && x->uni) {  /* a uniform operand: one lane */
+    bool thin = x->thin;
+    msk one = one_lane(k);
+    dom_val *r = simt_convert(x, e->type, e->a->type, &one, a);
+    return r != a || thin ? thin_ret(x, e, r) : uret(x, e, r);
+  }
+  if (x->thin) ufill(x, a, simt_ncomp(e->a->type), k, one_lane(k).lo);
   if (e->op == DG_CAST_CONVERT) return simt_convert(x, e->type, e->a->type, k, a);
   if (simt_ncomp(e->type) != 1 || simt_ncomp(e->a->type) != 1) {
     simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "bit cast of a vector value");
@@ -602,8 +680,10 @@ static const ev_fn ev_tab[DG_EX__COUNT] = {
   [DG_EX_VECBUILD] = ev_vecbuild, [DG_EX_COMMA] = ev_comma, [DG_EX_FIELD] = ev_lvalue,
 };
 
-dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k)
+/* Evaluation for callers that take thin uniform values (x->thin). */
+static dom_val *eval_u(simt_x *x, const dg_expr *e, msk *k)
 {
+  x->uni = x->thin = false;
   if (x->stop || !k->cnt) return x->zeros;
   x->lane_ops += (uint64_t)k->cnt;
   if (x->trace_lane >= 0 && k->b[x->trace_lane]) simt_trace_span(x, e->span);
@@ -611,5 +691,20 @@ dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k)
     simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "expression kind");
     return x->zeros;
   }
-  return ev_tab[e->kind](x, e, k);
+  x->u_node = x->t_node = NULL;
+  dom_val *r = ev_tab[e->kind](x, e, k);
+  x->uni = x->ident && x->u_node == e;
+  x->thin = x->uni && x->t_node == e;
+  return r;
+}
+
+dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k)
+{
+  dom_val *r = eval_u(x, e, k);
+  if (x->thin) {
+    int nc = e->type->kind == DG_TY_ARRAY ? 1 : simt_ncomp(e->type);
+    ufill(x, r, nc, k, one_lane(k).lo);
+    x->thin = false;
+  }
+  return r;
 }

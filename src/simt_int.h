@@ -55,6 +55,8 @@ struct simt_frame {
   dom_val *ret;            /* return values */
   uint8_t *retm;           /* lanes that returned */
   uint8_t *gm0;            /* the data-dependent guard at entry (a return under it is fine) */
+  uint8_t *runi;           /* per slot: every lane that may still read it holds one value (concrete) */
+  int nlive;               /* lanes of the entry mask that have not returned */
   simt_frame *up;
 };
 
@@ -104,6 +106,12 @@ typedef struct simt_x {
   simt_kc *kc;             /* constants and builtins, evaluated once per launch (or block) */
   size_t kccap, kcn;
   const dg_type *t_i64, *t_bool, *t_u32, *t_i32, *t_ptr;
+  /* uniform values (concrete domain only): a node's function sets u_node = e
+   * when its result holds one value in every active lane; simt_eval leaves
+   * the answer for its caller in uni */
+  const dg_expr *u_node;
+  const dg_expr *t_node;   /* ... and t_node = e when only the first active lane holds it (thin) */
+  bool uni, thin;
 } simt_x;
 
 /* scratch (simt.c) */
@@ -162,10 +170,12 @@ int simt_var_buf(simt_x *x, const dg_var *v);
 int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
 
 /* expressions (simt_expr.c) */
-typedef struct { bool mem; dom_val *reg; int64_t *addr; const dg_type *t; } simt_lval;
+typedef struct { bool mem; dom_val *reg; int64_t *addr; const dg_type *t; int slot; } simt_lval;  /* slot: a whole register, else -1 */
 bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv);
 int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_span sp);
 void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc);
+/* a register slot of the current frame was written under k; uni: one value in every lane of k */
+void simt_reg_wrote(simt_x *x, int slot, const dg_type *t, const msk *k, bool uni);
 dom_val *simt_vals(simt_x *x, const dg_type *t);
 dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k);
 dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v);

@@ -35,9 +35,12 @@ static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
   simt_mark mk = simt_mark_get(x);
   if (x->fr->reg[v->slot]) {
     if (s->e) {
-      dom_val *val = simt_convert(x, v->type, s->e->type, k, simt_eval(x, s->e, k));
+      dom_val *val = simt_eval(x, s->e, k);
+      bool uni = x->uni;
+      val = simt_convert(x, v->type, s->e->type, k, val);
       if (x->gm) val = simt_guarded(x, v->type, k, val, x->fr->reg[v->slot]);
       simt_merge(x, x->fr->reg[v->slot], val, k, simt_ncomp(v->type));
+      simt_reg_wrote(x, v->slot, v->type, k, uni);
     }
     simt_mark_release(x, mk);
     return;
@@ -180,6 +183,7 @@ static void st_return(simt_x *x, const dg_stmt *s, msk *k)
       fr->retm[i] = 1;
       if (!fr->up) x->live[i] = 0;      /* exited threads leave the barrier count */
     }
+  fr->nlive -= k->cnt;
   clear(k);
 }
 
@@ -249,6 +253,9 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
   int ns = f->nslots > 0 ? f->nslots : 0;
   fr.reg = simt_alloc(x, sizeof *fr.reg * (size_t)(ns + 1));
   fr.obj = simt_alloc(x, sizeof *fr.obj * (size_t)(ns + 1));
+  fr.runi = simt_alloc(x, (size_t)(ns + 1));
+  memset(fr.runi, 0, (size_t)(ns + 1));
+  fr.nlive = k->cnt;
   int top0 = x->top;
   for (int sl = 0; sl < ns; sl++) {
     const dg_var *v = f->locals ? f->locals[sl] : NULL;
@@ -260,6 +267,7 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
     } else {
       fr.reg[sl] = simt_vals(x, v->type);
       memset(fr.reg[sl], 0, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(v->type));
+      fr.runi[sl] = x->ident && simt_ncomp(v->type) == 1;   /* zero in every lane */
     }
   }
   fr.ret = f->ret && f->ret->kind != DG_TY_VOID ? simt_vals(x, f->ret) : NULL;
@@ -272,6 +280,9 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
     const dg_var *p = f->params[i];
     if (fr.reg[p->slot]) {
       memcpy(fr.reg[p->slot], args[i], sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(p->type));
+      /* a kernel's arguments are one value in every lane (simt_run); a device
+       * function's are not known to be */
+      fr.runi[p->slot] = x->ident && !up && simt_ncomp(p->type) == 1;
     } else {
       int64_t *addr = simt_alloc(x, sizeof *addr * (size_t)x->n);
       for (int l = 0; l < x->n; l++) addr[l] = (int64_t)dom_ptr((uint32_t)(fr.obj[p->slot] + l), 0);
