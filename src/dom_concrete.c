@@ -177,7 +177,6 @@ static void ibin(dg_binop op, dg_tykind k, bool sg, int n, const uint8_t *m, dom
 {
   const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
   const uint64_t *ux = a, *uy = b;
-  int w = width(k);
   switch (op) {
 #define I32(e) (dom_val)(int64_t)(int32_t)(e)
 #define U32(e) (dom_val)(uint32_t)(e)
@@ -200,8 +199,8 @@ static void ibin(dg_binop op, dg_tykind k, bool sg, int n, const uint8_t *m, dom
     LOOP2(sg, dst[i] = !m[i] || y[i] == 0 || y[i] == -1 ? (y[i] == 0 ? a[i] : 0)
                  : (dom_val)wrapk(k, (uint64_t)(x[i] % y[i])),
           dst[i] = !m[i] || uy[i] == 0 ? a[i] : (dom_val)wrapk(k, ux[i] % uy[i]));
-  case DG_BIN_SHL: LOOPM(dst[i] = (dom_val)shl(k, w, x[i], y[i]));
-  case DG_BIN_SHR: LOOPM(dst[i] = (dom_val)shr(w, sg, x[i], y[i]));
+  case DG_BIN_SHL: { int w = width(k); LOOPM(dst[i] = (dom_val)shl(k, w, x[i], y[i])); }
+  case DG_BIN_SHR: { int w = width(k); LOOPM(dst[i] = (dom_val)shr(w, sg, x[i], y[i])); }
   case DG_BIN_AND: LOOP(dst[i] = ux[i] & uy[i]);
   case DG_BIN_OR: LOOP(dst[i] = ux[i] | uy[i]);
   case DG_BIN_XOR: LOOP(dst[i] = ux[i] ^ uy[i]);
