@@ -98,6 +98,16 @@ like "$out" "^timeouts +1" "the totals count the timeout"
 ok "[ $((t1 - t0)) -lt 30 ]" "the limit holds ($((t1 - t0)) s)"
 ok "! ps ax -o args | grep -v grep | grep -q 'check $W/h/spin.lua'" "no child outlives the sweep"
 
+# SIGTERM (a scheduler's time limit): children killed, the journal kept, the sweep ends by the signal
+"$DIRIGO" sweep "$W/h" --mode check --budget 1 --limit 60 > "$W/int.out" 2>&1 &
+pid=$!
+sleep 2
+kill -TERM $pid
+wait $pid
+is "$?" 143 "SIGTERM: the sweep ends by the signal"
+like "$(cat "$W/int.out")" "interrupted; [0-9]+ of [0-9]+ runs are in .*: run the same command to resume" "and says how to resume"
+ok "! ps ax -o args | grep -v grep | grep -q 'check $W/h/spin.lua'" "no child outlives it"
+
 out=$(run_dirigo sweep "$W/e" 2>&1)
 is "$(cat "$rcf")" 2 "a folder without specs is an input error"
 like "$out" "no problem specs" "and says so"
