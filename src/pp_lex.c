@@ -130,6 +130,8 @@ static const char *const puncts2[] = {
 static size_t punct_len(const char *c, const char *end)
 {
   size_t left = (size_t)(end - c);
+  /* every punctuator longer than one byte has one of these second bytes */
+  if (left < 2 || !memchr(">+-<=&|#:*.", c[1], 11)) return 1;
   if (left >= 3)
     for (size_t i = 0; i < sizeof puncts3 / sizeof *puncts3; i++)
       if (!memcmp(c, puncts3[i], 3)) return 3;
