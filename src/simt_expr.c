@@ -256,6 +256,12 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
     size_t w = (size_t)(k->hi - k->lo);
     memcpy((v ? tb : fb) + k->lo, kb + k->lo, w);
     memset((v ? fb : tb) + k->lo, 0, w);
+    if (kb[k->lo] && kb[k->hi - 1]) {        /* k is tight: msk_fix would find k's own bounds */
+      msk *on = v ? t : f, *off = v ? f : t;
+      on->lo = k->lo, on->hi = k->hi, on->cnt = k->cnt;
+      off->lo = off->hi = off->cnt = 0;
+      return;
+    }
   } else if (x->ident && !simt_isfloat(cond->type)) {
     /* the concrete domain's integers and pointers: true is nonzero, never both */
     for (int i = k->lo; i < k->hi; i++) {

@@ -301,9 +301,13 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
       uint8_t tmp[8];
       fast_st(kd, tmp, 0, vals, i);
       simt_race *c = &lb->race[o / lb->gran];
-      if (size <= lb->gran && o % lb->gran == 0 && c->epoch != x->epoch) {
+      bool cell = size <= lb->gran && o % lb->gran == 0;
+      if (cell && c->epoch != x->epoch) {
         /* the first access to its cell in this interval: race_check's write, inline */
         c->epoch = x->epoch, c->r = -1, c->rmulti = false;
+        c->w = i, c->wsync = x->wsync[i / 32], c->wsp = sp;
+      } else if (cell && (c->w < 0 || c->w == i) && (c->r < 0 || (c->r == i && !c->rmulti))) {
+        /* only this lane touched the cell in this interval: nothing to report */
         c->w = i, c->wsync = x->wsync[i / 32], c->wsp = sp;
       } else {
         race_check(x, lb, i, o, size, true, sp, tmp);
