@@ -4,15 +4,29 @@
 #include "lua_int.h"
 #include <math.h>
 
+/* The metatable is also kept under this address in the registry: the symbolic
+ * path pushes and tests a value per operation, and a lookup by name costs a
+ * string compare each time. */
+static const char mt_key = 0;
+
 void dgl_value_push(lua_State *L, const dg_sym_ops *ops, dg_symval id)
 {
   dgl_value *v = lua_newuserdatauv(L, sizeof *v, 0);
   v->id = id;
   v->ops = ops;
-  luaL_setmetatable(L, DGL_VALUE_MT);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
+  lua_setmetatable(L, -2);
 }
 
-dgl_value *dgl_value_test(lua_State *L, int idx) { return luaL_testudata(L, idx, DGL_VALUE_MT); }
+dgl_value *dgl_value_test(lua_State *L, int idx)
+{
+  void *u = lua_touserdata(L, idx);
+  if (!u || !lua_getmetatable(L, idx)) return NULL;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
+  bool same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? u : NULL;
+}
 
 /* An argument: a number (booleans count as 1/0), or a symbolic value. */
 typedef struct { bool sym; double num; dgl_value *v; } arg;
@@ -176,5 +190,5 @@ void dgl_value_register(lua_State *L)
   }
   lua_pushliteral(L, "value");
   lua_setfield(L, -2, "__name");
-  lua_pop(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &mt_key);
 }
