@@ -6,6 +6,7 @@
 #include "lua_int.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define VIEW_MT "dirigo.view"
 #define OUT_MT "dirigo.out"
@@ -21,6 +22,8 @@ typedef struct {
   int64_t *cur_sizes;
   bool have_sizes;
   const dg_ref_env *env; /* of the call in progress */
+  bool *too_slow;        /* per tensor: ref_all ran past its budget at slow_sizes */
+  int64_t *slow_sizes;   /* per tensor, p->sizes.n each */
 } lref;
 
 /* The tensors of T (doc/design.md §3.2 notes): a tensor of rank r is a chain
@@ -414,18 +417,90 @@ static dg_ref_status lref_eval_all(void *self, const dg_ref_env *env, int t, dou
   return s == DG_REF_ERROR ? s : DG_REF_OK;
 }
 
+/* ---- sampled validation: the batch path when it is cheaper ---------------------- */
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static _Thread_local double budget_end;
+static _Thread_local bool budget_over;
+
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+  (void)ar;
+  if (now_s() > budget_end) {
+    budget_over = true;
+    luaL_error(L, "over the time budget of the batch path");
+  }
+}
+
+/* Times a few elements through ref (spread over the output), then runs
+ * ref_all under a deadline of a quarter of k such elements; past it, gives up
+ * (DG_REF_NIL) and remembers it for these sizes, so a campaign at fixed sizes
+ * pays the attempt once. */
+static dg_ref_status lref_eval_all_within(void *self, const dg_ref_env *env, int t, int64_t k, double *out,
+                                          uint8_t *defined, char **err)
+{
+  lref *r = self;
+  if (r->fn_all[t] == LUA_NOREF || r->fn[t] == LUA_NOREF || !env->data || k <= 0) return DG_REF_NIL;
+  if (!set_sizes(r, env->sizes, err)) return DG_REF_ERROR;
+  if (r->too_slow[t] && !memcmp(r->slow_sizes + (size_t)t * r->p->sizes.n, env->sizes,
+                                r->p->sizes.n * sizeof *env->sizes))
+    return DG_REF_NIL;
+  int rank = (int)r->p->tensors.v[t].shape.n;
+  const int64_t *dims = tdims(r, t);
+  int64_t n = 1, idx[MAX_RANK];
+  for (int d = 0; d < rank; d++) n *= dims[d];
+  if (n == 0) return DG_REF_NIL;
+  r->env = env;
+  enum { PROBES = 8 };
+  double t0 = now_s();
+  dg_ref_status s = DG_REF_OK;
+  for (int j = 0; j < PROBES && s != DG_REF_ERROR; j++) {
+    int64_t f = (n - 1) * j / (PROBES - 1);
+    for (int d = rank - 1; d >= 0; d--) idx[d] = f % dims[d], f /= dims[d];
+    dg_refval v;
+    s = call_ref(r, t, idx, &v, err);
+  }
+  if (s == DG_REF_ERROR) {
+    r->env = NULL;
+    return s;
+  }
+  double per = (now_s() - t0) / PROBES;
+  budget_end = now_s() + 0.25 * per * (double)k;
+  budget_over = false;
+  lua_sethook(r->L, budget_hook, LUA_MASKCOUNT, 10000);
+  s = call_ref_all(r, t, out, defined, n, err);
+  lua_sethook(r->L, NULL, 0, 0);
+  r->env = NULL;
+  if (s == DG_REF_ERROR && budget_over) {
+    free(*err);
+    *err = NULL;
+    memset(defined, 0, (size_t)n);
+    r->too_slow[t] = true;
+    memcpy(r->slow_sizes + (size_t)t * r->p->sizes.n, env->sizes, r->p->sizes.n * sizeof *env->sizes);
+    return DG_REF_NIL;
+  }
+  return s;
+}
+
 static void lref_free(void *self)
 {
   lref *r = self;
   lua_close(r->L);
   free(r->fn);
   free(r->fn_all);
+  free(r->too_slow);
+  free(r->slow_sizes);
   free(r->dims);
   free(r->cur_sizes);
   free(r);
 }
 
-static const dg_ref_ops lua_ref_ops = { "lua", lref_eval, lref_eval_all, lref_free };
+static const dg_ref_ops lua_ref_ops = { "lua", lref_eval, lref_eval_all, lref_free, lref_eval_all_within };
 
 /* Per output: the function at idx (a function for all, or a table by name). */
 static void take_fns(lua_State *L, const dg_problem *p, int idx, int *fn)
@@ -454,6 +529,8 @@ void dgl_ref_install(lua_State *L, dg_problem *p, int ref_idx, int ref_all_idx, 
   r->fn_all = dg_malloc((nt + 1) * sizeof *r->fn_all);
   r->dims = dg_calloc((nt + 1) * MAX_RANK, sizeof *r->dims);
   r->cur_sizes = dg_calloc(p->sizes.n + 1, sizeof *r->cur_sizes);
+  r->too_slow = dg_calloc(nt + 1, sizeof *r->too_slow);
+  r->slow_sizes = dg_calloc((nt + 1) * (p->sizes.n + 1), sizeof *r->slow_sizes);
   take_fns(L, p, ref_idx, r->fn);
   take_fns(L, p, ref_all_idx, r->fn_all);
   if (luaL_newmetatable(L, VIEW_MT)) {

@@ -81,6 +81,11 @@ typedef struct dg_ref_ops {
   dg_ref_status (*eval_all)(void *self, const dg_ref_env *env, int tensor, double *out,
                             uint8_t *defined, char **err);
   void (*free)(void *self);
+  /* Optional: eval_all, but only when the batch path costs less than about a
+   * quarter of `k` per-element evals (the reference estimates both); DG_REF_NIL
+   * (nothing defined) when it has no batch path or it would cost more. */
+  dg_ref_status (*eval_all_within)(void *self, const dg_ref_env *env, int tensor, int64_t k,
+                                   double *out, uint8_t *defined, char **err);
 } dg_ref_ops;
 
 typedef struct { const dg_ref_ops *ops; void *self; } dg_ref;
@@ -212,5 +217,9 @@ dg_ref_status dg_problem_ref_eval(const dg_problem *p, const dg_ref_env *env, in
 /* Batch: falls back to per-element eval when the reference has no batch path. */
 dg_ref_status dg_problem_ref_eval_all(const dg_problem *p, const dg_ref_env *env, int t,
                                       double *out, uint8_t *defined, char **err);
+/* For sampled validation: the whole output when the reference's batch path is
+ * cheaper than k per-element evals (dg_ref_ops.eval_all_within); else DG_REF_NIL. */
+dg_ref_status dg_problem_ref_eval_all_within(const dg_problem *p, const dg_ref_env *env, int t, int64_t k,
+                                             double *out, uint8_t *defined, char **err);
 
 #endif

@@ -78,6 +78,13 @@ dg_ref_status dg_problem_ref_eval(const dg_problem *p, const dg_ref_env *env, in
   return p->ref.ops->eval(p->ref.self, env, t, idx, out, err);
 }
 
+dg_ref_status dg_problem_ref_eval_all_within(const dg_problem *p, const dg_ref_env *env, int t, int64_t k,
+                                             double *out, uint8_t *defined, char **err)
+{
+  if (!p->ref.ops || !p->ref.ops->eval_all_within || !is_output(p, t, NULL)) return DG_REF_NIL;
+  return p->ref.ops->eval_all_within(p->ref.self, env, t, k, out, defined, err);
+}
+
 dg_ref_status dg_problem_ref_eval_all(const dg_problem *p, const dg_ref_env *env, int t,
                                       double *out, uint8_t *defined, char **err)
 {

@@ -5,8 +5,9 @@
  *   ref_batch.t --bench SPEC [spec|realistic] [REPS]
  * prints the median milliseconds of one case's reference: eval_all of every
  * output, or, when an output has more than 4096 elements at realistic sizes,
- * 4096 sampled elements through the per-element path (as fuzz_run's
- * sampled validation does). */
+ * as fuzz_run's sampled validation does: the whole output through the
+ * batch path when that is cheaper, else 4096 sampled elements through the
+ * per-element path. */
 #include "lua_spec.h"
 #include "../tap.h"
 #include <dirent.h>
@@ -85,6 +86,17 @@ static bool compare_at(const dg_problem *p, const int64_t *sizes, const char *re
       good = false;
     }
     free(err);
+    err = NULL;
+    double *w = dg_calloc((size_t)n + 1, sizeof *w);
+    uint8_t *wdef = dg_calloc((size_t)n + 1, 1);
+    dg_ref_status ws = dg_problem_ref_eval_all_within(p, &env, (int)t, 1 << 20, w, wdef, &err);
+    if (ws == DG_REF_ERROR || (ws == DG_REF_OK && (memcmp(wdef, def, (size_t)n) || memcmp(w, all, (size_t)n * sizeof *w)))) {
+      printf("# %s %s: eval_all_within differs from eval_all %s\n", rel, tt->name, err ? err : "");
+      good = false;
+    }
+    free(err);
+    free(w);
+    free(wdef);
     for (int64_t i = 0; i < n && good; i++) {
       unflat(dims, rank, i, idx);
       dg_refval v;
@@ -204,6 +216,19 @@ static void contract(void)
   dg_problem_free(p);
   dg_diags_free(&d);
 
+  p = dg_spec_load(DG_DATADIR "/t/data/specs/ref_all_slow.lua", &d);
+  err = NULL;
+  ok(!d.nerrors && dg_problem_ref_eval_all_within(p, &env, 1, 1000, out, def, &err) == DG_REF_NIL && !err && !def[0],
+     "a ref_all past its time budget gives up (the per-element path takes over)");
+  ok(dg_problem_ref_eval_all_within(p, &env, 1, 1000, out, def, &err) == DG_REF_NIL && !err,
+     "and is not tried again at the same sizes");
+  dg_refval v;
+  int64_t idx[1] = { 2 };
+  ok(dg_problem_ref_eval(p, &env, 1, idx, &v, &err) == DG_REF_OK && v.num == 3, "the state still evaluates ref");
+  free(err);
+  dg_problem_free(p);
+  dg_diags_free(&d);
+
   p = dg_spec_load(DG_DATADIR "/t/data/specs/ref_all_type.lua", &d);
   dg_buf b = {0};
   for (size_t i = 0; i < d.v.n; i++) dg_diag_format(&b, &p->sm, &d.v.v[i]);
@@ -233,7 +258,7 @@ static double bench_case(const dg_problem *p, const int64_t *sizes, const inputs
     uint8_t *def = dg_calloc((size_t)n + 1, 1);
     char *err = NULL;
     if (n <= SAMPLE) dg_problem_ref_eval_all(p, &env, (int)t, all, def, &err);
-    else {
+    else if (dg_problem_ref_eval_all_within(p, &env, (int)t, SAMPLE, all, def, &err) == DG_REF_NIL) {
       dg_problem_shape(p, (int)t, sizes, dims, NULL);
       dg_rng r;
       dg_rng_seed(&r, 1);
