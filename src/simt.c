@@ -64,9 +64,12 @@ void msk_fix(msk *k)
   }
   for (; i < e; i++) cnt += b[i];
   int lo = 0, hi = 0;
-  if (cnt) {
+  if (cnt) {                       /* the first and last lanes set, skipping eight clear lanes a word */
     lo = k->lo, hi = k->hi;
+    uint64_t w;
+    while (lo + 8 <= hi && (memcpy(&w, b + lo, 8), !w)) lo += 8;
     while (!b[lo]) lo++;
+    while (hi - 8 >= lo && (memcpy(&w, b + hi - 8, 8), !w)) hi -= 8;
     while (!b[hi - 1]) hi--;
   }
   k->lo = lo, k->hi = hi, k->cnt = cnt;

@@ -556,18 +556,21 @@ static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
 {
   simt_lval lv;
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
-  dom_val *v = simt_eval(x, e->b, k);
-  bool uni = x->uni;
+  dom_val *v = eval_u(x, e->b, k), *v0 = v;
+  bool thin = x->thin, uni = x->uni && (e->op == DG_BIN_NONE || lval_uni(x, &lv));
+  msk one, *kk = k;                            /* uniform: one lane, filled before the write */
+  if (uni) one = one_lane(k), kk = &one;
+  else if (thin) ufill(x, v, simt_ncomp(e->b->type), k, one_lane(k).lo);
   if (e->op != DG_BIN_NONE) {
-    uni = uni && lval_uni(x, &lv);
     dom_val *old = lval_read(x, &lv, k, e->a->span);
     const dg_type *tb = e->b->type;
     if (e->a->type->kind != DG_TY_PTR && tb->kind != e->a->type->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
-      v = simt_convert(x, e->a->type, tb, k, v), tb = e->a->type;
-    v = binop(x, e->op, e->a->type, tb, e->a->type, k, old, v);
+      v = simt_convert(x, e->a->type, tb, kk, v), tb = e->a->type;
+    v = binop(x, e->op, e->a->type, tb, e->a->type, kk, old, v);
   } else {
-    v = simt_convert(x, e->a->type, e->b->type, k, v);
+    v = simt_convert(x, e->a->type, e->b->type, kk, v);
   }
+  if (uni && (v != v0 || thin)) ufill(x, v, simt_ncomp(e->a->type), k, kk->lo);
   lval_write(x, &lv, k, v, e->span, uni);
   return uni ? uret(x, e, v) : v;
 }
@@ -578,6 +581,7 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   const dg_type *t = e->a->type;
   bool uni = lval_uni(x, &lv);
+  msk one, *kk = uni ? (one = one_lane(k), &one) : k;   /* uniform: one lane, then filled */
   dom_val *old = lval_read(x, &lv, k, e->a->span);
   if (e->post && !lv.mem) {                    /* the register is about to change */
     dom_val *cp = simt_vals(x, t);
@@ -585,10 +589,11 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
     old = cp;
   }
   bool ptr = t->kind == DG_TY_PTR;
-  dom_val *one = simt_const(x, ptr ? x->t_i64 : t, k, ptr && e->op == DG_BIN_SUB ? -1 : 1);
+  dom_val *one_v = simt_const(x, ptr ? x->t_i64 : t, kk, ptr && e->op == DG_BIN_SUB ? -1 : 1);
   int op = ptr ? DG_BIN_PTRADD : e->op;
   dom_val *nv = simt_vals(x, t);
-  x->d->binop(x->d, op, t, SL(k), AT(nv, k), AT(old, k), AT(one, k));
+  x->d->binop(x->d, op, t, SL(kk), AT(nv, kk), AT(old, kk), AT(one_v, kk));
+  if (uni) ufill(x, nv, 1, k, kk->lo);
   lval_write(x, &lv, k, nv, e->span, uni);
   return uni ? uret(x, e, e->post ? old : nv) : e->post ? old : nv;
 }
