@@ -489,12 +489,28 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
   return r;
 }
 
+/* An operand: a register read is taken here, without the dispatch (what
+ * eval_u would do for it: count the lanes, hand out the register); anything
+ * else is evaluated. *u, *t: uniform, thin. */
+static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, bool *t)
+{
+  if (e->kind == DG_EX_VAR && x->trace_lane < 0 && !x->stop
+      && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
+      && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY) {
+    x->lane_ops += (uint64_t)k->cnt;
+    *u = x->ident && x->fr->runi[e->var->slot], *t = false;
+    return x->fr->reg[e->var->slot];
+  }
+  dom_val *r = eval_u(x, e, k);
+  *u = x->uni, *t = x->thin;
+  return r;
+}
+
 static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *a = eval_u(x, e->a, k);
-  bool ua = x->uni, ta = x->thin;
-  dom_val *b = eval_u(x, e->b, k);
-  bool ub = x->uni, tb = x->thin;
+  bool ua, ta, ub, tb;
+  dom_val *a = operand(x, e->a, k, &ua, &ta);
+  dom_val *b = operand(x, e->b, k, &ub, &tb);
   if (ua && ub) {                            /* both uniform: one lane */
     msk one = one_lane(k);
     return thin_ret(x, e, binop(x, e->op, e->a->type, e->b->type, e->type, &one, a, b));
@@ -615,14 +631,14 @@ static dom_val *ev_call(simt_x *x, const dg_expr *e, msk *k)
 
 static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *a = eval_u(x, e->a, k);
-  if (e->op == DG_CAST_CONVERT && x->uni) {  /* a uniform operand: one lane */
-    bool thin = x->thin;
+  bool uni, thin;
+  dom_val *a = operand(x, e->a, k, &uni, &thin);
+  if (e->op == DG_CAST_CONVERT && uni) {     /* a uniform operand: one lane */
     msk one = one_lane(k);
     dom_val *r = simt_convert(x, e->type, e->a->type, &one, a);
     return r != a || thin ? thin_ret(x, e, r) : uret(x, e, r);
   }
-  if (x->thin) ufill(x, a, simt_ncomp(e->a->type), k, one_lane(k).lo);
+  if (thin) ufill(x, a, simt_ncomp(e->a->type), k, one_lane(k).lo);
   if (e->op == DG_CAST_CONVERT) return simt_convert(x, e->type, e->a->type, k, a);
   if (simt_ncomp(e->type) != 1 || simt_ncomp(e->a->type) != 1) {
     simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "bit cast of a vector value");
