@@ -2,7 +2,8 @@
  * ref(T, i, j, …) sees sizes and attributes in T (T.N, T.eps) and the readable
  * tensors (inputs, accumulate outputs) as 0-based, bounds-checked views:
  * T.x[i][j] is a number (concrete) or a symbolic value (read through the
- * symbolic engine's callback). */
+ * symbolic engine's callback). ref_all(T, out, name), the optional batch form
+ * (doc/ops.md), fills a whole output for eval_all and eval_all_within. */
 #include "lua_int.h"
 #include <stdlib.h>
 #include <string.h>
