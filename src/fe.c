@@ -471,19 +471,52 @@ static void top_level(fe_state *st, TSNode root, int depth)
   ts_tree_cursor_delete(&cur);
 }
 
-/* Callers of dropped functions are dropped too (the engine could not run them). */
+/* Callers of dropped functions are dropped too (the engine could not run them).
+ * A function's info is found through a table keyed by its address (a linear
+ * search per callee made this quadratic in the number of functions). */
+typedef struct { const dg_func **key; size_t *val; size_t mask; } info_map;
+
+static size_t ptr_slot(const dg_func *f, size_t mask)
+{
+  uint64_t h = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 17) & mask;
+}
+
+static info_map info_map_build(fe_state *st)
+{
+  info_map im;
+  size_t cap = 16;
+  while (cap < 2 * st->infos.n) cap *= 2;
+  im.key = dg_calloc(cap, sizeof *im.key);
+  im.val = dg_calloc(cap, sizeof *im.val);
+  im.mask = cap - 1;
+  for (size_t i = 0; i < st->infos.n; i++) {
+    const dg_func *f = st->infos.v[i].f;
+    size_t h = ptr_slot(f, im.mask);
+    while (im.key[h] && im.key[h] != f) h = (h + 1) & im.mask;
+    if (!im.key[h]) { im.key[h] = f; im.val[h] = i; }   /* the first info of f, as the search found */
+  }
+  return im;
+}
+
+static fe_finfo *info_of(fe_state *st, const info_map *im, const dg_func *f)
+{
+  for (size_t h = ptr_slot(f, im->mask); im->key[h]; h = (h + 1) & im->mask)
+    if (im->key[h] == f) return &st->infos.v[im->val[h]];
+  return NULL;
+}
+
 static void drop_failed(fe_state *st)
 {
+  info_map im = info_map_build(st);
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < st->infos.n; i++) {
       fe_finfo *fi = &st->infos.v[i];
       if (!fi->ok) continue;
       for (int j = 0; j < fi->ncallees; j++) {
-        bool callee_ok = false;
-        for (size_t k = 0; k < st->infos.n; k++)
-          if (st->infos.v[k].f == fi->callees[j]) { callee_ok = st->infos.v[k].ok; break; }
-        if (!callee_ok) {
+        const fe_finfo *ci = info_of(st, &im, fi->callees[j]);
+        if (!ci || !ci->ok) {
           fi->ok = false;
           changed = true;
           dg_diag_add(&st->m->diags, DG_SEV_NOTE, fi->f->span, "'%s' dropped: it calls '%s', which has errors", fi->f->name, fi->callees[j]->name);
@@ -496,13 +529,13 @@ static void drop_failed(fe_state *st)
   size_t k = 0;
   for (size_t i = 0; i < st->m->funcs.n; i++) {
     dg_func *f = st->m->funcs.v[i];
-    bool ok = true;
-    for (size_t j = 0; j < st->infos.n; j++)
-      if (st->infos.v[j].f == f) { ok = st->infos.v[j].ok; break; }
-    if (ok) st->m->funcs.v[k++] = f;
+    const fe_finfo *fi = info_of(st, &im, f);
+    if (!fi || fi->ok) st->m->funcs.v[k++] = f;
     else for (size_t j = 0; j < st->defs.n; j++) if (st->defs.v[j]->func == f) st->defs.v[j]->failed = true;
   }
   st->m->funcs.n = k;
+  free(im.key);
+  free(im.val);
 }
 
 dg_module *fe_load_file(dg_srcmgr *sm, uint32_t file, const fe_options *opt, dg_diags *d)
