@@ -1,8 +1,11 @@
 /* simt_bench.c — the SIMT engine's speed: softmax, layernorm, tiled matmul
  * and conv2d, each at a small and a realistic size, run on the emulator
  * (concrete domain, all detections on) and as a plain C loop computing the
- * same op. Prints thread-instructions per second (IR nodes x active lanes)
- * and the slowdown against the C loop; medians of several runs. */
+ * same op. Prints thread-instructions per second (IR nodes x active lanes),
+ * the slowdown against the C loop (medians of several runs) and an FNV-1a
+ * hash of the output buffer: a change to the engine must leave the hashes
+ * (and the thread-instruction counts) as they were. Usage:
+ *   simt_bench [--quick] [kernel]   (--quick: the small size of each row) */
 #include "simt.h"
 #include "fe.h"
 #include <math.h>

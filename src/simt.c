@@ -1,7 +1,8 @@
 /* simt.c — the machine: launches (block scheduling, kernel arguments),
- * scratch memory, masks, events and traces. Buffers and memory access are in
- * simt_mem.c, expressions in simt_expr.c, statements in simt_stmt.c, the
- * builtin functions (barriers, warp ops, atomics) in simt_warp.c. */
+ * scratch memory, events and traces. Buffers and memory access are in
+ * simt_mem.c, expressions in simt_expr.c, masks and branches in simt_mask.c,
+ * statements in simt_stmt.c, the builtin functions (barriers, warp ops,
+ * atomics) in simt_warp.c. */
 #include "simt_int.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,45 +36,6 @@ void *simt_alloc_more(simt_x *x, size_t n)
 
 simt_mark simt_mark_get(simt_x *x) { return (simt_mark){ x->cur, x->cur->used }; }
 void simt_mark_release(simt_x *x, simt_mark k) { x->cur = k.c; x->cur->used = k.used; }
-
-/* ---- masks ---------------------------------------------------------------- */
-msk msk_new(simt_x *x)
-{
-  msk k = { simt_alloc(x, (size_t)x->n), 0, 0, 0 };
-  memset(k.b, 0, (size_t)x->n);
-  return k;
-}
-
-msk msk_copy(simt_x *x, const msk *a)
-{
-  msk k = *a;
-  k.b = simt_alloc(x, (size_t)x->n);
-  memcpy(k.b, a->b, (size_t)x->n);
-  return k;
-}
-
-/* Mask bytes are 0 or 1: eight lanes are counted at once. */
-void msk_fix(msk *k)
-{
-  const uint8_t *b = k->b;
-  int i = k->lo, e = k->hi, cnt = 0;
-  for (; i + 8 <= e; i += 8) {
-    uint64_t w;
-    memcpy(&w, b + i, 8);
-    cnt += (int)((w * 0x0101010101010101ull) >> 56);
-  }
-  for (; i < e; i++) cnt += b[i];
-  int lo = 0, hi = 0;
-  if (cnt) {                       /* the first and last lanes set, skipping eight clear lanes a word */
-    lo = k->lo, hi = k->hi;
-    uint64_t w;
-    while (lo + 8 <= hi && (memcpy(&w, b + lo, 8), !w)) lo += 8;
-    while (!b[lo]) lo++;
-    while (hi - 8 >= lo && (memcpy(&w, b + hi - 8, 8), !w)) hi -= 8;
-    while (!b[hi - 1]) hi--;
-  }
-  k->lo = lo, k->hi = hi, k->cnt = cnt;
-}
 
 /* ---- events ----------------------------------------------------------------- */
 static const char *ev_names[SIMT_EV__COUNT] = {

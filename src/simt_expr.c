@@ -2,7 +2,17 @@
  * is one call into the domain over the active slice of the mask. Results
  * are read-only arrays of n (x components) slots: a register read hands out
  * the register itself, everything else scratch memory released by the
- * enclosing statement. Addresses are concrete pointer encodings. */
+ * enclosing statement. Addresses are concrete pointer encodings.
+ *
+ * Uniform values (concrete domain only, a fast path the results never see):
+ * constants, blockIdx/blockDim/gridDim, a kernel's parameters and registers
+ * last written with one value under a mask holding every lane that can still
+ * read them (frame.runi) hold one value in all active lanes. Unary, binary,
+ * conversion and assignment nodes over such operands compute the first
+ * active lane only; their result stays "thin" (that lane alone) while it
+ * flows into other uniform nodes (eval_u), and simt_eval fills the active
+ * range before anything reads it lane by lane. Every node is still
+ * dispatched and counted as before, so traces and lane counts do not change. */
 #include "simt_int.h"
 #include <stdlib.h>
 #include <string.h>
@@ -203,15 +213,6 @@ static inline dom_val *thin_ret(simt_x *x, const dg_expr *e, dom_val *r)
   return r;
 }
 
-static dom_val *eval_u(simt_x *x, const dg_expr *e, msk *k);
-
-/* The mask of k's first active lane alone. */
-static msk one_lane(const msk *k)
-{
-  int l = k->lo;
-  while (!k->b[l]) l++;
-  return (msk){ k->b, l, l + 1, 1 };
-}
 
 static void ufill(simt_x *x, dom_val *r, int nc, const msk *k, int l)
 {
@@ -234,118 +235,6 @@ dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k,
   for (int c = 0; c < nc; c++)
     x->d->cast(x->d, ck, simt_scalar(to), simt_scalar(from), SL(k), AT(r + (size_t)c * x->n, k),
                AT(v + (size_t)c * x->n, k));
-  return r;
-}
-
-/* ---- branches --------------------------------------------------------------------- */
-static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp)
-{
-  /* only [lo, hi) of the new masks is ever read */
-  t->b = simt_alloc(x, (size_t)x->n), f->b = simt_alloc(x, (size_t)x->n);
-  t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
-  if (sp) sp->any = false;
-  if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
-  dom_val *c = eval_u(x, cond, k);
-  uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
-  const uint8_t *restrict kb = k->b;
-  uint8_t *restrict tb = t->b, *restrict fb = f->b;
-  if (x->uni) {
-    /* a uniform concrete condition (maybe thin): every active lane goes one way, as c_branch says */
-    msk one = one_lane(k);
-    bool v = simt_isfloat(cond->type) ? dom_f(c[one.lo]) != 0 : c[one.lo] != 0;
-    size_t w = (size_t)(k->hi - k->lo);
-    memcpy((v ? tb : fb) + k->lo, kb + k->lo, w);
-    memset((v ? fb : tb) + k->lo, 0, w);
-    if (kb[k->lo] && kb[k->hi - 1]) {        /* k is tight: msk_fix would find k's own bounds */
-      msk *on = v ? t : f, *off = v ? f : t;
-      on->lo = k->lo, on->hi = k->hi, on->cnt = k->cnt;
-      off->lo = off->hi = off->cnt = 0;
-      return;
-    }
-  } else if (x->ident && !simt_isfloat(cond->type)) {
-    /* the concrete domain's integers and pointers: true is nonzero, never both */
-    for (int i = k->lo; i < k->hi; i++) {
-      uint8_t a = kb[i], v = c[i] != 0;
-      tb[i] = a & v, fb[i] = a & !v;
-    }
-  } else {
-    x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
-    const uint8_t *restrict ob = o;
-    for (int i = k->lo; i < k->hi; i++) {
-      uint8_t a = kb[i], v = ob[i];
-      tb[i] = a & (v != DOM_FALSE), fb[i] = a & (v != DOM_TRUE), both |= a & (v == DOM_BOTH);
-    }
-  }
-  if (both && !sp) {
-    for (int i = k->lo; i < k->hi; i++)
-      if (k->b[i] && o[i] == DOM_BOTH) {
-        simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "loop or warp vote depends on input data");
-        break;
-      }
-  } else if (both) {
-    sp->any = true;
-    sp->both = msk_new(x);
-    sp->both.lo = k->lo, sp->both.hi = k->hi;
-    for (int i = k->lo; i < k->hi; i++) sp->both.b[i] = k->b[i] && o[i] == DOM_BOTH;
-    msk_fix(&sp->both);
-    sp->cv = simt_vals(x, x->t_bool);
-    x->d->cast(x->d, DG_CAST_CONVERT, x->t_bool, cond->type, SL(&sp->both), AT(sp->cv, &sp->both), AT(c, &sp->both));
-  }
-  msk_fix(t), msk_fix(f);
-}
-
-void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f) { branch_(x, cond, k, t, f, NULL); }
-void simt_branch2(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp) { branch_(x, cond, k, t, f, sp); }
-
-simt_guard simt_guard_push(simt_x *x, const simt_split *sp, bool then_side)
-{
-  simt_guard old = { x->gm, x->gv };
-  if (!sp->any) return old;
-  const msk *b = &sp->both;
-  uint8_t *gm = simt_alloc(x, (size_t)x->n);
-  dom_val *gv = simt_vals(x, x->t_bool), *c = sp->cv;
-  if (old.gm) memcpy(gm, old.gm, (size_t)x->n), memcpy(gv, old.gv, sizeof *gv * (size_t)x->n);
-  else memset(gm, 0, (size_t)x->n);
-  if (!then_side) {
-    c = simt_vals(x, x->t_bool);
-    x->d->unop(x->d, DG_UN_NOT, x->t_bool, SL(b), AT(c, b), AT(sp->cv, b));
-  }
-  dom_val *fls = simt_const(x, x->t_bool, (msk *)b, 0), *g = simt_vals(x, x->t_bool);
-  memcpy(g + b->lo, c + b->lo, sizeof *g * (size_t)(b->hi - b->lo));
-  if (old.gm) {                  /* nested: old guard && this condition */
-    msk inner = msk_new(x);
-    inner.lo = b->lo, inner.hi = b->hi;
-    for (int i = b->lo; i < b->hi; i++) inner.b[i] = b->b[i] && old.gm[i];
-    msk_fix(&inner);
-    if (inner.cnt) x->d->select(x->d, x->t_bool, SL(&inner), AT(g, &inner), AT(old.gv, &inner), AT(c, &inner), AT(fls, &inner));
-  }
-  for (int i = b->lo; i < b->hi; i++) if (b->b[i]) gm[i] = 1, gv[i] = g[i];
-  x->gm = gm, x->gv = gv;
-  return old;
-}
-
-void simt_guard_pop(simt_x *x, simt_guard g) { x->gm = g.gm, x->gv = g.gv; }
-
-/* Writes of guarded lanes keep the old value where the guard is false. */
-static void guard_merge(simt_x *x, const dg_type *t, const msk *k, dom_val *v, const dom_val *old)
-{
-  msk g = msk_new(x);
-  g.lo = k->lo, g.hi = k->hi;
-  for (int i = k->lo; i < k->hi; i++) g.b[i] = k->b[i] && x->gm[i];
-  msk_fix(&g);
-  if (!g.cnt) return;
-  for (int c = 0; c < simt_ncomp(t); c++) {
-    size_t o = (size_t)c * x->n;
-    x->d->select(x->d, dom_comp(t, c), SL(&g), AT(v + o, &g), AT(x->gv, &g), AT(v + o, &g), AT(old + o, &g));
-  }
-}
-
-dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *v, const dom_val *old)
-{
-  size_t sz = sizeof *v * (size_t)x->n * (size_t)simt_ncomp(t);
-  dom_val *r = simt_alloc(x, sz);
-  memcpy(r, v, sz);
-  guard_merge(x, t, k, r, old);
   return r;
 }
 
@@ -457,9 +346,9 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
 
 static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *a = eval_u(x, e->a, k), *r = simt_vals(x, e->type);
+  dom_val *a = simt_eval_u(x, e->a, k), *r = simt_vals(x, e->type);
   bool uni = x->uni;
-  msk one, *kk = uni ? (one = one_lane(k), &one) : k;
+  msk one, *kk = uni ? (one = msk_first(k), &one) : k;
   int nc = simt_ncomp(e->type);
   for (int c = 0; c < nc; c++)
     x->d->unop(x->d, e->op, simt_scalar(e->a->type), SL(kk), AT(r + (size_t)c * x->n, kk), AT(a + (size_t)c * x->n, kk));
@@ -501,7 +390,7 @@ static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, boo
     *u = x->ident && x->fr->runi[e->var->slot], *t = false;
     return x->fr->reg[e->var->slot];
   }
-  dom_val *r = eval_u(x, e, k);
+  dom_val *r = simt_eval_u(x, e, k);
   *u = x->uni, *t = x->thin;
   return r;
 }
@@ -512,11 +401,11 @@ static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
   dom_val *a = operand(x, e->a, k, &ua, &ta);
   dom_val *b = operand(x, e->b, k, &ub, &tb);
   if (ua && ub) {                            /* both uniform: one lane */
-    msk one = one_lane(k);
+    msk one = msk_first(k);
     return thin_ret(x, e, binop(x, e->op, e->a->type, e->b->type, e->type, &one, a, b));
   }
-  if (ta) ufill(x, a, simt_ncomp(e->a->type), k, one_lane(k).lo);
-  if (tb) ufill(x, b, simt_ncomp(e->b->type), k, one_lane(k).lo);
+  if (ta) ufill(x, a, simt_ncomp(e->a->type), k, msk_first(k).lo);
+  if (tb) ufill(x, b, simt_ncomp(e->b->type), k, msk_first(k).lo);
   return binop(x, e->op, e->a->type, e->b->type, e->type, k, a, b);
 }
 
@@ -572,11 +461,11 @@ static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
 {
   simt_lval lv;
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
-  dom_val *v = eval_u(x, e->b, k), *v0 = v;
+  dom_val *v = simt_eval_u(x, e->b, k), *v0 = v;
   bool thin = x->thin, uni = x->uni && (e->op == DG_BIN_NONE || lval_uni(x, &lv));
   msk one, *kk = k;                            /* uniform: one lane, filled before the write */
-  if (uni) one = one_lane(k), kk = &one;
-  else if (thin) ufill(x, v, simt_ncomp(e->b->type), k, one_lane(k).lo);
+  if (uni) one = msk_first(k), kk = &one;
+  else if (thin) ufill(x, v, simt_ncomp(e->b->type), k, msk_first(k).lo);
   if (e->op != DG_BIN_NONE) {
     dom_val *old = lval_read(x, &lv, k, e->a->span);
     const dg_type *tb = e->b->type;
@@ -597,7 +486,7 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   const dg_type *t = e->a->type;
   bool uni = lval_uni(x, &lv);
-  msk one, *kk = uni ? (one = one_lane(k), &one) : k;   /* uniform: one lane, then filled */
+  msk one, *kk = uni ? (one = msk_first(k), &one) : k;   /* uniform: one lane, then filled */
   dom_val *old = lval_read(x, &lv, k, e->a->span);
   if (e->post && !lv.mem) {                    /* the register is about to change */
     dom_val *cp = simt_vals(x, t);
@@ -634,11 +523,11 @@ static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
   bool uni, thin;
   dom_val *a = operand(x, e->a, k, &uni, &thin);
   if (e->op == DG_CAST_CONVERT && uni) {     /* a uniform operand: one lane */
-    msk one = one_lane(k);
+    msk one = msk_first(k);
     dom_val *r = simt_convert(x, e->type, e->a->type, &one, a);
     return r != a || thin ? thin_ret(x, e, r) : uret(x, e, r);
   }
-  if (thin) ufill(x, a, simt_ncomp(e->a->type), k, one_lane(k).lo);
+  if (thin) ufill(x, a, simt_ncomp(e->a->type), k, msk_first(k).lo);
   if (e->op == DG_CAST_CONVERT) return simt_convert(x, e->type, e->a->type, k, a);
   if (simt_ncomp(e->type) != 1 || simt_ncomp(e->a->type) != 1) {
     simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "bit cast of a vector value");
@@ -707,8 +596,7 @@ static const ev_fn ev_tab[DG_EX__COUNT] = {
   [DG_EX_VECBUILD] = ev_vecbuild, [DG_EX_COMMA] = ev_comma, [DG_EX_FIELD] = ev_lvalue,
 };
 
-/* Evaluation for callers that take thin uniform values (x->thin). */
-static dom_val *eval_u(simt_x *x, const dg_expr *e, msk *k)
+dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k)
 {
   x->uni = x->thin = false;
   if (x->stop || !k->cnt) return x->zeros;
@@ -727,10 +615,10 @@ static dom_val *eval_u(simt_x *x, const dg_expr *e, msk *k)
 
 dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k)
 {
-  dom_val *r = eval_u(x, e, k);
+  dom_val *r = simt_eval_u(x, e, k);
   if (x->thin) {
     int nc = e->type->kind == DG_TY_ARRAY ? 1 : simt_ncomp(e->type);
-    ufill(x, r, nc, k, one_lane(k).lo);
+    ufill(x, r, nc, k, msk_first(k).lo);
     x->thin = false;
   }
   return r;

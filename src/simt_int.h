@@ -137,6 +137,13 @@ static inline void msk_or(uint8_t *d, const uint8_t *a, const uint8_t *b, int lo
   }
   for (; i < hi; i++) d[i] = a[i] | b[i];
 }
+/* The mask of k's first active lane alone (k->cnt > 0). */
+static inline msk msk_first(const msk *k)
+{
+  int l = k->lo;
+  while (!k->b[l]) l++;
+  return (msk){ k->b, l, l + 1, 1 };
+}
 /* dom_scalar and dom_is_float, inlined */
 static inline const dg_type *simt_scalar(const dg_type *t) { return t->kind == DG_TY_VEC ? t->elem : t; }
 static inline bool simt_isfloat(const dg_type *t) { return t->kind >= DG_TY_F16 && t->kind <= DG_TY_F64; }
@@ -148,7 +155,7 @@ static inline int simt_ncomp(const dg_type *t)
 simt_mark simt_mark_get(simt_x *x);
 void simt_mark_release(simt_x *x, simt_mark k);
 
-/* masks (simt.c) */
+/* masks (simt_mask.c) */
 msk msk_new(simt_x *x);                       /* all zero */
 msk msk_copy(simt_x *x, const msk *a);
 void msk_fix(msk *k);                         /* recompute lo/hi/cnt */
@@ -169,7 +176,7 @@ void simt_shared_settle(simt_x *x);           /* at a barrier: shared buffers no
 int simt_var_buf(simt_x *x, const dg_var *v);
 int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
 
-/* expressions (simt_expr.c) */
+/* expressions (simt_expr.c; branches and guards: simt_mask.c) */
 typedef struct { bool mem; dom_val *reg; int64_t *addr; const dg_type *t; int slot; } simt_lval;  /* slot: a whole register, else -1 */
 bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv);
 int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_span sp);
@@ -178,6 +185,8 @@ void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int n
 void simt_reg_wrote(simt_x *x, int slot, const dg_type *t, const msk *k, bool uni);
 dom_val *simt_vals(simt_x *x, const dg_type *t);
 dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k);
+/* as simt_eval, for callers that take a thin uniform result (x->uni, x->thin) */
+dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k);
 dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v);
 dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v);
 void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f);

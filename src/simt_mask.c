@@ -1,0 +1,160 @@
+/* simt_mask.c — lane masks and the branches that make them: a branch splits
+ * the active lanes into those where the condition holds and those where it
+ * does not (a uniform concrete condition sends them all one way without a
+ * per-lane test); lanes a symbolic domain cannot decide go both ways under a
+ * data-dependent guard, and writes under a guard keep the old value where it
+ * is false. */
+#include "simt_int.h"
+#include <string.h>
+
+/* ---- masks ---------------------------------------------------------------- */
+msk msk_new(simt_x *x)
+{
+  msk k = { simt_alloc(x, (size_t)x->n), 0, 0, 0 };
+  memset(k.b, 0, (size_t)x->n);
+  return k;
+}
+
+msk msk_copy(simt_x *x, const msk *a)
+{
+  msk k = *a;
+  k.b = simt_alloc(x, (size_t)x->n);
+  memcpy(k.b, a->b, (size_t)x->n);
+  return k;
+}
+
+/* Mask bytes are 0 or 1: eight lanes are counted at once. */
+void msk_fix(msk *k)
+{
+  const uint8_t *b = k->b;
+  int i = k->lo, e = k->hi, cnt = 0;
+  for (; i + 8 <= e; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    cnt += (int)((w * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < e; i++) cnt += b[i];
+  int lo = 0, hi = 0;
+  if (cnt) {                       /* the first and last lanes set, skipping eight clear lanes a word */
+    lo = k->lo, hi = k->hi;
+    uint64_t w;
+    while (lo + 8 <= hi && (memcpy(&w, b + lo, 8), !w)) lo += 8;
+    while (!b[lo]) lo++;
+    while (hi - 8 >= lo && (memcpy(&w, b + hi - 8, 8), !w)) hi -= 8;
+    while (!b[hi - 1]) hi--;
+  }
+  k->lo = lo, k->hi = hi, k->cnt = cnt;
+}
+
+/* ---- branches --------------------------------------------------------------------- */
+static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp)
+{
+  /* only [lo, hi) of the new masks is ever read */
+  t->b = simt_alloc(x, (size_t)x->n), f->b = simt_alloc(x, (size_t)x->n);
+  t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
+  if (sp) sp->any = false;
+  if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
+  dom_val *c = simt_eval_u(x, cond, k);
+  uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
+  const uint8_t *restrict kb = k->b;
+  uint8_t *restrict tb = t->b, *restrict fb = f->b;
+  if (x->uni) {
+    /* a uniform concrete condition (maybe thin): every active lane goes one way, as c_branch says */
+    msk one = msk_first(k);
+    bool v = simt_isfloat(cond->type) ? dom_f(c[one.lo]) != 0 : c[one.lo] != 0;
+    size_t w = (size_t)(k->hi - k->lo);
+    memcpy((v ? tb : fb) + k->lo, kb + k->lo, w);
+    memset((v ? fb : tb) + k->lo, 0, w);
+    if (kb[k->lo] && kb[k->hi - 1]) {        /* k is tight: msk_fix would find k's own bounds */
+      msk *on = v ? t : f, *off = v ? f : t;
+      on->lo = k->lo, on->hi = k->hi, on->cnt = k->cnt;
+      off->lo = off->hi = off->cnt = 0;
+      return;
+    }
+  } else if (x->ident && !simt_isfloat(cond->type)) {
+    /* the concrete domain's integers and pointers: true is nonzero, never both */
+    for (int i = k->lo; i < k->hi; i++) {
+      uint8_t a = kb[i], v = c[i] != 0;
+      tb[i] = a & v, fb[i] = a & !v;
+    }
+  } else {
+    x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
+    const uint8_t *restrict ob = o;
+    for (int i = k->lo; i < k->hi; i++) {
+      uint8_t a = kb[i], v = ob[i];
+      tb[i] = a & (v != DOM_FALSE), fb[i] = a & (v != DOM_TRUE), both |= a & (v == DOM_BOTH);
+    }
+  }
+  if (both && !sp) {
+    for (int i = k->lo; i < k->hi; i++)
+      if (k->b[i] && o[i] == DOM_BOTH) {
+        simt_fatal(x, SIMT_EV_DATA_DEP, cond->span, i, "loop or warp vote depends on input data");
+        break;
+      }
+  } else if (both) {
+    sp->any = true;
+    sp->both = msk_new(x);
+    sp->both.lo = k->lo, sp->both.hi = k->hi;
+    for (int i = k->lo; i < k->hi; i++) sp->both.b[i] = k->b[i] && o[i] == DOM_BOTH;
+    msk_fix(&sp->both);
+    sp->cv = simt_vals(x, x->t_bool);
+    x->d->cast(x->d, DG_CAST_CONVERT, x->t_bool, cond->type, SL(&sp->both), AT(sp->cv, &sp->both), AT(c, &sp->both));
+  }
+  msk_fix(t), msk_fix(f);
+}
+
+void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f) { branch_(x, cond, k, t, f, NULL); }
+void simt_branch2(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp) { branch_(x, cond, k, t, f, sp); }
+
+simt_guard simt_guard_push(simt_x *x, const simt_split *sp, bool then_side)
+{
+  simt_guard old = { x->gm, x->gv };
+  if (!sp->any) return old;
+  const msk *b = &sp->both;
+  uint8_t *gm = simt_alloc(x, (size_t)x->n);
+  dom_val *gv = simt_vals(x, x->t_bool), *c = sp->cv;
+  if (old.gm) memcpy(gm, old.gm, (size_t)x->n), memcpy(gv, old.gv, sizeof *gv * (size_t)x->n);
+  else memset(gm, 0, (size_t)x->n);
+  if (!then_side) {
+    c = simt_vals(x, x->t_bool);
+    x->d->unop(x->d, DG_UN_NOT, x->t_bool, SL(b), AT(c, b), AT(sp->cv, b));
+  }
+  dom_val *fls = simt_const(x, x->t_bool, (msk *)b, 0), *g = simt_vals(x, x->t_bool);
+  memcpy(g + b->lo, c + b->lo, sizeof *g * (size_t)(b->hi - b->lo));
+  if (old.gm) {                  /* nested: old guard && this condition */
+    msk inner = msk_new(x);
+    inner.lo = b->lo, inner.hi = b->hi;
+    for (int i = b->lo; i < b->hi; i++) inner.b[i] = b->b[i] && old.gm[i];
+    msk_fix(&inner);
+    if (inner.cnt) x->d->select(x->d, x->t_bool, SL(&inner), AT(g, &inner), AT(old.gv, &inner), AT(c, &inner), AT(fls, &inner));
+  }
+  for (int i = b->lo; i < b->hi; i++) if (b->b[i]) gm[i] = 1, gv[i] = g[i];
+  x->gm = gm, x->gv = gv;
+  return old;
+}
+
+void simt_guard_pop(simt_x *x, simt_guard g) { x->gm = g.gm, x->gv = g.gv; }
+
+/* Writes of guarded lanes keep the old value where the guard is false. */
+static void guard_merge(simt_x *x, const dg_type *t, const msk *k, dom_val *v, const dom_val *old)
+{
+  msk g = msk_new(x);
+  g.lo = k->lo, g.hi = k->hi;
+  for (int i = k->lo; i < k->hi; i++) g.b[i] = k->b[i] && x->gm[i];
+  msk_fix(&g);
+  if (!g.cnt) return;
+  for (int c = 0; c < simt_ncomp(t); c++) {
+    size_t o = (size_t)c * x->n;
+    x->d->select(x->d, dom_comp(t, c), SL(&g), AT(v + o, &g), AT(x->gv, &g), AT(v + o, &g), AT(old + o, &g));
+  }
+}
+
+dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *v, const dom_val *old)
+{
+  size_t sz = sizeof *v * (size_t)x->n * (size_t)simt_ncomp(t);
+  dom_val *r = simt_alloc(x, sz);
+  memcpy(r, v, sz);
+  guard_merge(x, t, k, r, old);
+  return r;
+}
+
