@@ -196,6 +196,10 @@ const fe_sym *fe_lookup(fe_fn *fn, const char *name, size_t len);
 dg_func *fe_call_target(fe_fn *fn, fe_def *def, TSNode targs, TSNode at, dg_expr **args, int nargs);
 int fe_pragma_unroll(fe_fn *fn, TSNode stmt);    /* 0 none, -1 full, n */
 
+/* fe_module.c: drops the functions whose callees have errors (with a note
+ * each) and marks their defs failed. */
+void fe_drop_failed(fe_state *st);
+
 /* fe_err: records an error (the first of the function only) and returns a
  * harmless expression so that lowering can go on without NULL checks. */
 dg_expr *fe_err(fe_fn *fn, TSNode n, dg_severity sev, const char *fmt, ...)
