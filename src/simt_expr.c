@@ -83,6 +83,8 @@ void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int n
   }
 }
 
+static dom_val *operand_full(simt_x *x, const dg_expr *e, msk *k);
+
 /* ---- lvalues ------------------------------------------------------------------ */
 static bool is_lval(const dg_expr *e)
 {
@@ -121,9 +123,9 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       if (!al.mem) { simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "array held in a register"); return false; }
       base = al.addr;
     } else {
-      base = simt_conc(x, e->a->type, k, simt_eval(x, e->a, k), e->a->span);
+      base = simt_conc(x, e->a->type, k, operand_full(x, e->a, k), e->a->span);
     }
-    int64_t *idx = simt_conc(x, e->b->type, k, simt_eval(x, e->b, k), e->b->span);
+    int64_t *idx = simt_conc(x, e->b->type, k, operand_full(x, e->b, k), e->b->span);
     int64_t es = dom_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     bool usg = !dom_is_signed(e->b->type) && dom_tysize(e->b->type) == 8;
@@ -299,6 +301,39 @@ static dom_val *ev_float(simt_x *x, const dg_expr *e, msk *k)
   return uret(x, e, r);
 }
 
+/* An operand: a register read or a literal is taken here, without the
+ * dispatch (doing what simt_eval_u would: count the lanes, hand out the
+ * register or the cached constant); anything else is evaluated. *u, *t:
+ * uniform, thin. */
+static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, bool *t)
+{
+  if (x->trace_lane < 0 && !x->stop) {
+    if (e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
+        && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY) {
+      x->lane_ops += (uint64_t)k->cnt;
+      *u = x->ident && x->fr->runi[e->var->slot], *t = false;
+      return x->fr->reg[e->var->slot];
+    }
+    if (e->kind == DG_EX_INT || e->kind == DG_EX_FLOAT) {
+      x->lane_ops += (uint64_t)k->cnt;
+      *u = x->ident, *t = false;
+      return e->kind == DG_EX_INT ? ev_int(x, e, k) : ev_float(x, e, k);
+    }
+  }
+  dom_val *r = simt_eval_u(x, e, k);
+  *u = x->uni, *t = x->thin;
+  return r;
+}
+
+/* An operand every active lane of which is read: thin values filled. */
+static dom_val *operand_full(simt_x *x, const dg_expr *e, msk *k)
+{
+  bool u, t;
+  dom_val *r = operand(x, e, k, &u, &t);
+  if (t) ufill(x, r, e->type->kind == DG_TY_ARRAY ? 1 : simt_ncomp(e->type), k, msk_first(k).lo);
+  return r;
+}
+
 static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
 {
   if (e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
@@ -375,23 +410,6 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
   for (int c = 0, nc = simt_ncomp(tr); c < nc; c++)
     x->d->binop(x->d, op, simt_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
                 AT(b + (size_t)c * x->n, k));
-  return r;
-}
-
-/* An operand: a register read is taken here, without the dispatch (what
- * eval_u would do for it: count the lanes, hand out the register); anything
- * else is evaluated. *u, *t: uniform, thin. */
-static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, bool *t)
-{
-  if (e->kind == DG_EX_VAR && x->trace_lane < 0 && !x->stop
-      && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
-      && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY) {
-    x->lane_ops += (uint64_t)k->cnt;
-    *u = x->ident && x->fr->runi[e->var->slot], *t = false;
-    return x->fr->reg[e->var->slot];
-  }
-  dom_val *r = simt_eval_u(x, e, k);
-  *u = x->uni, *t = x->thin;
   return r;
 }
 
