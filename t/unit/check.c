@@ -391,15 +391,22 @@ static void test_pipeline(void)
 /* ---- samples of the tree (nothing is written beside them: engine only) --------- */
 static void test_samples(void)
 {
-  static const struct { const char *spec; int64_t idx[4]; int rank; check_verdict want; const char *what; } cases[] = {
+  static const struct { const char *spec; int64_t idx[4]; int rank; check_verdict want; const char *what; bool heavy; } cases[] = {
     { "softmax/softmax_online.lua", {2, 33}, 2, CHECK_EQUIVALENT,
-      "online softmax (struct state, -inf guards, warp merge) equivalent" },
+      "online softmax (struct state, -inf guards, warp merge) equivalent", true },
     { "attention/attention_naive.lua", {1, 1, 6, 7}, 4, CHECK_EQUIVALENT,
       "causal attention: 1.0f / sqrtf(D) meets the reference's 1 / math.sqrt(D)" },
     { "embedding/embedding_gather.lua", {5, 2}, 2, CHECK_EQUIVALENT,
       "embedding gather (index-valued input fixed in range) equivalent" },
   };
+  /* under valgrind Z3 runs some 50 times slower: a 1 s proof outlasts any timeout */
+  const char *pre = getenv("LD_PRELOAD");
+  bool valgrind = pre && strstr(pre, "vgpreload");
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    if (cases[i].heavy && valgrind) {
+      ok(1, "%s # SKIP Z3 under valgrind is too slow for this proof", cases[i].what);
+      continue;
+    }
     prob P;
     memset(&P, 0, sizeof P);
     char *path = dg_printf("%s/samples/%s", DG_DATADIR, cases[i].spec);
