@@ -83,7 +83,9 @@ void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int n
   }
 }
 
+static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, bool *t);
 static dom_val *operand_full(simt_x *x, const dg_expr *e, msk *k);
+static void ufill(simt_x *x, dom_val *r, int nc, const msk *k, int l);
 
 /* ---- lvalues ------------------------------------------------------------------ */
 static bool is_lval(const dg_expr *e)
@@ -125,10 +127,24 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     } else {
       base = simt_conc(x, e->a->type, k, operand_full(x, e->a, k), e->a->span);
     }
-    int64_t *idx = simt_conc(x, e->b->type, k, operand_full(x, e->b, k), e->b->span);
+    bool ui, ti;
+    dom_val *iv = operand(x, e->b, k, &ui, &ti);
     int64_t es = dom_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     bool usg = !dom_is_signed(e->b->type) && dom_tysize(e->b->type) == 8;
+    const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1;
+    if (ui && !simt_isfloat(e->b->type)) {   /* a uniform concrete index: one offset for every lane */
+      int64_t ix = (int64_t)iv[msk_first(k).lo];
+      if (usg && ix < 0) ix = INT64_MAX / 2;
+      uint64_t d = (uint64_t)ix * (uint64_t)es;
+      const uint64_t *restrict bp = (const uint64_t *)base;
+      uint64_t *restrict ap = (uint64_t *)a;
+      for (int i = k->lo; i < k->hi; i++) ap[i] = (bp[i] & ~lm) | ((bp[i] + d) & lm);
+      lv->mem = true, lv->addr = a;
+      return true;
+    }
+    if (ti) ufill(x, iv, 1, k, msk_first(k).lo);
+    int64_t *idx = simt_conc(x, e->b->type, k, iv, e->b->span);
     if (usg) {
       for (int i = k->lo; i < k->hi; i++) {
         int64_t ix = idx[i] < 0 ? INT64_MAX / 2 : idx[i];
@@ -136,7 +152,6 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       }
     } else {
       /* dom_ptr(buf, off + d): the buffer bits kept, the low bits wrap as the offset's */
-      const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1;
       const uint64_t *restrict bp = (const uint64_t *)base, *restrict ip = (const uint64_t *)idx;
       uint64_t *restrict ap = (uint64_t *)a, ues = (uint64_t)es;
       for (int i = k->lo; i < k->hi; i++) ap[i] = (bp[i] & ~lm) | ((bp[i] + ip[i] * ues) & lm);
