@@ -50,6 +50,7 @@ is "$(wc -l < "$W/.dirigo/journal.jsonl" | tr -d ' ')" 3 "--no-journal leaves th
 
 out=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --at 1,2 --explain --no-journal --timeout 2)
 like "$out" "^  witness: +" "--explain on a bug says which inputs make it"
+ok "[ ! -e '$W/.dirigo/witness-y-1-2.json' ]" "--no-journal writes no witness file"
 
 out=$(run_dirigo check "$W/softmax_warp.lua" --at 1,1 --at 6,76 --json --no-journal)
 is "$(cat "$rcf")" 0 "--json exit 0"
