@@ -72,11 +72,17 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
       return;
     }
   } else if (x->ident && !simt_isfloat(cond->type)) {
-    /* the concrete domain's integers and pointers: true is nonzero, never both */
-    for (int i = k->lo; i < k->hi; i++) {
-      uint8_t a = kb[i], v = c[i] != 0;
-      tb[i] = a & v, fb[i] = a & !v;
+    /* the concrete domain's integers and pointers: true is nonzero, never
+     * both; the false lanes are k's lanes that are not true, eight a word */
+    for (int i = k->lo; i < k->hi; i++) tb[i] = kb[i] & (c[i] != 0);
+    int i = k->lo;
+    for (; i + 8 <= k->hi; i += 8) {
+      uint64_t a, t;
+      memcpy(&a, kb + i, 8), memcpy(&t, tb + i, 8);
+      a &= ~t;
+      memcpy(fb + i, &a, 8);
     }
+    for (; i < k->hi; i++) fb[i] = kb[i] & !tb[i];
   } else {
     x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
     const uint8_t *restrict ob = o;
