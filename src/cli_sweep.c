@@ -194,6 +194,8 @@ static void journal_line(dg_buf *b, const sweep_problem *p, int tool, const char
   else dg_buf_puts(b, "null");
   dg_buf_printf(b, ",\"exit\":%d,\"signal\":%d,\"reason\":", r->code, r->sig);
   put_str_or_null(b, r->reason);
+  dg_buf_puts(b, ",\"witness\":");
+  put_str_or_null(b, r->witness);
   dg_buf_printf(b, ",\"at\":\"%s\"}\n", when);
 }
 
@@ -248,6 +250,8 @@ static void journal_read(const char *path, const sweep_args *a, sweep_problem *p
       p->r[t].first = sweep_json_num(line, "first_bug_s", -1);
       p->r[t].code = (int)sweep_json_num(line, "exit", 0);
       p->r[t].sig = (int)sweep_json_num(line, "signal", 0);
+      free(p->r[t].witness);
+      p->r[t].witness = sweep_json_str(line, "witness");
       free(p->bug_pattern);
       p->bug_pattern = sweep_json_str(line, "bug_pattern");
       p->loads = st != SWEEP_UNLOADABLE;
@@ -642,7 +646,8 @@ out:
   for (int t = 0; t < SWEEP_NTOOLS; t++) free(R.keys[t]);
   for (size_t i = 0; i < n; i++) {
     free(ps[i].path), free(ps[i].bug_pattern), free(ps[i].load_error);
-    for (int t = 0; t < SWEEP_NTOOLS; t++) free(ps[i].r[t].verdict), free(ps[i].r[t].reason);
+    for (int t = 0; t < SWEEP_NTOOLS; t++)
+      free(ps[i].r[t].verdict), free(ps[i].r[t].reason), free(ps[i].r[t].witness);
   }
   free(ps);
   free(jpath);

@@ -41,6 +41,8 @@ typedef struct {
   sweep_status status;
   char *verdict;           /* check: the decisive verdict; fuzz: fail, finding, pass; or NULL */
   char *reason;            /* one line, or NULL */
+  char *witness;           /* a bug's handle: the fuzz witness (dirigo replay PROBLEM W), or the
+                              element check found (dirigo check PROBLEM --at W); or NULL */
   double secs;             /* the child's wall-clock time */
   double first;            /* seconds to the first bug; < 0: none */
   int code, sig;           /* exit status (-1: none), signal (0: none) */

@@ -161,6 +161,10 @@ void sweep_classify_check(sweep_result *r, int ws, const char *out, const char *
     if (finding) {
       set(r, SWEEP_BUG, v, reason);
       r->first = r->secs;
+      const char *obj = s;   /* this element's object starts a line: its "element" comes first */
+      while (obj > out && !(obj[0] == '{' && obj[-1] == '\n')) obj--;
+      free(r->witness);
+      r->witness = sweep_json_str(obj, "element");
       free(v), free(unk), free(errv);
       return;
     }
@@ -189,6 +193,8 @@ void sweep_classify_fuzz(sweep_result *r, int ws, const char *out, const char *e
     set(r, SWEEP_BUG, st ? st : "fail", sweep_json_str(ff, "message"));
     free(st);
     r->first = sweep_json_num(ff, "seconds_to_failure", r->secs);
+    free(r->witness);
+    r->witness = sweep_json_str(ff, "witness");
   } else if (summary && code == DG_EXIT_OK)   /* the budget may have cut the campaign short */
     set(r, SWEEP_CLEAN, "pass", dg_printf("%.0f cases passed", sweep_json_num(out, "pass", 0)));
   else if (summary && code == DG_EXIT_INTERNAL) {
@@ -370,6 +376,9 @@ static void json_result(dg_buf *b, const sweep_result *r)
   else dg_buf_puts(b, "null");
   dg_buf_puts(b, ",\"reason\":");
   if (r->reason) dg_buf_json_str(b, r->reason);
+  else dg_buf_puts(b, "null");
+  dg_buf_puts(b, ",\"witness\":");
+  if (r->witness) dg_buf_json_str(b, r->witness);
   else dg_buf_puts(b, "null");
   dg_buf_printf(b, ",\"from_journal\":%s}", r->from_journal ? "true" : "false");
 }

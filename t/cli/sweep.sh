@@ -25,6 +25,13 @@ like "$out" "^seeded bugs found \(recall\) +2/2 +100.0%" "recall over the seeded
 like "$out" "^false positives \(correct\) +0/1 +0.0%" "false positives over the correct problems"
 like "$out" "^found within 120 s +2/2" "the share found within 120 s"
 like "$out" "^check or fuzz +2/2 seeded bugs found, 0 false positives" "the union of both tools"
+P=$W/a/elementwise/residual_add_gridfloor.lua
+fw=$(grep '"tool":"fuzz"' "$J" | grep gridfloor | sed -n 's/.*"witness":"\(fuzz:[^"]*\)".*/\1/p')
+cw=$(grep '"tool":"check"' "$J" | grep gridfloor | sed -n 's/.*"witness":"\([^"]*\)".*/\1/p')
+run_dirigo replay "$P" "$fw" > /dev/null
+is "$(cat "$rcf")" 1 "the journaled fuzz witness replays the bug ($fw)"
+run_dirigo check "$P" --at "$cw" --no-journal > /dev/null
+is "$(cat "$rcf")" 1 "the journaled check element is the bug again ($cw)"
 like "$out" "97.3% of them found within two minutes" "beside the literature's figure"
 
 out=$(run_dirigo sweep "$W/a" --budget 5 --jobs 2)

@@ -17,7 +17,7 @@ static sweep_result classify(int tool, int ws, const char *out, const char *err)
   return r;
 }
 
-static void drop(sweep_result *r) { free(r->verdict), free(r->reason); }
+static void drop(sweep_result *r) { free(r->verdict), free(r->reason), free(r->witness); }
 
 int main(void)
 {
@@ -35,11 +35,13 @@ int main(void)
   ok(sweep_json_num(line, "nope", -1) == -1, "an absent number gives the default");
 
   sweep_result r = classify(SWEEP_CHECK, EXITED(1),
-    "[\n{\"verdict\":\"equivalent\",\"reason\":\"proved\"},\n{\"verdict\":\"race\",\"reason\":\"k.cu:3:4: race\"}\n]\n", "");
+    "[\n{\"element\":\"y[0]\",\"verdict\":\"equivalent\",\"reason\":\"proved\"},\n"
+    "{\"element\":\"y[3,36]\",\"verdict\":\"race\",\"reason\":\"k.cu:3:4: race\"}\n]\n", "");
   ok(r.status == SWEEP_BUG, "check: a race is a bug");
   is_str(r.verdict, "race", "with the verdict");
   is_str(r.reason, "k.cu:3:4: race", "and its reason");
   ok(r.first == 2.5, "time to first bug: the child's wall time");
+  is_str(r.witness, "y[3,36]", "the witness is the element that failed (check --at)");
   drop(&r);
   r = classify(SWEEP_CHECK, EXITED(0), "[\n{\"verdict\":\"equivalent\"},\n{\"verdict\":\"unknown\",\"reason\":\"solver: timeout\"}\n]", "");
   ok(r.status == SWEEP_UNKNOWN, "check: an unknown element");
@@ -62,11 +64,13 @@ int main(void)
   drop(&r);
 
   r = classify(SWEEP_FUZZ, EXITED(1), "{\"problem\": \"p\", \"cases\": 4, \"pass\": 3, \"first_failure\": {\"case\": 3, "
-               "\"status\": \"fail\", \"message\": \"y[2]: kernel 0\", \"seconds_to_failure\": 0.125}}", "");
+               "\"status\": \"fail\", \"message\": \"y[2]: kernel 0\", \"seconds_to_failure\": 0.125, "
+               "\"witness\": \"fuzz:boundary:1:3\"}}", "");
   ok(r.status == SWEEP_BUG, "fuzz: a first failure is a bug");
   is_str(r.verdict, "fail", "fail");
   is_str(r.reason, "y[2]: kernel 0", "with the message");
   ok(r.first == 0.125, "time to first bug: the campaign's seconds to failure");
+  is_str(r.witness, "fuzz:boundary:1:3", "the witness replays the case");
   drop(&r);
   r = classify(SWEEP_FUZZ, EXITED(0), "{\"problem\": \"p\", \"cases\": 7, \"pass\": 7}", "");
   ok(r.status == SWEEP_CLEAN, "fuzz: all pass is clean");
