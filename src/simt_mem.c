@@ -349,6 +349,27 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
   uint64_t base = (uint64_t)id << DOM_PTR_OFFBITS, lim = (uint64_t)(lb->mem.size - size);
   bool dense = k->cnt == hi - lo;
   uint8_t bad = 0;
+  if (dense && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
+    /* a plain dense load: bounds and values in one pass; a lane out of
+     * bounds sends the whole access to the general path, which rewrites
+     * every active lane's value */
+    const uint8_t *bytes = lb->mem.bytes;
+#define FRUN(T, conv) do { \
+    for (int i = lo; i < hi; i++) { \
+      uint64_t u = (uint64_t)addr[i] - base; \
+      if (u > lim) return false; \
+      int64_t o = (int64_t)u; \
+      FLD(T, conv); \
+    } } while (0)
+    switch (kd) {
+    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
+    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
+    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
+    default: FRUN(uint64_t, v_); break;
+    }
+#undef FRUN
+    return true;
+  }
   if (dense) for (int i = lo; i < hi; i++) bad |= (uint64_t)addr[i] - base > lim;
   else for (int i = lo; i < hi; i++) bad |= b[i] & ((uint64_t)addr[i] - base > lim);
   if (bad) return false;
