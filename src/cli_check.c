@@ -374,7 +374,9 @@ int cli_check(int argc, char **argv)
     findings |= check_verdict_is_finding(r.verdict);
     errors |= r.verdict == CHECK_ERROR;
     dg_vec_push(&res, r);
-    if (a.autoloc && r.verdict != CHECK_EQUIVALENT && r.verdict != CHECK_UNCHECKED) break;
+    /* --auto stops at the first finding; an unknown element says nothing of
+     * the next one (a bug at a tail element must still be reached) */
+    if (a.autoloc && (check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR)) break;
   }
   if (a.json) printf("\n]\n");
   if (a.sarif) {

@@ -1,6 +1,9 @@
 /* smt_check.c — the queries: "can kernel and reference differ?" and "is this
  * condition satisfiable?", with a timeout, the SMT-LIB2 text of the query,
  * and the model turned back into variable values through term metadata. */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include "smt_priv.h"
 #include <math.h>
 #include <stdlib.h>
@@ -79,6 +82,36 @@ static void fill_model(smt_solver *s, Z3_model m, const dg_term *roots, size_t n
   free(seen);
 }
 
+/* Z3 does not honour its "timeout" inside some tactics (an 84 s check
+ * under a 1 s limit was seen on a layernorm query); a watchdog thread
+ * interrupts the context once the limit plus a grace period has passed. */
+typedef struct {
+  Z3_context z;
+  unsigned ms;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done, fired;
+} watchdog;
+
+static void *watchdog_main(void *arg)
+{
+  watchdog *w = arg;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)(w->ms % 1000) * 1000000u;
+  until.tv_sec += (time_t)(w->ms / 1000 + ns / 1000000000u);
+  until.tv_nsec = (long)(ns % 1000000000u);
+  pthread_mutex_lock(&w->mu);
+  while (!w->done)
+    if (pthread_cond_timedwait(&w->cv, &w->mu, &until) == ETIMEDOUT) break;
+  if (!w->done) {
+    w->fired = true;
+    Z3_interrupt(w->z);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
 /* Under the assumptions, is cond satisfiable? roots: the terms whose variables
  * the model reports; sides: kernel and ref (or 0). */
 static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t nroots,
@@ -96,7 +129,23 @@ static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t 
   Z3_params_set_uint(z, p, Z3_mk_string_symbol(z, "timeout"), s->opts.timeout_ms ? s->opts.timeout_ms : UINT32_MAX);
   Z3_solver_set_params(z, sol, p);
   Z3_params_dec_ref(z, p);
+  watchdog w = { .z = z, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+  pthread_t wt;
+  bool watching = false;
+  if (s->opts.timeout_ms) {
+    w.ms = s->opts.timeout_ms + s->opts.timeout_ms / 4 + 250;
+    watching = pthread_create(&wt, NULL, watchdog_main, &w) == 0;
+  }
   Z3_lbool r = Z3_solver_check(z, sol);
+  if (watching) {
+    pthread_mutex_lock(&w.mu);
+    w.done = true;
+    pthread_cond_signal(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+    pthread_join(wt, NULL);
+    if (w.fired && r == Z3_L_UNDEF && !out->reason)
+      out->reason = dg_printf("timeout (the solver ran past %u ms and was interrupted)", s->opts.timeout_ms);
+  }
   out->seconds = dg_now() - t0;
   if (r == Z3_L_FALSE) out->verdict = SMT_EQUIVALENT;
   else if (r == Z3_L_TRUE) {
@@ -110,7 +159,7 @@ static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t 
     Z3_model_dec_ref(z, m);
   } else {
     out->verdict = SMT_UNKNOWN;
-    out->reason = dg_strdup(Z3_solver_get_reason_unknown(z, sol));
+    if (!out->reason) out->reason = dg_strdup(Z3_solver_get_reason_unknown(z, sol));
   }
   Z3_solver_dec_ref(z, sol);
   if (smt_failed(s) && out->verdict != SMT_UNKNOWN) {
