@@ -93,16 +93,17 @@ return problem {
 EOF
 printf 'return problem {\n  op = \n' > "$W/h/broken.lua"
 t0=$(date +%s)
-out=$(run_dirigo sweep "$W/h" --mode check --budget 1 --limit 2 --jobs 2)
+# a limit the correct problem meets even under ASan on a loaded machine
+out=$(run_dirigo sweep "$W/h" --mode check --budget 1 --limit 15 --jobs 2)
 t1=$(date +%s)
 is "$(cat "$rcf")" 0 "timeouts and unloadable specs are results, not failures (exit 0)"
-like "$(grep spin.lua "$W/h/.dirigo/sweep.jsonl")" '"status":"timeout".*"reason":"killed at the limit of 2 s"' \
+like "$(grep spin.lua "$W/h/.dirigo/sweep.jsonl")" '"status":"timeout".*"reason":"killed at the limit of 15 s"' \
   "the hanging problem is journaled as timeout"
 like "$out" "^spin.lua +correct +timeout" "and listed as timeout"
 like "$out" "^ok.lua +correct +equivalent" "the other problem still ran"
 like "$out" "^broken.lua +does not load: .*broken.lua:[0-9]+:[0-9]+: " "an unloadable spec is listed with file:line:col"
 like "$out" "^timeouts +1" "the totals count the timeout"
-ok "[ $((t1 - t0)) -lt 30 ]" "the limit holds ($((t1 - t0)) s)"
+ok "[ $((t1 - t0)) -lt 60 ]" "the limit holds ($((t1 - t0)) s)"
 ok "! ps ax -o args | grep -v grep | grep -q 'check $W/h/spin.lua'" "no child outlives the sweep"
 
 # SIGTERM (a scheduler's time limit): children killed, the journal kept, the sweep ends by the signal
