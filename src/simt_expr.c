@@ -103,7 +103,7 @@ static int64_t *addr_vec(simt_x *x, msk *k, uint32_t buf, bool per_lane)
 
 bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
 {
-  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL, lv->slot = -1;
+  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL, lv->slot = lv->part = -1;
   switch (e->kind) {
   case DG_EX_VAR: {
     const dg_var *v = e->var;
@@ -165,7 +165,7 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
   case DG_EX_LANE: {
     simt_lval al;
     if (!simt_lval_of(x, e->a, k, &al)) return false;
-    if (!al.mem) { lv->reg = al.reg + (size_t)e->ival * x->n; return true; }
+    if (!al.mem) { lv->reg = al.reg + (size_t)e->ival * x->n, lv->part = al.slot >= 0 ? al.slot : al.part; return true; }
     int64_t es = dom_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     for (int i = k->lo; i < k->hi; i++) a[i] = al.addr[i] + e->ival * es;
@@ -176,7 +176,7 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     simt_lval al;
     if (!simt_lval_of(x, e->a, k, &al)) return false;
     const dg_field *f = &e->a->type->fields[e->ival];
-    if (!al.mem) { lv->reg = al.reg + (size_t)f->slot * x->n; return true; }
+    if (!al.mem) { lv->reg = al.reg + (size_t)f->slot * x->n, lv->part = al.slot >= 0 ? al.slot : al.part; return true; }
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     for (int i = k->lo; i < k->hi; i++) a[i] = al.addr[i] + f->offset;
     lv->mem = true, lv->addr = a;
@@ -207,6 +207,7 @@ static void lval_write(simt_x *x, const simt_lval *lv, msk *k, dom_val *v, dg_sp
   if (lv->mem) simt_mem_access(x, sp, lv->t, k, lv->addr, v, true);
   else simt_merge(x, lv->reg, x->gm ? simt_guarded(x, lv->t, k, v, lv->reg) : v, k, simt_ncomp(lv->t));
   if (lv->slot >= 0) simt_reg_wrote(x, lv->slot, lv->t, k, uni);
+  else if (lv->part >= 0) x->fr->runi[lv->part] = 0;     /* a lane or field of it changed */
 }
 
 void simt_reg_wrote(simt_x *x, int slot, const dg_type *t, const msk *k, bool uni)

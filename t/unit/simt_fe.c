@@ -1,7 +1,8 @@
 /* simt_fe.c — the SIMT engine on real CUDA source through the front end:
  * warp softmax, tiled matmul, float4 GELU with a tail, a block reduction
- * missing a barrier (race at its line), templates, and events formatted
- * with file:line:col. */
+ * missing a barrier (race at its line), templates, events formatted
+ * with file:line:col, and registers that hold one value in every lane only
+ * some of the time (the uniform-value fast path must notice every write). */
 #include "simt.h"
 #include "fe.h"
 #include "../tap.h"
@@ -264,9 +265,68 @@ static void test_misc(void)
   fe_module_free(mod);
 }
 
+/* Registers start uniform and lose it under divergent writes (whole, per
+ * field, in loops), a retired lane no longer counts, and uniform values meet
+ * per-lane ones in arithmetic, indices and branches. */
+static const char uni_src[] =
+  "struct One { int v; };\n"
+  "__global__ void uni(int *out, const int *tab, int n)\n"
+  "{\n"
+  "  int s = n * 2;\n"
+  "  One o{n};\n"
+  "  if (threadIdx.x % 2) { s = n + 4; o.v = threadIdx.x; }\n"
+  "  One p = o;\n"
+  "  int t = s + n;\n"
+  "  for (int i = 0; i < 2; i++) t += s;\n"
+  "  if (threadIdx.x % 4 == 1) s = threadIdx.x;\n"
+  "  int w = n;\n"
+  "  for (int i = 0; i < 3; i++) { if (i == threadIdx.x % 3) break; w += tab[i + n]; }\n"
+  "  if (threadIdx.x == 5) return;\n"
+  "  int u = n + 1;\n"
+  "  u = u * 2;\n"
+  "  int v = u > 7 ? tab[u - 8] : -1;\n"
+  "  out[threadIdx.x * 5 + 0] = t;\n"
+  "  out[threadIdx.x * 5 + 1] = p.v;\n"
+  "  out[threadIdx.x * 5 + 2] = u + v;\n"
+  "  out[threadIdx.x * 5 + 3] = w;\n"
+  "  out[threadIdx.x * 5 + 4] = tab[s % 8];\n"
+  "}\n";
+
+static void test_uniform(void)
+{
+  dg_module *mod = load("uni.cu", uni_src);
+  dg_func *k = mod ? fe_find(mod, "uni") : NULL;
+  ok(k != NULL, "uniform-value kernel lowered");
+  if (!k) { if (mod) fe_module_free(mod); return; }
+  enum { T = 12, n = 3 };
+  int32_t o[T * 5] = { 0 }, tab[16];
+  for (int i = 0; i < 16; i++) tab[i] = 100 * (i + 1);
+  simt *m = simt_new(NULL);
+  int ob = simt_buf_new(m, "o", NULL, sizeof o, SIMT_BUF_INIT), tb = simt_buf_new(m, "tab", NULL, sizeof tab, SIMT_BUF_INIT);
+  simt_buf_write(m, ob, 0, o, sizeof o);
+  simt_buf_write(m, tb, 0, tab, sizeof tab);
+  simt_launch L = { .grid = { 1 }, .block = { T } };
+  simt_arg a[] = { abuf(ob), abuf(tb), aint(n) };
+  is_int(simt_run(m, k, &L, a, 3), SIMT_OK, "uniform-value kernel runs");
+  simt_buf_read(m, ob, 0, o, sizeof o);
+  int bad = -1;
+  for (int l = 0; l < T && bad < 0; l++) {
+    int s0 = l % 2 ? n + 4 : n * 2, s = l % 4 == 1 ? l : s0, w = n;
+    for (int i = 0; i < 3 && i != l % 3; i++) w += tab[i + n];
+    int want[5] = { 3 * s0 + n, l % 2 ? l : n, 8 + tab[0], w, tab[s % 8] };
+    for (int j = 0; j < 5; j++)
+      if (o[l * 5 + j] != (l == 5 ? 0 : want[j])) bad = l * 5 + j;
+  }
+  ok(bad < 0, "registers written under divergence keep each lane's value (first wrong slot %d)", bad);
+  is_int(nevents(m), 0, "uniform-value kernel: no events");
+  simt_free(m);
+  fe_module_free(mod);
+}
+
 int main(void)
 {
   dg_srcmgr_init(&sm);
+  test_uniform();
   test_misc();
   test_softmax();
   test_matmul(true);
