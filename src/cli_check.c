@@ -3,6 +3,7 @@
  * witnesses go on to cli_replay). One line per checked element; every
  * verdict also goes to <problem dir>/.dirigo/journal.jsonl as it comes. */
 #include "cli.h"
+#include "cli_load.h"
 #include "check.h"
 #include "lua_spec.h"
 #include "gpu_run.h"
@@ -92,30 +93,6 @@ static int parse_args(int argc, char **argv, check_args *a)
   return -1;
 }
 
-typedef struct { dg_problem *p; emu_kernels k; bool have_k; } loaded;
-
-static bool load(const char *path, loaded *L)
-{
-  memset(L, 0, sizeof *L);
-  dg_diags d = {0};
-  L->p = dg_spec_load(path, &d);
-  bool ok = d.nerrors == 0;
-  dg_diags_print(stderr, &L->p->sm, &d);
-  dg_diags_free(&d);
-  if (!ok) return false;
-  L->have_k = true;
-  ok = emu_kernels_load(&L->k, L->p, &d);
-  emu_kernels_print_diags(stderr, &L->k);
-  dg_diags_print(stderr, &L->p->sm, &d);
-  dg_diags_free(&d);
-  return ok;
-}
-
-static void unload(loaded *L)
-{
-  if (L->have_k) emu_kernels_free(&L->k);
-  if (L->p) dg_problem_free(L->p);
-}
 
 static int first_output(const dg_problem *p)
 {
@@ -279,9 +256,9 @@ int cli_check(int argc, char **argv)
   check_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
-  loaded L;
-  if (!load(a.problem, &L)) {
-    unload(&L);
+  cli_problem L;
+  if (!cli_problem_load(&L, a.problem, false)) {
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   for (int i = 0; i < a.nsize; i++) {
@@ -292,7 +269,7 @@ int cli_check(int argc, char **argv)
     free(name);
     if (si < 0 || !end || end == eq + 1 || *end || v < 0) {
       fprintf(stderr, "dirigo check: --size %s: expected NAME=VALUE with NAME a size of the problem\n", a.size[i]);
-      unload(&L);
+      cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
     L.p->sizes.v[si].value = v;
@@ -305,7 +282,7 @@ int cli_check(int argc, char **argv)
   dg_diags_free(&sd);
   free(sz);
   if (!szok) {
-    unload(&L);
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   locvec locs = {0};
@@ -316,7 +293,7 @@ int cli_check(int argc, char **argv)
       fprintf(stderr, "dirigo check: %s\n", err);
       free(err);
       dg_vec_free(&locs);
-      unload(&L);
+      cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
     add_loc(&locs, l);
@@ -390,7 +367,7 @@ int cli_check(int argc, char **argv)
   if (gpu_state == 1) gpu_kernels_free(&gk);
   free(gpu_dev);
   dg_vec_free(&locs);
-  unload(&L);
+  cli_problem_free(&L);
   return findings ? DG_EXIT_BUGS : errors ? DG_EXIT_USAGE : DG_EXIT_OK;
 }
 
@@ -408,9 +385,9 @@ int cli_check_replay(int argc, char **argv)
   }
   if (!problem || !w || strncmp(w, "fuzz:", 5) == 0 || stat(w, &st) != 0 || !S_ISREG(st.st_mode))
     return cli_replay(argc, argv);
-  loaded L;
-  if (!load(problem, &L)) {
-    unload(&L);
+  cli_problem L;
+  if (!cli_problem_load(&L, problem, false)) {
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   check_result r;
@@ -428,6 +405,6 @@ int cli_check_replay(int argc, char **argv)
   }
   int rc = r.verdict == CHECK_BUG ? DG_EXIT_BUGS : r.verdict == CHECK_ERROR ? DG_EXIT_USAGE : DG_EXIT_OK;
   check_result_free(&r);
-  unload(&L);
+  cli_problem_free(&L);
   return rc;
 }

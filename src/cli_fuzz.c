@@ -1,6 +1,7 @@
 /* cli_fuzz.c — `dirigo fuzz` (one problem, or --evaluate over a folder) and
  * `dirigo replay` of fuzz witnesses. */
 #include "cli.h"
+#include "cli_load.h"
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include "lua_fuzz.h"
@@ -94,34 +95,6 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
   return -1;
 }
 
-/* A problem and its kernels, or diagnostics on stderr. */
-typedef struct { dg_problem *p; emu_kernels k; bool have_k; } loaded;
-
-static bool load(const char *path, loaded *L, bool quiet)
-{
-  memset(L, 0, sizeof *L);
-  dg_diags d = {0};
-  L->p = dg_spec_load(path, &d);
-  bool ok = d.nerrors == 0;
-  if (!quiet) dg_diags_print(stderr, &L->p->sm, &d);
-  dg_diags_free(&d);
-  if (!ok) return false;
-  dg_diags kd = {0};
-  L->have_k = true;
-  ok = emu_kernels_load(&L->k, L->p, &kd);
-  if (!quiet) {
-    emu_kernels_print_diags(stderr, &L->k);
-    dg_diags_print(stderr, &L->p->sm, &kd);
-  }
-  dg_diags_free(&kd);
-  return ok;
-}
-
-static void unload(loaded *L)
-{
-  if (L->have_k) emu_kernels_free(&L->k);
-  if (L->p) dg_problem_free(L->p);
-}
 
 static void progress(void *ud, const fuzz_outcome *o)
 {
@@ -196,14 +169,14 @@ static int fuzz_one(const fuzz_args *a)
     return DG_EXIT_USAGE;
   }
   free(why);
-  loaded L;
-  if (!load(a->problem, &L, false)) {
-    unload(&L);
+  cli_problem L;
+  if (!cli_problem_load(&L, a->problem, false)) {
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   bool realistic = a->sizes ? !strcmp(a->sizes, "realistic") : false;
   if (realistic && !use_realistic(L.p)) {
-    unload(&L);
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   gpu_kernels gk;
@@ -214,7 +187,7 @@ static int fuzz_one(const fuzz_args *a)
     dg_diags_print(stderr, &L.p->sm, &d);
     dg_diags_free(&d);
     if (!ok) {
-      unload(&L);
+      cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
     be = fuzz_backend_gpu(&gk);
@@ -258,7 +231,7 @@ static int fuzz_one(const fuzz_args *a)
   free(w);
   free(mw);
   if (gpu) gpu_kernels_free(&gk);
-  unload(&L);
+  cli_problem_free(&L);
   if (s.failed) return DG_EXIT_BUGS;
   return s.nerror && !s.npass ? DG_EXIT_INTERNAL : DG_EXIT_OK;
 }
@@ -309,11 +282,11 @@ static int evaluate(const fuzz_args *a)
   for (int s = 0; s < nst; s++) ttf[s] = dg_calloc(specs.n, sizeof **ttf);
   int64_t *nttf = dg_calloc((size_t)nst, sizeof *nttf);
   for (size_t i = 0; i < specs.n; i++) {
-    loaded L;
-    if (!load(specs.v[i], &L, true)) {
+    cli_problem L;
+    if (!cli_problem_load(&L, specs.v[i], true)) {
       unusable++;
       if (!a->json) printf("  %-56s unusable (spec or kernel does not load)\n", specs.v[i]);
-      unload(&L);
+      cli_problem_free(&L);
       continue;
     }
     bool buggy = L.p->bug_pattern != NULL;
@@ -335,7 +308,7 @@ static int evaluate(const fuzz_args *a)
       fflush(stdout);
     }
     if (!a->json) printf("\n");
-    unload(&L);
+    cli_problem_free(&L);
   }
   if (!a->json) {
     printf("\n(+ bug found, - bug missed, ! false positive, . correct and quiet; columns in table order)\n\n");
@@ -412,14 +385,14 @@ static int replay_main(int argc, char **argv)
     return DG_EXIT_USAGE;
   }
   free(why);
-  loaded L;
-  if (!load(a.problem, &L, false)) {
-    unload(&L);
+  cli_problem L;
+  if (!cli_problem_load(&L, a.problem, false)) {
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   bool realistic = a.sizes && !strcmp(a.sizes, "realistic");
   if (realistic && !use_realistic(L.p)) {
-    unload(&L);
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   int64_t cap = a.max_elems ? a.max_elems : default_cap(false, realistic);
@@ -434,7 +407,7 @@ static int replay_main(int argc, char **argv)
   if (!fuzz_witness_parse(a.witness, &sp, &c, &k, &st, &seed, &err)) {
     fprintf(stderr, "dirigo replay: %s\n", err);
     free(err);
-    unload(&L);
+    cli_problem_free(&L);
     return DG_EXIT_USAGE;
   }
   fuzz_outcome o;
@@ -445,7 +418,7 @@ static int replay_main(int argc, char **argv)
     dg_diags_print(stderr, &L.p->sm, &d);
     dg_diags_free(&d);
     if (!ok) {
-      unload(&L);
+      cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
     fuzz_backend be = fuzz_backend_gpu(&gk);
@@ -457,6 +430,6 @@ static int replay_main(int argc, char **argv)
          a.backend, o.input_digest);
   printf("  %s: %s\n", fuzz_status_name(o.status), o.status == FUZZ_PASS ? "every checked element within tolerance" : o.msg);
   if (o.status == FUZZ_PASS) printf("  max abs error %.3g, max ulp %.3g\n", o.cmp.max_abs, o.cmp.max_ulp);
-  unload(&L);
+  cli_problem_free(&L);
   return o.status == FUZZ_PASS ? DG_EXIT_OK : o.status == FUZZ_ERROR ? DG_EXIT_INTERNAL : DG_EXIT_BUGS;
 }

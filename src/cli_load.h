@@ -1,0 +1,14 @@
+/* cli_load.h — a problem and its kernels, loaded for a subcommand, with the
+ * diagnostics of both printed on stderr as file:line:col. */
+#ifndef DG_CLI_LOAD_H
+#define DG_CLI_LOAD_H
+#include "emu.h"
+
+typedef struct { dg_problem *p; emu_kernels k; bool have_k; } cli_problem;
+
+/* False when the spec or its kernels cannot be used (quiet: print nothing).
+ * Call cli_problem_free in every case. */
+bool cli_problem_load(cli_problem *L, const char *path, bool quiet);
+void cli_problem_free(cli_problem *L);
+
+#endif
