@@ -264,11 +264,12 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    * of operations may then overflow where this one did not (lerp via fmaf,
    * x*x before a scale, a scan's partial sums). */
   if (!isfinite(got)) return e->overflowed || e->maxmag > 0x1p122;
-  /* a different order of the same fp32 operations may err by about
-   * eps * (largest intermediate) * sqrt(operations); the fp32 reference's own
-   * distance to fp64 is one sample of that error */
-  double order = 4 * 0x1p-24 * e->maxmag * sqrt((double)(e->nops + 1));
-  double slack = isfinite(r64) ? fmax(2 * fabs(r32 - r64), order) : INFINITY;
+  /* the fp32 reference's own distance to fp64 is one sample of the error
+   * fp32 arithmetic makes here. (A slack proportional to the largest
+   * intermediate was tried and dropped: a softmax row sum of 550 made it
+   * wide enough to pass a 2x error in outputs of 1e-5; the backward-error
+   * test below measures the conditioning at the element instead.) */
+  double slack = isfinite(r64) ? 2 * fabs(r32 - r64) : INFINITY;
   if (fabs(got - r32) <= tol.atol + tol.rtol * fabs(r32) + slack) return true;
   /* backward error: a kernel that is exact for inputs a few ulps away is
    * right; the exact reference at perturbed inputs measures how far that
@@ -305,7 +306,10 @@ static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double
     bool unwritten = written && !written[i];
     if (!unwritten && fuzz_elem_check(p->tensors.v[t].dtype, got[i], want[i], tol) == FUZZ_ELEM_OK)
       continue;
-    bool ok = !unwritten && judged < 8192 && within_envelope(e, t, i, got[i], want[i], tol);
+    /* once 32 elements stay failures the case has failed: the rest are
+     * counted as failures without the (per-element, costly) second look */
+    bool ok = !unwritten && judged < 8192 && remain < 32 &&
+              within_envelope(e, t, i, got[i], want[i], tol);
     if (!unwritten) judged++;
     if (!ok) {
       if (*first < 0) *first = i;
