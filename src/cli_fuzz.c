@@ -159,6 +159,16 @@ static int64_t default_cap(bool gpu, bool realistic)
   return gpu ? (int64_t)1 << 28 : realistic ? (int64_t)1 << 24 : 8192;
 }
 
+/* The problem's kernels compiled for the GPU; NVRTC's diagnostics on stderr. */
+static bool load_gpu(gpu_kernels *gk, dg_problem *p)
+{
+  dg_diags d = {0};
+  bool ok = gpu_kernels_load(gk, p, NULL, &d);
+  dg_diags_print(stderr, &p->sm, &d);
+  dg_diags_free(&d);
+  return ok;
+}
+
 static int fuzz_one(const fuzz_args *a)
 {
   bool gpu = !strcmp(a->backend, "gpu");
@@ -182,11 +192,7 @@ static int fuzz_one(const fuzz_args *a)
   gpu_kernels gk;
   fuzz_backend be;
   if (gpu) {
-    dg_diags d = {0};
-    bool ok = gpu_kernels_load(&gk, L.p, NULL, &d);
-    dg_diags_print(stderr, &L.p->sm, &d);
-    dg_diags_free(&d);
-    if (!ok) {
+    if (!load_gpu(&gk, L.p)) {
       cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
@@ -413,11 +419,7 @@ static int replay_main(int argc, char **argv)
   fuzz_outcome o;
   gpu_kernels gk;
   if (gpu) {
-    dg_diags d = {0};
-    bool ok = gpu_kernels_load(&gk, L.p, NULL, &d);
-    dg_diags_print(stderr, &L.p->sm, &d);
-    dg_diags_free(&d);
-    if (!ok) {
+    if (!load_gpu(&gk, L.p)) {
       cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
