@@ -10,19 +10,6 @@ static const dg_tykind dtype_ty[DG_DT__COUNT] = {
   [DG_DT_U8] = DG_TY_U8, [DG_DT_BOOL] = DG_TY_BOOL,
 };
 
-/* "k" with template arguments "float", "256" -> "k<float, 256>" */
-static char *instance_name(const char *kernel, char *const *targs, size_t n)
-{
-  dg_buf b = {0};
-  dg_buf_puts(&b, kernel);
-  if (n) {
-    dg_buf_putc(&b, '<');
-    for (size_t i = 0; i < n; i++) dg_buf_printf(&b, "%s%s", i ? ", " : "", targs[i]);
-    dg_buf_putc(&b, '>');
-  }
-  return dg_buf_take(&b);
-}
-
 bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
 {
   memset(k, 0, sizeof *k);
@@ -44,11 +31,10 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
   bool ok = true;
   for (size_t i = 0; i < p->launches.n; i++) {
     const dg_launch *l = p->launches.v[i];
-    char *const *targs = l->targs.n ? l->targs.v : p->templ.v;
-    size_t nt = l->targs.n ? l->targs.n : p->templ.n;
-    char *name = instance_name(l->kernel, targs, nt);
+    bool templated;
+    char *name = dg_problem_launch_instance(p, (int)i, &templated);
     dg_func *f = fe_find(k->mod, name);
-    if (!f && nt) f = fe_instantiate(k->mod, name, NULL);
+    if (!f && templated) f = fe_instantiate(k->mod, name, NULL);
     if (!f) f = fe_find(k->mod, l->kernel);
     if (!f || !f->is_kernel) {
       dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: no usable __global__ kernel '%s' in %s%s",

@@ -6,21 +6,6 @@
 
 #define MAX_PARAMS 64
 
-/* "k" with template arguments -> "k<float, 256>" (as emu.c names instances) */
-static char *instance_name(const dg_launch *l, const dg_problem *p)
-{
-  char *const *targs = l->targs.n ? l->targs.v : p->templ.v;
-  size_t n = l->targs.n ? l->targs.n : p->templ.n;
-  dg_buf b = {0};
-  dg_buf_puts(&b, l->kernel);
-  if (n) {
-    dg_buf_putc(&b, '<');
-    for (size_t i = 0; i < n; i++) dg_buf_printf(&b, "%s%s", i ? ", " : "", targs[i]);
-    dg_buf_putc(&b, '>');
-  }
-  return dg_buf_take(&b);
-}
-
 bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, dg_diags *d)
 {
   memset(gk, 0, sizeof *gk);
@@ -38,7 +23,7 @@ bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, d
   gk->name_of = dg_calloc(p->launches.n + 1, sizeof *gk->name_of);
   gk->names = dg_calloc(p->launches.n + 1, sizeof *gk->names);
   for (size_t i = 0; i < p->launches.n; i++) {
-    char *name = instance_name(p->launches.v[i], p);
+    char *name = dg_problem_launch_instance(p, (int)i, NULL);
     int k = 0;
     while (k < gk->nnames && strcmp(gk->names[k], name)) k++;
     if (k == gk->nnames) gk->names[gk->nnames++] = name;

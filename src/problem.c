@@ -258,6 +258,22 @@ bool dg_problem_launch_dims(const dg_problem *p, int i, const int64_t *sizes, in
   return false;
 }
 
+char *dg_problem_launch_instance(const dg_problem *p, int i, bool *templated)
+{
+  const dg_launch *l = p->launches.v[i];
+  char *const *targs = l->targs.n ? l->targs.v : p->templ.v;
+  size_t n = l->targs.n ? l->targs.n : p->templ.n;
+  if (templated) *templated = n > 0;
+  dg_buf b = {0};
+  dg_buf_puts(&b, l->kernel);
+  if (n) {
+    dg_buf_putc(&b, '<');
+    for (size_t k = 0; k < n; k++) dg_buf_printf(&b, "%s%s", k ? ", " : "", targs[k]);
+    dg_buf_putc(&b, '>');
+  }
+  return dg_buf_take(&b);
+}
+
 bool dg_problem_arg_int(const dg_problem *p, int i, int arg, const int64_t *sizes, int64_t *v,
                         dg_diags *d)
 {

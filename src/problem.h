@@ -205,6 +205,10 @@ bool dg_problem_zero_bytes(const dg_problem *p, int t, const int64_t *sizes, int
 /* Grid, block and dynamic shared bytes of launch i. */
 bool dg_problem_launch_dims(const dg_problem *p, int i, const int64_t *sizes, int64_t grid[3],
                             int64_t block[3], int64_t *shared, dg_diags *d);
+/* The kernel launch i names, with its template arguments ("reduce6<float, 256, true>"):
+ * the launch's own, else the spec's `template`. Caller frees. *templated (may be
+ * NULL) says whether there were any. Emulator and GPU both name instances so. */
+char *dg_problem_launch_instance(const dg_problem *p, int i, bool *templated);
 /* Value of an integer argument (DG_ARG_EXPR, DG_ARG_BOOL) of launch i. */
 bool dg_problem_arg_int(const dg_problem *p, int i, int arg, const int64_t *sizes, int64_t *v,
                         dg_diags *d);
