@@ -29,6 +29,7 @@ void check_result_free(check_result *r)
   free(r->reason);
   for (int t = 0; t < r->ntensors; t++) free(r->inputs ? r->inputs[t] : NULL);
   free(r->inputs), free(r->numel), free(r->sizes), free(r->slice);
+  check_steps_free(r);
   free(r->kernel_term), free(r->ref_term), free(r->smtlib), free(r->witness_text), free(r->gpu_note);
   memset(r, 0, sizeof *r);
 }
@@ -167,7 +168,7 @@ static dg_term kernel_term(chk *c)
       goto out;
     }
     budget -= lanes;
-    if (li == c->wl) simt_trace_thread(cm.m, c->wblock, c->wthread);
+    if (li == c->wl) simt_trace_thread(cm.m, c->wblock, c->wthread), check_steps_attach(c, cm.m);
     simt_status st = check_mach_launch(&cm, c->k, li, one ? &c->wblock : NULL, one ? 1 : 0, &err);
     if (st == SIMT_BADARGS) { check_say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused"); goto out; }
     size_t ne;
@@ -290,7 +291,7 @@ static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_res
   dg_term slack = term_add(tc, term_float(tc, DG_TY_F64, tol.atol),
                            term_mul(tc, term_float(tc, DG_TY_F64, tol.rtol), term_abs(tc, rt)));
   dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
-  smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000) };
+  smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000), .lipschitz = true };
   smt_solver *s = smt_new(tc, &so);
   smt_assume(s, bounds(c, lim));
   smt_verdict v = smt_sat(s, cond, res);
@@ -479,8 +480,9 @@ static void solve(chk *c, dg_term kt, dg_term rt)
       tv = tol_query(c, kt, rt, 0, &tr);
     }
     if (tv == SMT_UNSAT && !whyc) {
-      check_say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model)",
-          tol.atol, tol.rtol);
+      check_say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model%s)",
+          tol.atol, tol.rtol, tr.nlipschitz ? "; the proof uses the mean-value bounds of tanh and erf: |f(a) - f(b)| <= L|a - b|, "
+                                              "and <= L|a - b| / (1 + min(a^2, b^2)) for a, b of one sign" : "");
     } else if (!(tv == SMT_SAT && try_model(c, &tr, kt, rt)) && !try_model(c, &res, kt, rt) && !search_witness(c, kt, rt)) {
       check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);

@@ -44,6 +44,7 @@ void smt_free(smt_solver *s)
   free(s->facts_done.v);
   dg_vec_free(&s->exp_args);
   dg_vec_free(&s->exp_apps);
+  for (int i = 0; i < 2; i++) dg_vec_free(&s->lip_args[i]), dg_vec_free(&s->lip_apps[i]);
   dg_vec_free(&s->assumed);
   dg_vec_free(&s->pures);
   free(s->pure_tab);

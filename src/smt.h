@@ -27,6 +27,8 @@ typedef struct {
   unsigned timeout_ms;   /* per check; 0: no limit */
   double atol, rtol;     /* IEEE model: |k - r| > atol + rtol*|r| is a difference; REAL: k != r */
   bool want_smtlib;      /* fill smt_result.smtlib with the query as SMT-LIB2 */
+  bool lipschitz;        /* REAL: bound |f(a) - f(b)| by |a - b| for pairs of tanh / erf
+                            applications (smt_facts.c): for "within tolerance" queries */
 } smt_opts;
 
 typedef struct {
@@ -46,6 +48,7 @@ typedef struct {
   term_value kernel_value, ref_value;
   char *smtlib;          /* opts.want_smtlib: the query in SMT-LIB2 */
   double seconds;        /* solver time */
+  size_t nlipschitz;     /* opts.lipschitz: pair facts the query held (0: the answer rests on none) */
 } smt_result;
 void smt_result_free(smt_result *r);
 

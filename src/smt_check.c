@@ -147,6 +147,7 @@ static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t 
       out->reason = dg_printf("timeout (the solver ran past %u ms and was interrupted)", s->opts.timeout_ms);
   }
   out->seconds = dg_now() - t0;
+  out->nlipschitz = s->nlip;
   if (r == Z3_L_FALSE) out->verdict = SMT_EQUIVALENT;
   else if (r == Z3_L_TRUE) {
     out->verdict = SMT_DIFFERENT;

@@ -8,6 +8,13 @@
  *   x > 0 -> rsqrt(x) > 0 and rsqrt(x) * sqrt(x) = 1
  *   -1 < tanh(x) < 1, tanh(-x) = -tanh(x);  same for erf
  *   -1 <= sin(x), cos(x) <= 1;  exp2(x) > 0
+ * With opts.lipschitz, for each pair of applications f(a), f(b) of tanh
+ * (L = 1) or erf (L = 2/sqrt(pi), rounded up), by the mean value theorem:
+ *   |f(a) - f(b)| <= L |a - b|, and when a and b have one sign
+ *   |f(a) - f(b)| * (1 + min(a^2, b^2)) <= L |a - b|
+ * (f' = L sech^2 resp. L e^{-t^2}, both <= L / (1 + t^2) and decreasing in
+ * |t|). A kernel's rounded constant (0.7978845608f) then stays within the
+ * tolerance of the reference's even where the function saturates.
  * IEEE floats get the functions uninterpreted, without facts. REAL ones are
  * purified (pure_app below). */
 #include "smt_priv.h"
@@ -15,6 +22,7 @@
 #include <stdlib.h>
 
 enum { MONO_MAX = 48 };   /* pairwise monotonicity facts up to this many exps */
+enum { LIP_MAX = 16 };    /* pairwise Lipschitz facts up to this many tanh / erf apps */
 
 static void assert_(smt_solver *s, Z3_ast f) { smt_assert_base(s, f); }
 
@@ -106,6 +114,41 @@ static void odd_bounded(smt_solver *s, term_fn f, Z3_ast arg, Z3_ast app)
   assert_(s, Z3_mk_eq(z, neg, Z3_mk_unary_minus(z, app)));
 }
 
+static Z3_ast abs_(smt_solver *s, Z3_ast a)
+{
+  return Z3_mk_ite(s->z, Z3_mk_ge(s->z, a, zero(s)), a, Z3_mk_unary_minus(s->z, a));
+}
+
+static Z3_ast sub2(smt_solver *s, Z3_ast a, Z3_ast b)
+{
+  Z3_ast v[2] = { a, b };
+  return Z3_mk_sub(s->z, 2, v);
+}
+
+/* The pair facts of the header for f(a) = A against every earlier f(b) = B. */
+static void lipschitz(smt_solver *s, term_fn f, Z3_ast a, Z3_ast A)
+{
+  Z3_context z = s->z;
+  int k = f == TERM_FN_ERF;
+  /* 2/sqrt(pi) = 1.12837916709551..., rounded up: the bound stays true */
+  Z3_ast L = k ? Z3_mk_real(z, 11283792, 10000000) : num(s, 1);
+  if (s->lip_apps[k].n < LIP_MAX)
+    for (size_t i = 0; i < s->lip_apps[k].n; i++) {
+      Z3_ast b = s->lip_args[k].v[i], B = s->lip_apps[k].v[i];
+      Z3_ast dy = abs_(s, sub2(s, A, B)), dx = mul2(s, L, abs_(s, sub2(s, a, b)));
+      assert_(s, Z3_mk_le(z, dy, dx));
+      Z3_ast a2 = mul2(s, a, a), b2 = mul2(s, b, b);
+      Z3_ast m = Z3_mk_ite(z, Z3_mk_le(z, a2, b2), a2, b2);
+      Z3_ast one_m[2] = { num(s, 1), m };
+      Z3_ast same = Z3_mk_or(z, 2, (Z3_ast[]){ and2(s, Z3_mk_ge(z, a, zero(s)), Z3_mk_ge(z, b, zero(s))),
+                                               and2(s, Z3_mk_le(z, a, zero(s)), Z3_mk_le(z, b, zero(s))) });
+      assert_(s, implies(s, same, Z3_mk_le(z, mul2(s, dy, Z3_mk_add(z, 2, one_m)), dx)));
+      s->nlip++;
+    }
+  dg_vec_push(&s->lip_args[k], a);
+  dg_vec_push(&s->lip_apps[k], A);
+}
+
 static void facts(smt_solver *s, term_fn f, Z3_ast arg, Z3_ast app)
 {
   Z3_context z = s->z;
@@ -136,7 +179,10 @@ static void facts(smt_solver *s, term_fn f, Z3_ast arg, Z3_ast app)
                        and2(s, Z3_mk_gt(z, app, zero(s)), Z3_mk_eq(z, mul2(s, app, sq), num(s, 1)))));
     break;
   }
-  case TERM_FN_TANH: case TERM_FN_ERF: odd_bounded(s, f, arg, app); break;
+  case TERM_FN_TANH: case TERM_FN_ERF:
+    odd_bounded(s, f, arg, app);
+    if (s->opts.lipschitz) lipschitz(s, f, arg, app);
+    break;
   case TERM_FN_SIN: case TERM_FN_COS:
     assert_(s, and2(s, Z3_mk_le(z, num(s, -1), app), Z3_mk_le(z, app, num(s, 1))));
     break;

@@ -22,6 +22,9 @@ struct smt_solver {
   smt_idset facts_done;        /* apps whose facts are asserted */
   DG_VEC(Z3_ast) exp_args;     /* arguments of REAL exp apps, for monotonicity */
   DG_VEC(Z3_ast) exp_apps;
+  DG_VEC(Z3_ast) lip_args[2];  /* REAL tanh (0) and erf (1) apps, for Lipschitz pairs */
+  DG_VEC(Z3_ast) lip_apps[2];
+  size_t nlip;                 /* Lipschitz pair facts asserted */
   DG_VEC(smt_pure) pures;      /* purified REAL applications (smt_facts.c) */
   uint32_t *pure_tab;          /* (f, arg id) -> index+1 into pures */
   size_t pure_cap;

@@ -90,5 +90,14 @@ like "$out" "^y\[6,32\] +equivalent" "and the element checks"
 out=$(run_dirigo check "$W/softmax_warp.lua" --size Q=3 --at 0,0 2>&1)
 is "$(cat "$rcf")" 2 "--size of an unknown size is a usage error"
 
+# f32-rounded constants (0.7978845608f): within tolerance, proved with the
+# mean-value facts of tanh / erf (without them: unknown, the witness did not replay)
+for g in gelu_tanh_float4 gelu_erf_vec; do
+  out=$(run_dirigo check "$S/elementwise/$g.lua" --at 5 --no-journal)
+  is "$(cat "$rcf")" 0 "$g: exit 0"
+  like "$out" "^y\[5\] +equivalent +equal to the reference within tolerance .*mean-value bounds of tanh and erf" \
+    "$g: equivalent within tolerance, resting on the mean-value bounds"
+done
+
 rm -f "$rcf"
 done_testing

@@ -91,6 +91,61 @@ static void test_facts(void)
   smt_free(s);
 }
 
+/* 0.5 x (1 + f(c x + d x^3)) */
+static dg_term gelu(term_fn f, double c, double d)
+{
+  dg_term x = X(0), x3 = term_mul(C, x, term_mul(C, x, x));
+  dg_term u = term_add(C, term_mul(C, term_real(C, c), x), term_mul(C, term_real(C, d), x3));
+  return term_mul(C, term_mul(C, term_real(C, 0.5), x), term_add(C, term_real(C, 1), term_fn1(C, f, u)));
+}
+
+/* |k - r| > 1e-5 + 1e-5 |r| for some |x| <= lim? */
+static smt_verdict beyond_tol(dg_term k, dg_term r, bool lip, double lim, smt_result *res)
+{
+  dg_term tol = term_add(C, term_real(C, 1e-5), term_mul(C, term_real(C, 1e-5), term_abs(C, r)));
+  dg_term cond = term_lt(C, tol, term_abs(C, term_sub(C, k, r)));
+  smt_solver *s = smt_new(C, &(smt_opts){ .timeout_ms = 20000, .lipschitz = lip });
+  smt_assume(s, term_and(C, term_le(C, term_real(C, -lim), X(0)), term_le(C, X(0), term_real(C, lim))));
+  smt_verdict v = smt_sat(s, cond, res);
+  smt_free(s);
+  return v;
+}
+
+/* f32-rounded constants in a GELU stay within tolerance of the exact ones
+ * for every x, tails included (tanh and erf saturate): the mean-value facts
+ * prove it; without them tanh(u) and tanh(u') are unrelated. A constant off
+ * by 0.3% is still beyond tolerance with the facts. */
+static void test_lipschitz(void)
+{
+  smt_result r;
+  const double fmax = 3.4028234663852886e38;
+  dg_term ref = gelu(TERM_FN_TANH, 0.7978845608028654, 0.7978845608028654 * 0.044715);
+  dg_term ker = gelu(TERM_FN_TANH, (float)0.7978845608028654, (float)0.7978845608028654 * (double)0.044715f);
+  is_int(beyond_tol(ker, ref, true, fmax, &r), SMT_UNSAT, "gelu_tanh with f32 constants: within tolerance for all x (%.2fs)", r.seconds);
+  ok(r.nlipschitz == 1, "the answer rests on one Lipschitz pair (%zu)", r.nlipschitz);
+  smt_result_free(&r);
+  is_int(beyond_tol(ker, ref, false, fmax, &r), SMT_SAT, "without the facts: a spurious difference");
+  ok(r.nlipschitz == 0, "and no pair facts");
+  smt_result_free(&r);
+  dg_term off = gelu(TERM_FN_TANH, 0.8, 0.8 * 0.044715);
+  is_int(beyond_tol(off, ref, true, fmax, &r), SMT_SAT, "gelu_tanh with 0.8 for sqrt(2/pi): beyond tolerance");
+  smt_result_free(&r);
+  dg_term eref = gelu(TERM_FN_ERF, 0.7071067811865476, 0), eker = gelu(TERM_FN_ERF, (float)0.7071067811865476, 0);
+  is_int(beyond_tol(eker, eref, true, fmax, &r), SMT_UNSAT, "gelu_erf with an f32 1/sqrt(2): within tolerance for all x (%.2fs)", r.seconds);
+  smt_result_free(&r);
+  is_int(beyond_tol(eker, eref, false, fmax, &r), SMT_SAT, "gelu_erf without the facts: a spurious difference");
+  smt_result_free(&r);
+  dg_term eoff = gelu(TERM_FN_ERF, 0.75, 0);
+  /* (unbounded, the model may sit where the facts' 1/t^2 decay is too weak
+   * for erf's e^{-t^2}: the checker replays every model for that reason) */
+  is_int(beyond_tol(eoff, eref, true, 2, &r), SMT_SAT, "gelu_erf with 0.75 for 1/sqrt(2): beyond tolerance (|x| <= 2)");
+  if (r.verdict == SMT_SAT) {
+    double a = term_eval(C, eoff, r.values, NULL).f, b = term_eval(C, eref, r.values, NULL).f;
+    ok(fabs(a - b) > 1e-5 + 1e-5 * fabs(b), "and the model replays with the real erf: %.9g vs %.9g", a, b);
+  } else ok(0, "the model replays");
+  smt_result_free(&r);
+}
+
 static void test_assume(void)
 {
   term_varinfo vi = { TERM_VAR_INPUT, "targets", 3, DG_TY_I32, NULL };
@@ -186,6 +241,7 @@ int main(void)
   C = term_ctx_new(TERM_MODEL_REAL);
   test_softmax();
   test_facts();
+  test_lipschitz();
   test_assume();
   test_ieee();
   test_timeout();
