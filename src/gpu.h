@@ -209,4 +209,65 @@ dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu
                             dg_gpu_result *res);
 void dg_gpu_result_free(dg_gpu_result *r);
 
+/* ---- batches: a whole case in one round trip ------------------------------
+ * Uploads, poisons, launches and downloads are queued on the caller's side
+ * and sent as one request; the child runs them in order with the same checks
+ * as the single calls (arguments against the kernel's parameters, the guards
+ * of every live buffer after each launch, faults, the watchdog: the batch's
+ * limit is launch_timeout_s per launch, and a hang names its launch). A launch
+ * that does not return OK skips the launches (and uploads, poisons) after
+ * it; downloads still run unless the child is lost. Poison is filled on the
+ * device (a pattern block doubled by device copies), not sent.
+ *
+ *   dg_gpu_batch b = {0};
+ *   dg_gpu_batch_upload(&b, x, 0, xs, n);  dg_gpu_batch_poison(&b, y);
+ *   dg_gpu_batch_launch(&b, k, grid, block, 0, args, nargs);
+ *   dg_gpu_batch_download(&b, y, 0, ys, n);   (ys written by _run)
+ *   dg_gpu_batch_run(g, &b, &res);  …  dg_gpu_batch_free(&b); dg_gpu_batch_result_free(&res);
+ * Buffers passed to upload/download are borrowed until _run returns. */
+typedef struct {
+  uint32_t kind;                /* internal: GP_OP_* */
+  dg_gpu_buf buf;
+  size_t off, len;
+  const void *src;              /* upload */
+  void *dst;                    /* download */
+  size_t first_arg;             /* launch: index into args */
+  int nargs;
+  dg_gpu_kernel k;
+  dg_gpu_dim3 grid, block;
+  uint32_t shmem;
+} dg_gpu_batch_op;
+typedef struct {
+  DG_VEC(dg_gpu_batch_op) ops;
+  DG_VEC(dg_gpu_arg) args;
+  int nlaunch;
+} dg_gpu_batch;
+void dg_gpu_batch_upload(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, const void *src, size_t n);
+void dg_gpu_batch_poison(dg_gpu_batch *b, dg_gpu_buf buf);
+void dg_gpu_batch_launch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
+                         uint32_t shmem, const dg_gpu_arg *args, int nargs);
+void dg_gpu_batch_download(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, void *dst, size_t n);
+void dg_gpu_batch_clear(dg_gpu_batch *b);   /* empty, keeping the memory */
+void dg_gpu_batch_free(dg_gpu_batch *b);
+
+typedef struct {
+  int launch;                   /* which launch of the batch (0-based) */
+  dg_gpu_guard_hit hit;
+} dg_gpu_batch_hit;
+typedef struct {
+  dg_gpu_status status;
+  char *msg;                    /* owned; NULL on OK */
+  int failed_launch;            /* -1, or the launch of the batch that did not return OK */
+  int nran;                     /* launches that ran (the failed one included) */
+  double ms;                    /* kernel time, all launches */
+  DG_VEC(double) launch_ms;     /* per launch that ran */
+  DG_VEC(dg_gpu_batch_hit) guards;
+  char *output;                 /* what kernels printed; owned, may be NULL */
+  bool downloaded;              /* the downloads' destinations were written */
+} dg_gpu_batch_result;
+/* OK, or the first failure's status (as dg_gpu_launch's; BAD_REQUEST for a
+ * stale handle or a copy outside a buffer, before anything runs). */
+dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res);
+void dg_gpu_batch_result_free(dg_gpu_batch_result *r);
+
 #endif

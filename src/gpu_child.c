@@ -51,6 +51,7 @@ static struct {
   size_t stage_len;
   bool capture;       /* fd 1 is a memfd holding what kernels printf'd */
   dg_buf out;         /* that output, sent with the next reply */
+  uint32_t pad;       /* the next reply's pad (a batch's failed launch) */
 } C;
 
 #define OUTPUT_MAX (64 * 1024)
@@ -85,7 +86,7 @@ static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const
     msg = dg_vprintf(fmt, ap);
     va_end(ap);
   }
-  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, (uint32_t)C.out.n, 0, ms, n };
+  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, (uint32_t)C.out.n, C.pad, ms, n };
   if (gp_write(C.fd, &rep, sizeof rep) || (msg && gp_write(C.fd, msg, rep.msg_len))
       || (C.out.n && gp_write(C.fd, C.out.s, C.out.n)) || (n && gp_write(C.fd, data, n)))
     _exit(2);
@@ -123,19 +124,22 @@ static uint8_t *stage(size_t n)
   return C.stage;
 }
 
-/* Fills n device bytes at d with the repeated pattern p (len bytes). */
+/* Fills n device bytes at d with the repeated pattern p (len bytes): one
+ * block of up to 64 KiB from the host, then device-to-device copies doubling
+ * what is filled (nothing of the buffer's size crosses the bus). */
 static cudaError_t fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
 {
-  const size_t chunk = 1 << 20;
-  uint8_t *h = stage(chunk);
-  size_t m = n < chunk ? n : chunk;   /* a 64 KiB guard needs 64 KiB of pattern, not 1 MiB */
+  const size_t block = 64 * 1024;     /* a multiple of len (1, 2, 4, 8) */
+  size_t m = n < block ? n : block;
+  uint8_t *h = stage(m ? m : 1);
   for (size_t i = 0; i < m; i++) h[i] = p[i % len];
-  for (size_t off = 0; off < n; off += chunk) {
-    size_t k = n - off < chunk ? n - off : chunk;    /* chunk is a multiple of len (1,2,4,8) */
-    cudaError_t e = cudaMemcpy(d + off, h, k, cudaMemcpyHostToDevice);
-    if (e) return e;
+  cudaError_t e = m ? cudaMemcpy(d, h, m, cudaMemcpyHostToDevice) : cudaSuccess;
+  for (size_t have = m; have < n && !e;) {
+    size_t k = n - have < have ? n - have : have;
+    e = cudaMemcpyAsync(d + have, d, k, cudaMemcpyDeviceToDevice, 0);
+    have += k;
   }
-  return cudaSuccess;
+  return e;
 }
 
 static cbuf *get_buf(uint32_t id)
@@ -393,6 +397,100 @@ static char *check_params(const void *fn, const gp_arg *args, uint32_t nargs)
   return why;
 }
 
+/* What a CUDA error means: OK, CUDA (the context lives on) or FAULT (*fatal:
+ * the child must exit after its reply). *msg gets the sentence. */
+static dg_gpu_status cuda_status(cudaError_t e, const char *what, char **msg, bool *fatal)
+{
+  if (e == cudaSuccess) return DG_GPU_OK;
+  if ((*fatal = context_poisoned())) {
+    *msg = dg_printf("%s: %s (%s); the CUDA context is lost", what, CUERR(e));
+    return DG_GPU_FAULT;
+  }
+  *msg = dg_printf("%s: %s (%s)", what, CUERR(e));
+  return DG_GPU_CUDA;
+}
+
+/* One launch: arguments against the kernel's parameters, launch, sync, the
+ * guards of every live buffer. *msg (owned) on failure; *fatal when the
+ * context is lost. */
+static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_vec *hits, float *ms,
+                                char **msg, bool *fatal)
+{
+  *ms = 0;
+  *msg = NULL;
+  if (L->kernel >= C.kernels.n) {
+    *msg = dg_printf("no kernel %u", L->kernel);
+    return DG_GPU_BAD_REQUEST;
+  }
+  void **argv = dg_calloc(L->nargs + 1, sizeof *argv);
+  void **ptrs = dg_calloc(L->nargs + 1, sizeof *ptrs);
+  dg_gpu_status st = DG_GPU_OK;
+  for (uint32_t i = 0; i < L->nargs && st == DG_GPU_OK; i++) {
+    if (args[i].kind == DG_GPU_ARG_BUF) {
+      cbuf *b = get_buf(args[i].buf);
+      if (!b || args[i].off > b->size) {
+        *msg = dg_printf("argument %u: no buffer %u", i + 1, args[i].buf);
+        st = DG_GPU_BAD_REQUEST;
+        break;
+      }
+      ptrs[i] = b->base + C.guard + args[i].off;
+      argv[i] = &ptrs[i];
+    } else if (args[i].size > sizeof args[i].value) {
+      *msg = dg_printf("argument %u: a value of %llu bytes (64 at most)", i + 1,
+                       (unsigned long long)args[i].size);
+      st = DG_GPU_BAD_REQUEST;
+    } else {
+      argv[i] = (void *)args[i].value;
+    }
+  }
+  const void *fn = (const void *)C.kernels.v[L->kernel];
+  if (st == DG_GPU_OK && (*msg = check_params(fn, args, L->nargs))) st = DG_GPU_BAD_REQUEST;
+  cudaError_t e;
+  if (st == DG_GPU_OK && L->shmem > 48 * 1024
+      && (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->shmem))) {
+    cudaGetLastError();
+    *msg = dg_printf("%u bytes of dynamic shared memory: %s (%s)", L->shmem, CUERR(e));
+    st = DG_GPU_LAUNCH;
+  }
+  if (st == DG_GPU_OK) {
+    dim3 grid = { L->grid.x, L->grid.y, L->grid.z }, block = { L->block.x, L->block.y, L->block.z };
+    cudaEventRecord(C.ev0, 0);
+    e = cudaLaunchKernel(fn, grid, block, argv, L->shmem, 0);
+    if (e && (*fatal = context_poisoned())) {
+      *msg = dg_printf("launch: %s (%s); the CUDA context is lost", CUERR(e));
+      st = DG_GPU_FAULT;
+    } else if (e) {
+      *msg = dg_printf("launch <<<(%u,%u,%u), (%u,%u,%u), %u>>>: %s (%s)", grid.x, grid.y, grid.z,
+                       block.x, block.y, block.z, L->shmem, CUERR(e));
+      st = DG_GPU_LAUNCH;
+    }
+  }
+  if (st == DG_GPU_OK) {
+    cudaEventRecord(C.ev1, 0);
+    e = cudaDeviceSynchronize();
+    if (!e) e = cudaGetLastError();
+    collect_output();
+    if (e && (*fatal = context_poisoned())) {
+      *msg = dg_printf("%s (%s)", CUERR(e));
+      st = DG_GPU_FAULT;
+    } else if (e) {
+      *msg = dg_printf("%s (%s)", CUERR(e));
+      st = DG_GPU_LAUNCH;
+    }
+  }
+  if (st == DG_GPU_OK) {
+    cudaEventElapsedTime(ms, C.ev0, C.ev1);
+    st = cuda_status(check_guards(hits), "reading guard regions", msg, fatal);
+    if (st == DG_GPU_OK && hits->n) {
+      *msg = dg_printf("the kernel wrote outside %zu buffer guard region(s)", hits->n);
+      st = DG_GPU_OOB_WRITE;
+    }
+  }
+  free(argv);
+  free(ptrs);
+  return st;
+}
+
 static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
 {
   gp_launch L;
@@ -402,85 +500,146 @@ static void do_launch(const gp_req *rq, const uint8_t *pl, size_t n)
     reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed launch");
     return;
   }
-  if (L.kernel >= C.kernels.n) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no kernel %u", L.kernel); return; }
   gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
   memcpy(args, pl + sizeof L, L.nargs * sizeof *args);
-  void **argv = dg_calloc(L.nargs + 1, sizeof *argv);
-  void **ptrs = dg_calloc(L.nargs + 1, sizeof *ptrs);
-  bool fatal = false;
-  for (uint32_t i = 0; i < L.nargs; i++) {
-    if (args[i].kind == DG_GPU_ARG_BUF) {
-      cbuf *b = get_buf(args[i].buf);
-      if (!b || args[i].off > b->size) {
-        reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "argument %u: no buffer %u", i + 1, args[i].buf);
-        goto out;
-      }
-      ptrs[i] = b->base + C.guard + args[i].off;
-      argv[i] = &ptrs[i];
-    } else {
-      if (args[i].size > sizeof args[i].value) {
-        reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "argument %u: a value of %llu bytes (64 at most)",
-              i + 1, (unsigned long long)args[i].size);
-        goto out;
-      }
-      argv[i] = args[i].value;
-    }
-  }
-  const void *fn = (const void *)C.kernels.v[L.kernel];
-  char *why = check_params(fn, args, L.nargs);
-  if (why) {
-    reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "%s", why);
-    free(why);
-    goto out;
-  }
-  cudaError_t e;
-  if (L.shmem > 48 * 1024
-      && (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.shmem))) {
-    cudaGetLastError();
-    reply(DG_GPU_LAUNCH, 0, NULL, 0, "%u bytes of dynamic shared memory: %s (%s)", L.shmem, CUERR(e));
-    goto out;
-  }
-  dim3 grid = { L.grid.x, L.grid.y, L.grid.z }, block = { L.block.x, L.block.y, L.block.z };
-  cudaEventRecord(C.ev0, 0);
-  e = cudaLaunchKernel(fn, grid, block, argv, L.shmem, 0);
-  if (e) {
-    if ((fatal = context_poisoned())) {
-      reply(DG_GPU_FAULT, 0, NULL, 0, "launch: %s (%s); the CUDA context is lost", CUERR(e));
-      goto out;
-    }
-    reply(DG_GPU_LAUNCH, 0, NULL, 0, "launch <<<(%u,%u,%u), (%u,%u,%u), %u>>>: %s (%s)",
-          grid.x, grid.y, grid.z, block.x, block.y, block.z, L.shmem, CUERR(e));
-    goto out;
-  }
-  cudaEventRecord(C.ev1, 0);
-  e = cudaDeviceSynchronize();
-  if (!e) e = cudaGetLastError();
-  collect_output();
-  if (e) {
-    if ((fatal = context_poisoned())) {
-      reply(DG_GPU_FAULT, 0, NULL, 0, "%s (%s)", CUERR(e));
-      goto out;
-    }
-    reply(DG_GPU_LAUNCH, 0, NULL, 0, "%s (%s)", CUERR(e));
-    goto out;
-  }
-  float ms = 0;
-  cudaEventElapsedTime(&ms, C.ev0, C.ev1);
   guard_vec hits = {0};
-  e = check_guards(&hits);
-  if (!fail(e, "reading guard regions")) {
-    if (hits.n)
-      reply(DG_GPU_OOB_WRITE, ms, hits.v, hits.n * sizeof *hits.v,
-            "the kernel wrote outside %zu buffer guard region(s)", hits.n);
-    else
-      reply(DG_GPU_OK, ms, NULL, 0, NULL);
-  }
+  float ms;
+  char *msg;
+  bool fatal = false;
+  dg_gpu_status st = run_launch(&L, args, &hits, &ms, &msg, &fatal);
+  reply(st, ms, hits.v, st == DG_GPU_OOB_WRITE ? hits.n * sizeof *hits.v : 0, msg ? "%s" : NULL, msg);
+  free(msg);
   dg_vec_free(&hits);
-out:
   free(args);
-  free(argv);
-  free(ptrs);
   if (fatal) _exit(3);   /* the context is gone: the parent starts another child */
+}
+
+/* A batch (gpu_proto.h GP_BATCH): the ops in order, one reply. */
+typedef struct {
+  dg_gpu_status st;
+  char *msg;
+  uint32_t failed;     /* the failed launch, UINT32_MAX: none */
+  bool stopped;        /* no more launches, uploads or poisons */
+  bool fatal;
+  bool no_downloads;   /* a download was refused: send none */
+} batch_state;
+
+static void batch_fail(batch_state *bs, dg_gpu_status st, uint32_t launch, char *msg)
+{
+  bs->stopped = true;
+  if (bs->st == DG_GPU_OK) {
+    bs->st = st;
+    bs->msg = msg;
+    bs->failed = launch;
+  } else {
+    free(msg);
+  }
+}
+
+static void batch_launch(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, dg_buf *recs)
+{
+  gp_launch L;
+  float ms = 0;
+  uint32_t nh = 0;
+  guard_vec hits = {0};
+  if (len < sizeof L || (memcpy(&L, body, sizeof L), len != sizeof L + L.nargs * sizeof(gp_arg))) {
+    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
+  } else {
+    gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
+    memcpy(args, body + sizeof L, L.nargs * sizeof *args);
+    char *msg;
+    if (gp_progress) *gp_progress = li;
+    dg_gpu_status st = run_launch(&L, args, &hits, &ms, &msg, &bs->fatal);
+    free(args);
+    if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
+    else free(msg);
+    nh = (uint32_t)hits.n;
+  }
+  dg_buf_put(recs, (const char *)&ms, 4);
+  dg_buf_put(recs, (const char *)&nh, 4);
+  if (nh) dg_buf_put(recs, (const char *)hits.v, nh * sizeof *hits.v);
+  dg_vec_free(&hits);
+}
+
+static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg_buf *downs)
+{
+  cbuf *b = get_buf(op->buf);
+  bool down = op->kind == GP_OP_DOWNLOAD;
+  if (!b || op->off > b->size || op->len > b->size - op->off) {
+    char *m = b ? dg_printf("copy of %llu bytes at offset %llu outside a buffer of %zu",
+                            (unsigned long long)op->len, (unsigned long long)op->off, b->size)
+                : dg_printf("no buffer %u", op->buf);
+    if (down) bs->no_downloads = true;
+    batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, m);
+    return;
+  }
+  uint8_t *d = b->base + C.guard + op->off;
+  char *m = NULL;
+  cudaError_t e;
+  if (op->kind == GP_OP_POISON) e = fill(d, b->size, b->poison.b, b->poison.len);
+  else if (!down) e = cudaMemcpy(d, body, op->len, cudaMemcpyHostToDevice);
+  else {
+    uint8_t *h = stage(op->len ? op->len : 1);
+    e = cudaMemcpy(h, d, op->len, cudaMemcpyDeviceToHost);
+    if (!e) dg_buf_put(downs, (const char *)h, op->len);
+  }
+  dg_gpu_status st = cuda_status(e, down ? "download" : op->kind == GP_OP_POISON ? "poison" : "upload",
+                                 &m, &bs->fatal);
+  if (st != DG_GPU_OK) {
+    if (down) bs->no_downloads = true;
+    batch_fail(bs, st, UINT32_MAX, m);
+  }
+}
+
+static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false };
+  dg_buf recs = {0}, downs = {0};
+  uint32_t nlaunch = 0, nran = 0;
+  dg_buf_put(&recs, (const char *)&nran, 4);
+  size_t at = 0;
+  for (uint32_t i = 0; i < rq->a && !bs.fatal; i++) {
+    gp_op op;
+    if (n - at < sizeof op) {
+      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
+      bs.no_downloads = true;
+      break;
+    }
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
+    if (n - at < body) {
+      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
+      bs.no_downloads = true;
+      break;
+    }
+    const uint8_t *bp = pl + at;
+    at += (body + 7) & ~(size_t)7;
+    if (at > n) at = n;
+    if (op.kind == GP_OP_LAUNCH) {
+      uint32_t li = nlaunch++;
+      if (bs.stopped) continue;
+      batch_launch(&bs, li, bp, body, &recs);
+      nran++;
+    } else if (op.kind == GP_OP_DOWNLOAD) {
+      if (!bs.no_downloads) batch_copy(&bs, &op, bp, &downs);
+    } else if (op.kind == GP_OP_UPLOAD || op.kind == GP_OP_POISON) {
+      if (!bs.stopped) batch_copy(&bs, &op, bp, &downs);
+    } else {
+      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_printf("unknown batch op %u", op.kind));
+      bs.no_downloads = true;
+    }
+  }
+  memcpy(recs.s, &nran, 4);
+  if (!bs.no_downloads && !bs.fatal && downs.n) dg_buf_put(&recs, downs.s, downs.n);
+  C.pad = bs.failed;
+  if (bs.fatal) reply(bs.st, 0, NULL, 0, "%s", bs.msg ? bs.msg : "the CUDA context is lost");
+  else reply(bs.st, 0, recs.s, recs.n, bs.msg ? "%s" : NULL, bs.msg);
+  C.pad = 0;
+  free(bs.msg);
+  dg_buf_free(&recs);
+  dg_buf_free(&downs);
+  if (bs.fatal) _exit(3);
 }
 
 static void do_params(const gp_req *rq, const uint8_t *pl, size_t n)
@@ -504,6 +663,7 @@ static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
   [GP_HELLO] = do_hello, [GP_LOAD] = do_load, [GP_ALLOC] = do_alloc,
   [GP_UPLOAD] = do_copy, [GP_DOWNLOAD] = do_copy, [GP_POISON] = do_poison_free,
   [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch, [GP_PARAMS] = do_params,
+  [GP_BATCH] = do_batch,
 };
 
 _Noreturn void gp_child_main(int fd)

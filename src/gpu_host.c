@@ -9,6 +9,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 struct dg_gpu {
@@ -19,6 +20,7 @@ struct dg_gpu {
   dg_gpu_info info;
   size_t last_len;      /* data bytes of the last reply read into *datap */
   char *last_out;       /* what kernels printed, from the last reply; owned */
+  uint32_t last_fail;   /* the last reply's pad: a batch's failed launch */
 };
 
 static void set_msg(char **msg, char *m)
@@ -48,6 +50,10 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
 
 static dg_gpu_status start(dg_gpu *g, char **why)
 {
+  if (!gp_progress) {   /* one shared page, inherited by every child forked after */
+    void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (pg != MAP_FAILED) gp_progress = pg;
+  }
   int fd;
   pid_t pid = gp_fork(&fd);
   if (pid < 0) {
@@ -120,6 +126,7 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
     return DG_GPU_CHILD_DIED;
   }
   if (ms) *ms = rep.ms;
+  g->last_fail = rep.pad;
   /* the child exits after these; killing spares us waiting on a driver teardown */
   if (rep.status == DG_GPU_FAULT || rep.status == DG_GPU_NO_DEVICE) drop_child(g, true);
   if (rep.status != DG_GPU_OK || rep.msg_len) set_msg(msg, text);
@@ -314,6 +321,178 @@ dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu
     memcpy(&gg, data + off, sizeof gg);
     dg_gpu_guard_hit h = { handle(g, gg.buf), gg.after != 0, gg.first_off, gg.nbytes };
     dg_vec_push(&res->guards, h);
+  }
+  free(data);
+  return res->status;
+}
+
+/* ---- batches ---------------------------------------------------------------- */
+static dg_gpu_batch_op *push_op(dg_gpu_batch *b, uint32_t kind, dg_gpu_buf buf, size_t off, size_t n)
+{
+  dg_gpu_batch_op op = { .kind = kind, .buf = buf, .off = off, .len = n };
+  dg_vec_push(&b->ops, op);
+  return &b->ops.v[b->ops.n - 1];
+}
+
+void dg_gpu_batch_upload(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, const void *src, size_t n)
+{
+  push_op(b, GP_OP_UPLOAD, buf, off, n)->src = src;
+}
+
+void dg_gpu_batch_poison(dg_gpu_batch *b, dg_gpu_buf buf) { push_op(b, GP_OP_POISON, buf, 0, 0); }
+
+void dg_gpu_batch_download(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, void *dst, size_t n)
+{
+  push_op(b, GP_OP_DOWNLOAD, buf, off, n)->dst = dst;
+}
+
+void dg_gpu_batch_launch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
+                         uint32_t shmem, const dg_gpu_arg *args, int nargs)
+{
+  dg_gpu_batch_op *op = push_op(b, GP_OP_LAUNCH, 0, 0, 0);
+  op->k = k, op->grid = grid, op->block = block, op->shmem = shmem;
+  op->first_arg = b->args.n, op->nargs = nargs;
+  for (int i = 0; i < nargs; i++) dg_vec_push(&b->args, args[i]);
+  b->nlaunch++;
+}
+
+void dg_gpu_batch_clear(dg_gpu_batch *b)
+{
+  b->ops.n = 0;
+  b->args.n = 0;
+  b->nlaunch = 0;
+}
+
+void dg_gpu_batch_free(dg_gpu_batch *b)
+{
+  dg_vec_free(&b->ops);
+  dg_vec_free(&b->args);
+  memset(b, 0, sizeof *b);
+}
+
+void dg_gpu_batch_result_free(dg_gpu_batch_result *r)
+{
+  free(r->msg);
+  free(r->output);
+  dg_vec_free(&r->guards);
+  dg_vec_free(&r->launch_ms);
+  memset(r, 0, sizeof *r);
+}
+
+static void put_pad(dg_buf *pl)
+{
+  while (pl->n % 8) dg_buf_putc(pl, 0);
+}
+
+/* The request's payload; false (message in *msg) on a stale handle. */
+static bool encode(dg_gpu *g, const dg_gpu_batch *b, dg_buf *pl, size_t *down, char **msg)
+{
+  *down = 0;
+  for (size_t i = 0; i < b->ops.n; i++) {
+    const dg_gpu_batch_op *o = &b->ops.v[i];
+    gp_op w = { o->kind, 0, o->off, o->len };
+    if (o->kind != GP_OP_LAUNCH && !unpack(g, o->buf, &w.buf, "buffer", msg)) return false;
+    if (o->kind == GP_OP_DOWNLOAD) *down += o->len;
+    if (o->kind != GP_OP_LAUNCH) {
+      dg_buf_put(pl, (const char *)&w, sizeof w);
+      if (o->kind == GP_OP_UPLOAD && o->len) dg_buf_put(pl, o->src, o->len);
+      put_pad(pl);
+      continue;
+    }
+    gp_launch L = { 0, o->shmem, (uint32_t)o->nargs, 0, o->grid, o->block };
+    if (!unpack(g, o->k, &L.kernel, "kernel", msg)) return false;
+    w.len = sizeof L + (size_t)o->nargs * sizeof(gp_arg);
+    dg_buf_put(pl, (const char *)&w, sizeof w);
+    dg_buf_put(pl, (const char *)&L, sizeof L);
+    for (int a = 0; a < o->nargs; a++) {
+      const dg_gpu_arg *x = &b->args.v[o->first_arg + (size_t)a];
+      gp_arg ga = { x->kind, 0, x->size, 0, {0} };
+      memcpy(ga.value, x->value, sizeof ga.value);
+      if (x->kind == DG_GPU_ARG_BUF) {
+        ga.off = x->buf_off;
+        if (!unpack(g, x->buf, &ga.buf, "buffer", msg)) return false;
+      }
+      dg_buf_put(pl, (const char *)&ga, sizeof ga);
+    }
+  }
+  return true;
+}
+
+/* The reply's data: per launch (f32 ms, u32 nguards, hits), then downloads. */
+static bool decode(dg_gpu *g, const dg_gpu_batch *b, const uint8_t *data, size_t len,
+                   dg_gpu_batch_result *res)
+{
+  size_t at = 0;
+  uint32_t nran;
+  if (len == 0) return true;                       /* a refusal or a fault: nothing ran */
+  if (len < 4) return false;
+  memcpy(&nran, data, 4);
+  at = 4;
+  for (uint32_t l = 0; l < nran; l++) {
+    float ms;
+    uint32_t nh;
+    if (len - at < 8) return false;
+    memcpy(&ms, data + at, 4);
+    memcpy(&nh, data + at + 4, 4);
+    at += 8;
+    res->ms += ms;
+    dg_vec_push(&res->launch_ms, (double)ms);
+    if ((len - at) / sizeof(gp_guard) < nh) return false;
+    for (uint32_t h = 0; h < nh; h++, at += sizeof(gp_guard)) {
+      gp_guard gg;
+      memcpy(&gg, data + at, sizeof gg);
+      dg_gpu_batch_hit hit = { (int)l, { handle(g, gg.buf), gg.after != 0, gg.first_off, gg.nbytes } };
+      dg_vec_push(&res->guards, hit);
+    }
+  }
+  res->nran = (int)nran;
+  size_t want = 0;
+  for (size_t i = 0; i < b->ops.n; i++)
+    if (b->ops.v[i].kind == GP_OP_DOWNLOAD) want += b->ops.v[i].len;
+  if (len - at == 0 && want) return true;          /* no downloads: the child lost its context */
+  if (len - at != want) return false;
+  for (size_t i = 0; i < b->ops.n; i++) {
+    const dg_gpu_batch_op *o = &b->ops.v[i];
+    if (o->kind != GP_OP_DOWNLOAD) continue;
+    if (o->len) memcpy(o->dst, data + at, o->len);
+    at += o->len;
+  }
+  res->downloaded = true;
+  return true;
+}
+
+dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res)
+{
+  memset(res, 0, sizeof *res);
+  res->failed_launch = -1;
+  dg_buf pl = {0};
+  size_t down;
+  if (!encode(g, b, &pl, &down, &res->msg)) {
+    dg_buf_free(&pl);
+    return res->status = DG_GPU_BAD_REQUEST;
+  }
+  /* a launch's watchdog per launch; copies of more than 64 MiB get the call's */
+  double timeout = g->o.launch_timeout_s * (b->nlaunch ? b->nlaunch : 1);
+  if (pl.n + down > ((size_t)64 << 20)) timeout += g->o.call_timeout_s;
+  if (gp_progress) *gp_progress = UINT32_MAX;
+  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n };
+  uint8_t *data = NULL;
+  g->last_fail = UINT32_MAX;
+  res->status = call(g, rq, pl.s, pl.n, NULL, 0, timeout, NULL, 0, &data, NULL, &res->msg);
+  dg_buf_free(&pl);
+  res->output = g->last_out;
+  g->last_out = NULL;
+  if (res->status == DG_GPU_TIMEOUT && gp_progress && *gp_progress < (uint32_t)b->nlaunch)
+    res->failed_launch = (int)*gp_progress;
+  else if (g->last_fail < (uint32_t)b->nlaunch)
+    res->failed_launch = (int)g->last_fail;
+  bool lost = res->status == DG_GPU_TIMEOUT || res->status == DG_GPU_CHILD_DIED
+              || res->status == DG_GPU_NO_DEVICE || res->status == DG_GPU_FAULT;
+  if (!lost && data && !decode(g, b, data, g->last_len, res)) {
+    drop_child(g, true);
+    free(res->msg);
+    res->msg = dg_strdup("GPU child answered a batch with malformed data");
+    res->status = DG_GPU_CHILD_DIED;
   }
   free(data);
   return res->status;

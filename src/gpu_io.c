@@ -30,6 +30,8 @@ const char *dg_gpu_status_help(dg_gpu_status s)
   return (unsigned)s < DG_GPU_NSTATUS ? status_tab[s].help : "?";
 }
 
+volatile uint32_t *gp_progress;
+
 int gp_read(int fd, void *p, size_t n, double deadline)
 {
   char *c = p;

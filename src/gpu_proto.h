@@ -17,7 +17,21 @@ enum {
   GP_FREE,        /* a = buffer */
   GP_LAUNCH,      /* payload: gp_launch + nargs gp_arg -> gp_guard hits (printf in out bytes) */
   GP_PARAMS,      /* a = kernel -> u64 size per parameter */
+  GP_BATCH,       /* a = number of ops; payload: the ops (gp_op, each followed by its
+                     bytes: upload data, or gp_launch + gp_args), 8-aligned ->
+                     rep.pad = the failed launch's index (UINT32_MAX: none);
+                     data: u32 launches run, per launch (f32 ms, u32 nguards,
+                     gp_guard x nguards), then every download's bytes */
 };
+
+/* One operation of a batch. A launch that does not return OK stops the
+ * launches after it (their uploads and poisons too); downloads still run
+ * unless the context is lost. */
+enum { GP_OP_UPLOAD = 1, GP_OP_POISON, GP_OP_LAUNCH, GP_OP_DOWNLOAD };
+typedef struct {
+  uint32_t kind, buf;    /* GP_OP_* ; buffer index */
+  uint64_t off, len;     /* bytes of the buffer; for LAUNCH, len = bytes of gp_launch + args */
+} gp_op;
 
 typedef struct {
   uint32_t op, a;
@@ -65,6 +79,11 @@ char *gp_describe_exit(int wstatus);
 pid_t gp_fork(int *fd);
 /* Kills (SIGKILL) and reaps; returns the wait status. */
 int gp_kill(pid_t pid);
+
+/* Where the child says which launch of a batch it is in: a page shared with
+ * the parent (set up before the fork), so a batch the watchdog kills names
+ * its launch. NULL when it could not be mapped. */
+extern volatile uint32_t *gp_progress;
 
 /* The child's side (gpu_child.c): serves requests on fd until EOF, then _exits.
  * Never returns. */

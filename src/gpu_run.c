@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PARAMS 64
+#define MAX_PARAMS GPU_RUN_MAX_PARAMS
 
 bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, dg_diags *d)
 {
@@ -45,6 +45,11 @@ bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, d
   for (size_t i = 0; i < p->defines.n; i++) free(defs[i]);
   free(defs);
   gk->kern = dg_calloc((size_t)gk->nnames + 1, sizeof *gk->kern);
+  gk->np = dg_calloc((size_t)gk->nnames + 1, sizeof *gk->np);
+  for (int i = 0; i < gk->nnames; i++) gk->np[i] = -1;
+  gk->psize = dg_calloc(((size_t)gk->nnames + 1) * MAX_PARAMS, sizeof *gk->psize);
+  gk->bufs = dg_calloc(p->tensors.n + 1, sizeof *gk->bufs);
+  gk->buf_bytes = dg_calloc(p->tensors.n + 1, sizeof *gk->buf_bytes);
   return ok;
 }
 
@@ -56,6 +61,14 @@ void gpu_kernels_free(gpu_kernels *gk)
   free(gk->names);
   free(gk->name_of);
   free(gk->kern);
+  free(gk->np);
+  free(gk->psize);
+  free(gk->bufs);
+  free(gk->buf_bytes);
+  dg_gpu_batch_free(&gk->batch);
+  dg_gpu_binary_free(&gk->ref_bin);
+  free(gk->ref_why);
+  free(gk->want);
   memset(gk, 0, sizeof *gk);
 }
 
@@ -155,6 +168,112 @@ static void read_back(const dg_problem *p, int t, const uint8_t *raw, emu_io *io
   }
 }
 
+/* One buffer per tensor of the bytes this run needs: the kept ones when
+ * their size matches (same child), else freed and allocated again. */
+static dg_gpu_status ensure_buffers(const dg_problem *p, gpu_kernels *gk, const emu_io *io,
+                                    int *bad, char **msg)
+{
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->buf_gen != gen) {
+    memset(gk->buf_bytes, 0, sizeof *gk->buf_bytes * p->tensors.n);
+    gk->ref_bytes = 0;
+  }
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    size_t bytes = (size_t)io->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
+    if (gk->buf_gen == gen && gk->bufs[t] && gk->buf_bytes[t] == bytes + 1) continue;
+    if (gk->buf_gen == gen && gk->bufs[t]) dg_gpu_free(gk->g, gk->bufs[t], NULL);
+    gk->bufs[t] = 0;
+    gk->buf_bytes[t] = 0;
+    gk->buf_gen = gen;
+    dg_gpu_status st = dg_gpu_alloc(gk->g, bytes, dg_gpu_poison_for(dg_dtypes[ts->dtype].name),
+                                    &gk->bufs[t], msg);
+    if (st != DG_GPU_OK) {
+      gk->bufs[t] = 0;
+      *bad = (int)t;
+      if (child_lost(st)) gk->buf_gen = 0;
+      return st;
+    }
+    gk->allocs++;
+    gk->buf_bytes[t] = bytes + 1;   /* + 1: 0 means none */
+    if (gen != dg_gpu_generation(gk->g)) gk->buf_gen = 0;
+  }
+  return DG_GPU_OK;
+}
+
+/* Kernel k's parameter sizes, asked once per name. */
+static dg_gpu_status param_sizes(gpu_kernels *gk, int name, char **msg)
+{
+  if (gk->np[name] >= 0) return DG_GPU_OK;
+  int n = 0;
+  dg_gpu_status st = dg_gpu_param_sizes(gk->g, gk->kern[name], gk->psize + (size_t)name * MAX_PARAMS,
+                                        MAX_PARAMS, &n, msg);
+  if (st == DG_GPU_OK) gk->np[name] = n;
+  return st;
+}
+
+static void ref_off(gpu_kernels *gk, char *why)
+{
+  gk->ref_state = -1;
+  free(gk->ref_why);
+  gk->ref_why = why;
+}
+
+/* The GPU reference for this run: compiled once, loaded into the child, its
+ * f64 buffer sized for the output. False: the run goes without it. */
+static bool ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, gpu_ref_plan *pl)
+{
+  gk->ref_out = -1;
+  if (!gk->use_ref || gk->ref_state < 0) return false;
+  if (gk->ref_state == 0) {
+    const char *off = getenv("DIRIGO_GPU_REF");
+    if (off && !strcmp(off, "0")) {
+      ref_off(gk, dg_strdup("disabled by DIRIGO_GPU_REF=0"));
+      return false;
+    }
+    if (!gpu_ref_supported(p)) {
+      ref_off(gk, dg_printf("no GPU reference for op '%s'", p->op_name ? p->op_name : "?"));
+      return false;
+    }
+    dg_diags d = {0};
+    if (gpu_ref_compile(dg_gpu_info_of(gk->g)->arch, &gk->ref_bin, &d) != DG_GPU_OK) {
+      dg_buf b = {0};
+      if (d.v.n) dg_diag_format(&b, NULL, &d.v.v[0]);
+      ref_off(gk, dg_printf("the GPU reference does not compile: %s", b.s ? b.s : "?"));
+      dg_buf_free(&b);
+      dg_diags_free(&d);
+      return false;
+    }
+    dg_diags_free(&d);
+    gk->ref_state = 1;
+  }
+  if (!gpu_ref_plan_for(p, sizes, pl)) return false;
+  char *msg = NULL;
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->ref_gen != gen) {
+    if (dg_gpu_load(gk->g, &gk->ref_bin, gk->ref_kern, &msg) != DG_GPU_OK) {
+      ref_off(gk, dg_printf("loading the GPU reference: %s", msg ? msg : "?"));
+      free(msg);
+      return false;
+    }
+    gk->ref_gen = gen;
+  }
+  size_t bytes = (size_t)dg_problem_numel(p, pl->out, sizes) * sizeof(double);
+  if (gk->ref_bytes != bytes + 1) {
+    if (gk->ref_bytes) dg_gpu_free(gk->g, gk->ref_buf, NULL);
+    gk->ref_bytes = 0;
+    if (dg_gpu_alloc(gk->g, bytes, dg_gpu_poison_for("f64"), &gk->ref_buf, &msg) != DG_GPU_OK) {
+      free(msg);
+      return false;   /* out of memory for it, perhaps: this run goes without */
+    }
+    gk->ref_bytes = bytes + 1;
+  }
+  if (gen != dg_gpu_generation(gk->g)) return false;   /* a child restarted under us */
+  gk->want = dg_realloc(gk->want, bytes ? bytes : 1);
+  gk->want_n = (int64_t)(bytes / sizeof(double));
+  return true;
+}
+
 bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *io,
              gpu_run_result *res, dg_diags *d)
 {
@@ -167,97 +286,113 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   if (!dg_problem_check_sizes(p, sizes, d)) return false;
   char *msg = NULL;
   dg_gpu_status st = ensure_loaded(gk, &msg);
+  for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = param_sizes(gk, k, &msg);
   if (st != DG_GPU_OK) {
     fail(res, st, -1, dg_printf("loading the kernels: %s", msg ? msg : ""));
     free(msg);
+    if (child_lost(st)) gk->gen = 0;
+    return true;
+  }
+  int bad = -1;
+  st = ensure_buffers(p, gk, io, &bad, &msg);
+  if (st != DG_GPU_OK) {
+    fail(res, st, -1, dg_printf("buffer %s: %s", p->tensors.v[bad].name, msg ? msg : ""));
+    free(msg);
+    if (child_lost(st)) gk->gen = 0;
     return true;
   }
   size_t nt = p->tensors.n;
-  dg_gpu_buf *bufs = dg_calloc(nt + 1, sizeof *bufs);
-  bool *have = dg_calloc(nt + 1, sizeof *have);
+  dg_gpu_buf *bufs = gk->bufs;
+  dg_gpu_batch *b = &gk->batch;
+  dg_gpu_batch_clear(b);
+  uint8_t **raw = dg_calloc(nt + 1, sizeof *raw);
   bool ok = true;
-  for (size_t t = 0; t < nt && ok && res->status == DG_GPU_OK; t++) {
+  for (size_t t = 0; t < nt && ok; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
     int es = dg_dtypes[ts->dtype].size;
-    int64_t n = io->numel[t], bytes = n * es;
-    st = dg_gpu_alloc(gk->g, (size_t)bytes, dg_gpu_poison_for(dg_dtypes[ts->dtype].name), &bufs[t], &msg);
-    have[t] = st == DG_GPU_OK;
-    if (st == DG_GPU_OK && (ts->role == DG_TENSOR_INPUT || ts->accumulate) && bytes) {
-      uint8_t *raw = dg_malloc((size_t)bytes);
-      for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
-      st = dg_gpu_upload(gk->g, bufs[t], 0, raw, (size_t)bytes, &msg);
-      free(raw);
-    } else if (st == DG_GPU_OK && ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
+    int64_t n = io->numel[t];
+    size_t bytes = (size_t)n * (size_t)es;
+    raw[t] = dg_malloc(bytes ? bytes : 1);
+    if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
+      for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw[t], i, io->data[t][i]);
+      dg_gpu_batch_upload(b, bufs[t], 0, raw[t], bytes);
+      continue;
+    }
+    dg_gpu_batch_poison(b, bufs[t]);
+    if (ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
       int64_t z = 0;
       ok = dg_problem_zero_bytes(p, (int)t, sizes, &z, d);
-      if (z > bytes) z = bytes;
+      if (z > (int64_t)bytes) z = (int64_t)bytes;
       if (ok && z > 0) {
-        uint8_t *zeros = dg_calloc((size_t)z, 1);
-        st = dg_gpu_upload(gk->g, bufs[t], 0, zeros, (size_t)z, &msg);
-        free(zeros);
+        memset(raw[t], 0, (size_t)z);
+        dg_gpu_batch_upload(b, bufs[t], 0, raw[t], (size_t)z);
       }
     }
-    if (st != DG_GPU_OK) fail(res, st, -1, dg_printf("buffer %s: %s", ts->name, msg ? msg : ""));
-    free(msg);
-    msg = NULL;
   }
-  dg_buf out = {0};
-  for (int li = 0; ok && res->status == DG_GPU_OK && li < (int)p->launches.n; li++) {
+  gpu_ref_plan rp;
+  bool ref = ok && ref_ready(p, gk, sizes, &rp);
+  if (ref) {   /* the reference first: it reads the inputs before any kernel could change them */
+    dg_gpu_arg ra[14];
+    int na = gpu_ref_args(p, &rp, gk->ref_buf, bufs, ra);
+    dg_gpu_batch_poison(b, gk->ref_buf);
+    dg_gpu_batch_launch(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
+  }
+  int l0 = ref ? 1 : 0;   /* batch launch index of the pipeline's first launch */
+  DG_VEC(dg_gpu_arg) args = {0};
+  for (int li = 0; ok && li < (int)p->launches.n; li++) {
     const dg_launch *l = p->launches.v[li];
-    dg_gpu_kernel k = gk->kern[gk->name_of[li]];
-    size_t psize[MAX_PARAMS];
-    int np = 0;
+    int name = gk->name_of[li];
     int64_t grid[3], block[3], shared = 0;
-    st = dg_gpu_param_sizes(gk->g, k, psize, MAX_PARAMS, &np, &msg);
-    if (st != DG_GPU_OK) {
-      fail(res, st, li, dg_printf("launch %d (%s): %s", li + 1, l->kernel, msg ? msg : ""));
-      free(msg);
-      msg = NULL;
-      break;
-    }
-    dg_gpu_arg *args = dg_calloc(l->args.n + 1, sizeof *args);
+    args.n = 0;
+    for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&args, dg_gpu_arg_null());
     ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, d) &&
-         launch_args(p, li, sizes, bufs, psize, np, args, d);
-    if (ok) {
-      dg_gpu_dim3 gd = { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] };
-      dg_gpu_dim3 bd = { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] };
-      dg_gpu_result r;
-      st = dg_gpu_launch(gk->g, k, gd, bd, (uint32_t)shared, args, (int)l->args.n, &r);
-      res->ms += r.ms;
-      if (r.output) dg_buf_puts(&out, r.output);
-      for (size_t h = 0; h < r.guards.n; h++)
-        for (size_t t = 0; t < nt; t++)
-          if (have[t] && bufs[t] == r.guards.v[h].buf) {
-            int es = dg_dtypes[p->tensors.v[t].dtype].size;
-            int64_t off = r.guards.v[h].first_off;
-            gpu_oob o = { li, (int)t, r.guards.v[h].after,
-                          off >= 0 ? off / es : -((-off + es - 1) / es), r.guards.v[h].nbytes };
-            dg_vec_push(&res->oob, o);
-          }
-      if (st != DG_GPU_OK)
+         launch_args(p, li, sizes, bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name], args.v, d);
+    if (!ok) break;
+    dg_gpu_dim3 gd = { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] };
+    dg_gpu_dim3 bd = { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] };
+    dg_gpu_batch_launch(b, gk->kern[name], gd, bd, (uint32_t)shared, args.v, (int)l->args.n);
+  }
+  dg_vec_free(&args);
+  for (size_t t = 0; t < nt && ok; t++)   /* outputs and scratch back */
+    if (p->tensors.v[t].role != DG_TENSOR_INPUT)
+      dg_gpu_batch_download(b, bufs[t], 0, raw[t],
+                            (size_t)io->numel[t] * (size_t)dg_dtypes[p->tensors.v[t].dtype].size);
+  if (ref) dg_gpu_batch_download(b, gk->ref_buf, 0, gk->want, (size_t)gk->want_n * sizeof(double));
+  if (ok) {
+    dg_gpu_batch_result r;
+    st = dg_gpu_batch_run(gk->g, b, &r);
+    gk->ref_ms = ref && r.launch_ms.n ? r.launch_ms.v[0] : 0;
+    res->ms = r.ms - gk->ref_ms;
+    res->output = r.output;
+    r.output = NULL;
+    for (size_t h = 0; h < r.guards.n; h++)
+      for (size_t t = 0; t < nt; t++)
+        if (bufs[t] == r.guards.v[h].hit.buf) {
+          int es = dg_dtypes[p->tensors.v[t].dtype].size;
+          int64_t off = r.guards.v[h].hit.first_off;
+          gpu_oob o = { r.guards.v[h].launch - l0, (int)t, r.guards.v[h].hit.after,
+                        off >= 0 ? off / es : -((-off + es - 1) / es), r.guards.v[h].hit.nbytes };
+          dg_vec_push(&res->oob, o);
+        }
+    if (st != DG_GPU_OK && ref && r.failed_launch == 0) {   /* the reference failed, not the kernel */
+      res->ref_failed = true;
+      fail(res, st, -1, dg_printf("the GPU reference (%s): %s", p->op_name, r.msg ? r.msg : dg_gpu_status_help(st)));
+      ref_off(gk, dg_printf("the GPU reference failed: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
+    } else if (st != DG_GPU_OK) {
+      int li = r.failed_launch - l0;
+      if (li >= 0)
         fail(res, st, li, dg_printf("launch %d (%s): %s", li + 1, gk->names[gk->name_of[li]],
                                     r.msg ? r.msg : dg_gpu_status_help(st)));
-      dg_gpu_result_free(&r);
+      else
+        fail(res, st, -1, dg_strdup(r.msg ? r.msg : dg_gpu_status_help(st)));
     }
-    free(args);
+    for (size_t t = 0; r.downloaded && t < nt; t++)
+      if (p->tensors.v[t].role != DG_TENSOR_INPUT) read_back(p, (int)t, raw[t], io);
+    if (ref && r.downloaded && r.nran > 0 && !res->ref_failed) gk->ref_out = rp.out;
+    dg_gpu_batch_result_free(&r);
   }
-  res->output = out.s ? dg_buf_take(&out) : NULL;
-  /* outputs and scratch back, unless the child (and its memory) is gone */
-  for (size_t t = 0; t < nt && !child_lost(res->status); t++) {
-    if (!have[t] || p->tensors.v[t].role == DG_TENSOR_INPUT) continue;
-    size_t bytes = (size_t)io->numel[t] * (size_t)dg_dtypes[p->tensors.v[t].dtype].size;
-    uint8_t *raw = dg_malloc(bytes ? bytes : 1);
-    st = dg_gpu_download(gk->g, bufs[t], 0, raw, bytes, &msg);
-    if (st == DG_GPU_OK) read_back(p, (int)t, raw, io);
-    else fail(res, st, -1, dg_printf("reading %s back: %s", p->tensors.v[t].name, msg ? msg : ""));
-    free(msg);
-    msg = NULL;
-    free(raw);
-  }
-  for (size_t t = 0; t < nt && !child_lost(res->status); t++)
-    if (have[t]) dg_gpu_free(gk->g, bufs[t], NULL);
-  if (child_lost(res->status)) gk->gen = 0;   /* the next run loads into a fresh child */
-  free(bufs);
-  free(have);
+  if (child_lost(res->status)) gk->gen = 0, gk->buf_gen = 0;   /* the next run starts afresh */
+  for (size_t t = 0; t < nt; t++) free(raw[t]);
+  free(raw);
   return ok;
 }

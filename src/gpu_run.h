@@ -19,7 +19,31 @@ typedef struct {
   int *name_of;              /* per launch: index into names */
   dg_gpu_kernel *kern;       /* per name, valid in generation gen */
   unsigned gen;              /* 0: not loaded in the current child */
+  /* kept across runs: parameter sizes per name (the same in every child),
+   * and one buffer per tensor while its byte size stays (cases of one shape
+   * reuse them: re-poisoned on the device, inputs overwritten) */
+  int *np;                   /* per name: parameters, -1 not asked yet */
+  size_t *psize;             /* per name: GPU_RUN_MAX_PARAMS sizes */
+  dg_gpu_buf *bufs;          /* per tensor, valid in generation buf_gen */
+  size_t *buf_bytes;
+  unsigned buf_gen;          /* 0: none allocated in the current child */
+  dg_gpu_batch batch;
+  int64_t allocs;            /* buffers allocated so far (a test sees the reuse) */
+  /* the reference on the GPU (gpu_ref.c), when use_ref and the op has one */
+  bool use_ref;              /* set by the caller (fuzz_backend_gpu does) */
+  int ref_state;             /* 0 not tried, 1 compiled, -1 unavailable (ref_why says why) */
+  char *ref_why;
+  dg_gpu_binary ref_bin;
+  dg_gpu_kernel ref_kern[4];
+  unsigned ref_gen;          /* ref kernels loaded in this generation */
+  dg_gpu_buf ref_buf;        /* f64 results, valid in buf_gen */
+  size_t ref_bytes;
+  int ref_out;               /* after a run: the output tensor want holds, -1 none */
+  double *want;              /* that output's reference values */
+  int64_t want_n;
+  double ref_ms;             /* the reference kernel's time in the last run */
 } gpu_kernels;
+#define GPU_RUN_MAX_PARAMS 64
 
 /* Compiles the problem's source for the session's GPU (NVRTC diagnostics go
  * to d, spans into p->sm). opts NULL: defaults. False when no GPU or no binary. */
@@ -39,8 +63,9 @@ typedef struct {
   int failed_launch;         /* -1, or the launch that stopped it */
   char *msg;                 /* owned: "launch 2 (softmax): an illegal memory access ..." */
   char *output;              /* what kernels printed; owned, may be NULL */
-  double ms;                 /* kernel time, all launches */
+  double ms;                 /* kernel time, all launches (the GPU reference's not included) */
   DG_VEC(gpu_oob) oob;
+  bool ref_failed;           /* the GPU reference (not the kernel) failed: status and msg are its */
 } gpu_run_result;
 
 /* Runs every launch in order on fresh buffers (inputs and accumulate outputs
@@ -51,5 +76,32 @@ typedef struct {
 bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *io,
              gpu_run_result *res, dg_diags *d);
 void gpu_run_result_free(gpu_run_result *r);
+
+/* ---- references on the GPU (gpu_ref.c) ----------------------------------------
+ * fp64 CUDA kernels computing what lua/ops/<op>.lua computes for softmax,
+ * log_softmax, layernorm, rmsnorm, the row reductions (sum, mean, max, min,
+ * sumsq, l2norm), matmul, bmm, gemv and the elementwise ops. With
+ * gk->use_ref, gpu_run runs the op's kernel on the uploaded inputs before
+ * the pipeline and downloads its result: gk->want (gk->ref_out the output it
+ * is for; -1 when there was none this run). Only for dirigo's own op files
+ * (lua/ops/<op>.lua), one output, and shapes as the op file declares them. */
+typedef struct {
+  int kind;                  /* internal */
+  int in[3];                 /* tensor per kernel input, -1 none */
+  int out;
+  int64_t n[4];
+  double p[3];
+  dg_gpu_dim3 grid, block;
+} gpu_ref_plan;
+const char *gpu_ref_source(void);
+int gpu_ref_kernel_names(const char *const **names);   /* the kernels to compile */
+int gpu_ref_nops(void);
+const char *gpu_ref_op(int i);                          /* the ops with a GPU reference */
+bool gpu_ref_supported(const dg_problem *p);
+bool gpu_ref_plan_for(const dg_problem *p, const int64_t *sizes, gpu_ref_plan *pl);
+int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
+                 dg_gpu_arg *args);                     /* 14 arguments */
+/* NVRTC for arch (NULL: sm_90), with --fmad=false; no GPU needed. */
+dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d);
 
 #endif

@@ -13,5 +13,6 @@ int main(void)
   dg_gpu_binary bin = { .image = (uint8_t *)"MOCK", .image_len = 5, .lowered = names, .nnames = K_N };
   dg_gpu_opts o = { .launch_timeout_s = 1, .call_timeout_s = 20, .guard_bytes = 4096 };
   scenario(&o, &bin);
+  batch_scenario(&o, &bin);
   return tap_done();
 }

@@ -56,9 +56,10 @@ static void one(const char *rel)
   dg_problem_default_sizes(p, sizes);
   emu_io ie, ig;
   bool io_ok = eok && gok && emu_io_init(&ie, p, sizes, &d) && emu_io_init(&ig, p, sizes, &d);
-  if (io_ok) {
-    fill_inputs(p, &ie, 7);
-    fill_inputs(p, &ig, 7);
+  int64_t allocs = -1;
+  for (uint64_t seed = 7; io_ok && seed < 9; seed++) {   /* two cases of one shape */
+    fill_inputs(p, &ie, seed);
+    fill_inputs(p, &ig, seed);
     emu_result er;
     gpu_run_result gr;
     bool e_ran = emu_run(p, &ek, sizes, &ie, NULL, &er, &d);
@@ -78,14 +79,20 @@ static void one(const char *rel)
       }
     }
     ok(e_ran && g_ran && gr.status == DG_GPU_OK && bad == 0 && checked > 0,
-       "%s: GPU agrees with the emulator on %lld elements (%.3f ms on the GPU)%s%s", rel,
-       (long long)checked, gr.ms, gr.msg ? ": " : "", gr.msg ? gr.msg : "");
+       "%s%s: GPU agrees with the emulator on %lld elements (%.3f ms on the GPU)%s%s", rel,
+       seed > 7 ? " (second case, buffers kept)" : "", (long long)checked, gr.ms, gr.msg ? ": " : "",
+       gr.msg ? gr.msg : "");
+    if (seed > 7)
+      is_int(gk.allocs, allocs, "%s: the second case of the shape allocates nothing", rel);
+    allocs = gk.allocs;
     if (bad)
       printf("#   %lld differ; first %s[%lld]: emulator %g (written %d), GPU %g (written %d)\n",
              (long long)bad, p->tensors.v[bad_t].name, (long long)first_bad, ie.data[bad_t][first_bad],
              ie.written[bad_t][first_bad], ig.data[bad_t][first_bad], ig.written[bad_t][first_bad]);
     emu_result_free(&er);
     gpu_run_result_free(&gr);
+  }
+  if (io_ok) {
     emu_io_free(&ie);
     emu_io_free(&ig);
   } else {

@@ -41,6 +41,7 @@ int main(void)
   if (bin.image) {
     dg_gpu_opts o = { .launch_timeout_s = 3, .call_timeout_s = 60 };
     scenario(&o, &bin);
+    batch_scenario(&o, &bin);
   }
   dg_gpu_binary_free(&bin);
   dg_diags_free(&d);

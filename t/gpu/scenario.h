@@ -160,4 +160,121 @@ static void scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
   dg_gpu_close(g);
 }
 
+/* The batch: a case's uploads, poisons, launches and downloads in one
+ * request, with the single calls' guarantees. */
+static void batch_args(dg_gpu_arg *a, dg_gpu_buf y, dg_gpu_buf x)
+{
+  a[0] = dg_gpu_arg_buf(y), a[1] = dg_gpu_arg_buf(x), a[2] = dg_gpu_arg_i32(N);
+}
+
+static void batch_scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
+{
+  dg_gpu *g = dg_gpu_open(o, NULL);
+  ok(g != NULL, "batch: session opens");
+  if (!g) return;
+  dg_gpu_kernel k[K_N];
+  dg_gpu_buf y, x;
+  ok(setup(g, bin, k, &y, &x), "batch: kernels loaded, buffers allocated");
+  dg_gpu_pattern f32 = dg_gpu_poison_for("f32");
+  float xs[N], ys[N], y2[N];
+  for (int i = 0; i < N; i++) xs[i] = (float)(2 * i);
+  dg_gpu_arg a[3], a2[2] = { dg_gpu_arg_buf(y), dg_gpu_arg_i32(N) };
+  batch_args(a, y, x);
+  dg_gpu_batch b = {0};
+  dg_gpu_batch_result r;
+
+  /* upload x, y = 3x, then poison y and fill only its even elements */
+  dg_gpu_batch_upload(&b, x, 0, xs, sizeof xs);
+  dg_gpu_batch_launch(&b, k[K_SCALE3], d3(4), d3(256), 0, a, 3);
+  dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+  dg_gpu_batch_poison(&b, y);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_download(&b, y, 0, y2, sizeof y2);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OK, "a batch of 6 ops runs (%s)", r.msg ? r.msg : "");
+  ok(r.downloaded && r.nran == 2 && r.failed_launch == -1, "both launches ran, downloads written");
+  ok(ys[999] == 5994.0f && ys[1] == 6.0f, "the first download: y = 3 x of the uploaded x");
+  is_int(dg_gpu_unwritten(y2, N, f32, NULL), N / 2, "poisoned on the device: the odd elements stay poison");
+  ok(y2[998] == 998.0f, "and the even ones written");
+  dg_gpu_batch_result_free(&r);
+
+  /* device-side poison over more than one pattern block (64 KiB) */
+  enum { BIG = 300001 };
+  dg_gpu_buf big;
+  float *bh = calloc(BIG, sizeof *bh);
+  dg_gpu_alloc(g, BIG * sizeof *bh, f32, &big, NULL);
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_upload(&b, big, 0, bh, BIG * sizeof *bh);
+  dg_gpu_batch_poison(&b, big);
+  dg_gpu_batch_download(&b, big, 0, bh, BIG * sizeof *bh);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OK, "a 1.2 MB buffer poisoned");
+  is_int(dg_gpu_unwritten(bh, BIG, f32, NULL), BIG, "every element of it, the last included");
+  dg_gpu_batch_result_free(&r);
+  dg_gpu_free(g, big, NULL);
+  free(bh);
+
+  /* out of bounds in the second launch: named, later launches skipped, downloads still come */
+  for (int i = 0; i < N; i++) ys[i] = -1;
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_poison(&b, y);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_OOB], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_SCALE3], d3(4), d3(256), 0, a, 3);
+  dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OOB_WRITE, "out of bounds in a batch (%s)", r.msg ? r.msg : "");
+  ok(r.failed_launch == 1 && r.nran == 2, "in launch 2 of 3 (failed %d, ran %d)", r.failed_launch, r.nran);
+  ok(r.guards.n == 1 && r.guards.v[0].launch == 1 && r.guards.v[0].hit.buf == y && r.guards.v[0].hit.after
+     && r.guards.v[0].hit.first_off == N * 4, "the hit: right after y, by launch 2");
+  ok(r.downloaded && ys[4] == 1.0f && ys[999] == 1.0f, "y downloaded as the bad launch left it (scale3 skipped)");
+  dg_gpu_batch_result_free(&r);
+
+  /* a stale handle is refused before anything runs */
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_poison(&b, y ^ 0x01000000u);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_BAD_REQUEST, "a batch with a stale handle is refused");
+  dg_gpu_batch_result_free(&r);
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_download(&b, y, 8, ys, sizeof ys);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_BAD_REQUEST, "a download past the end is refused");
+  has_str(r.msg, "outside a buffer", "and says so");
+  ok(!r.downloaded, "nothing downloaded");
+  dg_gpu_batch_result_free(&r);
+
+  /* a fault in a batch: the launch named, a fresh child next */
+  unsigned gen = dg_gpu_generation(g);
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_BAD_ADDRESS], d3(1), d3(32), 0, a2, 2);
+  dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_FAULT, "a fault in a batch");
+  ok(r.failed_launch == 1 && !r.downloaded, "in launch 2, nothing downloaded (failed %d)", r.failed_launch);
+  has_str(r.msg, "illegal", "an illegal address");
+  dg_gpu_batch_result_free(&r);
+  ok(setup(g, bin, k, &y, &x) && dg_gpu_generation(g) == gen + 1, "a fresh child after it");
+
+  /* a hang in a batch: the watchdog names the launch */
+  dg_gpu_buf flag;
+  dg_gpu_alloc(g, 4, dg_gpu_poison_for("i32"), &flag, NULL);
+  dg_gpu_arg fa = dg_gpu_arg_buf(flag);
+  a2[0] = dg_gpu_arg_buf(y);
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_SPIN], d3(1), d3(1), 0, &fa, 1);
+  double t0 = dg_now();
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_TIMEOUT, "a hang in a batch is stopped");
+  double took = dg_now() - t0;
+  ok(r.failed_launch == 1, "in launch 2 (failed %d)", r.failed_launch);
+  ok(took < 2 * o->launch_timeout_s + 10, "after %.1f s (two launches' limits at most)", took);
+  dg_gpu_batch_result_free(&r);
+  ok(setup(g, bin, k, &y, &x), "a fresh child after the timeout");
+  batch_args(a, y, x);
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_launch(&b, k[K_SCALE3], d3(4), d3(256), 0, a, 3);
+  dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OK, "and it runs batches");
+  ok(ys[999] == 2997.0f, "y = 3 x again");
+  dg_gpu_batch_result_free(&r);
+  dg_gpu_batch_free(&b);
+  dg_gpu_close(g);
+}
+
 #endif

@@ -1,0 +1,411 @@
+/* gpu_ref.c — references on the GPU: fp64-accumulating CUDA kernels for the
+ * ops that dominate a campaign's time (row ops, row reductions, matmul,
+ * elementwise), run in the GPU child on the case's own device buffers before
+ * the kernel under test, so that the reference stops binding the campaign to
+ * the CPU. The Lua reference stays the oracle for every other op, for the
+ * emulator, and for the envelope's second opinion on failing elements.
+ *
+ * Each op maps to one of four generic kernels with one parameter list
+ *   (double *y, const void *a, int ta, const void *b, int tb, const void *c, int tc,
+ *    i64 n0, i64 n1, i64 n2, i64 n3, double p0, double p1, double p2)
+ * (ta..tc: the inputs' dtypes), so the host side is one table. The kernels
+ * compute what lua/ops/<op>.lua computes, operation for operation, in double
+ * (compiled with --fmad=false: no contraction the Lua reference does not
+ * do); only the order of long sums differs (a block tree instead of a loop),
+ * which moves fp64 results by ulps: t/gpu/ref.c checks the agreement. */
+#include "gpu_run.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char ref_source[] =
+  "typedef long long i64;\n"
+  "__device__ double dg_nan() { return __longlong_as_double(0x7ff8000000000000LL); }\n"
+  "__device__ double dg_inf() { return __longlong_as_double(0x7ff0000000000000LL); }\n"
+  "__device__ double dg_f16(unsigned short h) {\n"
+  "  int e = (h >> 10) & 31, m = h & 1023;\n"
+  "  double v = e == 0 ? ldexp((double)m, -24) : e == 31 ? (m ? dg_nan() : dg_inf())\n"
+  "                                                      : ldexp((double)(m | 1024), e - 25);\n"
+  "  return h >> 15 ? -v : v;\n"
+  "}\n"
+  "/* dtype codes: gpu_ref.c's ref_dtype */\n"
+  "__device__ double dg_ld(const void *p, int t, i64 i) {\n"
+  "  switch (t) {\n"
+  "  case 0: return (double)((const float *)p)[i];\n"
+  "  case 1: return ((const double *)p)[i];\n"
+  "  case 2: return dg_f16(((const unsigned short *)p)[i]);\n"
+  "  case 3: return (double)__int_as_float((int)((unsigned)((const unsigned short *)p)[i] << 16));\n"
+  "  case 4: return (double)((const int *)p)[i];\n"
+  "  case 5: return (double)((const i64 *)p)[i];\n"
+  "  case 6: return (double)((const unsigned char *)p)[i];\n"
+  "  }\n"
+  "  return dg_nan();\n"
+  "}\n"
+  "/* NaN propagates through max/min, as in problem_vop.c */\n"
+  "__device__ double dg_max(double a, double b) { return a != a || b != b ? dg_nan() : a > b ? a : b; }\n"
+  "__device__ double dg_min(double a, double b) { return a != a || b != b ? dg_nan() : a < b ? a : b; }\n"
+  "#define DG_RB 256\n"
+  "/* op 0 sum, 1 max, 2 min, over the block (DG_RB threads) */\n"
+  "__device__ double dg_reduce(double v, int op) {\n"
+  "  __shared__ double s[DG_RB];\n"
+  "  int t = threadIdx.x;\n"
+  "  s[t] = v;\n"
+  "  __syncthreads();\n"
+  "  for (int w = DG_RB / 2; w > 0; w >>= 1) {\n"
+  "    if (t < w) s[t] = op == 0 ? s[t] + s[t + w] : op == 1 ? dg_max(s[t], s[t + w]) : dg_min(s[t], s[t + w]);\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  double r = s[0];\n"
+  "  __syncthreads();\n"
+  "  return r;\n"
+  "}\n"
+  "/* rows of x {R, C}: mode 0 softmax, 1 log_softmax, 2 layernorm (w, b; eps p0),\n"
+  "   3 rmsnorm (w; eps p0). One block a row. */\n"
+  "__global__ void dg_ref_rows(double *y, const void *x, int tx, const void *w, int tw, const void *b,\n"
+  "                            int tb, i64 R, i64 C, i64 mode, i64 n3, double eps, double p1, double p2) {\n"
+  "  i64 r = blockIdx.x, base = r * C;\n"
+  "  if (r >= R) return;\n"
+  "  double *out = y + base;\n"
+  "  if (mode <= 1) {\n"
+  "    double m = dg_ld(x, tx, base);\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) m = dg_max(m, dg_ld(x, tx, base + k));\n"
+  "    m = dg_reduce(m, 1);\n"
+  "    double s = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) s = s + exp(dg_ld(x, tx, base + k) - m);\n"
+  "    s = dg_reduce(s, 0);\n"
+  "    double ls = log(s);\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) {\n"
+  "      double v = dg_ld(x, tx, base + k);\n"
+  "      out[k] = mode == 0 ? exp(v - m) / s : v - m - ls;\n"
+  "    }\n"
+  "  } else if (mode == 2) {\n"
+  "    double s = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) s = s + dg_ld(x, tx, base + k);\n"
+  "    double mean = dg_reduce(s, 0) / (double)C;\n"
+  "    double v = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) { double d = dg_ld(x, tx, base + k) - mean; v = v + d * d; }\n"
+  "    double rs = 1.0 / sqrt(dg_reduce(v, 0) / (double)C + eps);\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB)\n"
+  "      out[k] = (dg_ld(x, tx, base + k) - mean) * rs * dg_ld(w, tw, k) + dg_ld(b, tb, k);\n"
+  "  } else {\n"
+  "    double ss = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) { double v = dg_ld(x, tx, base + k); ss = ss + v * v; }\n"
+  "    double rs = 1.0 / sqrt(dg_reduce(ss, 0) / (double)C + eps);\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) out[k] = dg_ld(x, tx, base + k) * rs * dg_ld(w, tw, k);\n"
+  "  }\n"
+  "}\n"
+  "/* x {N, C} reduced over dim n2 (1: along rows, N outputs; 0: down columns, C outputs);\n"
+  "   mode 0 sum, 1 mean, 2 max, 3 min, 4 sumsq, 5 l2norm. One block an output. */\n"
+  "__global__ void dg_ref_reduce(double *y, const void *x, int tx, const void *u1, int t1, const void *u2,\n"
+  "                              int t2, i64 N, i64 C, i64 dim, i64 mode, double p0, double p1, double p2) {\n"
+  "  i64 i = blockIdx.x, len = dim == 1 ? C : N, nout = dim == 1 ? N : C;\n"
+  "  if (i >= nout) return;\n"
+  "  i64 at = dim == 1 ? i * C : i, step = dim == 1 ? 1 : C;\n"
+  "  int op = mode == 2 ? 1 : mode == 3 ? 2 : 0;\n"
+  "  double acc = op ? dg_ld(x, tx, at) : 0;\n"
+  "  for (i64 k = threadIdx.x; k < len; k += DG_RB) {\n"
+  "    double v = dg_ld(x, tx, at + k * step);\n"
+  "    acc = op == 1 ? dg_max(acc, v) : op == 2 ? dg_min(acc, v) : mode >= 4 ? acc + v * v : acc + v;\n"
+  "  }\n"
+  "  acc = dg_reduce(acc, op);\n"
+  "  if (threadIdx.x == 0) y[i] = mode == 1 ? acc / (double)len : mode == 5 ? sqrt(acc) : acc;\n"
+  "}\n"
+  "/* elementwise over n0 elements, mode n1: 0 residual_add a + p0 b, 1 add, 2 mul, 3 scale p0 a,\n"
+  "   4 relu, 5 sigmoid, 6 silu, 7 tanh, 8 gelu_erf, 9 gelu_tanh, 10 leaky_relu (p0), 11 elu (p0) */\n"
+  "__global__ void dg_ref_map(double *y, const void *a, int ta, const void *b, int tb, const void *u,\n"
+  "                           int tu, i64 n, i64 mode, i64 n2, i64 n3, double p0, double p1, double p2) {\n"
+  "  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {\n"
+  "    double x = dg_ld(a, ta, i), r = 0;\n"
+  "    switch (mode) {\n"
+  "    case 0: r = x + p0 * dg_ld(b, tb, i); break;\n"
+  "    case 1: r = x + dg_ld(b, tb, i); break;\n"
+  "    case 2: r = x * dg_ld(b, tb, i); break;\n"
+  "    case 3: r = p0 * x; break;\n"
+  "    case 4: r = x != x ? dg_nan() : x > 0 ? x : 0.0; break;\n"
+  "    case 5: r = 1 / (1 + exp(-x)); break;\n"
+  "    case 6: r = x / (1 + exp(-x)); break;\n"
+  "    case 7: r = tanh(x); break;\n"
+  "    case 8: r = 0.5 * x * (1 + erf(x * 0.7071067811865476)); break;\n"
+  "    case 9: r = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); break;\n"
+  "    case 10: r = x > 0 ? x : p0 * x; break;\n"
+  "    case 11: r = x > 0 ? x : p0 * (exp(x) - 1); break;\n"
+  "    default: r = dg_nan();\n"
+  "    }\n"
+  "    y[i] = r;\n"
+  "  }\n"
+  "}\n"
+  "/* c[z] = p0 * op(a[z]) op(b[z]), row-major {M, N}, K terms summed in order;\n"
+  "   n3 = bit 0 transA, bit 1 transB; blockIdx.z the batch. One thread an element. */\n"
+  "__global__ void dg_ref_matmul(double *y, const void *a, int ta, const void *b, int tb, const void *u,\n"
+  "                              int tu, i64 M, i64 N, i64 K, i64 flags, double alpha, double p1, double p2) {\n"
+  "  i64 m = blockIdx.y * (i64)blockDim.y + threadIdx.y, n = blockIdx.x * (i64)blockDim.x + threadIdx.x;\n"
+  "  i64 z = blockIdx.z;\n"
+  "  if (m >= M || n >= N) return;\n"
+  "  i64 ab = z * M * K, bb = z * K * N;\n"
+  "  double acc = 0;\n"
+  "  for (i64 k = 0; k < K; k++) {\n"
+  "    double av = dg_ld(a, ta, ab + (flags & 1 ? k * M + m : m * K + k));\n"
+  "    double bv = dg_ld(b, tb, bb + (flags & 2 ? n * K + k : k * N + n));\n"
+  "    acc = acc + av * bv;\n"
+  "  }\n"
+  "  y[z * M * N + m * N + n] = alpha * acc;\n"
+  "}\n";
+
+typedef enum { REF_ROWS, REF_REDUCE, REF_MAP, REF_MATMUL, REF_NKINDS } ref_kind;
+static const char *const kind_kernel[REF_NKINDS] = { "dg_ref_rows", "dg_ref_reduce", "dg_ref_map",
+                                                     "dg_ref_matmul" };
+
+/* op -> kernel, mode, tensors (as the op file names them), attributes (p0..p2
+ * for ROWS/MAP/MATMUL; the reduction's dim for REDUCE). */
+static const struct {
+  const char *op;
+  ref_kind kind;
+  int mode;
+  const char *in[3], *out, *attr[3];
+} ref_tab[] = {
+  { "softmax", REF_ROWS, 0, { "x" }, "y", { 0 } },
+  { "log_softmax", REF_ROWS, 1, { "x" }, "y", { 0 } },
+  { "layernorm", REF_ROWS, 2, { "x", "w", "b" }, "y", { "eps" } },
+  { "rmsnorm", REF_ROWS, 3, { "x", "w" }, "y", { "eps" } },
+  { "sum", REF_REDUCE, 0, { "x" }, "y", { "dim" } },
+  { "mean", REF_REDUCE, 1, { "x" }, "y", { "dim" } },
+  { "max", REF_REDUCE, 2, { "x" }, "y", { "dim" } },
+  { "min", REF_REDUCE, 3, { "x" }, "y", { "dim" } },
+  { "sumsq", REF_REDUCE, 4, { "x" }, "y", { "dim" } },
+  { "l2norm", REF_REDUCE, 5, { "x" }, "y", { "dim" } },
+  { "residual_add", REF_MAP, 0, { "x", "r" }, "y", { "alpha" } },
+  { "add", REF_MAP, 1, { "a", "b" }, "c", { 0 } },
+  { "mul", REF_MAP, 2, { "a", "b" }, "c", { 0 } },
+  { "scale", REF_MAP, 3, { "x" }, "y", { "alpha" } },
+  { "relu", REF_MAP, 4, { "x" }, "y", { 0 } },
+  { "sigmoid", REF_MAP, 5, { "x" }, "y", { 0 } },
+  { "silu", REF_MAP, 6, { "x" }, "y", { 0 } },
+  { "tanh", REF_MAP, 7, { "x" }, "y", { 0 } },
+  { "gelu_erf", REF_MAP, 8, { "x" }, "y", { 0 } },
+  { "gelu_tanh", REF_MAP, 9, { "x" }, "y", { 0 } },
+  { "leaky_relu", REF_MAP, 10, { "x" }, "y", { "negative_slope" } },
+  { "elu", REF_MAP, 11, { "x" }, "y", { "alpha" } },
+  { "matmul", REF_MATMUL, 0, { "a", "b" }, "c", { "transA", "transB", "alpha" } },
+  { "bmm", REF_MATMUL, 1, { "a", "b" }, "c", { "transA", "transB", "alpha" } },
+  { "gemv", REF_MATMUL, 2, { "a", "x" }, "y", { 0 } },
+};
+#define NREF (sizeof ref_tab / sizeof *ref_tab)
+
+const char *gpu_ref_source(void) { return ref_source; }
+
+int gpu_ref_kernel_names(const char *const **names)
+{
+  *names = kind_kernel;
+  return REF_NKINDS;
+}
+
+int gpu_ref_nops(void) { return (int)NREF; }
+const char *gpu_ref_op(int i) { return i >= 0 && i < (int)NREF ? ref_tab[i].op : NULL; }
+
+/* The kernel's dtype code (dg_ld), -1 if none. */
+static int ref_dtype(dg_dtype t)
+{
+  static const int code[DG_DT__COUNT] = {
+    [DG_DT_F32] = 0, [DG_DT_F64] = 1, [DG_DT_F16] = 2, [DG_DT_BF16] = 3,
+    [DG_DT_I32] = 4, [DG_DT_I64] = 5, [DG_DT_U8] = 6, [DG_DT_BOOL] = 6,
+  };
+  return (unsigned)t < DG_DT__COUNT ? code[t] : -1;
+}
+
+/* The op file is dirigo's own (lua/ops/<op>.lua): the kernels implement
+ * those files, not an op of the same name written elsewhere. */
+static bool own_op_file(const dg_problem *p, const char *op)
+{
+  if (!p->op_path || !p->op_name || strcmp(p->op_name, op)) return false;
+  char *tail = dg_printf("/lua/ops/%s.lua", op);
+  size_t n = strlen(p->op_path), m = strlen(tail);
+  bool ok = n >= m && !strcmp(p->op_path + n - m, tail);
+  free(tail);
+  return ok;
+}
+
+static int ref_entry(const dg_problem *p)
+{
+  for (size_t i = 0; i < NREF; i++)
+    if (own_op_file(p, ref_tab[i].op)) return (int)i;
+  return -1;
+}
+
+static bool attr_num(const dg_problem *p, const char *name, double *v)
+{
+  int a = name ? dg_problem_attr(p, name) : -1;
+  if (a < 0) return false;
+  const dg_attr *at = &p->attrs.v[a];
+  if (at->kind != DG_ATTR_INT && at->kind != DG_ATTR_FLOAT && at->kind != DG_ATTR_BOOL) return false;
+  *v = at->f;
+  return true;
+}
+
+bool gpu_ref_supported(const dg_problem *p)
+{
+  int e = ref_entry(p);
+  if (e < 0 || p->n_outputs != 1) return false;
+  int out = dg_problem_tensor(p, ref_tab[e].out);
+  if (out < 0 || p->tensors.v[out].role != DG_TENSOR_OUTPUT || p->tensors.v[out].accumulate) return false;
+  for (int i = 0; i < 3 && ref_tab[e].in[i]; i++) {
+    int t = dg_problem_tensor(p, ref_tab[e].in[i]);
+    if (t < 0 || p->tensors.v[t].role != DG_TENSOR_INPUT || ref_dtype(p->tensors.v[t].dtype) < 0) return false;
+  }
+  for (int i = 0; i < 3 && ref_tab[e].attr[i]; i++) {
+    double v;
+    if (!attr_num(p, ref_tab[e].attr[i], &v)) return false;
+  }
+  return true;
+}
+
+/* Dimensions of tensor `name`; its rank, -1 when it has none. */
+static int dims_of(const dg_problem *p, const char *name, const int64_t *sizes, int64_t *dims, int *t)
+{
+  *t = dg_problem_tensor(p, name);
+  if (*t < 0 || p->tensors.v[*t].shape.n > 8) return -1;
+  dg_diags d = {0};
+  bool ok = dg_problem_shape(p, *t, sizes, dims, &d);
+  dg_diags_free(&d);
+  return ok ? (int)p->tensors.v[*t].shape.n : -1;
+}
+
+static int64_t prod(const int64_t *d, int n)
+{
+  int64_t r = 1;
+  for (int i = 0; i < n; i++) r *= d[i];
+  return r;
+}
+
+/* The shapes the kernels assume, checked against the problem's. */
+static bool plan_rows(const dg_problem *p, const int64_t *sizes, int e, gpu_ref_plan *pl)
+{
+  int64_t xd[8], od[8], wd[8];
+  int xt, ot, wt;
+  int xr = dims_of(p, ref_tab[e].in[0], sizes, xd, &xt), orank = dims_of(p, ref_tab[e].out, sizes, od, &ot);
+  if (xr < 1 || orank != xr || memcmp(xd, od, sizeof *xd * (size_t)xr)) return false;
+  int64_t C = xd[xr - 1], R = prod(xd, xr - 1);
+  for (int i = 1; i < 3 && ref_tab[e].in[i]; i++)
+    if (dims_of(p, ref_tab[e].in[i], sizes, wd, &wt) != 1 || wd[0] != C) return false;
+  if (R <= 0 || C <= 0 || R > INT32_MAX) return false;
+  pl->n[0] = R, pl->n[1] = C, pl->n[2] = ref_tab[e].mode;
+  pl->grid = (dg_gpu_dim3){ (uint32_t)R, 1, 1 };
+  pl->block = (dg_gpu_dim3){ 256, 1, 1 };
+  return true;
+}
+
+static bool plan_reduce(const dg_problem *p, const int64_t *sizes, int e, gpu_ref_plan *pl)
+{
+  int64_t xd[8], od[8];
+  int xt, ot;
+  if (dims_of(p, "x", sizes, xd, &xt) != 2 || dims_of(p, ref_tab[e].out, sizes, od, &ot) != 1) return false;
+  int dim = (int)pl->p[0];
+  int64_t nout = dim == 1 ? xd[0] : xd[1];
+  if ((dim != 0 && dim != 1) || od[0] != nout || xd[0] <= 0 || xd[1] <= 0 || nout > INT32_MAX) return false;
+  pl->n[0] = xd[0], pl->n[1] = xd[1], pl->n[2] = dim, pl->n[3] = ref_tab[e].mode;
+  pl->grid = (dg_gpu_dim3){ (uint32_t)nout, 1, 1 };
+  pl->block = (dg_gpu_dim3){ 256, 1, 1 };
+  return true;
+}
+
+static bool plan_map(const dg_problem *p, const int64_t *sizes, int e, gpu_ref_plan *pl)
+{
+  int64_t d[8];
+  int t, r = dims_of(p, ref_tab[e].out, sizes, d, &t);
+  if (r < 0) return false;
+  int64_t n = prod(d, r);
+  for (int i = 0; i < 3 && ref_tab[e].in[i]; i++) {
+    int ri = dims_of(p, ref_tab[e].in[i], sizes, d, &t);
+    if (ri < 0 || prod(d, ri) != n) return false;
+  }
+  if (n <= 0) return false;
+  int64_t blocks = (n + 255) / 256;
+  pl->n[0] = n, pl->n[1] = ref_tab[e].mode;
+  pl->grid = (dg_gpu_dim3){ (uint32_t)(blocks < 65536 ? blocks : 65536), 1, 1 };
+  pl->block = (dg_gpu_dim3){ 256, 1, 1 };
+  return true;
+}
+
+static bool plan_matmul(const dg_problem *p, const int64_t *sizes, int e, gpu_ref_plan *pl)
+{
+  int64_t ad[8], bd[8], cd[8];
+  int at, bt, ct;
+  int ar = dims_of(p, ref_tab[e].in[0], sizes, ad, &at), br = dims_of(p, ref_tab[e].in[1], sizes, bd, &bt);
+  int cr = dims_of(p, ref_tab[e].out, sizes, cd, &ct);
+  bool ta = pl->p[0] != 0, tb = pl->p[1] != 0;
+  int64_t B = 1, M, N, K;
+  if (ref_tab[e].mode == 2) {                       /* gemv: a {M, K}, x {K} */
+    if (ar != 2 || br != 1 || cr != 1 || bd[0] != ad[1] || cd[0] != ad[0]) return false;
+    M = ad[0], K = ad[1], N = 1, ta = tb = false;
+    pl->p[2] = 1;
+  } else {
+    int o = ref_tab[e].mode == 1;                   /* bmm: a leading batch dimension */
+    if (ar != 2 + o || br != 2 + o || cr != 2 + o) return false;
+    if (o && (ad[0] != bd[0] || ad[0] != cd[0])) return false;
+    B = o ? ad[0] : 1;
+    M = ta ? ad[o + 1] : ad[o], K = ta ? ad[o] : ad[o + 1];
+    N = cd[o + 1];
+    if (cd[o] != M || (tb ? bd[o] != N || bd[o + 1] != K : bd[o] != K || bd[o + 1] != N)) return false;
+  }
+  if (B <= 0 || M <= 0 || N <= 0 || K < 0 || B > 65535 || (M + 15) / 16 > 65535 || (N + 15) / 16 > INT32_MAX)
+    return false;
+  pl->n[0] = M, pl->n[1] = N, pl->n[2] = K, pl->n[3] = (ta ? 1 : 0) | (tb ? 2 : 0);
+  pl->p[0] = pl->p[2];                              /* alpha */
+  pl->p[1] = pl->p[2] = 0;
+  pl->grid = (dg_gpu_dim3){ (uint32_t)((N + 15) / 16), (uint32_t)((M + 15) / 16), (uint32_t)B };
+  pl->block = (dg_gpu_dim3){ 16, 16, 1 };
+  return true;
+}
+
+static bool (*const planners[REF_NKINDS])(const dg_problem *, const int64_t *, int, gpu_ref_plan *) = {
+  [REF_ROWS] = plan_rows, [REF_REDUCE] = plan_reduce, [REF_MAP] = plan_map, [REF_MATMUL] = plan_matmul,
+};
+
+bool gpu_ref_plan_for(const dg_problem *p, const int64_t *sizes, gpu_ref_plan *pl)
+{
+  memset(pl, 0, sizeof *pl);
+  for (int i = 0; i < 3; i++) pl->in[i] = -1;
+  if (!gpu_ref_supported(p)) return false;
+  int e = ref_entry(p);
+  pl->kind = (int)ref_tab[e].kind;
+  pl->out = dg_problem_tensor(p, ref_tab[e].out);
+  for (int i = 0; i < 3 && ref_tab[e].in[i]; i++) pl->in[i] = dg_problem_tensor(p, ref_tab[e].in[i]);
+  for (int i = 0; i < 3 && ref_tab[e].attr[i]; i++) attr_num(p, ref_tab[e].attr[i], &pl->p[i]);
+  return planners[ref_tab[e].kind](p, sizes, e, pl);
+}
+
+/* The launch's 14 arguments: out, then (input, dtype) x 3, n0..n3, p0..p2. */
+int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
+                 dg_gpu_arg *args)
+{
+  int k = 0;
+  args[k++] = dg_gpu_arg_buf(out);
+  for (int i = 0; i < 3; i++) {
+    int t = pl->in[i];
+    args[k++] = t >= 0 ? dg_gpu_arg_buf(bufs[t]) : dg_gpu_arg_null();
+    args[k++] = dg_gpu_arg_i32(t >= 0 ? ref_dtype(p->tensors.v[t].dtype) : 0);
+  }
+  for (int i = 0; i < 4; i++) args[k++] = dg_gpu_arg_i64(pl->n[i]);
+  for (int i = 0; i < 3; i++) args[k++] = dg_gpu_arg_f64(pl->p[i]);
+  return k;
+}
+
+dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu references>", dg_strdup(ref_source), sizeof ref_source - 1);
+  static const char *const extra[] = { "--fmad=false" };
+  dg_gpu_copts o = { .names = kind_kernel, .nnames = REF_NKINDS, .arch = arch, .extra = extra, .nextra = 1 };
+  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
+  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
+    for (size_t i = 0; i < d->v.n; i++)
+      if (d->v.v[i].span.file == f) {
+        char *m = dg_printf("GPU reference source, line %u:%u: %s", d->v.v[i].span.line,
+                            d->v.v[i].span.col, d->v.v[i].msg);
+        free(d->v.v[i].msg);
+        d->v.v[i].msg = m;
+        d->v.v[i].span = (dg_span){ 0, 0, 0 };
+      }
+  }
+  dg_srcmgr_free(&sm);
+  return st;
+}
