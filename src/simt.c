@@ -118,6 +118,11 @@ void simt_trace_thread(simt *m, int64_t block, int64_t thread)
 }
 
 const dg_span *simt_trace(const simt *m, size_t *n) { *n = m->trace.n; return m->trace.v; }
+void simt_on_step(simt *m, simt_step_fn fn, void *ud) { m->step_fn = fn, m->step_ud = ud; }
+const char *simt_step_buf_name(const simt *m, int buf)
+{
+  return buf >= 1 && (size_t)buf < m->bufs.n ? m->bufs.v[buf].name : NULL;
+}
 simt_stats simt_last_stats(const simt *m) { return m->stats; }
 const char *simt_error(const simt *m) { return m->err; }
 
@@ -137,7 +142,8 @@ void simt_free(simt *m)
   for (size_t i = 0; i < m->bufs.n; i++) {
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
-    free(b->mem.bytes), free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters);
+    if (!b->wrapped) free(b->mem.bytes);
+    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters);
   }
   dg_vec_free(&m->bufs);
   dg_vec_free(&m->ev);
@@ -332,6 +338,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   for (int d = 0; d < 3; d++) free(x.tid[d]);
   for (size_t i = 0; i < x.kccap; i++) free(x.kc[i].v);
   free(x.kc), free(x.all.b);
+  simt_uni_free(&x);
   free(x.live), free(x.zeros), free(x.wsync), free(x.worder), free(x.vb), free(order);
   return x.stop ? SIMT_STOPPED : SIMT_OK;
 }

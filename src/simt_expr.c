@@ -678,6 +678,16 @@ dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k)
     simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "expression kind");
     return x->zeros;
   }
+  if (x->ident && x->trace_lane < 0
+      && (e->kind == DG_EX_BINARY || e->kind == DG_EX_UNARY || e->kind == DG_EX_CAST)) {
+    dom_val v;
+    if (simt_uni_run(x, e, k, &v)) {         /* a uniform program: one value, thin */
+      dom_val *r = simt_vals(x, e->type);
+      r[msk_first(k).lo] = v;
+      x->uni = x->thin = true;
+      return r;
+    }
+  }
   x->u_node = x->t_node = NULL;
   dom_val *r = ev_tab[e->kind](x, e, k);
   x->uni = x->ident && x->u_node == e;

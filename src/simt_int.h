@@ -28,6 +28,7 @@ typedef struct {
   simt_race *race;         /* BK_SHARED: one cell per granule */
   int gran;                /* race granule in bytes: the element size (1, 2, 4 or 8) */
   int64_t *writer;         /* writer map, or NULL */
+  bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
 } simt_buf;
 
@@ -41,6 +42,8 @@ struct simt {
   bool tracing;
   int64_t tr_block, tr_thread;
   DG_VEC(dg_span) trace;
+  simt_step_fn step_fn;     /* simt_on_step */
+  void *step_ud;
   simt_stats stats;
 };
 
@@ -63,6 +66,9 @@ struct simt_frame {
 typedef struct { const dg_var *var; int buf; } simt_varbuf;
 
 typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
+
+typedef struct simt_uprog simt_uprog;     /* a uniform expression program (simt_uni.c) */
+typedef struct { const dg_expr *e; const simt_uprog *p; } simt_uent;
 
 typedef struct simt_chunk simt_chunk;
 struct simt_chunk {
@@ -96,6 +102,8 @@ typedef struct simt_x {
   int extern_buf;
   int top;                 /* buffer ids below are live (locals stack above shared) */
   int trace_lane;          /* lane traced in this block, -1 none */
+  dom_val step_store;      /* steps: the traced lane's last store address (0 none) */
+  const dg_type *step_sty;
   uint64_t lane_ops;
   simt_chunk *chunks, *cur;
   bool ident;              /* the domain's ints and pointers are their own concrete values */
@@ -112,6 +120,9 @@ typedef struct simt_x {
   const dg_expr *u_node;
   const dg_expr *t_node;   /* ... and t_node = e when only the first active lane holds it (thin) */
   bool uni, thin;
+  simt_uent *uni_tab;      /* uniform programs by expression (simt_uni.c), per launch */
+  size_t uni_cap, uni_n;
+  dg_arena uni_arena;
 } simt_x;
 
 /* scratch (simt.c) */
@@ -203,6 +214,12 @@ simt_guard simt_guard_push(simt_x *x, const simt_split *sp, bool then_side);
 void simt_guard_pop(simt_x *x, simt_guard g);
 /* v with the guarded lanes of k merged: select(guard, v, old) */
 dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *v, const dom_val *old);
+
+/* uniform programs (simt_uni.c): e computed as one scalar in *out when it
+ * is a pure subtree whose registers are all uniform now (concrete domain,
+ * no trace); counts its nodes' lanes. false: evaluate it as usual. */
+bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out);
+void simt_uni_free(simt_x *x);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

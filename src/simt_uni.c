@@ -1,0 +1,248 @@
+/* simt_uni.c — uniform expression programs (concrete domain only).
+ *
+ * Most of a kernel's index arithmetic reads only values that are one value
+ * in every thread of the block (constants, blockIdx, blockDim, parameters,
+ * loop counters every live thread runs in step). The tree walk of
+ * simt_expr.c computes such nodes in one lane already, but still pays the
+ * per-node dispatch, scratch and mask work for every node. Here a pure
+ * subtree (constants, builtins other than threadIdx, scalar register reads,
+ * unary, binary and conversion nodes of scalar non-pointer types) is
+ * lowered once per launch to a postfix program over 64-bit slots, and run
+ * as a scalar when every register it reads is uniform at that moment.
+ *
+ * Nothing observable changes: the program computes each node with the
+ * concrete domain's own operations on one lane (the bits of the tree walk's
+ * one-lane path), the thread-instruction count grows by the subtree's node
+ * count times the active lanes, as the walk would, and programs are not run
+ * while a thread is traced (its trace lists every node). Pure nodes cannot
+ * report events, so skipping their dispatch skips none. */
+#include "simt_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { U_CONST, U_REG, U_BIDX, U_UN, U_BIN, U_CAST };
+enum { UNI_MAX_INS = 128, UNI_MAX_STACK = 32, UNI_MAX_SLOTS = 16 };
+
+typedef struct {
+  uint8_t op;
+  uint8_t code;             /* dg_unop / dg_binop / dg_castkind, or blockIdx's dim */
+  int32_t slot;             /* U_REG */
+  const dg_type *t, *t2;    /* operand type (U_UN, U_BIN); to and from (U_CAST); U_BIDX: result */
+  dom_val imm;              /* U_CONST */
+} uni_ins;
+
+struct simt_uprog {
+  int nins, nnodes, nslots;
+  int32_t slots[UNI_MAX_SLOTS];
+  uni_ins ins[];
+};
+
+/* A compiled program, or (not_pure) the answer that this node has none. */
+static simt_uprog not_pure;
+
+typedef struct {
+  uni_ins ins[UNI_MAX_INS];
+  int nins, nnodes, depth, maxdepth;
+  int32_t slots[UNI_MAX_SLOTS];
+  int nslots;
+} uni_build;
+
+static bool scalar_ok(const dg_type *t)
+{
+  return t && t->kind >= DG_TY_BOOL && t->kind <= DG_TY_F64;
+}
+
+static dom_val one_const(simt_x *x, const dg_type *t, int64_t iv, double fv, bool isf)
+{
+  static const uint8_t on = 1;
+  dom_val w;
+  if (isf || simt_isfloat(t)) x->d->const_float(x->d, t, 1, &on, &w, isf ? fv : (double)iv);
+  else x->d->const_int(x->d, t, 1, &on, &w, &iv);
+  return w;
+}
+
+static bool emit(uni_build *b, uni_ins in, int dd)
+{
+  if (b->nins >= UNI_MAX_INS) return false;
+  b->ins[b->nins++] = in;
+  b->depth += dd;
+  if (b->depth > b->maxdepth) b->maxdepth = b->depth;
+  b->nnodes++;
+  return b->maxdepth <= UNI_MAX_STACK;
+}
+
+static bool comp(simt_x *x, uni_build *b, const dg_expr *e)
+{
+  if (!e || !scalar_ok(e->type)) return false;
+  switch (e->kind) {
+  case DG_EX_INT:
+    return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, e->ival, 0, false) }, 1);
+  case DG_EX_FLOAT:
+    return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, 0, e->fval, true) }, 1);
+  case DG_EX_BUILTIN: {
+    int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
+    switch (e->op) {
+    case DG_BI_THREADIDX: return false;
+    case DG_BI_BLOCKIDX: return emit(b, (uni_ins){ .op = U_BIDX, .code = (uint8_t)d, .t = e->type }, 1);
+    case DG_BI_BLOCKDIM: return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, x->bdim[d], 0, false) }, 1);
+    case DG_BI_GRIDDIM: return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, x->gdim[d], 0, false) }, 1);
+    default: return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, 32, 0, false) }, 1);
+    }
+  }
+  case DG_EX_VAR: {
+    const dg_var *v = e->var;
+    if (!v || (v->kind != DG_VAR_LOCAL && v->kind != DG_VAR_PARAM) || v->addr_taken) return false;
+    int s = 0;
+    while (s < b->nslots && b->slots[s] != v->slot) s++;
+    if (s == b->nslots) {
+      if (b->nslots >= UNI_MAX_SLOTS) return false;
+      b->slots[b->nslots++] = v->slot;
+    }
+    return emit(b, (uni_ins){ .op = U_REG, .slot = v->slot }, 1);
+  }
+  case DG_EX_UNARY:
+    if (!scalar_ok(e->a->type) || !comp(x, b, e->a)) return false;
+    return emit(b, (uni_ins){ .op = U_UN, .code = (uint8_t)e->op, .t = e->a->type }, 0);
+  case DG_EX_BINARY:
+    if (!scalar_ok(e->a->type) || !scalar_ok(e->b->type)) return false;
+    if (e->op == DG_BIN_PTRADD || e->op == DG_BIN_PTRDIFF) return false;
+    if (!comp(x, b, e->a) || !comp(x, b, e->b)) return false;
+    return emit(b, (uni_ins){ .op = U_BIN, .code = (uint8_t)e->op, .t = e->a->type, .t2 = e->b->type }, -1);
+  case DG_EX_CAST:
+    if (!scalar_ok(e->a->type) || (e->op != DG_CAST_CONVERT && e->op != DG_CAST_BITCAST)) return false;
+    if (!comp(x, b, e->a)) return false;
+    return emit(b, (uni_ins){ .op = U_CAST, .code = (uint8_t)e->op, .t = e->type, .t2 = e->a->type }, 0);
+  default:
+    return false;
+  }
+}
+
+static simt_uprog *compile(simt_x *x, const dg_expr *e)
+{
+  uni_build *b = malloc(sizeof *b);
+  if (!b) dg_oom();
+  b->nins = b->nnodes = b->depth = b->maxdepth = b->nslots = 0;
+  simt_uprog *p = &not_pure;
+  if (comp(x, b, e)) {
+    p = dg_arena_alloc(&x->uni_arena, sizeof *p + sizeof *p->ins * (size_t)b->nins);
+    p->nins = b->nins, p->nnodes = b->nnodes, p->nslots = b->nslots;
+    memcpy(p->slots, b->slots, sizeof p->slots);
+    memcpy(p->ins, b->ins, sizeof *p->ins * (size_t)b->nins);
+  }
+  free(b);
+  return p;
+}
+
+/* ---- the table: expression -> program, per launch ----------------------------- */
+static size_t uhash(const dg_expr *e, size_t cap)
+{
+  return (size_t)(((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+}
+
+static void utab_grow(simt_x *x)
+{
+  size_t cap = x->uni_cap ? x->uni_cap * 2 : 512;
+  simt_uent *t = dg_calloc(cap, sizeof *t);
+  for (size_t i = 0; i < x->uni_cap; i++) {
+    if (!x->uni_tab[i].e) continue;
+    size_t h = uhash(x->uni_tab[i].e, cap);
+    while (t[h].e) h = (h + 1) & (cap - 1);
+    t[h] = x->uni_tab[i];
+  }
+  free(x->uni_tab);
+  x->uni_tab = t, x->uni_cap = cap;
+}
+
+static const simt_uprog *lookup(simt_x *x, const dg_expr *e)
+{
+  if (x->uni_n * 2 >= x->uni_cap) utab_grow(x);
+  size_t h = uhash(e, x->uni_cap);
+  while (x->uni_tab[h].e && x->uni_tab[h].e != e) h = (h + 1) & (x->uni_cap - 1);
+  simt_uent *u = &x->uni_tab[h];
+  if (!u->e) {
+    u->e = e, u->p = compile(x, e);
+    x->uni_n++;
+  }
+  return u->p;
+}
+
+void simt_uni_free(simt_x *x)
+{
+  free(x->uni_tab);
+  x->uni_tab = NULL, x->uni_cap = x->uni_n = 0;
+  dg_arena_free(&x->uni_arena);
+}
+
+/* ---- running ------------------------------------------------------------------ */
+static inline dom_val bin1(simt_x *x, int op, const dg_type *t, dom_val a, dom_val b)
+{
+  /* the common kinds inline, with the bits of dom_concrete.c's loops */
+  if (t->kind == DG_TY_I32) {
+    switch (op) {
+    case DG_BIN_ADD: return (dom_val)(int64_t)(int32_t)(a + b);
+    case DG_BIN_SUB: return (dom_val)(int64_t)(int32_t)(a - b);
+    case DG_BIN_MUL: return (dom_val)(int64_t)(int32_t)(a * b);
+    case DG_BIN_LT: return (int64_t)a < (int64_t)b;
+    case DG_BIN_LE: return (int64_t)a <= (int64_t)b;
+    case DG_BIN_GT: return (int64_t)a > (int64_t)b;
+    case DG_BIN_GE: return (int64_t)a >= (int64_t)b;
+    case DG_BIN_EQ: return a == b;
+    case DG_BIN_NE: return a != b;
+    default: break;
+    }
+  } else if (t->kind == DG_TY_I64 || t->kind == DG_TY_U64) {
+    switch (op) {
+    case DG_BIN_ADD: return a + b;
+    case DG_BIN_SUB: return a - b;
+    case DG_BIN_MUL: return a * b;
+    default: break;
+    }
+  }
+  static const uint8_t on = 1;
+  dom_val r;
+  x->d->binop(x->d, (dg_binop)op, t, 1, &on, &r, &a, &b);
+  return r;
+}
+
+static inline dom_val cast1(simt_x *x, int ck, const dg_type *to, const dg_type *from, dom_val a)
+{
+  static const uint8_t on = 1;
+  if (ck == DG_CAST_CONVERT) {           /* simt_convert's identities */
+    if (to == from || to->kind == from->kind) return a;
+    if (to->kind == DG_TY_I64 && (from->kind == DG_TY_I32 || from->kind == DG_TY_U32)) return a;
+  }
+  dom_val r;
+  x->d->cast(x->d, (dg_castkind)ck, to, from, 1, &on, &r, &a);
+  return r;
+}
+
+bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
+{
+  const simt_uprog *p = lookup(x, e);
+  if (p == &not_pure) return false;
+  dom_val *const *reg = x->fr->reg;
+  const uint8_t *runi = x->fr->runi;
+  for (int s = 0; s < p->nslots; s++)
+    if (!reg[p->slots[s]] || !runi[p->slots[s]]) return false;
+  int l = msk_first(k).lo;
+  dom_val st[UNI_MAX_STACK];
+  int sp = 0;
+  for (const uni_ins *i = p->ins, *end = i + p->nins; i < end; i++) {
+    switch (i->op) {
+    case U_CONST: st[sp++] = i->imm; break;
+    case U_REG: st[sp++] = reg[i->slot][l]; break;
+    case U_BIDX: st[sp++] = one_const(x, i->t, x->bidx[i->code], 0, false); break;
+    case U_UN: {
+      static const uint8_t on = 1;
+      dom_val a = st[sp - 1];
+      x->d->unop(x->d, (dg_unop)i->code, i->t, 1, &on, &st[sp - 1], &a);
+      break;
+    }
+    case U_BIN: sp--, st[sp - 1] = bin1(x, i->code, i->t, st[sp - 1], st[sp]); break;
+    default: st[sp - 1] = cast1(x, i->code, i->t, i->t2, st[sp - 1]); break;
+    }
+  }
+  x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
+  *out = st[0];
+  return true;
+}

@@ -1,0 +1,243 @@
+/* simt_fast.c — the concrete domain's fast paths against the engine's
+ * general path. The engine takes its shortcuts (uniform programs, one-lane
+ * uniform values, direct loads and stores, inline arithmetic) only when the
+ * domain IS dom_concrete(); a copy of its vtable at another address runs
+ * the same operations through the general path. Every kernel here runs on
+ * both: buffers (bytes and initialised shadow), events (kind, place,
+ * thread, message, count), thread-instruction counts and traces must be
+ * identical. The kernels mix uniform and per-lane values the way the fast
+ * paths have to notice: registers uniform only some of the time, device
+ * functions, divergent loops with break and continue, retired threads,
+ * integer corner cases (division by zero, shifts past the width), half
+ * precision, casts, out-of-bounds and uninitialised reads, shared races. */
+#include "simt.h"
+#include "fe.h"
+#include "../tap.h"
+#include <math.h>
+
+static dg_srcmgr sm;
+
+static const char src[] =
+  "__device__ int twice(int a) { return a * 2 + blockIdx.x; }\n"
+  "__global__ void mix(int *out, const int *tab, int n, float f)\n"
+  "{\n"
+  "  int t = threadIdx.x, b = blockIdx.x;\n"
+  "  int s = n * 3 + b, z = n - n;\n"
+  "  unsigned u = (unsigned)n << 31;\n"
+  "  long long L = (long long)n * 1000000007LL + (n >> 40) + (n << 33) + (-n >> 1);\n"
+  "  int q = n / z + n % z + (-2147483647 - 1) / -1;\n"
+  "  float g = f * (float)n / 3.0f - (float)s;\n"
+  "  __half h = __float2half(f * 1000.0f);\n"
+  "  h = h * h + h;\n"
+  "  double d = (double)f * n - 1e300 * 1e10;\n"
+  "  if (t % 3 == 1) s = s + t;\n"
+  "  int w = s * 2 + n;\n"
+  "  for (int i = 0; i < n; i++) {\n"
+  "    if (i == t % 5) continue;\n"
+  "    if (i * 2 > t + b) break;\n"
+  "    w += i * n + (b << 2) - (u >> 30);\n"
+  "  }\n"
+  "  int c = twice(n + b) + twice(t);\n"
+  "  for (int k = n; k > 0; k >>= 1) c += k ^ (b | 1);\n"
+  "  if (t == 6) return;\n"
+  "  int v = (n + 1) * 2;\n"
+  "  v = v > 7 ? tab[v - 8 + b % 2] : ~v;\n"
+  "  out[(b * blockDim.x + t) * 8 + 0] = s + w;\n"
+  "  out[(b * blockDim.x + t) * 8 + 1] = c + v + q;\n"
+  "  out[(b * blockDim.x + t) * 8 + 2] = (int)(L % 1000003) + (int)u;\n"
+  "  out[(b * blockDim.x + t) * 8 + 3] = __float_as_int(g) ^ (int)__half2float(h);\n"
+  "  out[(b * blockDim.x + t) * 8 + 4] = d < 0 ? 1 : 2;\n"
+  "  out[(b * blockDim.x + t) * 8 + 5] = tab[(n * 7 + b) % 16] + tab[t % 16];\n"
+  "  out[(b * blockDim.x + t) * 8 + 6] = (int)(g * 0.5f) - (int)(float)(n / 2);\n"
+  "  out[(b * blockDim.x + t) * 8 + 7] = tab[n * 10];\n"
+  "}\n"
+  "__global__ void reduce(float *y, const float *x, int C)\n"
+  "{\n"
+  "  __shared__ float red[64];\n"
+  "  __shared__ float pad[64];\n"
+  "  float s = 0.0f;\n"
+  "  for (int c = threadIdx.x; c < C; c += blockDim.x) s += x[blockIdx.x * C + c];\n"
+  "  red[threadIdx.x] = s;\n"
+  "  __syncthreads();\n"
+  "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+  "    if (threadIdx.x < k) red[threadIdx.x] += red[threadIdx.x + k];\n"
+  "    if (k == 4) pad[k] = red[k + 1];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  if (threadIdx.x == 0) y[blockIdx.x] = red[0] / C + pad[3] + red[1];\n"
+  "}\n"
+  "#define TILE 8\n"
+  "__global__ void matmul(float *C, const float *A, const float *B, int M, int N, int K)\n"
+  "{\n"
+  "  __shared__ float As[TILE][TILE];\n"
+  "  __shared__ float Bs[TILE][TILE + 1];\n"
+  "  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;\n"
+  "  float acc = 0.0f;\n"
+  "  for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+  "    As[threadIdx.y][threadIdx.x] = (row < M && k0 + threadIdx.x < K) ? A[row * K + k0 + threadIdx.x] : 0.0f;\n"
+  "    Bs[threadIdx.y][threadIdx.x] = (k0 + threadIdx.y < K && col < N) ? B[(k0 + threadIdx.y) * N + col] : 0.0f;\n"
+  "    __syncthreads();\n"
+  "    for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  if (row < M && col < N) C[row * N + col] = acc;\n"
+  "}\n"
+  "__global__ void conv(float *y, const float *x, const float *w, int Ci, int H, int W, int Co)\n"
+  "{\n"
+  "  int ow = blockIdx.x * blockDim.x + threadIdx.x, oh = blockIdx.y;\n"
+  "  int n = blockIdx.z / Co, co = blockIdx.z % Co;\n"
+  "  int OH = H - 2, OW = W - 2;\n"
+  "  if (ow >= OW) return;\n"
+  "  float acc = 0.0f;\n"
+  "  for (int ci = 0; ci < Ci; ci++)\n"
+  "    for (int kh = 0; kh < 3; kh++)\n"
+  "      for (int kw = 0; kw < 3; kw++)\n"
+  "        acc += x[((n * Ci + ci) * H + oh + kh) * W + ow + kw] * w[((co * Ci + ci) * 3 + kh) * 3 + kw];\n"
+  "  y[((n * Co + co) * OH + oh) * OW + ow] = acc;\n"
+  "}\n"
+  "__global__ void racy(int *out, int n)\n"
+  "{\n"
+  "  __shared__ int sh[32];\n"
+  "  __shared__ int un[32];\n"
+  "  int i = n - 1;\n"
+  "  sh[threadIdx.x % 8] = threadIdx.x;\n"
+  "  sh[i] = n;\n"
+  "  int r = sh[(threadIdx.x + 1) % 8] + un[i];\n"
+  "  out[threadIdx.x] = r + out[threadIdx.x + n * 100];\n"
+  "  i++;\n"
+  "  out[i] = i--;\n"
+  "}\n";
+
+typedef struct { int64_t bytes; bool init, isf; } bufspec;
+typedef struct {
+  const char *kernel;
+  uint32_t grid[3], block[3];
+  uint64_t seed;
+  int nbufs;
+  bufspec bufs[3];
+  int nints;
+  int64_t ints[4];
+  bool has_f;
+  double f;
+} tcase;
+
+typedef struct {
+  uint8_t *bytes[3];
+  bool *init[3];
+  simt_event ev[64];
+  size_t nev;
+  uint64_t ops;
+  simt_status st;
+  dg_span trace[256];
+  size_t ntrace;
+} outcome;
+
+static void run(dg_module *mod, const tcase *c, dom *d, bool trace, outcome *o)
+{
+  dg_func *k = fe_find(mod, c->kernel);
+  simt *m = simt_new(d);
+  simt_arg a[8];
+  int na = 0;
+  for (int i = 0; i < c->nbufs; i++) {
+    const bufspec *b = &c->bufs[i];
+    int id = simt_buf_new(m, "b", NULL, b->bytes, b->init ? SIMT_BUF_INIT : 0);
+    uint8_t *p = simt_buf_data(m, id);
+    for (int64_t j = 0; j < b->bytes / 4; j++) {
+      float fv = sinf((float)(j * 7 + i)) * 3.0f;
+      int32_t iv = (int32_t)(j * 37 % 101) - 50;
+      memcpy(p + j * 4, b->isf ? (void *)&fv : (void *)&iv, 4);
+    }
+    a[na++] = (simt_arg){ .kind = SIMT_ARG_BUF, .buf = id };
+  }
+  for (int i = 0; i < c->nints; i++) a[na++] = (simt_arg){ .kind = SIMT_ARG_INT, .i = c->ints[i] };
+  if (c->has_f) a[na++] = (simt_arg){ .kind = SIMT_ARG_FLOAT, .f = c->f };
+  if (trace) simt_trace_thread(m, 1, 3);
+  simt_launch L = { .grid = { c->grid[0], c->grid[1], c->grid[2] },
+                    .block = { c->block[0], c->block[1], c->block[2] }, .seed = c->seed };
+  o->st = simt_run(m, k, &L, a, na);
+  o->ops = simt_last_stats(m).lane_ops;
+  const simt_event *ev = simt_events(m, &o->nev);
+  if (o->nev > 64) o->nev = 64;
+  memcpy(o->ev, ev, sizeof *ev * o->nev);
+  const dg_span *tr = simt_trace(m, &o->ntrace);
+  if (o->ntrace > 256) o->ntrace = 256;
+  if (o->ntrace) memcpy(o->trace, tr, sizeof *tr * o->ntrace);
+  for (int i = 0; i < c->nbufs; i++) {
+    int64_t n = c->bufs[i].bytes;
+    o->bytes[i] = malloc((size_t)n), o->init[i] = malloc((size_t)n);
+    simt_buf_read(m, i + 1, 0, o->bytes[i], n);
+    for (int64_t j = 0; j < n; j++) o->init[i][j] = simt_buf_is_init(m, i + 1, j);
+  }
+  simt_free(m);
+}
+
+static bool same_event(const simt_event *a, const simt_event *b)
+{
+  return a->kind == b->kind && a->span.line == b->span.line && a->span.col == b->span.col
+      && a->block == b->block && a->thread == b->thread && a->thread2 == b->thread2 && a->count == b->count
+      && a->buf == b->buf && a->off == b->off && !strcmp(a->msg, b->msg);
+}
+
+static void compare(dg_module *mod, const tcase *c, const char *what)
+{
+  static dom slow;
+  slow = *dom_concrete();                  /* the same operations at another address: no fast paths */
+  slow.name = "concrete (general path)";
+  for (int tr = 0; tr < 2; tr++) {
+    outcome f = {0}, s = {0};
+    run(mod, c, NULL, tr, &f);
+    run(mod, c, &slow, tr, &s);
+    is_int(f.st, s.st, "%s%s: same status", what, tr ? " (traced)" : "");
+    is_int((long long)f.ops, (long long)s.ops, "%s%s: same thread-instruction count", what, tr ? " (traced)" : "");
+    bool evs = f.nev == s.nev;
+    for (size_t i = 0; evs && i < f.nev; i++) evs = same_event(&f.ev[i], &s.ev[i]);
+    ok(evs, "%s%s: same %zu events", what, tr ? " (traced)" : "", f.nev);
+    if (!evs)
+      for (size_t i = 0; i < f.nev || i < s.nev; i++)
+        printf("#   %zu: fast %s | general %s\n", i, i < f.nev ? f.ev[i].msg : "-", i < s.nev ? s.ev[i].msg : "-");
+    int bad = -1;
+    for (int i = 0; i < c->nbufs && bad < 0; i++)
+      if (memcmp(f.bytes[i], s.bytes[i], (size_t)c->bufs[i].bytes)
+          || memcmp(f.init[i], s.init[i], (size_t)c->bufs[i].bytes))
+        bad = i;
+    ok(bad < 0, "%s%s: same buffers and shadows (first differing buffer %d)", what, tr ? " (traced)" : "", bad);
+    if (tr) {
+      bool same = f.ntrace == s.ntrace && f.ntrace > 0;
+      for (size_t i = 0; same && i < f.ntrace; i++)
+        same = f.trace[i].line == s.trace[i].line && f.trace[i].col == s.trace[i].col;
+      ok(same, "%s: same trace of block 1 thread 3 (%zu spans)", what, f.ntrace);
+    }
+    for (int i = 0; i < c->nbufs; i++) free(f.bytes[i]), free(s.bytes[i]), free(f.init[i]), free(s.init[i]);
+  }
+}
+
+int main(void)
+{
+  dg_srcmgr_init(&sm);
+  uint32_t file = dg_srcmgr_add(&sm, "fast.cu", dg_strdup(src), sizeof src - 1);
+  dg_diags d = {0};
+  dg_module *mod = fe_load_file(&sm, file, NULL, &d);
+  if (d.nerrors) dg_diags_print(stdout, &sm, &d);
+  dg_diags_free(&d);
+  ok(mod && fe_find(mod, "mix") && fe_find(mod, "racy"), "kernels lowered");
+  if (!mod) return tap_done();
+  const tcase cases[] = {
+    { "mix", { 3 }, { 24 }, 0, 2, { { 3 * 24 * 32, true, false }, { 64, true, false } }, 1, { 3 }, true, 0.3 },
+    { "mix", { 2 }, { 40 }, 7, 2, { { 2 * 40 * 32, false, false }, { 64, true, false } }, 1, { 5 }, true, -1.7 },
+    { "reduce", { 3 }, { 16 }, 0, 2, { { 12, false, true }, { 3 * 37 * 4, true, true } }, 1, { 37 } },
+    { "reduce", { 2 }, { 64 }, 11, 2, { { 8, false, true }, { 2 * 100 * 4, true, true } }, 1, { 100 } },
+    { "matmul", { 2, 3, 1 }, { 8, 8, 1 }, 0, 3, { { 20 * 13 * 4, false, true }, { 20 * 11 * 4, true, true }, { 11 * 13 * 4, true, true } }, 3, { 20, 13, 11 } },
+    { "matmul", { 2, 2, 1 }, { 8, 8, 1 }, 5, 3, { { 16 * 16 * 4, false, true }, { 16 * 16 * 4, true, true }, { 16 * 16 * 4, true, true } }, 3, { 16, 16, 16 } },
+    { "conv", { 1, 6, 4 }, { 32, 1, 1 }, 0, 3, { { 2 * 2 * 6 * 8 * 4, false, true }, { 2 * 3 * 8 * 10 * 4, true, true }, { 2 * 3 * 9 * 4, true, true } }, 4, { 3, 8, 10, 2 } },
+    { "racy", { 2 }, { 16 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "racy", { 2 }, { 8 }, 3, 1, { { 64 * 4, true, false } }, 1, { 40 } },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "%s #%zu", cases[i].kernel, i);
+    compare(mod, &cases[i], what);
+  }
+  fe_module_free(mod);
+  dg_srcmgr_free(&sm);
+  return tap_done();
+}
