@@ -29,6 +29,7 @@ void check_result_free(check_result *r)
   free(r->reason);
   for (int t = 0; t < r->ntensors; t++) free(r->inputs ? r->inputs[t] : NULL);
   free(r->inputs), free(r->numel), free(r->sizes), free(r->slice);
+  check_steps_free(r);
   free(r->kernel_term), free(r->ref_term), free(r->smtlib), free(r->witness_text), free(r->gpu_note);
   memset(r, 0, sizeof *r);
 }
@@ -167,7 +168,7 @@ static dg_term kernel_term(chk *c)
       goto out;
     }
     budget -= lanes;
-    if (li == c->wl) simt_trace_thread(cm.m, c->wblock, c->wthread);
+    if (li == c->wl) simt_trace_thread(cm.m, c->wblock, c->wthread), check_steps_attach(c, cm.m);
     simt_status st = check_mach_launch(&cm, c->k, li, one ? &c->wblock : NULL, one ? 1 : 0, &err);
     if (st == SIMT_BADARGS) { check_say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused"); goto out; }
     size_t ne;

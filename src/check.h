@@ -47,7 +47,19 @@ typedef struct {
    * run", "solver"), e.g. for the workbench's progress bar. */
   void (*phase)(void *ud, const char *phase);
   void *phase_ud;
+  bool want_steps;         /* record the writer thread's steps (check_result.steps) */
 } check_opts;
+
+/* One statement the writer thread ran in the symbolic run (check_steps.c). */
+typedef struct {
+  dg_span span;            /* the statement (kernels' srcmgr) */
+  int depth;               /* 1: the kernel's body, 2: a device function it calls, ... */
+  int kind;                /* dg_stkind: DG_ST_DECL, DG_ST_FOR, ... */
+  char *target;            /* what it set: "acc", "y[37]", "return"; NULL: nothing */
+  char *value;             /* the value as a term, one line, cut near CHECK_STEP_TEXT; NULL: none */
+} check_step;
+#define CHECK_STEPS_MAX 2000     /* steps kept; the rest are counted in steps_more */
+#define CHECK_STEP_TEXT 160
 
 typedef struct {
   check_verdict verdict;
@@ -73,6 +85,9 @@ typedef struct {
   int64_t writer_block, writer_thread;
   int writer_launch;
   char *kernel_term, *ref_term, *smtlib;
+  check_step *steps;       /* want_steps: the writer thread statement by statement, in order */
+  size_t nsteps;
+  int64_t steps_more;      /* steps past CHECK_STEPS_MAX, not kept */
   char *witness_text;      /* bug: the inputs that matter, "x[0,3] = -1.5, ..." */
   /* GPU replay of the witness (check_replay_gpu): 0 not tried, 1 the GPU
    * differs too, 2 the GPU agrees with the reference, -1 could not run */
@@ -113,6 +128,19 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
  * gpu_kernels (gpu_run.h) the caller loaded with gpu_kernels_load (void *
  * keeps the GPU headers out of this one); device names it for messages. */
 void check_replay_gpu(const dg_problem *p, void *kernels, const char *device, check_result *r);
+
+/* ---- steps (check_steps.c) ---- */
+/* Text of r's steps for a screen: one line per step, "line:col  source  ->
+ * target = value", indented by call depth, and a last "... N more" line.
+ * Nothing when r has none. */
+void check_steps_format(dg_buf *b, const emu_kernels *k, const check_result *r);
+/* ,"steps":[{"file","line","col","depth","source","target","value"}...],"steps_more":N */
+void check_steps_json(dg_buf *b, const emu_kernels *k, const check_result *r);
+/* The step's source text on its first line: a simple statement up to its
+ * ';' (a declaration from its type on), an if/loop/switch to the end of the
+ * line; trimmed, without a trailing '{'. *n gets its length. */
+const char *check_step_source(const emu_kernels *k, const check_step *st, size_t *n);
+void check_steps_free(check_result *r);
 
 /* "y[3,36]" */
 void check_format_elem(dg_buf *b, const dg_problem *p, int tensor, const int64_t *idx, int rank);

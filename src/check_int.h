@@ -46,6 +46,9 @@ typedef struct check_st {
   dom *sym;
 } chk;
 
+/* check_steps.c: records c->r's steps from m's traced thread (o->want_steps) */
+void check_steps_attach(chk *c, simt *m);
+
 /* check.c */
 void check_say(check_result *r, check_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* check_ref.c: the reference's term for L on the same input variables

@@ -95,6 +95,7 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
     dg_buf_json_str(b, r->ref_term ? r->ref_term : "");
     dg_buf_puts(b, ",\"smtlib\":");
     dg_buf_json_str(b, r->smtlib ? r->smtlib : "");
+    check_steps_json(b, k, r);
   }
   dg_buf_putc(b, '}');
   dg_buf_free(&el);

@@ -218,6 +218,12 @@ static void print_explain(const dg_problem *p, const emu_kernels *k, const check
              (int)(line ? n : 0), line ? line : "");
     }
   }
+  if (r->nsteps) {
+    dg_buf sb = {0};
+    check_steps_format(&sb, k, r);
+    printf("  steps (the writer thread statement by statement, values as terms):\n%s", sb.s);
+    dg_buf_free(&sb);
+  }
   if (r->witness_text) printf("  witness:   %s\n", r->witness_text);
   if (r->kernel_term) printf("  kernel:    %s\n", r->kernel_term);
   if (r->ref_term) printf("  reference: %s\n", r->ref_term);
@@ -306,7 +312,7 @@ int cli_check(int argc, char **argv)
   int gpu_state = a.no_gpu ? -1 : 0;      /* 0 untried, 1 loaded, -1 none */
   char *gpu_dev = NULL;
   check_opts o = { .timeout_s = a.timeout, .model = a.model, .seed = a.seed,
-                   .want_smtlib = a.explain || a.json };
+                   .want_smtlib = a.explain || a.json, .want_steps = a.explain };
   DG_VEC(check_result) res = {0};
   bool findings = false, errors = false;
   double t0 = dg_now();

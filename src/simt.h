@@ -160,5 +160,28 @@ typedef struct {
   uint64_t blocks;         /* blocks run */
 } simt_stats;
 simt_stats simt_last_stats(const simt *m);
+/* Steps: the traced thread statement by statement (the checker's teaching
+ * view). fn is called after each statement that thread runs (before the
+ * body of an if, loop or switch, whose statements report themselves), with
+ * the value the statement produced in that thread: a declaration's initial
+ * value, an expression statement's value (an assignment's assigned value, a
+ * store's stored value), a return's value; and the last store the thread made
+ * in it. fn NULL: off. Costs nothing while no thread is traced; set it before
+ * simt_run, after simt_trace_thread. */
+typedef struct {
+  const dg_stmt *stmt;     /* borrowed IR */
+  int depth;               /* 1: the kernel's body, 2: a function it calls, ... */
+  const dg_type *type;     /* of vals; NULL: the statement produced no value */
+  int nvals;               /* components (vectors, structs), at most 16 */
+  dom_val vals[16];        /* in the machine's domain */
+  int store_buf;           /* the thread's last store in it: buffer id (0: none) ... */
+  int64_t store_off;       /* ... and byte offset */
+  const dg_type *store_type;  /* ... and the stored scalar's type */
+} simt_step;
+typedef void (*simt_step_fn)(void *ud, const simt *m, const simt_step *st);
+void simt_on_step(simt *m, simt_step_fn fn, void *ud);
+/* The name of any buffer, launch-scoped ones (shared, locals) included:
+ * for step hooks, during the run. NULL: no such buffer. */
+const char *simt_step_buf_name(const simt *m, int buf);
 
 #endif

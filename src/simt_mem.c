@@ -471,6 +471,9 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   simt_mark mk = simt_mark_get(x);
   uint8_t *ok = simt_alloc(x, (size_t)n);
   dom_mem **mem = simt_alloc(x, sizeof *mem * (size_t)n);
+  if (__builtin_expect(x->trace_lane >= 0, 0) && write && x->trace_lane >= k->lo && x->trace_lane < k->hi
+      && k->b[x->trace_lane])     /* steps: the traced thread's store */
+    x->step_store = (dom_val)addr[x->trace_lane], x->step_sty = simt_scalar(t);
   int64_t *off = simt_alloc(x, sizeof *off * (size_t)n), *offc = simt_alloc(x, sizeof *off * (size_t)n);
   bool shared = false, ro = false, chk = false, sh = false, post = false;
   uint32_t lid = 0;          /* the buffer of the previous lane: usually every lane's */

@@ -231,10 +231,61 @@ static const ex_fn ex_tab[DG_ST__COUNT] = {
   [DG_ST_SWITCH] = st_switch, [DG_ST_NOP] = st_nop,
 };
 
+/* The traced lane's component values of v (n-strided) into st. */
+static void step_vals(simt_x *x, simt_step *st, const dg_type *t, const dom_val *v)
+{
+  if (!v || !t || t->kind == DG_TY_VOID || t->kind == DG_TY_ARRAY) return;
+  int nc = simt_ncomp(t);
+  if (nc > 16) return;
+  st->type = t, st->nvals = nc;
+  for (int c = 0; c < nc; c++) st->vals[c] = v[(size_t)c * x->n + x->trace_lane];
+}
+
+/* A statement the traced lane runs while someone listens (simt_on_step). */
+static void step_exec(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt *m = x->m;
+  simt_step st = { .stmt = s, .depth = x->depth };
+  x->step_store = 0;
+  switch (s->kind) {
+  case DG_ST_IF: case DG_ST_FOR: case DG_ST_WHILE: case DG_ST_DO: case DG_ST_SWITCH:
+    m->step_fn(m->step_ud, m, &st);          /* before its body's steps */
+    ex_tab[s->kind](x, s, k);
+    return;
+  case DG_ST_EXPR: {
+    const dg_expr *e = s->e;
+    simt_mark mk = simt_mark_get(x);
+    dom_val *v = e ? simt_eval(x, e, k) : NULL;
+    bool set = e && (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC);
+    const dg_var *var = set && e->a->kind == DG_EX_VAR ? e->a->var : NULL;
+    if (var && (var->kind == DG_VAR_LOCAL || var->kind == DG_VAR_PARAM) && x->fr->reg[var->slot])
+      step_vals(x, &st, var->type, x->fr->reg[var->slot]);     /* the register as it now is */
+    else if (e && !(e->kind == DG_EX_INCDEC && e->post))       /* a postfix's value is the old one */
+      step_vals(x, &st, e->type, v);
+    simt_mark_release(x, mk);
+    break;
+  }
+  default:
+    ex_tab[s->kind](x, s, k);
+    if (s->kind == DG_ST_DECL && s->var && x->fr->reg[s->var->slot] && s->e)
+      step_vals(x, &st, s->var->type, x->fr->reg[s->var->slot]);
+    else if (s->kind == DG_ST_RETURN && s->e && x->fr->ret)
+      step_vals(x, &st, x->fr->f->ret, x->fr->ret);
+    break;
+  }
+  if (x->step_store)
+    st.store_buf = (int)dom_ptr_buf(x->step_store), st.store_off = dom_ptr_off(x->step_store),
+    st.store_type = x->step_sty;
+  if (!x->stop) m->step_fn(m->step_ud, m, &st);
+}
+
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k)
 {
   if (!s || x->stop || !k->cnt) return;
-  if (x->trace_lane >= 0 && k->b[x->trace_lane] && s->kind != DG_ST_BLOCK) simt_trace_span(x, s->span);
+  if (x->trace_lane >= 0 && k->b[x->trace_lane] && s->kind != DG_ST_BLOCK) {
+    simt_trace_span(x, s->span);
+    if (x->m->step_fn && (unsigned)s->kind < DG_ST__COUNT) { step_exec(x, s, k); return; }
+  }
   if ((unsigned)s->kind >= DG_ST__COUNT || !ex_tab[s->kind]) {
     simt_fatal(x, SIMT_EV_UNSUPPORTED, s->span, k->lo, "statement kind");
     return;
