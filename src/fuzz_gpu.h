@@ -4,7 +4,10 @@
 #include "fuzz_run.h"
 #include "gpu_run.h"
 
-/* gk is borrowed: load it with gpu_kernels_load before the campaign. */
+/* gk is borrowed: load it with gpu_kernels_load before the campaign. Sets
+ * gk->use_ref: where the op has a GPU reference (gpu_ref.c) the cases are
+ * judged against it (every element, fp64, computed on the device) instead
+ * of the Lua reference on the CPU (DIRIGO_GPU_REF=0 turns that off). */
 fuzz_backend fuzz_backend_gpu(gpu_kernels *gk);
 
 /* The same backend, adding each run's wall time (gpu_run: allocation, upload,
@@ -14,6 +17,8 @@ typedef struct {
   gpu_kernels *gk;
   int64_t runs;
   double run_s, kernel_ms;
+  int64_t ref_runs;          /* outputs judged by the GPU reference */
+  double ref_ms;             /* its kernel time */
 } fuzz_gpu_timed;
 fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t);
 

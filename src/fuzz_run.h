@@ -33,6 +33,10 @@ typedef struct fuzz_backend {
   const char *name;        /* "cpu", "gpu" */
   bool (*run)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, fuzz_outcome *out);
   void *self;
+  /* Optional (NULL: none): output t's reference for the case just run, when
+   * the backend computed it (the GPU's fp64 reference kernels): want[0..n-1]
+   * and defined[] filled, true; false: the problem's reference is used. */
+  bool (*ref)(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n);
 } fuzz_backend;
 fuzz_backend fuzz_backend_emu(const emu_kernels *k);   /* the GPU's: fuzz_gpu.h */
 

@@ -279,6 +279,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
 {
   memset(res, 0, sizeof *res);
   res->failed_launch = -1;
+  gk->ref_out = -1;
   if (!gk->g || !gk->bin.image) {
     dg_diag_add(d, DG_SEV_ERROR, p->span, "GPU backend: the kernels are not loaded");
     return false;

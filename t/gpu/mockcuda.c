@@ -68,19 +68,37 @@ static cudaError_t residual_add(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_ref.c's elementwise reference, mode 0 (residual_add) of f32 inputs
+ * only: y = x + alpha r in double; other modes leave y alone (the f64
+ * poison then says "undefined") */
+static cudaError_t ref_map(dim3 g, dim3 b, void **a)
+{
+  double *y = *(double **)a[0];
+  const float *x = *(const float **)a[1], *r = *(const float **)a[3];
+  long long n = *(long long *)a[7], mode = *(long long *)a[8];
+  double alpha = *(double *)a[11];
+  if (mode == 0 && *(int *)a[2] == 0 && *(int *)a[4] == 0)
+    for (long long i = 0; i < n; i++) y[i] = (double)x[i] + alpha * (double)r[i];
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
   return cudaSuccess;
 }
 
-typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[8]; } mock_kernel;
+typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[16]; } mock_kernel;
 static const mock_kernel kernels[] = {
   { "fill_even", fill_even, 2, { 8, 4 } }, { "scale_k_f3", scale3, 3, { 8, 8, 4 } },
   { "oob_write", oob_write, 2, { 8, 4 } }, { "oob_before", oob_before, 2, { 8, 4 } },
   { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
   { "say", say, 2, { 8, 4 } },
   { "_Z19residual_add_kernelPfPKfS1_fi", residual_add, 5, { 8, 8, 8, 4, 4 } },
+  { "dg_ref_map", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
 };
 
 static const struct { cudaError_t e; const char *name, *text; } errs[] = {

@@ -1,0 +1,269 @@
+/* ref.c — the GPU references (gpu_ref.c). Built three ways:
+ *  ref.t without a GPU: the reference source compiles with NVRTC (no GPU
+ *    needed) and the samples that get a GPU reference are the expected ones;
+ *  ref.t on a GPU: every sample with a GPU reference, the GPU's fp64 values
+ *    against the Lua reference on the same random inputs, and fuzz campaigns
+ *    judged by it (a correct sample passes, a buggy one fails);
+ *  ref_mock.t (DG_MOCK_CUDA): the same on the mocked runtime, whose only
+ *    reference kernel is residual_add's: the plumbing (reference launch first
+ *    in the batch, its download, the fuzz backend's hook) without a GPU. */
+#include "fuzz_gpu.h"
+#include "lua_spec.h"
+#include "../tap.h"
+#include "../unit/problem_inputs.h"
+#include <dirent.h>
+#include <math.h>
+
+static dg_problem *load(const char *rel)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  if (p && d.nerrors) {
+    dg_problem_free(p);
+    p = NULL;
+  }
+  dg_diags_free(&d);
+  free(path);
+  return p;
+}
+
+typedef DG_VEC(char *) names;
+
+/* Samples (dir/name) in samples/, sorted. */
+static void all_samples(names *out)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *root = dg_printf("%s/samples", src ? src : "..");
+  DIR *top = opendir(root);
+  struct dirent *e, *f;
+  while (top && (e = readdir(top))) {
+    if (e->d_name[0] == '.') continue;
+    char *dir = dg_printf("%s/%s", root, e->d_name);
+    DIR *sub = opendir(dir);
+    while (sub && (f = readdir(sub))) {
+      size_t n = strlen(f->d_name);
+      if (n > 4 && !strcmp(f->d_name + n - 4, ".lua"))
+        dg_vec_push(out, dg_printf("%s/%.*s", e->d_name, (int)(n - 4), f->d_name));
+    }
+    if (sub) closedir(sub);
+    free(dir);
+  }
+  if (top) closedir(top);
+  free(root);
+  for (size_t i = 0; i < out->n; i++)   /* insertion sort: a few dozen names */
+    for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
+      char *t = out->v[j];
+      out->v[j] = out->v[j - 1];
+      out->v[j - 1] = t;
+    }
+}
+
+#ifndef DG_MOCK_CUDA
+static void compiles(void)
+{
+  dg_gpu_binary bin;
+  dg_diags d = {0};
+  dg_gpu_status st = gpu_ref_compile("sm_90", &bin, &d);
+  if (st == DG_GPU_NO_DEVICE) {   /* built without CUDA */
+    ok(true, "# SKIP no NVRTC: %s", d.v.n ? d.v.v[0].msg : "?");
+    dg_diags_free(&d);
+    return;
+  }
+  dg_buf b = {0};
+  if (d.v.n) dg_diag_format(&b, NULL, &d.v.v[0]);
+  is_int(st, DG_GPU_OK, "the reference kernels compile with NVRTC for sm_90%s%s", b.s ? ": " : "",
+         b.s ? b.s : "");
+  dg_buf_free(&b);
+  const char *const *names;
+  int n = gpu_ref_kernel_names(&names);
+  bool same = st == DG_GPU_OK && bin.nnames == n;
+  for (int i = 0; same && i < n; i++) same = !strcmp(bin.lowered[i], names[i]);
+  ok(same, "%d kernels, unmangled (extern \"C\")", n);
+  ok(st == DG_GPU_OK && bin.image_len > 4 && !memcmp(bin.image, "\177ELF", 4), "a CUBIN came back");
+  if (st == DG_GPU_OK) dg_gpu_binary_free(&bin);
+  dg_diags_free(&d);
+}
+
+/* Which samples get a GPU reference, at their spec sizes. */
+static void coverage(names *samples)
+{
+  static const char *const want[] = {
+    "softmax/softmax_block", "softmax/log_softmax_warp", "norm/layernorm_block", "norm/rmsnorm_half",
+    "reduce/col_sum", "reduce/mean_rows", "reduce/max_rows_pairs", "reduce/l2norm_block",
+    "matmul/matmul_tiled", "matmul/bmm_tiled", "matmul/gemv_warp", "elementwise/residual_add",
+    "elementwise/gelu_erf_vec", "elementwise/silu_half2", "elementwise/elu_template",
+  };
+  static const char *const not_want[] = { "conv/conv2d_direct", "scan/cumsum_block", "optim/adamw" };
+  int with = 0;
+  for (size_t i = 0; i < samples->n; i++) {
+    dg_problem *p = load(samples->v[i]);
+    if (!p) continue;
+    int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+    dg_problem_default_sizes(p, sizes);
+    gpu_ref_plan pl;
+    bool has = gpu_ref_plan_for(p, sizes, &pl);
+    with += has;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+      if (!strcmp(want[k], samples->v[i])) ok(has, "%s (op %s) has a GPU reference", samples->v[i], p->op_name);
+    for (size_t k = 0; k < sizeof not_want / sizeof *not_want; k++)
+      if (!strcmp(not_want[k], samples->v[i])) ok(!has, "%s (op %s) has none", samples->v[i], p->op_name);
+    free(sizes);
+    dg_problem_free(p);
+  }
+  ok(with >= 40, "%d of %zu samples have a GPU reference", with, samples->n);
+}
+#endif
+
+/* The GPU reference against the Lua one on random inputs at the spec sizes. */
+static void agrees(const char *rel, uint64_t seed)
+{
+  dg_problem *p = load(rel);
+  if (!p) {
+    ok(false, "%s loads", rel);
+    return;
+  }
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  gpu_ref_plan pl;
+  if (!gpu_ref_plan_for(p, sizes, &pl)) {
+    free(sizes);
+    dg_problem_free(p);
+    return;
+  }
+  dg_diags d = {0};
+  gpu_kernels gk;
+  emu_io io;
+  bool up = gpu_kernels_load(&gk, p, NULL, &d) && emu_io_init(&io, p, sizes, &d);
+  if (!up) {
+    dg_diags_print(stdout, &p->sm, &d);
+    ok(false, "%s: loads on the GPU", rel);
+    gpu_kernels_free(&gk);
+    goto out;
+  }
+  gk.use_ref = true;
+  dg_rng rng;
+  dg_rng_seed(&rng, seed);
+  inputs in;
+  make_inputs(p, sizes, &in, &rng);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    for (int64_t i = 0; i < io.numel[t]; i++)   /* what the device holds */
+      in.data[t][i] = io.data[t][i] = dg_dtype_round(ts->dtype, in.data[t][i]);
+  }
+  gpu_run_result r;
+  gpu_run(p, &gk, sizes, &io, &r, &d);
+  int64_t n = io.numel[pl.out];
+  double *lua = dg_calloc((size_t)n + 1, sizeof *lua);
+  uint8_t *def = dg_calloc((size_t)n + 1, 1);
+  char *err = NULL;
+  dg_ref_env env = { .sizes = sizes, .data = (const double *const *)in.data };
+  dg_ref_status rs = dg_problem_ref_eval_all(p, &env, pl.out, lua, def, &err);
+  int64_t bad = 0, first = -1, undefined = 0;
+  double worst = 0;
+  for (int64_t i = 0; gk.ref_out == pl.out && i < n; i++) {
+    double a = lua[i], b = gk.want[i];
+    dg_gpu_pattern pat = dg_gpu_poison_for("f64");
+    if (!def[i]) continue;
+    if (!memcmp(&gk.want[i], pat.b, 8)) {
+      undefined++;
+      continue;
+    }
+    if ((isnan(a) && isnan(b)) || a == b) continue;
+    double rel = fabs(a - b) / fmax(fabs(a), fabs(b));
+    if (rel > worst) worst = rel;
+    if (!(fabs(a - b) <= 1e-10 * fmax(fabs(a), fabs(b)) + 1e-13) && bad++ == 0) first = i;
+  }
+  ok(r.status == DG_GPU_OK && gk.ref_out == pl.out && rs == DG_REF_OK && bad == 0 && undefined == 0,
+     "%s (%s, %s): GPU fp64 reference = Lua reference on %lld elements (worst rel %.2g; %.3f ms)%s%s",
+     rel, p->op_name, dg_dtypes[p->tensors.v[pl.in[0]].dtype].name, (long long)n, worst, gk.ref_ms,
+     r.msg ? ": " : "", r.msg ? r.msg : "");
+  if (bad) printf("#   %lld differ; first [%lld]: Lua %.17g, GPU %.17g\n", (long long)bad, (long long)first,
+                  lua[first], gk.want[first]);
+  if (undefined) printf("#   %lld elements the GPU reference left unwritten\n", (long long)undefined);
+  free(err);
+  free(lua);
+  free(def);
+  free_inputs(&in);
+  gpu_run_result_free(&r);
+  emu_io_free(&io);
+  gpu_kernels_free(&gk);
+out:
+  dg_diags_free(&d);
+  free(sizes);
+  dg_problem_free(p);
+}
+
+/* A campaign with the GPU backend: its cases are judged by the GPU reference. */
+static void campaign(const char *rel, bool expect_pass)
+{
+  dg_problem *p = load(rel);
+  dg_diags d = {0};
+  gpu_kernels gk;
+  if (!p || !gpu_kernels_load(&gk, p, NULL, &d)) {
+    ok(false, "%s loads on the GPU", rel);
+    if (p) gpu_kernels_free(&gk), dg_problem_free(p);
+    dg_diags_free(&d);
+    return;
+  }
+  fuzz_gpu_timed t = { .gk = &gk };
+  fuzz_backend be = fuzz_backend_gpu_timed(&t);
+  fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = &be, .ncases = 12, .seed = 3,
+                  .keep_going = true };
+  fuzz_summary s;
+  bool ran = fuzz_campaign(p, NULL, &o, &s, &d);
+  ok(ran && t.ref_runs == s.ncases - s.nskip && s.ncases > 0,
+     "%s: %lld of %lld cases judged by the GPU reference", rel, (long long)t.ref_runs, (long long)s.ncases);
+  if (expect_pass)
+    ok(ran && s.npass == s.ncases - s.nskip, "%s: they pass (%lld/%lld)", rel, (long long)s.npass, (long long)s.ncases);
+  else
+    ok(ran && s.nfail > 0, "%s: the bug is found (%s)", rel, s.nfail ? s.first.msg : "no failure");
+  gpu_kernels_free(&gk);
+  dg_diags_free(&d);
+  dg_problem_free(p);
+}
+
+int main(void)
+{
+  names samples = {0};
+  all_samples(&samples);
+#ifndef DG_MOCK_CUDA
+  compiles();
+  coverage(&samples);
+#endif
+  char *why = NULL;
+  if (!dg_gpu_available(&why)) {
+    printf("# no GPU (%s): the agreement on the device is not run here\n", why);
+  } else {
+    printf("# GPU: %s\n", why);
+    char tmpl[] = "/tmp/dg-cubin-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+#ifdef DG_MOCK_CUDA
+    agrees("elementwise/residual_add", 1);
+#else
+    for (size_t i = 0; i < samples.n; i++) agrees(samples.v[i], 1);
+    agrees("softmax/softmax_block", 2);
+    agrees("matmul/matmul_tiled", 2);
+#endif
+    campaign("elementwise/residual_add", true);
+    campaign("elementwise/residual_add_gridfloor", false);
+#ifndef DG_MOCK_CUDA
+    campaign("softmax/softmax_block", true);
+    campaign("softmax/softmax_halfwarp_offset", false);
+    campaign("norm/layernorm_block", true);
+    campaign("matmul/matmul_tiled", true);
+#endif
+    if (dir) {
+      char *cmd = dg_printf("rm -rf '%s'", dir);
+      if (system(cmd)) printf("# could not remove %s\n", dir);
+      free(cmd);
+    }
+  }
+  free(why);
+  for (size_t i = 0; i < samples.n; i++) free(samples.v[i]);
+  dg_vec_free(&samples);
+  return tap_done();
+}
