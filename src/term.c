@@ -86,11 +86,18 @@ term_sort term_int_sort(int k)
 /* ---- the node table ----------------------------------------------------------- */
 static uint32_t node_hash(const term_node *n)
 {
-  /* VAR nodes are keyed without their ordinal (d). */
-  uint32_t d = n->op == TOP_VAR ? 0 : n->d;
-  uint64_t h = (uint64_t)n->op | (uint64_t)n->sort << 8 | (uint64_t)n->aux << 16;
-  uint64_t x[3] = { h ^ (uint64_t)n->a << 32, (uint64_t)n->b | (uint64_t)n->c << 32, d };
-  return (uint32_t)dg_hash_bytes(x, sizeof x, 0x7e57ab1e);
+  /* VAR nodes are keyed without their ordinal (d). Word-wise multiply-xorshift
+   * mixing: hashing is on the path of every constructor (a byte-wise hash was
+   * a third of a large check's time). */
+  uint64_t d = n->op == TOP_VAR ? 0 : n->d;
+  uint64_t h = ((uint64_t)n->op | (uint64_t)n->sort << 8 | (uint64_t)n->aux << 16) ^ (uint64_t)n->a << 32;
+  h ^= h >> 31; h *= 0x9e3779b97f4a7c15ull;
+  h ^= ((uint64_t)n->b | (uint64_t)n->c << 32);
+  h ^= h >> 29; h *= 0xbf58476d1ce4e5b9ull;
+  h ^= d;
+  h ^= h >> 32; h *= 0x94d049bb133111ebull;
+  h ^= h >> 29;
+  return (uint32_t)h;
 }
 
 static bool node_same(const term_node *x, const term_node *y)
@@ -102,13 +109,12 @@ static bool node_same(const term_node *x, const term_node *y)
 static void tab_grow(term_ctx *c)
 {
   size_t cap = c->tabcap ? c->tabcap * 2 : 1024;
-  uint32_t *tab = dg_calloc(cap, sizeof *tab);
+  term_slot *tab = dg_calloc(cap, sizeof *tab);
   for (size_t i = 0; i < c->tabcap; i++) {
-    uint32_t id = c->tab[i];
-    if (!id) continue;
-    size_t j = node_hash(&c->nodes.v[id]) & (cap - 1);
-    while (tab[j]) j = (j + 1) & (cap - 1);
-    tab[j] = id;
+    if (!c->tab[i].id) continue;
+    size_t j = c->tab[i].hash & (cap - 1);
+    while (tab[j].id) j = (j + 1) & (cap - 1);
+    tab[j] = c->tab[i];
   }
   free(c->tab);
   c->tab = tab;
@@ -120,13 +126,15 @@ dg_term term_intern(term_ctx *c, term_op op, term_sort s, uint16_t aux,
 {
   term_node n = { (uint8_t)op, s, aux, a, b, cc, d };
   if ((c->tabn + 1) * 4 > c->tabcap * 3) tab_grow(c);
-  size_t j = node_hash(&n) & (c->tabcap - 1);
-  for (uint32_t id; (id = c->tab[j]); j = (j + 1) & (c->tabcap - 1))
-    if (node_same(&c->nodes.v[id], &n)) return id;
+  uint32_t h = node_hash(&n);
+  c->lookups++;
+  size_t j = h & (c->tabcap - 1);
+  for (uint32_t id; (id = c->tab[j].id); j = (j + 1) & (c->tabcap - 1))
+    if (c->tab[j].hash == h && node_same(&c->nodes.v[id], &n)) return id;
   if (c->nodes.n >= UINT32_MAX - 1) term_die("more than 2^32 terms");
   dg_term id = (dg_term)c->nodes.n;
   dg_vec_push(&c->nodes, n);
-  c->tab[j] = id;
+  c->tab[j] = (term_slot){ id, h };
   c->tabn++;
   return id;
 }
@@ -150,15 +158,18 @@ void term_ctx_free(term_ctx *c)
   dg_vec_free(&c->varterms);
   dg_vec_free(&c->nodes);
   free(c->tab);
+  free(c->memo);
   free(c);
 }
 
 term_model term_ctx_model(const term_ctx *c) { return c->model; }
 size_t term_ctx_count(const term_ctx *c) { return c->nodes.n - 1; }
+size_t term_ctx_lookups(const term_ctx *c) { return c->lookups; }
 
 size_t term_ctx_bytes(const term_ctx *c)
 {
-  size_t n = sizeof *c + c->nodes.cap * sizeof(term_node) + c->tabcap * sizeof(uint32_t) +
+  size_t n = sizeof *c + c->nodes.cap * sizeof(term_node) + c->tabcap * sizeof(term_slot) +
+             c->memocap * sizeof(term_memo) +
              c->vars.cap * sizeof(term_varinfo) + c->varterms.cap * sizeof(dg_term) +
              c->strs.cap * sizeof(char *);
   for (size_t i = 0; i < c->strs.n; i++) n += strlen(c->strs.v[i]) + 1;
@@ -167,9 +178,17 @@ size_t term_ctx_bytes(const term_ctx *c)
 }
 
 /* ---- constants ---------------------------------------------------------------- */
+/* Constants are asked for far more often than they are new (every
+ * coefficient 1 of a sum): a small direct-mapped cache in front of the big
+ * table answers them without a cache miss there. */
 static dg_term mk_const64(term_ctx *c, term_sort s, uint64_t bits)
 {
-  return term_intern(c, TOP_CONST, s, 0, (uint32_t)bits, (uint32_t)(bits >> 32), 0, 0);
+  uint64_t h = (bits ^ (uint64_t)s << 56) * 0x9e3779b97f4a7c15ull;
+  term_constslot *e = &c->consts[h >> (64 - TERM_CONST_CACHE_BITS)];
+  if (e->id && e->bits == bits && e->sort == s) return e->id;
+  dg_term id = term_intern(c, TOP_CONST, s, 0, (uint32_t)bits, (uint32_t)(bits >> 32), 0, 0);
+  *e = (term_constslot){ bits, id, s };
+  return id;
 }
 
 dg_term term_bool(term_ctx *c, bool v) { return mk_const64(c, TERM_S_BOOL, v); }

@@ -48,6 +48,9 @@ void term_ctx_free(term_ctx *c);
 term_model term_ctx_model(const term_ctx *c);
 size_t term_ctx_count(const term_ctx *c);     /* terms created (ids 1..count) */
 size_t term_ctx_bytes(const term_ctx *c);     /* memory held by the context, all tables */
+/* Lookups of the node table so far (hits and new nodes): the work the
+ * constructors did, for tests and benchmarks (term_ctx_count counts only new). */
+size_t term_ctx_lookups(const term_ctx *c);
 /* The sort of a float dtype (dg_tykind DG_TY_F16/BF16/F32/F64) in the ctx's model. */
 term_sort term_float_sort(const term_ctx *c, int dg_tykind);
 /* The sort of an integer or bool dtype (dg_tykind). */

@@ -47,11 +47,26 @@ typedef struct {
   uint32_t a, b, c, d;
 } term_node;
 
+/* A hash-table slot keeps the node's hash beside its id: a probe compares
+ * hashes first and touches the node array only on a likely match. */
+typedef struct { uint32_t id, hash; } term_slot;
+/* One remembered set union: (s1, s2, mode) -> r. Results are canonical (the
+ * treap of a key set is unique), so a hit returns exactly what recomputing
+ * would; a miss recomputes. */
+typedef struct { uint32_t s1, s2, r, mode; } term_memo;
+
+#define TERM_CONST_CACHE_BITS 8
+typedef struct { uint64_t bits; uint32_t id; term_sort sort; } term_constslot;
+
 struct term_ctx {
   term_model model;
   DG_VEC(term_node) nodes;      /* nodes.v[0] is unused: id 0 is TERM_NONE */
-  uint32_t *tab;                /* open addressing, linear probing; 0 = empty */
+  term_slot *tab;               /* open addressing, linear probing; id 0 = empty */
   size_t tabcap, tabn;
+  size_t lookups;               /* term_intern calls */
+  term_memo *memo;              /* term_set_union's computed table (lossy, direct-mapped) */
+  size_t memocap;
+  term_constslot consts[1 << TERM_CONST_CACHE_BITS];   /* mk_const64's cache */
   DG_VEC(char *) strs;          /* interned tensor names */
   DG_VEC(term_varinfo) vars;    /* by ordinal; tensor points into strs, name owned */
   DG_VEC(dg_term) varterms;

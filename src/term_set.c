@@ -48,11 +48,43 @@ static dg_term join(term_ctx *c, dg_term l, dg_term r)
   return mk(c, nr.a, nr.b, join(c, l, nr.c), nr.d);
 }
 
+/* The computed table: a warp's butterfly reduction has lane i and lane i^k
+ * form the same union, and sums that share operands share sub-unions; each
+ * is computed once. It grows with the context (a direct-mapped cache of about
+ * one entry per two nodes, at most 2^21 entries). */
+static term_memo *memo_slot(term_ctx *c, dg_term s1, dg_term s2, term_setmode m)
+{
+  size_t want = c->memocap ? c->memocap : 4096;
+  while (want < ((size_t)1 << 21) && want * 2 < c->nodes.n) want *= 2;
+  if (want != c->memocap) {     /* entries are hints: a resize simply drops them */
+    free(c->memo);
+    c->memo = dg_calloc(want, sizeof *c->memo);
+    c->memocap = want;
+  }
+  uint64_t h = ((uint64_t)s1 << 32 | s2) * 0x9e3779b97f4a7c15ull ^ (uint64_t)m;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return &c->memo[(h >> 32) & (c->memocap - 1)];
+}
+
+static dg_term union_rec(term_ctx *c, dg_term s1, dg_term s2, term_setmode m);
+
 dg_term term_set_union(term_ctx *c, dg_term s1, dg_term s2, term_setmode m)
 {
   if (!s1) return s2;
   if (!s2) return s1;
   if (s1 == s2 && m == TERM_SET_PLAIN) return s1;
+  if (s1 > s2) { dg_term t = s1; s1 = s2; s2 = t; }   /* union is commutative (sums too) */
+  term_memo *e = memo_slot(c, s1, s2, m);
+  if (e->r && e->s1 == s1 && e->s2 == s2 && e->mode == (uint32_t)m) return e->r;
+  dg_term r = union_rec(c, s1, s2, m);
+  e = memo_slot(c, s1, s2, m);     /* the table may have grown meanwhile */
+  *e = (term_memo){ s1, s2, r, (uint32_t)m };
+  return r;
+}
+
+static dg_term union_rec(term_ctx *c, dg_term s1, dg_term s2, term_setmode m)
+{
   if (!above(term_node_of(c, s1)->a, term_node_of(c, s2)->a)) { dg_term t = s1; s1 = s2; s2 = t; }
   term_node n = *term_node_of(c, s1);
   dg_term bl, br, v2 = 0;

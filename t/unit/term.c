@@ -162,6 +162,40 @@ static void test_reductions(void)
          "a sum minus one operand = the sum without it");
 }
 
+/* A warp's xor butterfly has lane l and lane l^off form the same sum; the
+ * second one must come from the computed table, not from redoing the union
+ * (that was half of a realistic softmax_warp check). Counted in table
+ * lookups, not time. */
+static void test_union_memo(void)
+{
+  term_ctx *saved = C;
+  C = term_ctx_new(TERM_MODEL_REAL);
+  enum { N = 4096 };
+  dg_term lane[32];
+  for (int l = 0; l < 32; l++) {
+    lane[l] = R(0);
+    for (int i = l; i < N; i += 32) lane[l] = term_add(C, lane[l], X(i));
+  }
+  size_t first = 0, mirror = 0;
+  for (int off = 16; off >= 1; off /= 2) {
+    dg_term nl[32];
+    for (int l = 0; l < 32; l++) {
+      size_t n0 = term_ctx_lookups(C);
+      nl[l] = term_add(C, lane[l], lane[l ^ off]);
+      *(l < (l ^ off) ? &first : &mirror) += term_ctx_lookups(C) - n0;
+    }
+    memcpy(lane, nl, sizeof nl);
+  }
+  ok(first > (size_t)N, "the butterfly's distinct unions do real work (%zu lookups)", first);
+  ok(mirror < 32 * 5 * 8, "the mirrored unions (lane l^off) come from the computed table: %zu lookups", mirror);
+  ok(lane[0] == lane[31], "every lane holds the same sum");
+  size_t n0 = term_ctx_lookups(C);
+  dg_term again = term_add(C, lane[3], term_real(C, 0));
+  ok(again == lane[3] && term_ctx_lookups(C) - n0 < 4, "adding constant 0 costs no table work");
+  term_ctx_free(C);
+  C = saved;
+}
+
 static void test_memory(void)
 {
   term_ctx *saved = C;
@@ -253,6 +287,7 @@ int main(void)
   test_rules();
   test_reductions();
   test_memory();
+  test_union_memo();
   test_print();
   test_eval();
   term_ctx_free(C);
