@@ -529,12 +529,48 @@ static dom_val *ev_cond(simt_x *x, const dg_expr *e, msk *k)
   return r;
 }
 
+/* A register the concrete domain may set with one value, lane by lane, without
+ * the vector machinery: no guard, no trace, a scalar that is not a pointer. */
+static bool fast_reg(simt_x *x, const simt_lval *lv)
+{
+  dg_tykind kd = lv->t->kind;
+  return x->ident && !x->gm && x->trace_lane < 0 && !lv->mem && lv->slot >= 0
+      && kd >= DG_TY_BOOL && kd <= DG_TY_F64;
+}
+
+/* The uniform value v written to every active lane of register lv (what
+ * ufill + lval_write do); the node's value ret, thin. */
+static dom_val *reg_set_uni(simt_x *x, const dg_expr *e, const simt_lval *lv, msk *k, dom_val v, dom_val ret)
+{
+  dom_val *reg = lv->reg;
+  if (k->cnt == k->hi - k->lo) for (int i = k->lo; i < k->hi; i++) reg[i] = v;
+  else for (int i = k->lo; i < k->hi; i++) if (k->b[i]) reg[i] = v;
+  simt_reg_wrote(x, lv->slot, lv->t, k, true);
+  dom_val *r = simt_vals(x, e->type);
+  r[msk_first(k).lo] = ret;
+  return thin_ret(x, e, r);
+}
+
 static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
 {
   simt_lval lv;
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   dom_val *v = simt_eval_u(x, e->b, k), *v0 = v;
   bool thin = x->thin, uni = x->uni && (e->op == DG_BIN_NONE || lval_uni(x, &lv));
+  const dg_type *tb0 = e->b->type;
+  if (uni && fast_reg(x, &lv) && tb0->kind >= DG_TY_BOOL && tb0->kind <= DG_TY_F64) {
+    int l = msk_first(k).lo;
+    dom_val b = v[l];
+    const dg_type *ta = e->a->type;
+    if (e->op != DG_BIN_NONE) {
+      if (tb0->kind != ta->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
+        b = simt_uni_cast(x, DG_CAST_CONVERT, ta, tb0, b);
+      b = simt_uni_bin(x, e->op, ta, lv.reg[l], b);
+    } else {
+      b = simt_uni_cast(x, DG_CAST_CONVERT, ta, tb0, b);
+    }
+    return reg_set_uni(x, e, &lv, k, b, b);
+  }
   msk one, *kk = k;                            /* uniform: one lane, filled before the write */
   if (uni) one = msk_first(k), kk = &one;
   else if (thin) ufill(x, v, simt_ncomp(e->b->type), k, msk_first(k).lo);
@@ -558,6 +594,11 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   const dg_type *t = e->a->type;
   bool uni = lval_uni(x, &lv);
+  if (uni && fast_reg(x, &lv)) {
+    int l = msk_first(k).lo;
+    dom_val old = lv.reg[l], nv = simt_uni_bin(x, e->op, t, old, simt_uni_const(x, t, 1, 0, false));
+    return reg_set_uni(x, e, &lv, k, nv, e->post ? old : nv);
+  }
   msk one, *kk = uni ? (one = msk_first(k), &one) : k;   /* uniform: one lane, then filled */
   dom_val *old = lval_read(x, &lv, k, e->a->span);
   if (e->post && !lv.mem) {                    /* the register is about to change */

@@ -87,6 +87,7 @@ typedef struct simt_x {
   int64_t *tid[3];         /* threadIdx per lane */
   simt_frame *fr;
   uint8_t *brk, *cont;     /* masks of the innermost loop/switch, NULL outside */
+  uint32_t ncont;          /* continue statements run (a loop skips the rejoin when none did) */
   uint8_t *live;           /* lanes that have not exited the kernel */
   uint32_t epoch;          /* barrier intervals */
   uint32_t *wsync;         /* per warp __syncwarp count */
@@ -203,6 +204,8 @@ dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k);
 dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v);
 dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v);
 void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f);
+/* A loop test (cond not NULL): run keeps the lanes where cond holds, the rest are or-ed into done. */
+void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done);
 /* As simt_branch, but lanes the domain cannot decide (DOM_BOTH) go into t, f
  * and *both, with the condition as a bool in *cv; NULL both: none. */
 typedef struct { msk both; dom_val *cv; bool any; } simt_split;
@@ -220,6 +223,12 @@ dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *
  * no trace); counts its nodes' lanes. false: evaluate it as usual. */
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out);
 void simt_uni_free(simt_x *x);
+/* One lane of the concrete domain's operations (scalar types), as the
+ * programs compute them: a constant (isf: from fv, else iv), a binary
+ * operation on operand type t, a cast. */
+dom_val simt_uni_const(simt_x *x, const dg_type *t, int64_t iv, double fv, bool isf);
+dom_val simt_uni_bin(simt_x *x, int op, const dg_type *t, dom_val a, dom_val b);
+dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from, dom_val a);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

@@ -110,6 +110,33 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
 }
 
 void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f) { branch_(x, cond, k, t, f, NULL); }
+
+/* A loop's test: run keeps the lanes where cond holds, the others join done.
+ * A uniform concrete condition (the common loop counter) moves all or none
+ * without new masks; anything else is simt_branch. */
+void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
+{
+  if (x->ident && x->trace_lane < 0 && !x->stop && run->cnt && run->b[run->lo] && run->b[run->hi - 1]
+      && (cond->kind == DG_EX_BINARY || cond->kind == DG_EX_UNARY || cond->kind == DG_EX_CAST)) {
+    dom_val v;
+    x->lane_ops += (uint64_t)run->cnt;        /* what simt_eval_u counts for the node itself */
+    if (simt_uni_run(x, cond, run, &v)) {
+      if (simt_isfloat(cond->type) ? dom_f(v) != 0 : v != 0) return;
+      msk_or(done, done, run->b, run->lo, run->hi);
+      memset(run->b + run->lo, 0, (size_t)(run->hi - run->lo));
+      run->cnt = 0, run->hi = run->lo;
+      return;
+    }
+    x->lane_ops -= (uint64_t)run->cnt;
+  }
+  simt_mark mk = simt_mark_get(x);
+  msk t, f;
+  branch_(x, cond, run, &t, &f, NULL);
+  msk_or(done, done, f.b, run->lo, run->hi);
+  memcpy(run->b + run->lo, t.b + run->lo, (size_t)(run->hi - run->lo));
+  msk_fix(run);
+  simt_mark_release(x, mk);
+}
 void simt_branch2(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp) { branch_(x, cond, k, t, f, sp); }
 
 simt_guard simt_guard_push(simt_x *x, const simt_split *sp, bool then_side)

@@ -93,19 +93,6 @@ static void st_if(simt_x *x, const dg_stmt *s, msk *k)
   simt_mark_release(x, mk);
 }
 
-/* Narrow run to the lanes where cond holds; the others are done. */
-static void loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
-{
-  if (!cond) return;
-  simt_mark mk = simt_mark_get(x);
-  msk t, f;
-  simt_branch(x, cond, run, &t, &f);
-  msk_or(done, done, f.b, run->lo, run->hi);
-  memcpy(run->b + run->lo, t.b + run->lo, (size_t)(run->hi - run->lo));
-  msk_fix(run);
-  simt_mark_release(x, mk);
-}
-
 static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
 {
   simt_mark mk0 = simt_mark_get(x);
@@ -125,14 +112,18 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
       break;
     }
     simt_mark mk = simt_mark_get(x);
-    if (s->kind != DG_ST_DO || !first) loop_test(x, s->e, &run, done);
+    if ((s->kind != DG_ST_DO || !first) && s->e) simt_loop_test(x, s->e, &run, done);
     first = false;
     if (!run.cnt) break;
+    uint32_t nc0 = x->ncont;
     if (s->then) simt_exec(x, s->then, &run);
-    msk_or(run.b, run.b, cont, lo, hi);
-    memset(cont + lo, 0, (size_t)(hi - lo));
-    run.lo = lo, run.hi = hi;
-    msk_fix(&run);
+    /* lanes that continued rejoin; without a continue run is as its statements left it (exact bounds) */
+    if (x->ncont != nc0 || (run.cnt && !(run.b[run.lo] && run.b[run.hi - 1]))) {
+      msk_or(run.b, run.b, cont, lo, hi);
+      memset(cont + lo, 0, (size_t)(hi - lo));
+      run.lo = lo, run.hi = hi;
+      msk_fix(&run);
+    }
     if (s->step && run.cnt) simt_eval(x, s->step, &run);
     simt_mark_release(x, mk);
   }
@@ -166,7 +157,11 @@ static void jump(simt_x *x, const dg_stmt *s, msk *k, uint8_t *to, const char *w
 }
 
 static void st_break(simt_x *x, const dg_stmt *s, msk *k) { jump(x, s, k, x->brk, "break outside a loop"); }
-static void st_continue(simt_x *x, const dg_stmt *s, msk *k) { jump(x, s, k, x->cont, "continue outside a loop"); }
+static void st_continue(simt_x *x, const dg_stmt *s, msk *k)
+{
+  x->ncont++;
+  jump(x, s, k, x->cont, "continue outside a loop");
+}
 
 static void st_return(simt_x *x, const dg_stmt *s, msk *k)
 {

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { U_CONST, U_REG, U_BIDX, U_UN, U_BIN, U_CAST };
+/* U_BIN for any operation; the common i32 ones have their own codes */
+enum { U_CONST, U_REG, U_BIDX, U_UN, U_BIN, U_CAST,
+       U_ADD32, U_SUB32, U_MUL32, U_LT32, U_LE32, U_GT32, U_GE32, U_EQ, U_NE, U_ADD64, U_MUL64 };
 enum { UNI_MAX_INS = 128, UNI_MAX_STACK = 32, UNI_MAX_SLOTS = 16 };
 
 typedef struct {
@@ -52,7 +54,7 @@ static bool scalar_ok(const dg_type *t)
   return t && t->kind >= DG_TY_BOOL && t->kind <= DG_TY_F64;
 }
 
-static dom_val one_const(simt_x *x, const dg_type *t, int64_t iv, double fv, bool isf)
+dom_val simt_uni_const(simt_x *x, const dg_type *t, int64_t iv, double fv, bool isf)
 {
   static const uint8_t on = 1;
   dom_val w;
@@ -71,22 +73,58 @@ static bool emit(uni_build *b, uni_ins in, int dd)
   return b->maxdepth <= UNI_MAX_STACK;
 }
 
+/* The instruction of a binary operation on operand type t: dom_concrete's
+ * i32 and i64 loops (the bits of its ibin), else the domain's call. */
+static uint8_t bin_code(int op, const dg_type *t)
+{
+  if (t->kind == DG_TY_I32)
+    switch (op) {
+    case DG_BIN_ADD: return U_ADD32;
+    case DG_BIN_SUB: return U_SUB32;
+    case DG_BIN_MUL: return U_MUL32;
+    case DG_BIN_LT: return U_LT32;
+    case DG_BIN_LE: return U_LE32;
+    case DG_BIN_GT: return U_GT32;
+    case DG_BIN_GE: return U_GE32;
+    case DG_BIN_EQ: return U_EQ;
+    case DG_BIN_NE: return U_NE;
+    default: return U_BIN;
+    }
+  if (t->kind == DG_TY_I64 || t->kind == DG_TY_U64)
+    switch (op) {
+    case DG_BIN_ADD: return U_ADD64;
+    case DG_BIN_MUL: return U_MUL64;
+    case DG_BIN_EQ: return U_EQ;
+    case DG_BIN_NE: return U_NE;
+    default: return U_BIN;
+    }
+  return U_BIN;
+}
+
+/* Conversions that leave the slot as it is (simt_convert's identities, and
+ * widening a 32-bit integer to 64 bits, which dom_concrete's cast copies). */
+static bool cast_id(const dg_type *to, const dg_type *from)
+{
+  return to == from || to->kind == from->kind
+      || ((to->kind == DG_TY_I64 || to->kind == DG_TY_U64) && (from->kind == DG_TY_I32 || from->kind == DG_TY_U32));
+}
+
 static bool comp(simt_x *x, uni_build *b, const dg_expr *e)
 {
   if (!e || !scalar_ok(e->type)) return false;
   switch (e->kind) {
   case DG_EX_INT:
-    return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, e->ival, 0, false) }, 1);
+    return emit(b, (uni_ins){ .op = U_CONST, .imm = simt_uni_const(x, e->type, e->ival, 0, false) }, 1);
   case DG_EX_FLOAT:
-    return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, 0, e->fval, true) }, 1);
+    return emit(b, (uni_ins){ .op = U_CONST, .imm = simt_uni_const(x, e->type, 0, e->fval, true) }, 1);
   case DG_EX_BUILTIN: {
     int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
     switch (e->op) {
     case DG_BI_THREADIDX: return false;
     case DG_BI_BLOCKIDX: return emit(b, (uni_ins){ .op = U_BIDX, .code = (uint8_t)d, .t = e->type }, 1);
-    case DG_BI_BLOCKDIM: return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, x->bdim[d], 0, false) }, 1);
-    case DG_BI_GRIDDIM: return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, x->gdim[d], 0, false) }, 1);
-    default: return emit(b, (uni_ins){ .op = U_CONST, .imm = one_const(x, e->type, 32, 0, false) }, 1);
+    case DG_BI_BLOCKDIM: return emit(b, (uni_ins){ .op = U_CONST, .imm = simt_uni_const(x, e->type, x->bdim[d], 0, false) }, 1);
+    case DG_BI_GRIDDIM: return emit(b, (uni_ins){ .op = U_CONST, .imm = simt_uni_const(x, e->type, x->gdim[d], 0, false) }, 1);
+    default: return emit(b, (uni_ins){ .op = U_CONST, .imm = simt_uni_const(x, e->type, 32, 0, false) }, 1);
     }
   }
   case DG_EX_VAR: {
@@ -107,10 +145,14 @@ static bool comp(simt_x *x, uni_build *b, const dg_expr *e)
     if (!scalar_ok(e->a->type) || !scalar_ok(e->b->type)) return false;
     if (e->op == DG_BIN_PTRADD || e->op == DG_BIN_PTRDIFF) return false;
     if (!comp(x, b, e->a) || !comp(x, b, e->b)) return false;
-    return emit(b, (uni_ins){ .op = U_BIN, .code = (uint8_t)e->op, .t = e->a->type, .t2 = e->b->type }, -1);
+    return emit(b, (uni_ins){ .op = bin_code(e->op, e->a->type), .code = (uint8_t)e->op, .t = e->a->type }, -1);
   case DG_EX_CAST:
     if (!scalar_ok(e->a->type) || (e->op != DG_CAST_CONVERT && e->op != DG_CAST_BITCAST)) return false;
     if (!comp(x, b, e->a)) return false;
+    if (e->op == DG_CAST_CONVERT && cast_id(e->type, e->a->type)) {   /* no instruction, still a node */
+      b->nnodes++;
+      return true;
+    }
     return emit(b, (uni_ins){ .op = U_CAST, .code = (uint8_t)e->op, .t = e->type, .t2 = e->a->type }, 0);
   default:
     return false;
@@ -174,7 +216,7 @@ void simt_uni_free(simt_x *x)
 }
 
 /* ---- running ------------------------------------------------------------------ */
-static inline dom_val bin1(simt_x *x, int op, const dg_type *t, dom_val a, dom_val b)
+dom_val simt_uni_bin(simt_x *x, int op, const dg_type *t, dom_val a, dom_val b)
 {
   /* the common kinds inline, with the bits of dom_concrete.c's loops */
   if (t->kind == DG_TY_I32) {
@@ -204,13 +246,10 @@ static inline dom_val bin1(simt_x *x, int op, const dg_type *t, dom_val a, dom_v
   return r;
 }
 
-static inline dom_val cast1(simt_x *x, int ck, const dg_type *to, const dg_type *from, dom_val a)
+dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from, dom_val a)
 {
   static const uint8_t on = 1;
-  if (ck == DG_CAST_CONVERT) {           /* simt_convert's identities */
-    if (to == from || to->kind == from->kind) return a;
-    if (to->kind == DG_TY_I64 && (from->kind == DG_TY_I32 || from->kind == DG_TY_U32)) return a;
-  }
+  if (ck == DG_CAST_CONVERT && cast_id(to, from)) return a;
   dom_val r;
   x->d->cast(x->d, (dg_castkind)ck, to, from, 1, &on, &r, &a);
   return r;
@@ -223,7 +262,14 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
   dom_val *const *reg = x->fr->reg;
   const uint8_t *runi = x->fr->runi;
   for (int s = 0; s < p->nslots; s++)
-    if (!reg[p->slots[s]] || !runi[p->slots[s]]) return false;
+    if (!reg[p->slots[s]] || !runi[p->slots[s]]) {
+      /* the register that was not uniform is likely not to be next time: test it first */
+      simt_uprog *w = (simt_uprog *)p;
+      int32_t t = w->slots[s];
+      memmove(w->slots + 1, w->slots, sizeof *w->slots * (size_t)s);
+      w->slots[0] = t;
+      return false;
+    }
   int l = msk_first(k).lo;
   dom_val st[UNI_MAX_STACK];
   int sp = 0;
@@ -231,15 +277,28 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
     switch (i->op) {
     case U_CONST: st[sp++] = i->imm; break;
     case U_REG: st[sp++] = reg[i->slot][l]; break;
-    case U_BIDX: st[sp++] = one_const(x, i->t, x->bidx[i->code], 0, false); break;
+    case U_BIDX: st[sp++] = simt_uni_const(x, i->t, x->bidx[i->code], 0, false); break;
     case U_UN: {
       static const uint8_t on = 1;
       dom_val a = st[sp - 1];
       x->d->unop(x->d, (dg_unop)i->code, i->t, 1, &on, &st[sp - 1], &a);
       break;
     }
-    case U_BIN: sp--, st[sp - 1] = bin1(x, i->code, i->t, st[sp - 1], st[sp]); break;
-    default: st[sp - 1] = cast1(x, i->code, i->t, i->t2, st[sp - 1]); break;
+#define OP2(expr) do { sp--; dom_val a = st[sp - 1], b = st[sp]; st[sp - 1] = (expr); } while (0)
+    case U_ADD32: OP2((dom_val)(int64_t)(int32_t)(a + b)); break;
+    case U_SUB32: OP2((dom_val)(int64_t)(int32_t)(a - b)); break;
+    case U_MUL32: OP2((dom_val)(int64_t)(int32_t)(a * b)); break;
+    case U_LT32: OP2((dom_val)((int64_t)a < (int64_t)b)); break;
+    case U_LE32: OP2((dom_val)((int64_t)a <= (int64_t)b)); break;
+    case U_GT32: OP2((dom_val)((int64_t)a > (int64_t)b)); break;
+    case U_GE32: OP2((dom_val)((int64_t)a >= (int64_t)b)); break;
+    case U_EQ: OP2((dom_val)(a == b)); break;
+    case U_NE: OP2((dom_val)(a != b)); break;
+    case U_ADD64: OP2(a + b); break;
+    case U_MUL64: OP2(a * b); break;
+#undef OP2
+    case U_BIN: sp--, st[sp - 1] = simt_uni_bin(x, i->code, i->t, st[sp - 1], st[sp]); break;
+    default: st[sp - 1] = simt_uni_cast(x, i->code, i->t, i->t2, st[sp - 1]); break;
     }
   }
   x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
