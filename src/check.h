@@ -129,6 +129,17 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
  * keeps the GPU headers out of this one); device names it for messages. */
 void check_replay_gpu(const dg_problem *p, void *kernels, const char *device, check_result *r);
 
+/* ---- --auto's elements (check_auto.c) ---- */
+typedef struct { int tensor; int rank; int64_t idx[8]; } check_loc;
+/* The elements `check --auto` and the workbench's A check, in this order:
+ * per output tensor at the spec's sizes, the first and the last element;
+ * along the last dim (last index elsewhere) block.x - 1, block.x (of the
+ * last launch), the start of the last partial tile and the middle; then
+ * three random elements (rng seeded with seed). Each once; empty tensors and
+ * ranks above 8 are skipped. *locs (NULL when none) is the caller's to free;
+ * returns how many. */
+size_t check_auto_locs(const dg_problem *p, uint64_t seed, check_loc **locs);
+
 /* ---- steps (check_steps.c) ---- */
 /* Text of r's steps for a screen: one line per step, "line:col  source  ->
  * target = value", indented by call depth, and a last "... N more" line.

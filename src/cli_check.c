@@ -144,44 +144,17 @@ static void add_loc(locvec *v, loc l)
   dg_vec_push(v, l);
 }
 
+/* --auto's elements: check_auto_locs (check.h), shared with the workbench */
 static void auto_locs(const dg_problem *p, uint64_t seed, locvec *out)
 {
-  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
-  dg_problem_default_sizes(p, sizes);
-  int64_t grid[3], block[3] = {1, 1, 1}, sh;
-  dg_diags d = {0};
-  if (p->launches.n) dg_problem_launch_dims(p, (int)p->launches.n - 1, sizes, grid, block, &sh, &d);
-  dg_rng rng;
-  dg_rng_seed(&rng, seed);
-  for (size_t t = 0; t < p->tensors.n; t++) {
-    if (p->tensors.v[t].role != DG_TENSOR_OUTPUT) continue;
-    int rank = (int)p->tensors.v[t].shape.n;
-    int64_t dims[8];
-    if (rank > 8 || !dg_problem_shape(p, (int)t, sizes, dims, &d)) continue;
-    bool empty = false;
-    for (int i = 0; i < rank; i++) empty |= dims[i] <= 0;
-    if (empty) continue;
-    loc first = { (int)t, {0}, rank }, last = first;
-    for (int i = 0; i < rank; i++) last.idx[i] = dims[i] - 1;
-    add_loc(out, first);
-    add_loc(out, last);
-    /* the last dimension: the block boundary and the start of the last (partial) tile */
-    int64_t bs = block[0] > 0 ? block[0] : 1, D = rank ? dims[rank - 1] : 1;
-    int64_t cand[] = { bs - 1, bs, (D - 1) / bs * bs, D / 2 };
-    for (size_t c = 0; c < sizeof cand / sizeof *cand && rank; c++) {
-      if (cand[c] < 0 || cand[c] >= D) continue;
-      loc l = last;
-      l.idx[rank - 1] = cand[c];
-      add_loc(out, l);
-    }
-    for (int r = 0; r < 3; r++) {
-      loc l = first;
-      for (int i = 0; i < rank; i++) l.idx[i] = (int64_t)dg_rng_below(&rng, (uint64_t)dims[i]);
-      add_loc(out, l);
-    }
+  check_loc *cl;
+  size_t n = check_auto_locs(p, seed, &cl);
+  for (size_t i = 0; i < n; i++) {
+    loc l = { cl[i].tensor, {0}, cl[i].rank };
+    memcpy(l.idx, cl[i].idx, sizeof l.idx);
+    add_loc(out, l);
   }
-  dg_diags_free(&d);
-  free(sizes);
+  free(cl);
 }
 
 /* ---- output ------------------------------------------------------------------------------ */

@@ -205,43 +205,20 @@ static void add_loc(cjob *j, loc l)
   dg_vec_push(&j->locs, l);
 }
 
-/* --auto's elements (as `dirigo check --auto`): per output, the first and last
- * element, block boundaries and the last partial tile along the last dim,
- * the middle, and three random ones. */
+/* --auto's elements: the ones `dirigo check --auto` checks (check_auto_locs),
+ * those of the outputs the picker shows */
 static void auto_locs(tui_app *a, cjob *j)
 {
-  const dg_problem *p = a->problem;
-  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
-  dg_problem_default_sizes(p, sizes);
-  int64_t grid[3], block[3] = { 1, 1, 1 }, sh;
-  dg_diags d = {0};
-  if (p->launches.n) dg_problem_launch_dims(p, (int)p->launches.n - 1, sizes, grid, block, &sh, &d);
-  dg_rng rng;
-  dg_rng_seed(&rng, 1);
-  for (size_t t = 0; t < p->tensors.n; t++) {
-    int mt = model_tensor(a, (int)t);
-    if (mt < 0) continue;
-    const tui_tensor *x = &a->model.tensors.v[mt];
-    loc first = { mt, (int)t, x->ndim, {0} }, last = first;
-    for (int i = 0; i < x->ndim; i++) last.idx[i] = x->shape[i] - 1;
-    add_loc(j, first);
-    add_loc(j, last);
-    int64_t bs = block[0] > 0 ? block[0] : 1, D = x->shape[x->ndim - 1];
-    const int64_t cand[] = { bs - 1, bs, (D - 1) / bs * bs, D / 2 };
-    for (size_t c = 0; c < sizeof cand / sizeof *cand; c++) {
-      if (cand[c] < 0 || cand[c] >= D) continue;
-      loc l = last;
-      l.idx[x->ndim - 1] = cand[c];
-      add_loc(j, l);
-    }
-    for (int r = 0; r < 3; r++) {
-      loc l = first;
-      for (int i = 0; i < x->ndim; i++) l.idx[i] = (int64_t)dg_rng_below(&rng, (uint64_t)x->shape[i]);
-      add_loc(j, l);
-    }
+  check_loc *cl;
+  size_t n = check_auto_locs(a->problem, 1, &cl);
+  for (size_t i = 0; i < n; i++) {
+    int mt = model_tensor(a, cl[i].tensor);
+    if (mt < 0 || cl[i].rank > TUI_MAX_DIMS) continue;
+    loc l = { mt, cl[i].tensor, cl[i].rank, {0} };
+    memcpy(l.idx, cl[i].idx, sizeof *l.idx * (size_t)cl[i].rank);
+    add_loc(j, l);
   }
-  dg_diags_free(&d);
-  free(sizes);
+  free(cl);
 }
 
 static bool load_kernels(tui_app *a, emu_kernels *k)

@@ -1,0 +1,59 @@
+/* check_auto.c — which elements `check --auto` checks (and the workbench's A):
+ * per output tensor at the spec's sizes, the corners and the places where
+ * kernels go wrong along the last dimension (the block boundary, the start of
+ * the last partial tile, the middle), then a few random elements. One list
+ * for the command line and the screen, so both check the same elements. */
+#include "check.h"
+#include <string.h>
+
+typedef DG_VEC(check_loc) locvec;
+
+static void add(locvec *v, check_loc l)
+{
+  for (size_t i = 0; i < v->n; i++)
+    if (v->v[i].tensor == l.tensor && !memcmp(v->v[i].idx, l.idx, sizeof l.idx)) return;
+  dg_vec_push(v, l);
+}
+
+size_t check_auto_locs(const dg_problem *p, uint64_t seed, check_loc **locs)
+{
+  locvec out = {0};
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  dg_problem_default_sizes(p, sizes);
+  int64_t grid[3], block[3] = {1, 1, 1}, sh;
+  dg_diags d = {0};
+  if (p->launches.n) dg_problem_launch_dims(p, (int)p->launches.n - 1, sizes, grid, block, &sh, &d);
+  dg_rng rng;
+  dg_rng_seed(&rng, seed);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    if (p->tensors.v[t].role != DG_TENSOR_OUTPUT) continue;
+    int rank = (int)p->tensors.v[t].shape.n;
+    int64_t dims[8];
+    if (rank > 8 || !dg_problem_shape(p, (int)t, sizes, dims, &d)) continue;
+    bool empty = false;
+    for (int i = 0; i < rank; i++) empty |= dims[i] <= 0;
+    if (empty) continue;
+    check_loc first = { (int)t, rank, {0} }, last = first;
+    for (int i = 0; i < rank; i++) last.idx[i] = dims[i] - 1;
+    add(&out, first);
+    add(&out, last);
+    /* the last dimension: the block boundary and the start of the last (partial) tile */
+    int64_t bs = block[0] > 0 ? block[0] : 1, D = rank ? dims[rank - 1] : 1;
+    int64_t cand[] = { bs - 1, bs, (D - 1) / bs * bs, D / 2 };
+    for (size_t c = 0; c < sizeof cand / sizeof *cand && rank; c++) {
+      if (cand[c] < 0 || cand[c] >= D) continue;
+      check_loc l = last;
+      l.idx[rank - 1] = cand[c];
+      add(&out, l);
+    }
+    for (int r = 0; r < 3; r++) {
+      check_loc l = first;
+      for (int i = 0; i < rank; i++) l.idx[i] = (int64_t)dg_rng_below(&rng, (uint64_t)dims[i]);
+      add(&out, l);
+    }
+  }
+  dg_diags_free(&d);
+  free(sizes);
+  *locs = out.v;
+  return out.n;
+}
