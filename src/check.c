@@ -434,6 +434,69 @@ static const char *fixed_note(const chk *c)
   return "";
 }
 
+/* The real model computes what the kernel rounds to f16/bf16 exactly; on
+ * the GPU such a value past the dtype's largest finite one is an infinity
+ * (an fp16 sum of squares, say). Asks for inputs (finite values of their
+ * dtypes) that push a rounding point the element depends on past it, and
+ * replays them: true (verdict set) when that differs from the reference. */
+static bool range_check(chk *c, dg_term kt, dg_term rt)
+{
+  size_t n;
+  const dom_sym_narrow *np = dom_sym_narrow_points(c->sym, &n);
+  if (!n) return false;
+  /* the points of this element's computation: over its variables only (the
+   * AC normaliser flattens partial sums, so they are not sub-terms of kt) */
+  term_ctx *tc = c->tc;
+  size_t nk, nv;
+  dg_term *kv = term_vars_of(tc, kt, &nk);
+  uint8_t *mine = dg_calloc(term_ctx_count(tc) + 1, 1), *done = dg_calloc(term_ctx_count(tc) + 1, 1);
+  for (size_t i = 0; i < nk; i++) mine[kv[i]] = 1;
+  free(kv);
+  dg_term any = term_false(tc);
+  int kind = -1;
+  for (size_t i = 0; i < n; i++) {
+    dg_term t = np[i].t;
+    /* the stored value itself: its rounding is the output dtype's, which the
+     * replay's validator applies to the reference as well */
+    if (done[t] || t == kt || term_is_const(tc, t)) continue;
+    done[t] = 1;
+    dg_term *pv = term_vars_of(tc, t, &nv);
+    bool sub = nv > 0;
+    for (size_t j = 0; j < nv && sub; j++) sub = mine[pv[j]];
+    free(pv);
+    if (!sub) continue;
+    if (kind < 0 || np[i].tykind == DG_TY_F16) kind = np[i].tykind;
+    dg_term lim = term_real(tc, dtype_max(np[i].tykind));
+    any = term_or(tc, any, term_lt(tc, lim, term_abs(tc, t)));
+  }
+  free(mine);
+  free(done);
+  if (kind < 0) return false;
+  /* a witness that looks like data first: inputs up to 100 and a reference
+   * clear of 0 (an overflowed kernel tends to give 0, inf or NaN); then
+   * inputs up to 100; then the dtypes' range */
+  dg_tol tol = dg_problem_tol(c->p, c->t);
+  dg_term away = term_lt(tc, term_real(tc, 10 * tol.atol + 1e-3), term_abs(tc, rt));
+  bool found = false;
+  for (int pass = 0; pass < 3 && !found; pass++) {
+    smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000) };
+    smt_solver *s = smt_new(tc, &so);
+    smt_assume(s, bounds(c, pass == 2 ? 0 : 100));
+    smt_result res = {0};
+    smt_verdict v = smt_sat(s, pass ? any : term_and(tc, any, away), &res);
+    c->r->t_solver += res.seconds;
+    smt_free(s);
+    found = v == SMT_SAT && try_model(c, &res, kt, kt);
+    smt_result_free(&res);
+  }
+  if (found)
+    check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by the %s range "
+              "check: for these inputs a value the kernel rounds to %s exceeds %g, which the real model does not see)",
+              c->r->kernel_value, c->r->ref_value, kind == DG_TY_F16 ? "f16" : "bf16", kind == DG_TY_F16 ? "f16" : "bf16",
+              dtype_max(kind));
+  return found;
+}
+
 static void solve(chk *c, dg_term kt, dg_term rt)
 {
   check_result *r = c->r;
@@ -488,6 +551,17 @@ static void solve(chk *c, dg_term kt, dg_term rt)
           r->kernel_value, r->ref_value);
     }
     smt_result_free(&tr);
+  }
+  /* an equivalence (or no answer) of the real model: does f16/bf16 rounding overflow? */
+  if (!ieee && (r->verdict == CHECK_EQUIVALENT || r->verdict == CHECK_UNKNOWN)) {
+    check_verdict before = r->verdict;
+    char *reason = dg_strdup(r->reason);
+    double kv = r->kernel_value, rv = r->ref_value;
+    if (!range_check(c, kt, rt)) {
+      check_say(r, before, "%s", reason);
+      r->kernel_value = kv, r->ref_value = rv;
+    }
+    free(reason);
   }
   free(whyc);
   smt_result_free(&res);

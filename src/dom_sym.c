@@ -19,6 +19,7 @@ typedef struct {
   dg_term pinf, ninf;      /* REAL model: +inf and -inf as marker variables */
   char *unsupported;
   uint64_t fresh;
+  DG_VEC(dom_sym_narrow) narrow;   /* REAL model: results rounded to f16/bf16 */
 } symdom;
 
 typedef struct {           /* dom_mem.cells: a term per stored scalar, by byte offset */
@@ -35,6 +36,21 @@ static void unsupported(symdom *s, const char *what)
 }
 
 const char *dom_sym_unsupported(const dom *d) { return S(d)->unsupported; }
+
+/* The real model drops f16/bf16 rounding: remember where it happened, for
+ * the checker's range check (an f16 value above 65504 is an infinity). */
+static void narrow(symdom *s, const dg_type *t, dg_term x)
+{
+  if ((t->kind == DG_TY_F16 || t->kind == DG_TY_BF16) && term_ctx_model(s->c) == TERM_MODEL_REAL &&
+      term_sort_of(s->c, x) == TERM_S_REAL && x != s->pinf && x != s->ninf)
+    dg_vec_push(&s->narrow, ((dom_sym_narrow){ x, t->kind }));
+}
+
+const dom_sym_narrow *dom_sym_narrow_points(const dom *d, size_t *n)
+{
+  *n = S(d)->narrow.n;
+  return S(d)->narrow.v;
+}
 
 static dg_term fresh(symdom *s, term_sort so, const char *what)
 {
@@ -312,6 +328,7 @@ static void y_binop(dom *d, dg_binop op, const dg_type *t, int n, const uint8_t 
       dst[i] = fresh(s, TERM_S_I64, "a difference of pointers that are not concrete");
     } else if (dom_is_float(t)) {
       dst[i] = fbinop(s, op, t, is_inf(s, x) ? x : coerce(s, x, t), is_inf(s, y) ? y : coerce(s, y, t));
+      if (!is_cmp(op)) narrow(s, t, dst[i]);
     } else {
       dst[i] = ibinop(s, op, t, x, t->kind == DG_TY_BOOL ? y : coerce(s, y, t));
     }
@@ -345,7 +362,11 @@ static void y_cast(dom *d, dg_castkind k, const dg_type *to, const dg_type *from
     }
     if (to->kind == DG_TY_BOOL) { dst[i] = coerce(s, x, to); continue; }
     term_sort want = sort_of(s, to), have = term_sort_of(s->c, x);
-    if (want == have) { dst[i] = x; continue; }
+    if (want == have) {
+      dst[i] = x;
+      if (dom_is_float(from) && from->kind > to->kind) narrow(s, to, x);   /* f32 -> f16 */
+      continue;
+    }
     if (have == TERM_S_BOOL) { dst[i] = coerce(s, x, to); continue; }
     bool sg = dom_is_float(from) ? dom_is_signed(to) || dom_is_float(to) : dom_is_signed(from);
     dst[i] = term_convert(s->c, x, want, sg);
@@ -447,6 +468,7 @@ static bool y_math(dom *d, dg_iclass c, const dg_type *rt, const dg_type *t, int
     dg_term r2 = fmath(s, c, rt, x, nargs);
     if (!r2) return false;
     dst[i] = is_inf(s, r2) ? r2 : coerce(s, r2, rt);
+    if (dom_is_float(rt)) narrow(s, rt, dst[i]);
   }
   return true;
 }
@@ -631,6 +653,7 @@ static void y_free(dom *d)
 {
   symdom *s = S(d);
   dg_vec_free(&s->binds);
+  dg_vec_free(&s->narrow);
   free(s->unsupported);
   free(s);
 }

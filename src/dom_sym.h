@@ -54,6 +54,13 @@ dg_term dom_sym_div(term_ctx *c, dg_term a, dg_term b);
  * stored exactly that scalar. */
 dg_term dom_sym_cell(dom *d, dom_mem *mem, int64_t off, int size);
 
+/* Real model: the values the kernel rounded to f16/bf16 (arithmetic in
+ * half, or a conversion from a wider float), in execution order, repeats
+ * included. The real model computes them exactly; the checker asks whether
+ * one can exceed the dtype's range. Owned by the domain. */
+typedef struct { dg_term t; int tykind; } dom_sym_narrow;
+const dom_sym_narrow *dom_sym_narrow_points(const dom *d, size_t *n);
+
 /* First construct the domain could not express ("bit cast of a symbolic
  * float"), or NULL. */
 const char *dom_sym_unsupported(const dom *d);

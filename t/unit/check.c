@@ -389,6 +389,58 @@ static void test_pipeline(void)
 }
 
 /* ---- samples of the tree (nothing is written beside them: engine only) --------- */
+/* ---- f16 rounding the real model does not see ------------------------------------ */
+static const char *rms_spec =
+  "return problem {\n"
+  "  source = \"%s\",\n"
+  "  op = \"rmsnorm\",\n"
+  "  dtype = \"f16\",\n"
+  "  sizes = { N = 2, C = 8 },\n"
+  "  launch = \"k<<<N, 1>>>(y, x, w, C, eps)\",\n"
+  "}\n";
+
+static check_verdict rms_case(const char *name, const char *acc_t, const char *step, check_result *r)
+{
+  char *src = dg_printf("#include <cuda_fp16.h>\n"
+                        "__global__ void k(__half *y, const __half *x, const __half *w, int C, float eps)\n"
+                        "{\n  const __half *xr = x + blockIdx.x * C;\n  %s ss = 0;\n"
+                        "  for (int c = 0; c < C; c++) %s;\n"
+                        "  float r = rsqrtf((float)ss / C + eps);\n"
+                        "  for (int c = 0; c < C; c++) y[blockIdx.x * C + c] = __float2half(__half2float(xr[c]) * r * __half2float(w[c]));\n}\n",
+                        acc_t, step);
+  char *cu = dg_printf("%s.cu", name), *lua = dg_printf("%s.lua", name);
+  put(cu, src);
+  spec(lua, rms_spec, cu);
+  prob P;
+  check_verdict v = CHECK_ERROR;
+  memset(r, 0, sizeof *r);
+  int64_t idx[2] = { 1, 3 };
+  if (load(&P, lua)) v = run(&P, idx, 2, r);
+  unload(&P);
+  free(src), free(cu), free(lua);
+  return v;
+}
+
+/* The real model computes an fp16 sum of squares exactly: equal to the
+ * reference. The range check asks whether a value rounded to f16 can pass
+ * 65504 (|x| <= 100 suffices for 8 squares) and replays those inputs. */
+static void test_half_range(void)
+{
+  check_result r;
+  is_int(rms_case("rms_hacc", "__half", "ss = __hfma(xr[c], xr[c], ss)", &r), CHECK_BUG,
+         "fp16 accumulation of squares: a bug (the sum overflows to inf)");
+  has_str(r.reason, "f16 range check", "found by the f16 range check");
+  ok(r.have_values && r.inputs && fabs(r.kernel_value - r.ref_value) > 0.1, "with a replayed witness: kernel %g vs reference %g",
+     r.kernel_value, r.ref_value);
+  double big = 0;
+  for (int64_t i = 8; r.inputs && r.inputs[0] && i < 16; i++) big = fmax(big, fabs(r.inputs[0][i]));
+  ok(big <= 100, "inputs that look like data (largest |x| in the row %g)", big);
+  check_result_free(&r);
+  is_int(rms_case("rms_facc", "float", "ss = fmaf(__half2float(xr[c]), __half2float(xr[c]), ss)", &r), CHECK_EQUIVALENT,
+         "fp32 accumulation of the same squares: equivalent");
+  check_result_free(&r);
+}
+
 static void test_samples(void)
 {
   static const struct { const char *spec; int64_t idx[4]; int rank; check_verdict want; const char *what; bool heavy; } cases[] = {
@@ -438,6 +490,7 @@ int main(void)
   test_branches();
   test_ieee();
   test_pipeline();
+  test_half_range();
   test_samples();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
