@@ -24,8 +24,8 @@ static const char *const defaults[] = {
 
 typedef struct {
   int64_t cases;
-  double secs, run_s, kernel_ms;
-  int64_t npass, nbad;
+  double secs, run_s, kernel_ms, ref_ms;
+  int64_t npass, nbad, ref_runs;
   char label[96];
 } row;
 
@@ -81,14 +81,16 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
   printf("%-26s %-9s %-22s %-4s %5" PRId64 " %9.1f %10.3f", name, sizes, r->label, backend, r->cases,
          per > 0 ? 1 / per : 0, per * 1e3);
   if (r->run_s > 0)
-    printf(" %9.3f %9.4f %9.3f %8.0fx", run * 1e3, kms, (per - run) * 1e3, kms > 0 ? per * 1e3 / kms : 0);
+    printf(" %9.3f %9.4f %9.3f %8.1fx %s", run * 1e3, kms, (per - run) * 1e3, kms > 0 ? per * 1e3 / kms : 0,
+           r->ref_runs ? "gpu" : "lua");
   printf("   %" PRId64 "/%" PRId64 " pass\n", r->npass, r->cases);
   if (json)
     fprintf(json, "%s{\"problem\": \"%s\", \"sizes\": \"%s\", \"shape\": \"%s\", \"backend\": \"%s\", "
             "\"cases\": %" PRId64 ", \"cases_per_s\": %.3f, \"ms_per_case\": %.4f, \"run_ms\": %.4f, "
-            "\"kernel_ms\": %.5f, \"pass\": %" PRId64 "}",
+            "\"kernel_ms\": %.5f, \"pass\": %" PRId64 ", \"ref\": \"%s\", \"ref_ms\": %.5f}",
             *first ? "" : ",\n ", name, sizes, r->label, backend, r->cases, per > 0 ? 1 / per : 0,
-            per * 1e3, run * 1e3, kms, r->npass);
+            per * 1e3, run * 1e3, kms, r->npass, r->ref_runs ? "gpu" : backend,
+            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0);
   *first = false;
 }
 
@@ -113,8 +115,8 @@ int main(int argc, char **argv)
   bool have_gpu = dg_gpu_available(&why);
   printf("dirigo fuzz throughput — GPU: %s; strategy adversarial, seed 1\n", why ? why : "?");
   free(why);
-  printf("%-26s %-9s %-22s %-4s %5s %9s %10s %9s %9s %9s %9s\n", "problem", "sizes", "shape", "on",
-         "cases", "cases/s", "ms/case", "run ms", "kernel ms", "rest ms", "/kernel");
+  printf("%-26s %-9s %-22s %-4s %5s %9s %10s %9s %9s %9s %9s %s\n", "problem", "sizes", "shape", "on",
+         "cases", "cases/s", "ms/case", "run ms", "kernel ms", "rest ms", "/kernel", "ref");
   FILE *json = json_path ? fopen(json_path, "w") : NULL;
   if (json) fprintf(json, "[");
   bool first = true;
@@ -155,12 +157,14 @@ int main(int argc, char **argv)
         printf("%-26s realistic  (the op has no realistic sizes)\n", name);
         break;
       }
-      t.runs = 0, t.run_s = 0, t.kernel_ms = 0;
+      t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0;
       row r = {0};
       campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
                real ? 4096 : 0, real ? 15 : 8, &r);
       r.run_s = t.run_s;
       r.kernel_ms = t.kernel_ms;
+      r.ref_runs = t.ref_runs;
+      r.ref_ms = t.ref_ms;
       print_row(json, name, real ? "realistic" : "spec", "gpu", &r, &first);
     }
     if (gok) gpu_kernels_free(&gk);
@@ -173,8 +177,9 @@ int main(int argc, char **argv)
     fprintf(json, "]\n");
     fclose(json);
   }
-  printf("(run ms: gpu_run per case — buffers, upload, launches, download through the GPU child;\n"
-         " rest: input generation, reference and validation on the CPU; /kernel: case time over kernel time)\n");
+  printf("(run ms: gpu_run per case — one request to the GPU child: upload, poison, the reference kernel\n"
+         " when ref is gpu, the launches, guard checks, downloads; rest: input generation, validation (and\n"
+         " the Lua reference when ref is lua) on the CPU; /kernel: case time over kernel time)\n");
   for (size_t i = 0; i < paths.n; i++) free(paths.v[i]);
   dg_vec_free(&paths);
   dg_vec_free(&specs);

@@ -10,6 +10,7 @@
 #                   device-run.sh can relink the tests there if they don't run
 # Then run on the device with carry [".devcarry"] (build-gpu itself is over
 # the 64 MiB that travels):  sh t/gpu/device-run.sh
+# (t/gpu/ref.t and, with --dirigo, check-replay.sh run there too)
 # usage: t/gpu/carry-libs.sh [--dirigo] [--relink] [BUILD_DIR]   (default: build-gpu)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +26,7 @@ done
 B=${1:-$root/build-gpu}
 case $B in /*) ;; *) B=$root/$B ;; esac
 D=$root/.devcarry
-progs="t/gpu/compile.t t/gpu/avail.t t/gpu/run.t t/gpu/problem.t bench/gpu_bench t/gpu/agree.t bench/gpu_fuzz_bench"
+progs="t/gpu/compile.t t/gpu/avail.t t/gpu/run.t t/gpu/problem.t t/gpu/ref.t bench/gpu_bench t/gpu/agree.t bench/gpu_fuzz_bench"
 grep -q '^#define DG_HAVE_CUDA 1' "$B/config.h" || { echo "carry-libs: $B was configured without CUDA" >&2; exit 2; }
 [ $with_dirigo = yes ] && progs="$progs dirigo"
 log=$(mktemp)

@@ -33,7 +33,7 @@ gpu_here=no
 echo "CUDA toolkit: $cuda ($(ls "$cuda"/lib64/libnvrtc.so.* 2>/dev/null | head -1))"
 
 # --- the programs ------------------------------------------------------------
-tests="avail compile run problem"
+tests="avail compile run problem ref"
 if [ -n "${DG_BUILDDIR:-}" ] && [ -x "$DG_BUILDDIR/t/gpu/run.t" ]; then   # make check (t/gpu/scripts.sh)
   bin=$DG_BUILDDIR/t/gpu; benchp=$DG_BUILDDIR/bench/gpu_bench
 elif [ -x "$D/bin/run.t" ]; then
@@ -84,6 +84,20 @@ for t in $tests; do
   summary="$summary$(printf '%-12s %-5s %4s ok %4s not-ok  rc=%s' "$t.t" "$verdict" "$pass" "$fail" "$rc")
 "
 done
+# check's witness replay on the GPU: $DIRIGO (make check sets it), else the
+# carried dirigo (carry-libs.sh --dirigo)
+dg=${DIRIGO:-}
+[ -n "$dg" ] || dg=$D/bin/dirigo
+if [ -x "$dg" ]; then
+  echo "== check-replay.sh"
+  DIRIGO=$dg timeout 300 sh t/gpu/check-replay.sh >"$logs/check-replay.log" 2>&1
+  rc=$?
+  cat "$logs/check-replay.log"
+  pass=$(grep -c '^ok' "$logs/check-replay.log"); fail=$(grep -c '^not ok' "$logs/check-replay.log")
+  verdict=PASS; { [ "$fail" -gt 0 ] || [ $rc -ne 0 ]; } && { verdict=FAIL; status=1; }
+  summary="$summary$(printf '%-12s %-5s %4s ok %4s not-ok  rc=%s' check-replay "$verdict" "$pass" "$fail" "$rc")
+"
+fi
 if [ $bench = yes ] && [ -n "$benchp" ]; then
   echo "== gpu_bench"
   timeout 600 "$benchp" 2>&1 | tee "$logs/gpu_bench.log"

@@ -113,7 +113,7 @@ fi
 # --- 5. the GPU layer's tests ---------------------------------------------------------
 if want tests; then
 say "device-run.sh --no-bench"
-timeout 150 sh t/gpu/device-run.sh --no-bench >"$out/device-run.log" 2>&1 || status=1
+timeout 330 sh t/gpu/device-run.sh --no-bench >"$out/device-run.log" 2>&1 || status=1
 tail -8 "$out/device-run.log"
 fi
 rm -rf "$out/cubin"

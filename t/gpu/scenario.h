@@ -253,7 +253,9 @@ static void batch_scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
 
   /* a hang in a batch: the watchdog names the launch */
   dg_gpu_buf flag;
+  int zero = 0;
   dg_gpu_alloc(g, 4, dg_gpu_poison_for("i32"), &flag, NULL);
+  dg_gpu_upload(g, flag, 0, &zero, 4, NULL);   /* spin waits for a non-zero flag */
   dg_gpu_arg fa = dg_gpu_arg_buf(flag);
   a2[0] = dg_gpu_arg_buf(y);
   dg_gpu_batch_clear(&b);
