@@ -376,7 +376,7 @@ int dg_lua_open_dirigo(lua_State *L)
   lua_pop(L, 1);
   static const luaL_Reg fns[] = {
     { "load", l_load }, { "ops", l_ops }, { "op_path", l_op_path }, { "ref", l_ref },
-    { "parse", dgl_parse }, { NULL, NULL },
+    { "parse", dgl_parse }, { "check", dgl_check }, { NULL, NULL },
   };
   luaL_newlib(L, fns);
   dgl_fuzz_open(L);                    /* fuzz, replay, strategies, dists (lua_fuzz.c) */

@@ -64,6 +64,8 @@ char **dgl_op_list(size_t *n);
 dg_problem *dgl_problem_check(lua_State *L, int i);
 /* Adds fuzz, replay, strategies, dists, strategy to the module table on top of the stack. */
 void dgl_fuzz_open(lua_State *L);
+/* dirigo.check(problem, output, idx [, opts]) (lua_check.c) */
+int dgl_check(lua_State *L);
 /* Calls the gen function at fn for case k (lua_strategy.c; doc/strategies.md):
  * CASE filled c; NONE: no case (nil, or not admissible); ERROR: gen raised
  * (*msg: Lua's message); BAD: the returned case is wrong (*msg says why).

@@ -4,7 +4,8 @@
  * 'r' / ':replay' (the witness of the selected element's last check, replayed
  * on the emulator). Each runs in a child (tui_job.c) that sends back, per
  * checked element, a "check" record and its "ck.*" parts: verdict, summary,
- * slice lines, fault lines, both terms, the SMT-LIB query, the witness file.
+ * slice lines, fault lines, both terms, the SMT-LIB query, the writer
+ * thread's steps, the witness file.
  * The parent colours the cell, marks the source, fills the result pane and
  * keeps the record for the teaching tabs (tui_teach.c). */
 #include "tui.h"
@@ -26,6 +27,7 @@ static const tui_cell_state verdict_cell[CHECK__COUNT] = {
 #define CHECK_LIMIT_S 120.0          /* a job's time limit: the solver's 10 s and more */
 #define AUTO_BUDGET_S 60.0           /* --auto stops starting checks after this */
 #define SMTLIB_MAX (64 * 1024)       /* the SMT-LIB text kept for the smt-lib tab */
+#define STEPS_MAX (256 * 1024)       /* the steps text kept for the steps tab */
 
 enum { MODE_CHECK, MODE_AUTO, MODE_REPLAY };
 
@@ -178,6 +180,15 @@ static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const ch
     if (n > SMTLIB_MAX) tui_job_sendf("ck.smt", "%.*s\n... (%zu bytes more)", SMTLIB_MAX, r->smtlib, n - SMTLIB_MAX);
     else tui_job_sendf("ck.smt", "%s", r->smtlib);
   }
+  if (r->nsteps) {
+    dg_buf st = {0};
+    dg_buf_printf(&st, "%zu steps of the writer thread (block %" PRId64 " thread %" PRId64 " of launch %d), values as terms:\n",
+                  r->nsteps + (size_t)r->steps_more, r->writer_block, r->writer_thread, r->writer_launch + 1);
+    check_steps_format(&st, k, r);
+    if (st.n > STEPS_MAX) tui_job_sendf("ck.steps", "%.*s\n... (%zu bytes more)", STEPS_MAX, st.s, st.n - STEPS_MAX);
+    else tui_job_sendf("ck.steps", "%s", st.s);
+    dg_buf_free(&st);
+  }
   const char *end = "ck.end";
   tui_job_send(&end, 1);
   dg_buf_free(&b);
@@ -281,7 +292,7 @@ static void child(tui_app *a, void *ud)
     dg_buf elem = {0};
     check_format_elem(&elem, a->problem, l->t, l->idx, l->rank);
     phase_ud ph = { elem.s, (int64_t)i, (int64_t)j->locs.n };
-    check_opts o = { .timeout_s = 10, .want_smtlib = true, .phase = on_phase, .phase_ud = &ph };
+    check_opts o = { .timeout_s = 10, .want_smtlib = true, .want_steps = true, .phase = on_phase, .phase_ud = &ph };
     check_result r;
     memset(&r, 0, sizeof r);
     check_element(a->problem, &k, l->t, l->idx, l->rank, &o, &r);

@@ -166,13 +166,12 @@ static void smt_text(const tui_check_info *ci, dg_buf *b)
 static void steps_text(const tui_check_info *ci, dg_buf *b)
 {
   if (ci->steps) {
-    dg_buf_printf(b, "%s\n", ci->steps);
+    dg_buf_printf(b, "%s", ci->steps);
     return;
   }
-  /* check_result (check.h) keeps the slice and both terms, not a per-step
-   * trace of the writer thread: say so rather than invent one */
-  dg_buf_printf(b, "the writer thread's steps are not recorded: the check engine keeps the lines it "
-                   "executed (slice tab) and the final terms (terms tab), not each statement's values.\n");
+  /* the check records steps once the writer thread ran symbolically */
+  dg_buf_printf(b, "no steps: the check of %s stopped before its writer thread ran symbolically (%s)\n",
+                ci->elem, ci->verdict);
   if (ci->writer) dg_buf_printf(b, "writer: %s\n", ci->writer);
 }
 

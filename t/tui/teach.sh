@@ -1,9 +1,9 @@
 #!/bin/sh
 # The teaching tabs of the result pane after a check: the slice (lines that
 # fed the element, also marked in the source), the kernel's and the
-# reference's terms, the SMT-LIB query, and the writer thread's steps (said
-# to be missing: check_result does not record them). The marks follow the
-# selected element's own last check.
+# reference's terms, the SMT-LIB query, and the writer thread's steps
+# (statement by statement, what each set and its value as a term). The marks
+# follow the selected element's own last check.
 . "$DG_SRCDIR/t/tui/lib.sh"
 cp "$DG_SRCDIR"/samples/elementwise/leaky_relu_macro.cu "$DG_SRCDIR"/samples/elementwise/leaky_relu_macro.lua "$DATA"/
 
@@ -27,11 +27,17 @@ tui_style leaky 001 "the slice tab is the selected one"
 tui_same leaky 002 "terms tab: the kernel's term (the fp32 slope) and the reference's"
 tui_has leaky 003 "SMT-LIB query for y[0] (its " "smt tab: the query"
 tui_has leaky 003 "(assert" "with its assertion"
-tui_has leaky 004 "the writer thread's steps are not recorded" "steps tab: says what the check does not record"
-tui_has leaky 004 "writer: block 0 thread 0 of launch 1" "and names the writer thread"
+tui_has leaky 004 "6 steps of the writer thread (block 0 thread 0 of launch 1)," "steps tab: the writer thread's steps"
+tui_has leaky 004 "const float v = __ldg(x + i);   -> v = x[0]" "each statement with what it set and the value as a term"
 tui_has leaky 005 "equivalent  y[0]" "v cycles back to the summary"
 tui_has leaky 006 "equivalent  y[0]" "the summary stays on the last result"
 tui_has leaky 006 "picker  y[1]" "after moving on"
+
+tui_run steps 110x30 '<Tab>g31<Enter>c
+<Wait>
+<Tab>5
+<Dump>' relu_tail.lua
+tui_same steps 001 "steps tab of a bug: the writer thread's statements, the store's value as a term"
 
 tui_run zoom 100x30 '<Tab>c
 <Wait>
