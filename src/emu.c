@@ -1,5 +1,6 @@
 /* emu.c — running a whole problem on the emulator (see emu.h). */
 #include "emu.h"
+#include "emu_lazy.h"
 #include "fe.h"
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,12 @@ void emu_kernels_free(emu_kernels *k)
 
 bool emu_io_init(emu_io *io, const dg_problem *p, const int64_t *sizes, dg_diags *d)
 {
+  return emu_io_init_lazy(io, p, sizes, NULL, NULL, NULL, d);
+}
+
+bool emu_io_init_lazy(emu_io *io, const dg_problem *p, const int64_t *sizes, const bool *lazy,
+                      double (*value)(void *ud, int t, int64_t i), void *value_ud, dg_diags *d)
+{
   memset(io, 0, sizeof *io);
   io->ntensors = (int)p->tensors.n;
   io->numel = dg_calloc((size_t)io->ntensors, sizeof *io->numel);
@@ -75,9 +82,16 @@ bool emu_io_init(emu_io *io, const dg_problem *p, const int64_t *sizes, dg_diags
       return false;
     }
     io->numel[t] = n;
+    if (lazy && lazy[t] && value && p->tensors.v[t].role == DG_TENSOR_INPUT) {
+      if (!io->lazy) io->lazy = dg_calloc((size_t)io->ntensors, sizeof *io->lazy);
+      io->lazy[t] = true;
+      continue;
+    }
     io->data[t] = dg_calloc((size_t)(n ? n : 1), sizeof(double));
     io->written[t] = dg_calloc((size_t)(n ? n : 1), 1);
   }
+  io->value = value;
+  io->value_ud = value_ud;
   return true;
 }
 
@@ -90,6 +104,7 @@ void emu_io_free(emu_io *io)
   free(io->numel);
   free(io->data);
   free(io->written);
+  free(io->lazy);
   memset(io, 0, sizeof *io);
 }
 
@@ -113,6 +128,33 @@ bool emu_event_is_finding(simt_evkind k)
 /* The tensor's initial bytes in the engine: inputs and accumulate outputs
  * carry the caller's values; scratch gets its zeroed prefix; the rest stays
  * poisoned so unwritten output and uninitialised reads show. */
+typedef struct { const emu_io *io; int t; dg_dtype dt; int es; } lazy_src;
+
+static void lazy_fill(void *ud, int64_t off, uint8_t *dst, int64_t n)
+{
+  const lazy_src *s = ud;
+  int64_t first = off / s->es;
+  for (int64_t j = 0; j < n / s->es; j++)
+    dg_dtype_store(s->dt, dst, j, s->io->value(s->io->value_ud, s->t, first + j));
+}
+
+/* A lazy input: a reservation the engine reads as plain bytes (emu_lazy.h). */
+static int make_lazy(simt *m, const dg_problem *p, int t, const emu_io *io, lazy_src *src,
+                     emu_lazy **z, dg_diags *d)
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  *src = (lazy_src){ io, t, ts->dtype, dg_dtypes[ts->dtype].size };
+  char *err = NULL;
+  *z = emu_lazy_new(io->numel[t] * src->es, lazy_fill, src, &err);
+  if (!*z) {
+    dg_diag_add(d, DG_SEV_ERROR, ts->span, "tensor '%s': %s", ts->name, err);
+    free(err);
+    return -1;
+  }
+  return simt_buf_wrap(m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), emu_lazy_bytes(*z),
+                       emu_lazy_size(*z), 0);
+}
+
 static int make_buffer(simt *m, const dg_problem *p, int t, const int64_t *sizes,
                        const emu_io *io, dg_diags *d)
 {
@@ -171,7 +213,9 @@ static bool launch_args(const dg_problem *p, int li, const int64_t *sizes, const
   return true;
 }
 
-static void read_back(simt *m, const dg_problem *p, int t, int buf, emu_io *io)
+/* tracked: accumulate outputs under block sampling, whose bytes count as
+ * written from the start: the writer map says which ones the blocks stored */
+static void read_back(simt *m, const dg_problem *p, int t, int buf, emu_io *io, bool tracked)
 {
   const dg_tensor *ts = &p->tensors.v[t];
   int es = dg_dtypes[ts->dtype].size;
@@ -179,7 +223,8 @@ static void read_back(simt *m, const dg_problem *p, int t, int buf, emu_io *io)
   for (int64_t i = 0; i < io->numel[t]; i++) {
     io->data[t][i] = dg_dtype_load(ts->dtype, raw, i);
     bool w = true;
-    for (int b = 0; b < es && w; b++) w = simt_buf_is_init(m, buf, i * es + b);
+    for (int b = 0; b < es && w; b++)
+      w = tracked ? simt_writer(m, buf, i * es + b, NULL) >= 0 : simt_buf_is_init(m, buf, i * es + b);
     io->written[t][i] = w;
   }
 }
@@ -190,11 +235,23 @@ bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, em
   memset(res, 0, sizeof *res);
   res->failed_launch = -1;
   if (!dg_problem_check_sizes(p, sizes, d)) return false;
+  bool sampled = o && o->blocks;
+  if (sampled && p->launches.n != 1) {
+    dg_diag_add(d, DG_SEV_ERROR, p->span, "block sampling runs a single launch, not a pipeline of %zu",
+                p->launches.n);
+    return false;
+  }
   simt *m = simt_new(o ? o->domain : NULL);
   int *bufs = dg_calloc(p->tensors.n + 1, sizeof *bufs);
+  emu_lazy **lz = dg_calloc(p->tensors.n + 1, sizeof *lz);
+  lazy_src *lsrc = dg_calloc(p->tensors.n + 1, sizeof *lsrc);
   bool ok = true;
-  for (int t = 0; t < (int)p->tensors.n && ok; t++)
-    ok = (bufs[t] = make_buffer(m, p, t, sizes, io, d)) > 0;
+  for (int t = 0; t < (int)p->tensors.n && ok; t++) {
+    if (io->lazy && io->lazy[t]) bufs[t] = make_lazy(m, p, t, io, &lsrc[t], &lz[t], d);
+    else bufs[t] = make_buffer(m, p, t, sizes, io, d);
+    ok = bufs[t] > 0;
+    if (ok && sampled && p->tensors.v[t].accumulate) simt_track_writes(m, bufs[t]);
+  }
   for (int li = 0; ok && li < (int)p->launches.n; li++) {
     const dg_launch *l = p->launches.v[li];
     simt_arg *args = dg_calloc(l->args.n + 1, sizeof *args);
@@ -203,12 +260,15 @@ bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, em
          launch_args(p, li, sizes, bufs, args, d);
     if (ok) {
       simt_launch L = { .shared_bytes = shared, .seed = o ? o->seed : 0,
-                        .max_loop_iters = o ? o->max_loop_iters : 0 };
+                        .max_loop_iters = o ? o->max_loop_iters : 0,
+                        .blocks = sampled ? o->blocks : NULL, .nblocks = sampled ? o->nblocks : 0 };
       for (int j = 0; j < 3; j++) {
         L.grid[j] = (uint32_t)grid[j];
         L.block[j] = (uint32_t)block[j];
       }
       res->status = simt_run(m, k->kern.v[li], &L, args, (int)l->args.n);
+      res->blocks_run += (int64_t)simt_last_stats(m).blocks;
+      res->blocks_total += grid[0] * grid[1] * grid[2];
       size_t ne;
       const simt_event *ev = simt_events(m, &ne);
       for (size_t e = 0; e < ne; e++) dg_vec_push(&res->events, ev[e]);
@@ -221,8 +281,14 @@ bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, em
   }
   if (ok)
     for (int t = 0; t < (int)p->tensors.n; t++)
-      if (p->tensors.v[t].role != DG_TENSOR_INPUT) read_back(m, p, t, bufs[t], io);
+      if (p->tensors.v[t].role != DG_TENSOR_INPUT)
+        read_back(m, p, t, bufs[t], io, sampled && p->tensors.v[t].accumulate);
   free(bufs);
   simt_free(m);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    if (lz[t]) res->lazy_fills += emu_lazy_fills(lz[t]);
+    emu_lazy_free(lz[t]);            /* after simt_free: the engine held its bytes */
+  }
+  free(lz), free(lsrc);
   return ok;
 }

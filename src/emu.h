@@ -34,17 +34,33 @@ typedef struct {
   int64_t *numel;
   double **data;
   uint8_t **written;
+  /* Lazy tensors (inputs only; emu_io_init_lazy): data[t] and written[t]
+   * stay NULL and the engine buffer is address space filled on first touch
+   * with value(value_ud, t, i) rounded to the dtype (emu_lazy.h); value must
+   * be a pure function (it runs in a signal handler: no allocation, no I/O). */
+  bool *lazy;
+  double (*value)(void *ud, int t, int64_t i);
+  void *value_ud;
 } emu_io;
 
 /* Allocates io for p at sizes (data zeroed). False with diagnostics if a
  * shape cannot be evaluated. */
 bool emu_io_init(emu_io *io, const dg_problem *p, const int64_t *sizes, dg_diags *d);
+/* As emu_io_init, with lazy[t] (copied) marking inputs that get no data. */
+bool emu_io_init_lazy(emu_io *io, const dg_problem *p, const int64_t *sizes, const bool *lazy,
+                      double (*value)(void *ud, int t, int64_t i), void *value_ud, dg_diags *d);
 void emu_io_free(emu_io *io);
 
 typedef struct {
   uint64_t seed;               /* scheduling permutation (0: natural order) */
   int64_t max_loop_iters;      /* 0: engine default */
   dom *domain;                 /* NULL: concrete */
+  /* Block sampling: run only these linear block ids (x fastest) of the one
+   * launch (a pipeline is refused); NULL: every block. written[t] of the
+   * outputs then says which elements those blocks stored (accumulate
+   * outputs: from the writer map). */
+  const int64_t *blocks;
+  int nblocks;
 } emu_opts;
 
 typedef struct {
@@ -53,6 +69,8 @@ typedef struct {
   char *error;                 /* owned; why a launch was refused (SIMT_BADARGS) */
   DG_VEC(simt_event) events;   /* all launches' events, in order */
   uint64_t lane_ops;
+  int64_t blocks_run, blocks_total;   /* of all launches */
+  int64_t lazy_fills;          /* 64 KiB chunks of lazy inputs filled on touch */
 } emu_result;
 
 /* Runs the pipeline. Returns false only when it could not start (bad sizes,

@@ -32,6 +32,41 @@ typedef struct {
 } fuzz_fill_opts;
 void fuzz_fill(dg_rng *r, const fuzz_fill_opts *o, double *out, int64_t n);
 
+/* ---- counter-based values: any element on demand ------------------------
+ * The value of element i of a tensor is a pure function of (seed, tensor, i),
+ * so a buffer larger than memory is filled chunk by chunk when first touched
+ * and the reference reads any input element without the whole tensor; the
+ * GPU backend may compute the same values on the device. Definition, bit-exact
+ * (all integer arithmetic mod 2^64; sm(x) = splitmix64: z = x + 0x9e3779b97f4a7c15,
+ * z = (z ^ z>>30) * 0xbf58476d1ce4e5b9, z = (z ^ z>>27) * 0x94d049bb133111eb,
+ * z ^ z>>31):
+ *   key  = sm(seed ^ sm(tensor + 1))         (fuzz_ctr_key)
+ *   h(i) = sm(key ^ i)                       (fuzz_ctr_bits; i as uint64)
+ * mapped to a double by the distribution (u24 = h >> 40):
+ *   normal:    s = sum of the four 16-bit fields of h; (double)s - 131070.0,
+ *              times (1.7320508075688772 / 65536.0)   (Irwin-Hall, variance 1)
+ *   uniform:   (double)u24 * 2^-23 - 1.0           in [-1, 1)
+ *   positive:  (double)(u24 + 1) * 2^-24           in (0, 1];  negative: its negation
+ *   all-equal: every element takes the normal value of element 0
+ *   special:   h & 255 == 0: NaN, 1: +Inf, 2: -Inf, else normal
+ *   any other distribution: normal
+ * index-valued (range lo..hi, span = hi - lo + 1, w = min(span, 16)):
+ *   huge: hi - h % w (the top of the range), tiny: lo + h % w, else lo + h % span
+ * then fabs for positive-only tensors, then rounding to the tensor's dtype
+ * (round to nearest even, as dg_dtype_round). Every step above is exact or
+ * one correctly rounded IEEE operation, so the CPU and the GPU agree. */
+typedef struct {
+  uint64_t key;            /* fuzz_ctr_key(seed, tensor) */
+  fuzz_dist dist;
+  dg_dtype dtype;
+  bool has_range, positive;
+  int64_t lo, hi;
+} fuzz_ctr;
+uint64_t fuzz_ctr_key(uint64_t seed, uint64_t tensor);
+uint64_t fuzz_ctr_bits(uint64_t key, int64_t i);
+double fuzz_ctr_value(const fuzz_ctr *g, int64_t i);
+void fuzz_ctr_fill(const fuzz_ctr *g, int64_t first, int64_t n, double *out);
+
 /* ---- validation ----------------------------------------------------------- */
 
 typedef enum {
@@ -63,6 +98,7 @@ const char *fuzz_elem_name(fuzz_elem k);
 #define FUZZ_MAX_SYMS 16
 #define FUZZ_MAX_INPUTS 16
 
+struct fuzz_case;
 /* What a strategy may choose from; filled by the campaign from a problem. */
 typedef struct {
   int nsyms;
@@ -79,13 +115,21 @@ typedef struct {
   /* constraints and a cost cap (emulator sizes); NULL accepts everything */
   bool (*admissible)(void *ud, const int64_t *sizes);
   void *ud;
+  /* Huge sizes (fuzz_huge.c; NULL: none): case k of the huge cases of this
+   * problem (some input past 2^31 elements, the others small), with its
+   * value distributions and c->huge set; false when there is no case k.
+   * space is this fuzz_space. */
+  bool (*huge)(void *ud, const void *space, int64_t k, struct fuzz_case *c);
 } fuzz_space;
 
-typedef struct {
+typedef struct fuzz_case {
   int64_t sizes[FUZZ_MAX_SYMS];
   fuzz_dist dist[FUZZ_MAX_INPUTS];
   uint64_t seed;                            /* seeds the input values of this case */
   char label[96];                           /* "C=33 x:max-last" — for reports */
+  uint8_t huge;                             /* 1: lazily generated inputs past 2^31 elements, a
+                                               sample of the blocks (fuzz_huge.c); 2: the same,
+                                               but the problem has no such case (run says why) */
 } fuzz_case;
 
 typedef struct {
@@ -103,7 +147,7 @@ typedef struct {
 } fuzz_strategy;
 
 /* The built-in strategies: regular, boundary, adversarial, dtype-edge,
- * boundary+adversarial. NULL-terminated. Lua strategies join them at run time. */
+ * boundary+adversarial, huge, boundary+adversarial+huge. NULL-terminated. Lua strategies join them at run time. */
 extern const fuzz_strategy fuzz_strategies[];
 const fuzz_strategy *fuzz_strategy_find(const char *name);   /* built-in or registered */
 /* Case k of st, built-in or registered: call this, not st->gen. */

@@ -81,6 +81,7 @@ void fuzz_space_init2(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, i
   dg_diags_free(&d);
   free(sizes);
   s->admissible = space_admissible;
+  s->huge = fuzz_huge_case;
   s->ud = ctx;
 }
 
@@ -170,6 +171,7 @@ typedef struct {
   bool round32;                /* round every operation to float */
   bool perturb;                /* scale every input by 1 +- a few float ulps */
   dg_rng rng;
+  const fuzz_values *lazy;     /* inputs without data (huge cases): values on demand */
 } env32;
 
 static dg_symval v32_push(env32 *e, double v)
@@ -209,8 +211,8 @@ static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
     if (idx[d] < 0 || idx[d] >= e->dims[t][d]) return false;
     flat = flat * e->dims[t][d] + idx[d];
   }
-  if (!e->data[t]) return false;
-  double v = e->data[t][flat];
+  if (!e->data[t] && !(e->lazy && e->lazy->value)) return false;
+  double v = e->data[t] ? e->data[t][flat] : e->lazy->value(e->lazy->ud, t, flat);
   if (e->perturb && !ts->has_range) v *= 1 + 4 * 0x1p-24 * (2 * dg_rng_unit(&e->rng) - 1);
   e->nan_input |= isnan(v);
   if (isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
@@ -286,16 +288,23 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
   return fabs(got - r64) <= tol.atol + tol.rtol * fabs(r64) + 4 * cond;
 }
 
-/* Re-judges up to 8192 failing elements; returns the failures that remain
- * (their first in *first). */
 static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data, int t,
                                const double *got, const double *want, const uint8_t *defined,
                                const uint8_t *written, int64_t n, dg_tol tol, int64_t *first,
                                const fuzz_space_ctx *ctx)
 {
+  return fuzz_envelope_filter(p, sizes, env_data, NULL, t, got, want, defined, written, n, tol, first, ctx);
+}
+
+int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data,
+                             const fuzz_values *lazy, int t, const double *got, const double *want,
+                             const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
+                             int64_t *first, const fuzz_space_ctx *ctx)
+{
   env32 *e = dg_calloc(1, sizeof *e);
   e->p = p;
   e->data = env_data;
+  e->lazy = lazy;
   e->sizes = sizes;
   for (size_t i = 0; i < p->tensors.n && i < 64; i++)
     if (p->tensors.v[i].shape.n <= 8) dg_problem_shape(p, (int)i, sizes, e->dims[i], NULL);
@@ -425,12 +434,17 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
 static bool emu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
                             fuzz_outcome *out)
 {
-  const emu_kernels *k = self;
+  emu_opts eo = { .seed = 0 };
+  return fuzz_emu_run(self, p, sizes, io, &eo, out, NULL);
+}
+
+bool fuzz_emu_run(const emu_kernels *k, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                  const emu_opts *eo, fuzz_outcome *out, emu_result *kept)
+{
   dg_diags d = {0};
   emu_result res = {0};
-  emu_opts eo = { .seed = 0 };
   bool ok = false;
-  if (!emu_run(p, k, sizes, io, &eo, &res, &d)) {
+  if (!emu_run(p, k, sizes, io, eo, &res, &d)) {
     out->status = FUZZ_ERROR;
     dg_buf b = {0};
     if (d.v.n) dg_diag_format(&b, &p->sm, &d.v.v[0]);
@@ -462,7 +476,8 @@ static bool emu_backend_run(void *self, const dg_problem *p, const int64_t *size
   }
   ok = true;
 out:
-  emu_result_free(&res);
+  if (kept) *kept = res;
+  else emu_result_free(&res);
   dg_diags_free(&d);
   return ok;
 }
@@ -475,6 +490,10 @@ fuzz_backend fuzz_backend_emu(const emu_kernels *k)
 void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
                       const fuzz_space_ctx *ctx, fuzz_case *c, fuzz_outcome *out)
 {
+  if (c->huge) {          /* lazily generated inputs, a sample of the blocks (fuzz_huge.c) */
+    fuzz_huge_run_case(p, be, s, ctx, c, out);
+    return;
+  }
   double t0 = dg_now();
   memset(out, 0, sizeof *out);
   out->c = *c;
@@ -611,7 +630,7 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
       if (!o->keep_going) break;
     }
   }
-  if (sum->failed && o->shrink) shrink(p, be, &s, &ctx, &sum->first, sum);
+  if (sum->failed && o->shrink && !sum->first.c.huge) shrink(p, be, &s, &ctx, &sum->first, sum);
   sum->secs = dg_now() - t0;
   (void)d;
   return true;
@@ -622,6 +641,7 @@ char *fuzz_witness(const fuzz_space *s, const char *strategy, uint64_t seed, int
 {
   dg_buf b = {0};
   dg_buf_printf(&b, "fuzz:%s:%" PRIu64 ":%" PRId64, strategy, seed, k);
+  with_sizes |= c->huge == 1;        /* a huge case's sizes are its point: always spelled out */
   for (int i = 0; with_sizes && i < s->nsyms; i++)
     dg_buf_printf(&b, "%c%s=%" PRId64, i ? ',' : '@', s->syms[i], c->sizes[i]);
   return dg_buf_take(&b);

@@ -108,4 +108,31 @@ bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_
                         const fuzz_strategy **st, uint64_t *seed, char **err);
 const char *fuzz_status_name(fuzz_status s);
 
+/* ---- huge cases (fuzz_huge.c) -------------------------------------------------
+ * A case with c->huge set runs with inputs past 2^31 elements: lazily
+ * generated (fuzz_ctr values, emu_lazy buffers), on a sample of the blocks
+ * (first, last, last along each grid dimension, a few seeded ones), validated
+ * on exactly the elements those blocks wrote. Problems where blocks
+ * communicate (global atomics, __threadfence, pipelines) are skipped with the
+ * reason, and so are backends other than the emulator. */
+/* The space's huge callback (fuzz_space.huge): case k's sizes and values. */
+bool fuzz_huge_case(void *ud, const void *space, int64_t k, fuzz_case *c);
+void fuzz_huge_run_case(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
+                        const fuzz_space_ctx *ctx, const fuzz_case *c, fuzz_outcome *out);
+
+/* Input values on demand, for inputs that have no data array. */
+typedef struct { double (*value)(void *ud, int t, int64_t flat); void *ud; } fuzz_values;
+/* The kernel-precision envelope (fuzz_run.c): re-judges the failing elements
+ * of output t; returns how many stay failures (the first in *first). Inputs
+ * come from env_data[t], else lazy (may be NULL). */
+int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data,
+                             const fuzz_values *lazy, int t, const double *got, const double *want,
+                             const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
+                             int64_t *first, const fuzz_space_ctx *ctx);
+/* One run on the emulator with options (block sampling), the outcome set as
+ * the cpu backend sets it; the engine's result kept in *kept if not NULL
+ * (caller frees with emu_result_free). */
+bool fuzz_emu_run(const emu_kernels *k, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                  const emu_opts *eo, fuzz_outcome *out, emu_result *kept);
+
 #endif

@@ -137,12 +137,36 @@ static bool gen_combined(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c
   return ok;
 }
 
+/* huge: sizes past 2^31 elements for one input (the space's huge callback,
+ * fuzz_huge.c); a problem without such a case gets one case saying why. */
+static bool gen_huge(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  (void)r;
+  if (!s->huge) return false;
+  if (s->huge(s->ud, s, k, c)) return true;
+  if (k > 0) return false;
+  memcpy(c->sizes, s->defaults, sizeof c->sizes);
+  all_dists(s, c, FUZZ_DIST_NORMAL);
+  c->huge = 2;
+  return true;
+}
+
+/* boundary+adversarial+huge: every eighth case a huge one (while the problem
+ * has them), the others those of boundary+adversarial. */
+static bool gen_combined_huge(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
+{
+  if (k % 8 == 7 && s->huge && s->huge(s->ud, s, k / 8, c)) return true;
+  return gen_combined(s, k - (k + 1) / 8, r, c);
+}
+
 const fuzz_strategy fuzz_strategies[] = {
   { "regular", "representative shapes (the spec's sizes, powers of two), normal values", gen_regular },
   { "boundary", "1, primes, block size +-1, non-divisible tails, the op's boundary sizes", gen_boundary },
   { "adversarial", "the spec's shapes with max-last, negative, huge, near-equal, tiny, ties, sorted, NaN/Inf values", gen_adversarial },
   { "dtype-edge", "values at the edges of the input dtype (overflow, denormals, cancellation)", gen_dtype_edge },
   { "boundary+adversarial", "boundary shapes, alternately with normal and adversarial values", gen_combined },
+  { "huge", "one input past 2^31 elements (int32 index overflow), generated lazily, a sample of the blocks run", gen_huge },
+  { "boundary+adversarial+huge", "boundary+adversarial, every eighth case a huge one", gen_combined_huge },
   { NULL, NULL, NULL },
 };
 
@@ -208,6 +232,9 @@ void fuzz_case_label(const fuzz_space *s, fuzz_case *c)
   for (int i = 0; i < s->nsyms && n < sizeof c->label; i++)
     n += (size_t)snprintf(c->label + n, sizeof c->label - n, "%s%s=%lld", i ? " " : "",
                           s->syms[i], (long long)c->sizes[i]);
+  int shown = 0;         /* huge cases: the first value input's distribution (index inputs follow it) */
+  while (c->huge && shown + 1 < s->ninputs && s->input_has_range[shown]) shown++;
   if (s->ninputs && n < sizeof c->label)
-    snprintf(c->label + n, sizeof c->label - n, " %s", fuzz_dists[c->dist[0]].name);
+    n += (size_t)snprintf(c->label + n, sizeof c->label - n, " %s%s", c->huge ? "huge " : "",
+                          fuzz_dists[c->dist[shown]].name);
 }

@@ -66,6 +66,13 @@ void simt_buf_read(const simt *m, int buf, int64_t off, void *dst, int64_t n);
 void simt_buf_set_init(simt *m, int buf, int64_t off, int64_t n, bool init);
 bool simt_buf_is_init(const simt *m, int buf, int64_t off);        /* one byte */
 dom_mem *simt_buf_mem(simt *m, int buf);   /* for domains with their own cells */
+/* A user buffer over `bytes` bytes the caller owns and keeps alive until
+ * simt_free (a lazily filled reservation of emu_lazy.h, larger than memory):
+ * m never frees them, counts every byte as written and keeps no per-byte
+ * shadow for it (simt_buf_is_init is true, set_init does nothing, no writer
+ * map). Flags as simt_buf_new (SIMT_BUF_INIT is implied). */
+int simt_buf_wrap(simt *m, const char *name, const dg_type *elem, uint8_t *bytes, int64_t size,
+                  unsigned flags);
 
 /* ---- launches -------------------------------------------------------------- */
 typedef enum { SIMT_ARG_BUF, SIMT_ARG_INT, SIMT_ARG_FLOAT, SIMT_ARG_NULL } simt_argkind;

@@ -46,6 +46,17 @@ static simt_buf *ubuf(const simt *m, int id)
   return id >= 1 && id < m->nuser ? &m->bufs.v[id] : NULL;
 }
 
+int simt_buf_wrap(simt *m, const char *name, const dg_type *elem, uint8_t *bytes, int64_t size,
+                  unsigned flags)
+{
+  int id = simt_buf_new(m, name, elem, 0, flags | SIMT_BUF_INIT);
+  simt_buf *b = &m->bufs.v[id];
+  free(b->mem.bytes), free(b->init);
+  b->mem.bytes = bytes, b->mem.size = size > 0 ? size : 0, b->cap = b->mem.size;
+  b->init = NULL, b->all_init = true, b->wrapped = true;
+  return id;
+}
+
 int64_t simt_buf_size(const simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? b->mem.size : -1; }
 const char *simt_buf_name(const simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? b->name : NULL; }
 uint8_t *simt_buf_data(simt *m, int id) { simt_buf *b = ubuf(m, id); return b ? b->mem.bytes : NULL; }
@@ -73,7 +84,7 @@ void simt_buf_read(const simt *m, int id, int64_t off, void *dst, int64_t n)
 void simt_buf_set_init(simt *m, int id, int64_t off, int64_t n, bool init)
 {
   simt_buf *b = ubuf(m, id);
-  if (!range_ok(b, off, n)) return;
+  if (!range_ok(b, off, n) || b->wrapped) return;
   memset(b->init + off, init, (size_t)n);
   b->all_init = !memchr(b->init, 0, (size_t)b->mem.size);
 }
@@ -81,7 +92,7 @@ void simt_buf_set_init(simt *m, int id, int64_t off, int64_t n, bool init)
 bool simt_buf_is_init(const simt *m, int id, int64_t off)
 {
   simt_buf *b = ubuf(m, id);
-  return range_ok(b, off, 1) && b->init[off];
+  return range_ok(b, off, 1) && (b->wrapped || b->init[off]);
 }
 
 void simt_poison(simt_buf *b, int64_t off, int64_t n)
@@ -106,7 +117,7 @@ void simt_shared_settle(simt_x *x)
 void simt_track_writes(simt *m, int id)
 {
   simt_buf *b = ubuf(m, id);
-  if (!b) return;
+  if (!b || b->wrapped) return;
   size_t sz = b->mem.size ? (size_t)b->mem.size : 1;
   free(b->writer), free(b->nwriters);
   b->writer = dg_malloc(sz * sizeof *b->writer);
