@@ -5,12 +5,10 @@
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include "lua_fuzz.h"
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct {
   const char *problem, *strategy, *backend, *evaluate, *witness, *sizes;
@@ -243,29 +241,6 @@ static int fuzz_one(const fuzz_args *a)
 }
 
 /* ---- --evaluate: every strategy over a folder of problems ------------------ */
-typedef DG_VEC(char *) strvec;
-
-static void find_specs(const char *dir, strvec *out)
-{
-  DIR *D = opendir(dir);
-  if (!D) return;
-  struct dirent *e;
-  while ((e = readdir(D))) {
-    if (e->d_name[0] == '.') continue;
-    char *path = dg_printf("%s/%s", dir, e->d_name);
-    struct stat st;
-    size_t n = strlen(e->d_name);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(e->d_name, "scripts")) {
-      find_specs(path, out);
-      free(path);
-    } else if (n > 4 && !strcmp(e->d_name + n - 4, ".lua")) {
-      dg_vec_push(out, path);
-    } else free(path);
-  }
-  closedir(D);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 static int cmp_dbl(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
@@ -274,13 +249,12 @@ static int cmp_dbl(const void *a, const void *b)
 
 static int evaluate(const fuzz_args *a)
 {
-  strvec specs = {0};
-  find_specs(a->evaluate, &specs);
+  struct { char **v; size_t n; } specs;
+  specs.v = cli_find_specs(a->evaluate, &specs.n);
   if (!specs.n) {
-    fprintf(stderr, "dirigo fuzz: no problem specs (*.lua) under %s\n", a->evaluate);
+    fprintf(stderr, "dirigo fuzz: no problem specs (*.lua, .cu with a dirigo: block) under %s\n", a->evaluate);
     return DG_EXIT_USAGE;
   }
-  qsort(specs.v, specs.n, sizeof *specs.v, cmp_str);
   int nst = (int)fuzz_strategy_count();   /* built-ins, then Lua strategies */
   int64_t bugs = 0, correct = 0, unusable = 0;
   int64_t *tp = dg_calloc((size_t)nst, sizeof *tp), *fp = dg_calloc((size_t)nst, sizeof *fp);
@@ -337,7 +311,7 @@ static int evaluate(const fuzz_args *a)
   for (int s = 0; s < nst; s++) free(ttf[s]);
   free(ttf), free(nttf), free(tp), free(fp);
   for (size_t i = 0; i < specs.n; i++) free(specs.v[i]);
-  dg_vec_free(&specs);
+  free(specs.v);
   return DG_EXIT_OK;
 }
 

@@ -11,4 +11,10 @@ typedef struct { dg_problem *p; emu_kernels k; bool have_k; } cli_problem;
 bool cli_problem_load(cli_problem *L, const char *path, bool quiet);
 void cli_problem_free(cli_problem *L);
 
+/* The problem specs under dir (cli_specs.c), sorted: *.lua outside scripts/
+ * folders, and .cu/.cuh files that open with a dirigo: block; what `dirigo
+ * sweep` and `dirigo fuzz --evaluate` run. Caller frees each path and the
+ * array (NULL when none). */
+char **cli_find_specs(const char *dir, size_t *n);
+
 #endif

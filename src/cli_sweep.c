@@ -7,6 +7,7 @@
  * totals are in cli_sweep_report.c. */
 #include "cli.h"
 #include "cli_sweep.h"
+#include "cli_load.h"
 #include "emu.h"
 #include "fuzz.h"
 #include "lua_fuzz.h"
@@ -115,47 +116,12 @@ static int parse_args(int argc, char **argv, sweep_args *a)
 }
 
 /* ---- discovery: the specs under DIR, as `fuzz --evaluate` finds them ------------ */
-/* *.lua (not under scripts/), and .cu/.cuh files that open with a dirigo: block. */
-static bool cu_spec(const char *path)
-{
-  FILE *f = fopen(path, "r");
-  if (!f) return false;
-  char head[256];
-  size_t n = fread(head, 1, sizeof head - 1, f);
-  fclose(f);
-  head[n] = 0;
-  const char *s = head;
-  while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
-  if (strncmp(s, "/*", 2)) return false;
-  for (s += 2; *s == ' ' || *s == '\n' || *s == '\t'; s++) {}
-  return !strncmp(s, "dirigo:", 7);
-}
-
-static bool has_ext(const char *name, const char *ext)
-{
-  size_t n = strlen(name), e = strlen(ext);
-  return n > e && !strcmp(name + n - e, ext);
-}
-
 static void find_specs(const char *dir, sweep_strvec *out)
 {
-  DIR *D = opendir(dir);
-  if (!D) return;
-  struct dirent *e;
-  while ((e = readdir(D))) {
-    if (e->d_name[0] == '.') continue;
-    char *path = dg_printf("%s/%s", dir, e->d_name);
-    struct stat st;
-    bool isdir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    if (isdir && strcmp(e->d_name, "scripts")) find_specs(path, out);
-    else if (!isdir && (has_ext(e->d_name, ".lua") ||
-                        ((has_ext(e->d_name, ".cu") || has_ext(e->d_name, ".cuh")) && cu_spec(path)))) {
-      dg_vec_push(out, path);
-      path = NULL;
-    }
-    free(path);
-  }
-  closedir(D);
+  size_t n;
+  char **v = cli_find_specs(dir, &n);     /* cli_specs.c: the same walk as fuzz --evaluate */
+  for (size_t i = 0; i < n; i++) dg_vec_push(out, v[i]);
+  free(v);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -1,0 +1,65 @@
+/* cli_specs.c — the problem specs under a folder, as `dirigo sweep` and
+ * `dirigo fuzz --evaluate` both find them (one walk, so the two commands
+ * see the same problems): *.lua files outside scripts/ folders, and .cu /
+ * .cuh files that open with a dirigo: block (DESIGN 3.1). */
+#include "cli_load.h"
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef DG_VEC(char *) strvec;
+
+/* The file opens with a comment whose first word is dirigo: */
+static bool cu_spec(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  char head[256];
+  size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  head[n] = 0;
+  const char *s = head;
+  while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+  if (strncmp(s, "/*", 2)) return false;
+  for (s += 2; *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'; s++) {}
+  return !strncmp(s, "dirigo:", 7);
+}
+
+static bool has_ext(const char *name, const char *ext)
+{
+  size_t n = strlen(name), e = strlen(ext);
+  return n > e && !strcmp(name + n - e, ext);
+}
+
+static void walk(const char *dir, strvec *out)
+{
+  DIR *D = opendir(dir);
+  if (!D) return;
+  struct dirent *e;
+  while ((e = readdir(D))) {
+    if (e->d_name[0] == '.') continue;
+    char *path = dg_printf("%s/%s", dir, e->d_name);
+    struct stat st;
+    bool isdir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (isdir && strcmp(e->d_name, "scripts")) walk(path, out);
+    else if (!isdir && (has_ext(e->d_name, ".lua") ||
+                        ((has_ext(e->d_name, ".cu") || has_ext(e->d_name, ".cuh")) && cu_spec(path)))) {
+      dg_vec_push(out, path);
+      path = NULL;
+    }
+    free(path);
+  }
+  closedir(D);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char **cli_find_specs(const char *dir, size_t *n)
+{
+  strvec v = {0};
+  walk(dir, &v);
+  if (v.n) qsort(v.v, v.n, sizeof *v.v, cmp_str);
+  *n = v.n;
+  return v.v;
+}

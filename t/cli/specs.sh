@@ -1,0 +1,31 @@
+#!/bin/sh
+# The problems under a folder, as `dirigo sweep` and `dirigo fuzz --evaluate`
+# both find them (cli_find_specs): *.lua outside scripts/, and .cu files that
+# open with a dirigo: block; a plain .cu and a script are not problems.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+W=$(mktemp -d "${TMPDIR:-/tmp}/dg_specs.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$W/p/sub/scripts"
+cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/p/"
+cp "$S/elementwise/relu_gridstride.cu" "$W/p/sub/"
+printf '__global__ void k(float *y) { }\n' > "$W/p/plain.cu"
+printf 'print("a script, not a problem")\n' > "$W/p/sub/scripts/helper.lua"
+want="$W/p/leaky_relu_macro.lua $W/p/sub/relu_gridstride.cu"
+
+out=$("$DIRIGO" fuzz --evaluate "$W/p" --cases 2 --seed 1)
+got=$(printf '%s\n' "$out" | sed -n 's/^  \([^ ]*\) .*/\1/p' | grep -v '^strategy' | tr '\n' ' ' | sed 's/ $//')
+is "$got" "$want" "fuzz --evaluate: the .lua spec and the .cu with a dirigo: block, sorted"
+like "$out" "^2 buggy and|^0 buggy and 2 correct problems" "two problems evaluated"
+
+"$DIRIGO" sweep "$W/p" --mode fuzz --budget 5 --jobs 1 --fresh --out "$W/sweep.jsonl" > /dev/null 2>&1
+got=$(sed -n 's/^{"problem":"\([^"]*\)".*/\1/p' "$W/sweep.jsonl" | sort -u | tr '\n' ' ' | sed 's/ $//')
+is "$got" "leaky_relu_macro.lua sub/relu_gridstride.cu" "sweep finds the same two problems"
+
+mkdir -p "$W/empty/scripts"
+cp "$W/p/plain.cu" "$W/empty/"
+cp "$W/p/sub/scripts/helper.lua" "$W/empty/scripts/"
+out=$(run_dirigo fuzz --evaluate "$W/empty" 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "no problems: a usage error (exit 2)"
+like "$out" "no problem specs \(\*\.lua, \.cu with a dirigo: block\) under" "that says what counts as a problem"
+done_testing
