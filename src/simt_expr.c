@@ -1,4 +1,5 @@
-/* simt_expr.c — expressions over all lanes of a block at once. Each IR node
+/* simt_expr.c — expressions over all lanes of a block at once (the compound
+ * kinds: simt_compound.c; uniform programs: simt_uni.c). Each IR node
  * is one call into the domain over the active slice of the mask. Results
  * are read-only arrays of n (x components) slots: a register read hands out
  * the register itself, everything else scratch memory released by the
@@ -58,7 +59,7 @@ dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
   return r;
 }
 
-static dom_val *const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *src)
+dom_val *simt_const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *src)
 {
   dom_val *r = simt_vals(x, t);
   if (k->cnt) x->d->const_int(x->d, t, SL(k), AT(r, k), AT(src, k));
@@ -382,7 +383,7 @@ static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
   simt_lval lv;
   if (!simt_lval_of(x, e, k, &lv)) return x->zeros;
   if (e->type->kind == DG_TY_ARRAY)           /* an array as a value is its address */
-    return lv.mem ? const_vec(x, &ty_ptr8, k, lv.addr) : x->zeros;
+    return lv.mem ? simt_const_vec(x, &ty_ptr8, k, lv.addr) : x->zeros;
   return lval_read(x, &lv, k, e->span);
 }
 
@@ -395,7 +396,7 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
   if (!fresh) return r;
   dom_val *v;
   switch (e->op) {
-  case DG_BI_THREADIDX: v = const_vec(x, e->type, &x->all, x->tid[d]); break;
+  case DG_BI_THREADIDX: v = simt_const_vec(x, e->type, &x->all, x->tid[d]); break;
   case DG_BI_BLOCKIDX: v = simt_const(x, e->type, &x->all, x->bidx[d]); break;
   case DG_BI_BLOCKDIM: v = simt_const(x, e->type, &x->all, x->bdim[d]); break;
   case DG_BI_GRIDDIM: v = simt_const(x, e->type, &x->all, x->gdim[d]); break;
@@ -416,46 +417,13 @@ static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
   return uni ? thin_ret(x, e, r) : r;
 }
 
-/* The concrete domain's most common operations, called directly: i32 and f32
- * operands of one kind (the loops of dom_concrete.c's ibin/fbin, the same
- * bits). Returns false for anything else. */
-static bool fast_bin(int op, dg_tykind kd, int lo, int hi, dom_val *r, const dom_val *a, const dom_val *b)
-{
-  const int64_t *sa = (const int64_t *)a, *sb = (const int64_t *)b;
-#define FB_LOOP(expr) do { for (int i = lo; i < hi; i++) r[i] = (expr); } while (0)
-  if (kd == DG_TY_I32) {
-    switch (op) {
-    case DG_BIN_ADD: FB_LOOP((dom_val)(int64_t)(int32_t)(a[i] + b[i])); return true;
-    case DG_BIN_SUB: FB_LOOP((dom_val)(int64_t)(int32_t)(a[i] - b[i])); return true;
-    case DG_BIN_MUL: FB_LOOP((dom_val)(int64_t)(int32_t)(a[i] * b[i])); return true;
-    case DG_BIN_LT: FB_LOOP((dom_val)(sa[i] < sb[i])); return true;
-    case DG_BIN_LE: FB_LOOP((dom_val)(sa[i] <= sb[i])); return true;
-    case DG_BIN_GT: FB_LOOP((dom_val)(sa[i] > sb[i])); return true;
-    case DG_BIN_GE: FB_LOOP((dom_val)(sa[i] >= sb[i])); return true;
-    case DG_BIN_EQ: FB_LOOP((dom_val)(a[i] == b[i])); return true;
-    case DG_BIN_NE: FB_LOOP((dom_val)(a[i] != b[i])); return true;
-    default: return false;
-    }
-  }
-#define F32(v) (float)dom_f(v)
-  switch (op) {
-  case DG_BIN_ADD: FB_LOOP(dom_of_f((double)(F32(a[i]) + F32(b[i])))); return true;
-  case DG_BIN_SUB: FB_LOOP(dom_of_f((double)(F32(a[i]) - F32(b[i])))); return true;
-  case DG_BIN_MUL: FB_LOOP(dom_of_f((double)(F32(a[i]) * F32(b[i])))); return true;
-  case DG_BIN_DIV: FB_LOOP(dom_of_f((double)(F32(a[i]) / F32(b[i])))); return true;
-  default: return false;
-  }
-#undef F32
-#undef FB_LOOP
-}
-
 static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, const dg_type *tr,
                       msk *k, dom_val *a, dom_val *b)
 {
   if (x->ident && ta->kind == tb->kind && (ta->kind == DG_TY_I32 || ta->kind == DG_TY_F32)
       && tr->kind != DG_TY_VEC && tr->kind != DG_TY_STRUCT) {
     dom_val *r = simt_vals(x, tr);
-    if (fast_bin(op, ta->kind, k->lo, k->hi, r, a, b)) return r;
+    if (simt_fast_bin(op, ta->kind, k->lo, k->hi, r, a, b, SIMT_VV)) return r;
   }
   if (ta->kind != DG_TY_PTR && tb->kind == DG_TY_PTR && op == DG_BIN_PTRADD) {
     dom_val *s = a; a = b, b = s;
@@ -486,57 +454,16 @@ static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
     msk one = msk_first(k);
     return thin_ret(x, e, binop(x, e->op, e->a->type, e->b->type, e->type, &one, a, b));
   }
+  dg_tykind kd = e->a->type->kind;
+  if ((ua || ub) && x->ident && kd == e->b->type->kind && (kd == DG_TY_I32 || kd == DG_TY_F32)) {
+    int l = msk_first(k).lo;                 /* one uniform operand: taken as a scalar, not filled */
+    dom_val *r = simt_vals(x, e->type);
+    if (simt_fast_bin(e->op, kd, k->lo, k->hi, r, ua ? a + l : a, ub ? b + l : b, ua ? SIMT_SV : SIMT_VS))
+      return r;
+  }
   if (ta) ufill(x, a, simt_ncomp(e->a->type), k, msk_first(k).lo);
   if (tb) ufill(x, b, simt_ncomp(e->b->type), k, msk_first(k).lo);
   return binop(x, e->op, e->a->type, e->b->type, e->type, k, a, b);
-}
-
-static dom_val *ev_logic(simt_x *x, const dg_expr *e, msk *k)
-{
-  msk t, f;
-  simt_split sp;
-  simt_branch2(x, e->a, k, &t, &f, &sp);
-  bool land = e->kind == DG_EX_LAND;
-  msk *rest = land ? &t : &f, *done = land ? &f : &t;
-  dom_val *r = simt_const(x, e->type, done, land ? 0 : 1);
-  if (rest->cnt) {
-    simt_guard g = simt_guard_push(x, &sp, land);
-    dom_val *b = simt_eval(x, e->b, rest);
-    simt_guard_pop(x, g);
-    dom_val *bb = simt_vals(x, e->type);
-    x->d->cast(x->d, DG_CAST_CONVERT, x->t_bool, e->b->type, SL(rest), AT(bb, rest), AT(b, rest));
-    if (sp.any) {              /* undecided lanes: a && b as select(a, b, 0); a || b as select(a, 1, b) */
-      msk *bo = &sp.both;
-      dom_val *kv = simt_const(x, x->t_bool, bo, land ? 0 : 1), *m = simt_vals(x, x->t_bool);
-      x->d->select(x->d, x->t_bool, SL(bo), AT(m, bo), AT(sp.cv, bo), AT(land ? bb : kv, bo), AT(land ? kv : bb, bo));
-      simt_merge(x, bb, m, bo, 1);
-    }
-    if (e->type->kind != DG_TY_BOOL) bb = simt_convert(x, e->type, x->t_bool, rest, bb);
-    simt_merge(x, r, bb, rest, 1);
-  }
-  return r;
-}
-
-static dom_val *ev_cond(simt_x *x, const dg_expr *e, msk *k)
-{
-  msk t, f;
-  simt_split sp;
-  simt_branch2(x, e->a, k, &t, &f, &sp);
-  int nc = simt_ncomp(e->type);
-  dom_val *r = simt_vals(x, e->type), *vb = NULL, *vc = NULL;
-  simt_guard g = simt_guard_push(x, &sp, true);
-  if (t.cnt) simt_merge(x, r, vb = simt_convert(x, e->type, e->b->type, &t, simt_eval(x, e->b, &t)), &t, nc);
-  simt_guard_pop(x, g);
-  g = simt_guard_push(x, &sp, false);
-  if (f.cnt) simt_merge(x, r, vc = simt_convert(x, e->type, e->c->type, &f, simt_eval(x, e->c, &f)), &f, nc);
-  simt_guard_pop(x, g);
-  if (sp.any && vb && vc)
-    for (int c = 0; c < nc; c++) {
-      size_t o = (size_t)c * x->n;
-      x->d->select(x->d, dom_comp(e->type, c), SL(&sp.both), AT(r + o, &sp.both), AT(sp.cv, &sp.both),
-                   AT(vb + o, &sp.both), AT(vc + o, &sp.both));
-    }
-  return r;
 }
 
 /* A register the concrete domain may set with one value, lane by lane, without
@@ -626,21 +553,6 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   return uni ? uret(x, e, e->post ? old : nv) : e->post ? old : nv;
 }
 
-static dom_val *ev_call(simt_x *x, const dg_expr *e, msk *k)
-{
-  dom_val **args = simt_alloc(x, sizeof *args * (size_t)(e->nargs + 1));
-  const dg_func *f = e->func;
-  for (int i = 0; i < e->nargs; i++) {
-    args[i] = simt_eval(x, e->args[i], k);
-    if (f && i < f->nparams) args[i] = simt_convert(x, f->params[i]->type, e->args[i]->type, k, args[i]);
-  }
-  if (!f || !f->body) {
-    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "call of a function without a body");
-    return x->zeros;
-  }
-  return simt_call(x, f, args, k);
-}
-
 static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
 {
   bool uni, thin;
@@ -662,61 +574,14 @@ static dom_val *ev_cast(simt_x *x, const dg_expr *e, msk *k)
   return r;
 }
 
-static dom_val *ev_addr(simt_x *x, const dg_expr *e, msk *k)
-{
-  simt_lval lv;
-  if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
-  if (!lv.mem) {
-    simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "address of a register variable");
-    return x->zeros;
-  }
-  return const_vec(x, e->type, k, lv.addr);
-}
-
-/* A struct built from its members: each argument fills as many slots as it has. */
-static dom_val *struct_build(simt_x *x, const dg_expr *e, msk *k)
-{
-  dom_val *r = simt_vals(x, e->type);
-  int nc = simt_ncomp(e->type), at = 0;
-  for (int a = 0; a < e->nargs && !x->stop; a++) {
-    const dg_type *at_t = e->args[a]->type;
-    dom_val *v = simt_eval(x, e->args[a], k);
-    int an = simt_ncomp(at_t);
-    if (an == 1 && at < nc && dom_comp(e->type, at) != at_t)
-      v = simt_convert(x, dom_comp(e->type, at), at_t, k, v);
-    for (int c = 0; c < an && at < nc; c++, at++)
-      memcpy(r + (size_t)at * x->n + k->lo, v + (size_t)c * x->n + k->lo, sizeof *r * (size_t)(k->hi - k->lo));
-  }
-  return r;
-}
-
-static dom_val *ev_vecbuild(simt_x *x, const dg_expr *e, msk *k)
-{
-  if (e->type->kind == DG_TY_STRUCT) return struct_build(x, e, k);
-  dom_val *r = simt_vals(x, e->type);
-  const dg_type *et = simt_scalar(e->type);
-  int nc = simt_ncomp(e->type);
-  for (int c = 0; c < nc && c < e->nargs; c++) {
-    dom_val *v = simt_convert(x, et, e->args[c]->type, k, simt_eval(x, e->args[c], k));
-    memcpy(r + (size_t)c * x->n + k->lo, v + k->lo, sizeof *r * (size_t)(k->hi - k->lo));
-  }
-  return r;
-}
-
-static dom_val *ev_comma(simt_x *x, const dg_expr *e, msk *k)
-{
-  simt_eval(x, e->a, k);
-  return simt_eval(x, e->b, k);
-}
-
 static const ev_fn ev_tab[DG_EX__COUNT] = {
   [DG_EX_INT] = ev_int, [DG_EX_FLOAT] = ev_float, [DG_EX_VAR] = ev_lvalue,
   [DG_EX_BUILTIN] = ev_builtin, [DG_EX_UNARY] = ev_unary, [DG_EX_BINARY] = ev_binary,
-  [DG_EX_LAND] = ev_logic, [DG_EX_LOR] = ev_logic, [DG_EX_COND] = ev_cond,
-  [DG_EX_ASSIGN] = ev_assign, [DG_EX_INCDEC] = ev_incdec, [DG_EX_CALL] = ev_call,
+  [DG_EX_LAND] = simt_ev_logic, [DG_EX_LOR] = simt_ev_logic, [DG_EX_COND] = simt_ev_cond,
+  [DG_EX_ASSIGN] = ev_assign, [DG_EX_INCDEC] = ev_incdec, [DG_EX_CALL] = simt_ev_call,
   [DG_EX_INTRIN] = simt_intrin, [DG_EX_CAST] = ev_cast, [DG_EX_INDEX] = ev_lvalue,
-  [DG_EX_DEREF] = ev_lvalue, [DG_EX_ADDR] = ev_addr, [DG_EX_LANE] = ev_lvalue,
-  [DG_EX_VECBUILD] = ev_vecbuild, [DG_EX_COMMA] = ev_comma, [DG_EX_FIELD] = ev_lvalue,
+  [DG_EX_DEREF] = ev_lvalue, [DG_EX_ADDR] = simt_ev_addr, [DG_EX_LANE] = ev_lvalue,
+  [DG_EX_VECBUILD] = simt_ev_vecbuild, [DG_EX_COMMA] = simt_ev_comma, [DG_EX_FIELD] = ev_lvalue,
 };
 
 dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k)

@@ -230,6 +230,22 @@ dom_val simt_uni_const(simt_x *x, const dg_type *t, int64_t iv, double fv, bool 
 dom_val simt_uni_bin(simt_x *x, int op, const dg_type *t, dom_val a, dom_val b);
 dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from, dom_val a);
 
+/* direct lane loops of the concrete domain (simt_lanes.c): r[lo, hi) = a op b
+ * for i32 or f32 operands of kind kd; form SIMT_SV: a is one value (a[0]),
+ * SIMT_VS: b is. false: not one of these operations. */
+enum { SIMT_VV, SIMT_SV, SIMT_VS };
+bool simt_fast_bin(int op, dg_tykind kd, int lo, int hi, dom_val *r, const dom_val *a, const dom_val *b, int form);
+
+/* the node kinds of simt_compound.c (simt_eval's table) */
+dom_val *simt_ev_logic(simt_x *x, const dg_expr *e, msk *k);
+dom_val *simt_ev_cond(simt_x *x, const dg_expr *e, msk *k);
+dom_val *simt_ev_call(simt_x *x, const dg_expr *e, msk *k);
+dom_val *simt_ev_addr(simt_x *x, const dg_expr *e, msk *k);
+dom_val *simt_ev_vecbuild(simt_x *x, const dg_expr *e, msk *k);
+dom_val *simt_ev_comma(simt_x *x, const dg_expr *e, msk *k);
+/* integers or pointer encodings src as values of t (the lanes of k) */
+dom_val *simt_const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *src);
+
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);
 dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k);

@@ -36,6 +36,11 @@ typedef struct {
 struct simt_uprog {
   int nins, nnodes, nslots;
   int32_t slots[UNI_MAX_SLOTS];
+  /* the last run: its inputs (the registers in slots order, the block) and
+   * result; the same inputs give the same result without running it again */
+  bool memo;
+  int64_t memo_block;
+  dom_val memo_in[UNI_MAX_SLOTS], memo_out;
   uni_ins ins[];
 };
 
@@ -167,7 +172,7 @@ static simt_uprog *compile(simt_x *x, const dg_expr *e)
   simt_uprog *p = &not_pure;
   if (comp(x, b, e)) {
     p = dg_arena_alloc(&x->uni_arena, sizeof *p + sizeof *p->ins * (size_t)b->nins);
-    p->nins = b->nins, p->nnodes = b->nnodes, p->nslots = b->nslots;
+    p->nins = b->nins, p->nnodes = b->nnodes, p->nslots = b->nslots, p->memo = false;
     memcpy(p->slots, b->slots, sizeof p->slots);
     memcpy(p->ins, b->ins, sizeof *p->ins * (size_t)b->nins);
   }
@@ -257,20 +262,27 @@ dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from,
 
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
 {
-  const simt_uprog *p = lookup(x, e);
+  simt_uprog *p = (simt_uprog *)lookup(x, e);
   if (p == &not_pure) return false;
   dom_val *const *reg = x->fr->reg;
   const uint8_t *runi = x->fr->runi;
-  for (int s = 0; s < p->nslots; s++)
-    if (!reg[p->slots[s]] || !runi[p->slots[s]]) {
+  int l = msk_first(k).lo;
+  bool same = p->memo && p->memo_block == x->block;
+  for (int s = 0; s < p->nslots; s++) {
+    int32_t sl = p->slots[s];
+    if (!reg[sl] || !runi[sl]) {
       /* the register that was not uniform is likely not to be next time: test it first */
-      simt_uprog *w = (simt_uprog *)p;
-      int32_t t = w->slots[s];
-      memmove(w->slots + 1, w->slots, sizeof *w->slots * (size_t)s);
-      w->slots[0] = t;
+      memmove(p->slots + 1, p->slots, sizeof *p->slots * (size_t)s);
+      p->slots[0] = sl;
+      p->memo = false;
       return false;
     }
-  int l = msk_first(k).lo;
+    dom_val v = reg[sl][l];
+    same &= v == p->memo_in[s];
+    p->memo_in[s] = v;
+  }
+  x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
+  if (same) { *out = p->memo_out; return true; }
   dom_val st[UNI_MAX_STACK];
   int sp = 0;
   for (const uni_ins *i = p->ins, *end = i + p->nins; i < end; i++) {
@@ -301,7 +313,7 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
     default: st[sp - 1] = simt_uni_cast(x, i->code, i->t, i->t2, st[sp - 1]); break;
     }
   }
-  x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
+  p->memo = true, p->memo_block = x->block, p->memo_out = st[0];
   *out = st[0];
   return true;
 }
