@@ -28,39 +28,18 @@ static bool load_dtype(sctx *c)
   return good;
 }
 
-/* dtypes = { name = "i32" }: the op's first, then the spec's. */
-static bool load_dtypes_from(sctx *c, int tbl, uint32_t file, const char *text, size_t from)
-{
-  lua_State *L = c->L;
-  size_t at = dgl_find_key(text, from, "dtypes");
-  if (lua_getfield(L, tbl, "dtypes") != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return true;
-  }
-  bool good = true;
-  char **keys;
-  size_t n = dgl_keys_in_order(L, -1, text, at, &keys);
-  for (size_t i = 0; i < n; i++) {
-    dg_span sp = dgl_span_at(c, file, at == SIZE_MAX ? SIZE_MAX : dgl_find_key(text, at, keys[i]));
-    int t = dg_problem_tensor(c->p, keys[i]);
-    lua_getfield(L, -1, keys[i]);
-    int dt = lua_isstring(L, -1) ? dg_dtype_parse(lua_tostring(L, -1)) : -1;
-    if (t < 0) dgl_err(c, sp, "dtypes names '%s', which is not a tensor of op '%s'", keys[i], c->p->op_name), good = false;
-    else if (dt < 0) dgl_err(c, sp, "unknown dtype for %s", keys[i]), good = false;
-    else c->p->tensors.v[t].dtype = (dg_dtype)dt;
-    lua_pop(L, 1);
-  }
-  dgl_free_keys(keys, n);
-  lua_pop(L, 1);
-  return good;
-}
+/* field = { tensor = value, ... } of the table at tbl (dtypes, ranges), in
+ * the order the text lists them: an entry must name a tensor of the op;
+ * set() takes it with its value on top of the stack (the span and the
+ * key's offset in text for diagnostics) and says whether it was good. */
+typedef bool (*tensor_entry_fn)(sctx *c, dg_tensor *t, const char *name, dg_span sp, const char *text, size_t key_at);
 
-/* ranges = { targets = {0, "V-1"} } */
-static bool load_ranges_from(sctx *c, int tbl, uint32_t file, const char *text, size_t from)
+static bool each_tensor_entry(sctx *c, int tbl, const char *field, uint32_t file, const char *text, size_t from,
+                              tensor_entry_fn set)
 {
   lua_State *L = c->L;
-  size_t at = dgl_find_key(text, from, "ranges");
-  if (lua_getfield(L, tbl, "ranges") != LUA_TTABLE) {
+  size_t at = dgl_find_key(text, from, field);
+  if (lua_getfield(L, tbl, field) != LUA_TTABLE) {
     lua_pop(L, 1);
     return true;
   }
@@ -72,32 +51,52 @@ static bool load_ranges_from(sctx *c, int tbl, uint32_t file, const char *text, 
     dg_span sp = dgl_span_at(c, file, ko);
     int t = dg_problem_tensor(c->p, keys[i]);
     lua_getfield(L, -1, keys[i]);
-    char *lo = NULL, *hi = NULL;
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_rawgeti(L, -1, 1);
-      lo = dgl_value_text(L, -1);
-      lua_rawgeti(L, -2, 2);
-      hi = dgl_value_text(L, -1);
-      lua_pop(L, 2);
-    }
-    if (t < 0) dgl_err(c, sp, "ranges names '%s', which is not a tensor of op '%s'", keys[i], c->p->op_name), good = false;
-    else if (!lo || !hi) dgl_err(c, sp, "range of %s must be {lo, hi} (inclusive)", keys[i]), good = false;
-    else {
-      dg_tensor *tt = &c->p->tensors.v[t];
-      dg_pexpr_free(&tt->range_lo);
-      dg_pexpr_free(&tt->range_hi);
-      size_t lo_at = ko == SIZE_MAX ? SIZE_MAX : dgl_find_string(text, ko, lo);
-      size_t hi_at = ko == SIZE_MAX ? SIZE_MAX : dgl_find_string(text, ko, hi);
-      tt->has_range = dg_pexpr_init(&tt->range_lo, lo, sp, lo_at, c->p, c->d) &
-                      dg_pexpr_init(&tt->range_hi, hi, sp, hi_at, c->p, c->d);
-      good &= tt->has_range;
-    }
-    free(lo);
-    free(hi);
+    if (t < 0) dgl_err(c, sp, "%s names '%s', which is not a tensor of op '%s'", field, keys[i], c->p->op_name), good = false;
+    else good &= set(c, &c->p->tensors.v[t], keys[i], sp, text, ko);
     lua_pop(L, 1);
   }
   dgl_free_keys(keys, n);
   lua_pop(L, 1);
+  return good;
+}
+
+/* dtypes = { name = "i32" } */
+static bool set_dtype(sctx *c, dg_tensor *t, const char *name, dg_span sp, const char *text, size_t key_at)
+{
+  int dt = lua_isstring(c->L, -1) ? dg_dtype_parse(lua_tostring(c->L, -1)) : -1;
+  if (dt < 0) {
+    dgl_err(c, sp, "unknown dtype for %s", name);
+    return false;
+  }
+  t->dtype = (dg_dtype)dt;
+  return true;
+}
+
+/* ranges = { targets = {0, "V-1"} } */
+static bool set_range(sctx *c, dg_tensor *t, const char *name, dg_span sp, const char *text, size_t key_at)
+{
+  lua_State *L = c->L;
+  char *lo = NULL, *hi = NULL;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_rawgeti(L, -1, 1);
+    lo = dgl_value_text(L, -1);
+    lua_rawgeti(L, -2, 2);
+    hi = dgl_value_text(L, -1);
+    lua_pop(L, 2);
+  }
+  bool good = lo && hi;
+  if (!good) dgl_err(c, sp, "range of %s must be {lo, hi} (inclusive)", name);
+  else {
+    dg_pexpr_free(&t->range_lo);
+    dg_pexpr_free(&t->range_hi);
+    size_t lo_at = key_at == SIZE_MAX ? SIZE_MAX : dgl_find_string(text, key_at, lo);
+    size_t hi_at = key_at == SIZE_MAX ? SIZE_MAX : dgl_find_string(text, key_at, hi);
+    t->has_range = dg_pexpr_init(&t->range_lo, lo, sp, lo_at, c->p, c->d) &
+                   dg_pexpr_init(&t->range_hi, hi, sp, hi_at, c->p, c->d);
+    good = t->has_range;
+  }
+  free(lo);
+  free(hi);
   return good;
 }
 
@@ -411,8 +410,11 @@ static bool load_all(sctx *c, const char *path)
   good &= dgl_load_tensors(c);
   good &= dgl_load_scratch(c);
   size_t ofrom = c->ofile == c->sfile ? c->sbase : 0;
-  good &= load_dtypes_from(c, c->op, c->ofile, c->otext, ofrom) & load_dtypes_from(c, c->spec, c->sfile, c->stext, c->sbase);
-  good &= load_ranges_from(c, c->op, c->ofile, c->otext, ofrom) & load_ranges_from(c, c->spec, c->sfile, c->stext, c->sbase);
+  /* the op's entries first, then the spec's */
+  good &= each_tensor_entry(c, c->op, "dtypes", c->ofile, c->otext, ofrom, set_dtype)
+        & each_tensor_entry(c, c->spec, "dtypes", c->sfile, c->stext, c->sbase, set_dtype);
+  good &= each_tensor_entry(c, c->op, "ranges", c->ofile, c->otext, ofrom, set_range)
+        & each_tensor_entry(c, c->spec, "ranges", c->sfile, c->stext, c->sbase, set_range);
   good &= load_launches(c);
   good &= load_constraints_from(c, c->op, c->ofile, c->otext, ofrom, true);
   good &= load_constraints_from(c, c->spec, c->sfile, c->stext, c->sbase, false);

@@ -202,6 +202,23 @@ static void bad_specs(void)
   bad("bad_runtime.lua", "bad_runtime.lua:5:1: error: attempt to index a nil value (local 'sizes')");
   bad("bad_sandbox.lua", "bad_sandbox.lua:1:1: error: attempt to index a nil value (global 'io')");
   bad("bad_tensor_name.lua", "bad_tensor_name.lua:4:14: error: dtypes names 'target', which is not a tensor");
+  bad("bad_dtype_name.lua", "bad_dtype_name.lua:4:14: error: unknown dtype for targets");
+  bad("bad_range_name.lua", "bad_range_name.lua:4:36: error: ranges names 'target', which is not a tensor of op 'cross_entropy'");
+  bad("bad_range_shape.lua", "bad_range_shape.lua:4:14: error: range of targets must be {lo, hi} (inclusive)");
+  {   /* dtypes and ranges together: each entry lands on its tensor */
+    dg_diags d = {0};
+    dg_problem *p = good(SPECS "typed_ranges.lua", &d);
+    int tg = dg_problem_tensor(p, "targets"), x = dg_problem_tensor(p, "x");
+    int64_t sizes[2], lo = -1, hi = -1;
+    dg_problem_default_sizes(p, sizes);
+    ok(!d.nerrors && tg >= 0 && x >= 0, "typed_ranges.lua loads");
+    ok(tg >= 0 && p->tensors.v[tg].dtype == DG_DT_I64 && x >= 0 && p->tensors.v[x].dtype == DG_DT_F16,
+       "dtypes: targets i64, x f16");
+    ok(tg >= 0 && dg_problem_range(p, tg, sizes, &lo, &hi, NULL) && lo == 1 && hi == 6, "ranges: targets in [1, V-2] = [1, 6]");
+    ok(x >= 0 && !p->tensors.v[x].has_range, "x has no range");
+    dg_problem_free(p);
+    dg_diags_free(&d);
+  }
   bad("bad_block.cu", "bad_block.cu:4:54: error: unknown name 'q'");
   bad("bad_loop.lua", "bad_loop.lua:2:1: error: the file runs too long");
   bad("no_such_spec.lua", "no_such_spec.lua:1:1: error: cannot read the spec");
