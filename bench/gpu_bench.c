@@ -31,6 +31,47 @@ static dg_gpu_status compile(const char *path, const char *arch, const char *def
   return st;
 }
 
+/* A fuzz case's request (gpu_run's batch) and its parts, at 1000 floats:
+ * what a case of a small problem costs on the GPU side. */
+static void batches(dg_gpu *g, dg_gpu_kernel k)
+{
+  enum { n = 1000, REPS = 500 };
+  dg_gpu_pattern p = dg_gpu_poison_for("f32");
+  dg_gpu_buf y, x;
+  if (dg_gpu_alloc(g, n * 4, p, &y, NULL) || dg_gpu_alloc(g, n * 4, p, &x, NULL)) return;
+  float xs[n], ys[n];
+  memset(xs, 0, sizeof xs);
+  dg_gpu_arg a[3] = { dg_gpu_arg_buf(y), dg_gpu_arg_buf(x), dg_gpu_arg_i32(n) };
+  dg_gpu_dim3 grid = { (n + 255) / 256, 1, 1 }, block = { 256, 1, 1 };
+  static const char *const what[] = {
+    "batch: empty (the round trip)", "batch: 1 launch (+sync+guards), 1000 floats",
+    "batch: 1 launch without guard check", "batch: upload, poison, launch, download",
+    "batch: the same with a 2nd, unguarded launch",
+  };
+  for (int v = 0; v < 5; v++) {
+    dg_gpu_batch b = {0};
+    if (v >= 3) {
+      dg_gpu_batch_upload(&b, x, 0, xs, sizeof xs);
+      dg_gpu_batch_poison(&b, y);
+    }
+    if (v == 4) dg_gpu_batch_launch_unguarded(&b, k, grid, block, 0, a, 3);
+    if (v == 2) dg_gpu_batch_launch_unguarded(&b, k, grid, block, 0, a, 3);
+    else if (v) dg_gpu_batch_launch(&b, k, grid, block, 0, a, 3);
+    if (v >= 3) dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+    int good = 0;
+    double t = dg_now();
+    for (int i = 0; i < REPS; i++) {
+      dg_gpu_batch_result r;
+      good += dg_gpu_batch_run(g, &b, &r) == DG_GPU_OK;
+      dg_gpu_batch_result_free(&r);
+    }
+    row(what[v], good, dg_now() - t, NULL);
+    dg_gpu_batch_free(&b);
+  }
+  dg_gpu_free(g, y, NULL);
+  dg_gpu_free(g, x, NULL);
+}
+
 int main(void)
 {
   const char *src = getenv("DG_SRCDIR");
@@ -114,6 +155,7 @@ int main(void)
       double all = dg_now() - t;
       row("launch+sync+guards, 1M floats, 2 bufs", good, all, NULL);
       printf("%-40s %12.3f ms each (kernel alone, events)\n", "  of which kernel time", kms / (good ? good : 1));
+      batches(g, k[1]);
       free(h);
     }
     free(m);

@@ -27,6 +27,7 @@ typedef struct {
   double secs, run_s, kernel_ms, ref_ms;
   int64_t npass, nbad, ref_runs;
   char label[96];
+  char first[400];          /* the first failure's message, when any */
 } row;
 
 static bool use_realistic(dg_problem *p)
@@ -58,6 +59,7 @@ static void campaign(dg_problem *p, emu_kernels *ek, const fuzz_backend *be, int
   r->secs = s.secs;
   r->npass = s.npass;
   r->nbad = s.nfail + s.nfinding + s.nerror;
+  if (s.failed || s.nerror) snprintf(r->first, sizeof r->first, "%s", s.first.msg);
   fuzz_space sp;
   fuzz_space_ctx ctx;
   fuzz_space_init2(&sp, &ctx, p, cap, check);
@@ -84,6 +86,7 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
     printf(" %9.3f %9.4f %9.3f %8.1fx %s", run * 1e3, kms, (per - run) * 1e3, kms > 0 ? per * 1e3 / kms : 0,
            r->ref_runs ? "gpu" : "lua");
   printf("   %" PRId64 "/%" PRId64 " pass\n", r->npass, r->cases);
+  if (r->nbad && r->first[0]) printf("  (first of %" PRId64 " not passing: %s)\n", r->nbad, r->first);
   if (json)
     fprintf(json, "%s{\"problem\": \"%s\", \"sizes\": \"%s\", \"shape\": \"%s\", \"backend\": \"%s\", "
             "\"cases\": %" PRId64 ", \"cases_per_s\": %.3f, \"ms_per_case\": %.4f, \"run_ms\": %.4f, "

@@ -236,6 +236,7 @@ typedef struct {
   dg_gpu_kernel k;
   dg_gpu_dim3 grid, block;
   uint32_t shmem;
+  bool unguarded;
 } dg_gpu_batch_op;
 typedef struct {
   DG_VEC(dg_gpu_batch_op) ops;
@@ -247,6 +248,11 @@ void dg_gpu_batch_poison(dg_gpu_batch *b, dg_gpu_buf buf);
 void dg_gpu_batch_launch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
                          uint32_t shmem, const dg_gpu_arg *args, int nargs);
 void dg_gpu_batch_download(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, void *dst, size_t n);
+/* A launch of dirigo's own kernels (the GPU references): no guard check
+ * after it (the kernel under test's launch checks every guard anyway);
+ * faults and the watchdog as for any launch. */
+void dg_gpu_batch_launch_unguarded(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
+                                   uint32_t shmem, const dg_gpu_arg *args, int nargs);
 void dg_gpu_batch_clear(dg_gpu_batch *b);   /* empty, keeping the memory */
 void dg_gpu_batch_free(dg_gpu_batch *b);
 

@@ -74,7 +74,19 @@ static void collect_output(void)
   if (ftruncate(1, 0) == 0) lseek(1, 0, SEEK_SET);
 }
 
-/* Reply: status, message (printf), then data. */
+/* Reply: status, message, what kernels printed, then data (two parts, sent
+ * one after the other: a batch's launch records and its downloads). */
+static void reply_parts(dg_gpu_status st, double ms, const void *d1, size_t n1, const void *d2, size_t n2,
+                        const char *msg)
+{
+  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, (uint32_t)C.out.n, C.pad, ms, n1 + n2 };
+  if (gp_write(C.fd, &rep, sizeof rep) || (msg && gp_write(C.fd, msg, rep.msg_len))
+      || (C.out.n && gp_write(C.fd, C.out.s, C.out.n)) || (n1 && gp_write(C.fd, d1, n1))
+      || (n2 && gp_write(C.fd, d2, n2)))
+    _exit(2);
+  C.out.n = 0;
+}
+
 static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const char *fmt, ...)
   __attribute__((format(printf, 5, 6)));
 static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const char *fmt, ...)
@@ -86,11 +98,7 @@ static void reply(dg_gpu_status st, double ms, const void *data, size_t n, const
     msg = dg_vprintf(fmt, ap);
     va_end(ap);
   }
-  gp_rep rep = { st, msg ? (uint32_t)strlen(msg) : 0, (uint32_t)C.out.n, C.pad, ms, n };
-  if (gp_write(C.fd, &rep, sizeof rep) || (msg && gp_write(C.fd, msg, rep.msg_len))
-      || (C.out.n && gp_write(C.fd, C.out.s, C.out.n)) || (n && gp_write(C.fd, data, n)))
-    _exit(2);
-  C.out.n = 0;
+  reply_parts(st, ms, data, n, NULL, 0, msg);
   free(msg);
 }
 
@@ -124,16 +132,45 @@ static uint8_t *stage(size_t n)
   return C.stage;
 }
 
-/* Fills n device bytes at d with the repeated pattern p (len bytes): one
- * block of up to 64 KiB from the host, then device-to-device copies doubling
- * what is filled (nothing of the buffer's size crosses the bus). */
+/* Device blocks of 64 KiB holding a pattern (poisons, the canary), made
+ * once each: filling a buffer is then device-to-device copies alone. */
+#define PATTERN_BLOCK ((size_t)64 * 1024)   /* a multiple of every pattern length */
+static struct { uint8_t p[8]; size_t len; uint8_t *dev; } pblocks[16];
+
+static const uint8_t *pattern_block(const uint8_t *p, size_t len)
+{
+  size_t i = 0;
+  for (; i < sizeof pblocks / sizeof *pblocks && pblocks[i].dev; i++)
+    if (pblocks[i].len == len && !memcmp(pblocks[i].p, p, len)) return pblocks[i].dev;
+  if (i == sizeof pblocks / sizeof *pblocks) return NULL;
+  uint8_t *h = stage(PATTERN_BLOCK), *dev = NULL;
+  for (size_t k = 0; k < PATTERN_BLOCK; k++) h[k] = p[k % len];
+  if (cudaMalloc((void **)&dev, PATTERN_BLOCK) || cudaMemcpy(dev, h, PATTERN_BLOCK, cudaMemcpyHostToDevice)) {
+    if (dev) cudaFree(dev);
+    cudaGetLastError();
+    return NULL;
+  }
+  memcpy(pblocks[i].p, p, len);
+  pblocks[i].len = len;
+  pblocks[i].dev = dev;
+  return dev;
+}
+
+/* Fills n device bytes at d with the repeated pattern p (len bytes): a copy
+ * of the pattern's block, then device-to-device copies doubling what is
+ * filled; asynchronous on the launch stream, nothing crosses the bus. */
 static cudaError_t fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
 {
-  const size_t block = 64 * 1024;     /* a multiple of len (1, 2, 4, 8) */
-  size_t m = n < block ? n : block;
-  uint8_t *h = stage(m ? m : 1);
-  for (size_t i = 0; i < m; i++) h[i] = p[i % len];
-  cudaError_t e = m ? cudaMemcpy(d, h, m, cudaMemcpyHostToDevice) : cudaSuccess;
+  size_t m = n < PATTERN_BLOCK ? n : PATTERN_BLOCK;
+  const uint8_t *blk = m ? pattern_block(p, len) : NULL;
+  cudaError_t e = cudaSuccess;
+  if (blk) {
+    e = cudaMemcpyAsync(d, blk, m, cudaMemcpyDeviceToDevice, 0);
+  } else if (m) {                  /* no block (out of memory): from the host */
+    uint8_t *h = stage(m);
+    for (size_t i = 0; i < m; i++) h[i] = p[i % len];
+    e = cudaMemcpy(d, h, m, cudaMemcpyHostToDevice);
+  }
   for (size_t have = m; have < n && !e;) {
     size_t k = n - have < have ? n - have : have;
     e = cudaMemcpyAsync(d + have, d, k, cudaMemcpyDeviceToDevice, 0);
@@ -480,7 +517,8 @@ static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_ve
   }
   if (st == DG_GPU_OK) {
     cudaEventElapsedTime(ms, C.ev0, C.ev1);
-    st = cuda_status(check_guards(hits), "reading guard regions", msg, fatal);
+    if (!(L->flags & GP_LAUNCH_UNGUARDED))
+      st = cuda_status(check_guards(hits), "reading guard regions", msg, fatal);
     if (st == DG_GPU_OK && hits->n) {
       *msg = dg_printf("the kernel wrote outside %zu buffer guard region(s)", hits->n);
       st = DG_GPU_OOB_WRITE;
@@ -522,7 +560,27 @@ typedef struct {
   bool stopped;        /* no more launches, uploads or poisons */
   bool fatal;
   bool no_downloads;   /* a download was refused: send none */
+  uint8_t *pin;        /* pinned staging for this batch's copies (NULL: pageable, synchronous) */
+  size_t up_at, down0, down_at;   /* uploads from 0, downloads from down0 (contiguous) */
 } batch_state;
+
+/* Pinned host memory for a batch's copies, kept and grown. */
+static uint8_t *pinned_arena(size_t n)
+{
+  static uint8_t *pin;
+  static size_t len;
+  if (n <= len) return pin;
+  if (pin) cudaFreeHost(pin);
+  pin = NULL;
+  len = 0;
+  if (cudaMallocHost((void **)&pin, n) != cudaSuccess) {
+    cudaGetLastError();
+    pin = NULL;
+    return NULL;
+  }
+  len = n;
+  return pin;
+}
 
 static void batch_fail(batch_state *bs, dg_gpu_status st, uint32_t launch, char *msg)
 {
@@ -577,7 +635,14 @@ static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg
   char *m = NULL;
   cudaError_t e;
   if (op->kind == GP_OP_POISON) e = fill(d, b->size, b->poison.b, b->poison.len);
-  else if (!down) e = cudaMemcpy(d, body, op->len, cudaMemcpyHostToDevice);
+  else if (!down && bs->pin) {     /* through pinned memory, asynchronously */
+    memcpy(bs->pin + bs->up_at, body, op->len);
+    e = cudaMemcpyAsync(d, bs->pin + bs->up_at, op->len, cudaMemcpyHostToDevice, 0);
+    bs->up_at += op->len;
+  } else if (down && bs->pin) {    /* collected at the end of the batch */
+    e = cudaMemcpyAsync(bs->pin + bs->down_at, d, op->len, cudaMemcpyDeviceToHost, 0);
+    bs->down_at += op->len;
+  } else if (!down) e = cudaMemcpy(d, body, op->len, cudaMemcpyHostToDevice);
   else {
     uint8_t *h = stage(op->len ? op->len : 1);
     e = cudaMemcpy(h, d, op->len, cudaMemcpyDeviceToHost);
@@ -591,12 +656,35 @@ static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg
   }
 }
 
+/* The bytes a batch uploads and downloads (malformed ops end the count;
+ * the main pass refuses them). */
+static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, size_t *down)
+{
+  size_t at = 0;
+  *up = *down = 0;
+  for (uint32_t i = 0; i < nops && n - at >= sizeof(gp_op); i++) {
+    gp_op op;
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
+    if (n - at < body) break;
+    at += (body + 7) & ~(size_t)7;
+    if (at > n) at = n;
+    if (op.kind == GP_OP_UPLOAD) *up += op.len;
+    if (op.kind == GP_OP_DOWNLOAD && op.len < ((size_t)1 << 40)) *down += op.len;
+  }
+}
+
 static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
 {
-  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false };
+  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false, NULL, 0, 0, 0 };
   dg_buf recs = {0}, downs = {0};
   uint32_t nlaunch = 0, nran = 0;
   dg_buf_put(&recs, (const char *)&nran, 4);
+  size_t up, down;
+  batch_bytes(rq->a, pl, n, &up, &down);
+  bs.pin = pinned_arena(up + down + 1);
+  bs.down0 = bs.down_at = up;
   size_t at = 0;
   for (uint32_t i = 0; i < rq->a && !bs.fatal; i++) {
     gp_op op;
@@ -631,10 +719,23 @@ static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
     }
   }
   memcpy(recs.s, &nran, 4);
-  if (!bs.no_downloads && !bs.fatal && downs.n) dg_buf_put(&recs, downs.s, downs.n);
+  if (bs.pin && !bs.fatal) {   /* the asynchronous copies: done, and their errors */
+    char *m = NULL;
+    dg_gpu_status st = cuda_status(cudaStreamSynchronize(0), "copies", &m, &bs.fatal);
+    if (st != DG_GPU_OK) {
+      bs.no_downloads = true;
+      batch_fail(&bs, st, UINT32_MAX, m);
+    }
+  }
+  const uint8_t *dl = NULL;
+  size_t dn = 0;
+  if (!bs.no_downloads && !bs.fatal) {
+    dl = bs.pin ? bs.pin + bs.down0 : (const uint8_t *)downs.s;
+    dn = bs.pin ? bs.down_at - bs.down0 : downs.n;
+  }
   C.pad = bs.failed;
   if (bs.fatal) reply(bs.st, 0, NULL, 0, "%s", bs.msg ? bs.msg : "the CUDA context is lost");
-  else reply(bs.st, 0, recs.s, recs.n, bs.msg ? "%s" : NULL, bs.msg);
+  else reply_parts(bs.st, 0, recs.s, recs.n, dl, dn, bs.msg);
   C.pad = 0;
   free(bs.msg);
   dg_buf_free(&recs);

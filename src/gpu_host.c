@@ -356,6 +356,13 @@ void dg_gpu_batch_launch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_
   b->nlaunch++;
 }
 
+void dg_gpu_batch_launch_unguarded(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
+                                   uint32_t shmem, const dg_gpu_arg *args, int nargs)
+{
+  dg_gpu_batch_launch(b, k, grid, block, shmem, args, nargs);
+  b->ops.v[b->ops.n - 1].unguarded = true;
+}
+
 void dg_gpu_batch_clear(dg_gpu_batch *b)
 {
   b->ops.n = 0;
@@ -399,7 +406,7 @@ static bool encode(dg_gpu *g, const dg_gpu_batch *b, dg_buf *pl, size_t *down, c
       put_pad(pl);
       continue;
     }
-    gp_launch L = { 0, o->shmem, (uint32_t)o->nargs, 0, o->grid, o->block };
+    gp_launch L = { 0, o->shmem, (uint32_t)o->nargs, o->unguarded ? GP_LAUNCH_UNGUARDED : 0u, o->grid, o->block };
     if (!unpack(g, o->k, &L.kernel, "kernel", msg)) return false;
     w.len = sizeof L + (size_t)o->nargs * sizeof(gp_arg);
     dg_buf_put(pl, (const char *)&w, sizeof w);

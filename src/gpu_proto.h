@@ -49,9 +49,10 @@ typedef struct {
 } gp_rep;
 
 typedef struct {
-  uint32_t kernel, shmem, nargs, pad;
+  uint32_t kernel, shmem, nargs, flags;   /* flags: GP_LAUNCH_* */
   dg_gpu_dim3 grid, block;
 } gp_launch;
+enum { GP_LAUNCH_UNGUARDED = 1 };   /* dirigo's own kernel: no guard check after it */
 
 typedef struct {
   uint32_t kind, buf;    /* DG_GPU_ARG_* ; buffer index */

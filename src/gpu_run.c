@@ -336,7 +336,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     dg_gpu_arg ra[14];
     int na = gpu_ref_args(p, &rp, gk->ref_buf, bufs, ra);
     dg_gpu_batch_poison(b, gk->ref_buf);
-    dg_gpu_batch_launch(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
+    dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
   }
   int l0 = ref ? 1 : 0;   /* batch launch index of the pipeline's first launch */
   DG_VEC(dg_gpu_arg) args = {0};

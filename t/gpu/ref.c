@@ -224,6 +224,60 @@ static void campaign(const char *rel, bool expect_pass)
   dg_problem_free(p);
 }
 
+/* A backend's reference of every element, past max_check: judged whole,
+ * unless more elements are off than the envelope re-judges (8192); then the
+ * sample the CPU path judges. A fake backend (no GPU): y = x + r computed
+ * here, its "reference" off by 1 at the first `off` elements. */
+static int64_t fake_off;
+static emu_io *fake_io;
+static bool fake_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, fuzz_outcome *out)
+{
+  (void)self, (void)p, (void)sizes, (void)out;
+  for (int64_t i = 0; i < io->numel[2]; i++) {
+    io->data[2][i] = (double)(float)(io->data[0][i] + io->data[1][i]);
+    io->written[2][i] = 1;
+  }
+  fake_io = io;
+  return true;
+}
+
+static bool fake_ref(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n)
+{
+  (void)self, (void)p;
+  for (int64_t i = 0; i < n; i++) {
+    want[i] = fake_io->data[t][i] + (i < fake_off ? 1 : 0);
+    defined[i] = 1;
+  }
+  return true;
+}
+
+static void sampled_fallback(void)
+{
+  dg_problem *p = load("elementwise/residual_add");
+  if (!p) {
+    ok(false, "residual_add loads");
+    return;
+  }
+  p->sizes.v[0].value = 20000;
+  fuzz_backend be = { "fake", fake_run, NULL, fake_ref };
+  for (int k = 0; k < 2; k++) {
+    fake_off = k ? 20000 : 100;
+    fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = &be, .ncases = 1, .seed = 1,
+                    .max_elems = 1 << 20, .max_check = 4096, .keep_going = true };
+    fuzz_summary s;
+    dg_diags d = {0};
+    bool ran = fuzz_campaign(p, NULL, &o, &s, &d);
+    dg_diags_free(&d);
+    if (!k)
+      ok(ran && s.nfail == 1 && !s.first.sampled && s.first.cmp.nfail >= 1 && s.first.cmp.checked == 20000,
+         "100 elements off: every element judged (%s)", s.first.msg);
+    else
+      ok(ran && s.nfail == 1 && s.first.sampled && s.first.cmp.checked <= 4096 && s.first.cmp.checked > 1000,
+         "all off: more than the envelope re-judges, the sample judged instead (%s)", s.first.msg);
+  }
+  dg_problem_free(p);
+}
+
 int main(void)
 {
   names samples = {0};
@@ -232,6 +286,7 @@ int main(void)
   compiles();
   coverage(&samples);
 #endif
+  sampled_fallback();
   char *why = NULL;
   if (!dg_gpu_available(&why)) {
     printf("# no GPU (%s): the agreement on the device is not run here\n", why);
