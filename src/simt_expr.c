@@ -260,6 +260,12 @@ dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k,
                  ? DG_CAST_PTR : DG_CAST_CONVERT;
   if (from->kind == DG_TY_ARRAY) from = &ty_ptr8;
   int nc = simt_ncomp(to) < simt_ncomp(from) ? simt_ncomp(to) : simt_ncomp(from);
+  if (x->ident && ck == DG_CAST_CONVERT && nc == 1 && to->kind != DG_TY_STRUCT && from->kind != DG_TY_STRUCT) {
+    dg_tykind tk = simt_scalar(to)->kind, fk = simt_scalar(from)->kind;
+    if (simt_cast_same(tk, fk)) return v;
+    dom_val *r = simt_vals(x, to);
+    if (simt_fast_cast(tk, fk, k->lo, k->hi, r, v)) return r;
+  }
   dom_val *r = simt_vals(x, to);
   for (int c = 0; c < nc; c++)
     x->d->cast(x->d, ck, simt_scalar(to), simt_scalar(from), SL(k), AT(r + (size_t)c * x->n, k),
@@ -420,7 +426,7 @@ static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, const dg_type *tr,
                       msk *k, dom_val *a, dom_val *b)
 {
-  if (x->ident && ta->kind == tb->kind && (ta->kind == DG_TY_I32 || ta->kind == DG_TY_F32)
+  if (x->ident && ta->kind == tb->kind && (ta->kind == DG_TY_I32 || ta->kind == DG_TY_U32 || ta->kind == DG_TY_F32)
       && tr->kind != DG_TY_VEC && tr->kind != DG_TY_STRUCT) {
     dom_val *r = simt_vals(x, tr);
     if (simt_fast_bin(op, ta->kind, k->lo, k->hi, r, a, b, SIMT_VV)) return r;
@@ -455,7 +461,7 @@ static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
     return thin_ret(x, e, binop(x, e->op, e->a->type, e->b->type, e->type, &one, a, b));
   }
   dg_tykind kd = e->a->type->kind;
-  if ((ua || ub) && x->ident && kd == e->b->type->kind && (kd == DG_TY_I32 || kd == DG_TY_F32)) {
+  if ((ua || ub) && x->ident && kd == e->b->type->kind && (kd == DG_TY_I32 || kd == DG_TY_U32 || kd == DG_TY_F32)) {
     int l = msk_first(k).lo;                 /* one uniform operand: taken as a scalar, not filled */
     dom_val *r = simt_vals(x, e->type);
     if (simt_fast_bin(e->op, kd, k->lo, k->hi, r, ua ? a + l : a, ub ? b + l : b, ua ? SIMT_SV : SIMT_VS))

@@ -235,6 +235,10 @@ dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from,
  * SIMT_VS: b is. false: not one of these operations. */
 enum { SIMT_VV, SIMT_SV, SIMT_VS };
 bool simt_fast_bin(int op, dg_tykind kd, int lo, int hi, dom_val *r, const dom_val *a, const dom_val *b, int form);
+/* A conversion that leaves the concrete slot as it is (widening integers to
+ * 64 bits, f32 to f64); and the common ones as lane loops (false: not one). */
+bool simt_cast_same(dg_tykind to, dg_tykind from);
+bool simt_fast_cast(dg_tykind to, dg_tykind from, int lo, int hi, dom_val *r, const dom_val *a);
 
 /* the node kinds of simt_compound.c (simt_eval's table) */
 dom_val *simt_ev_logic(simt_x *x, const dg_expr *e, msk *k);
