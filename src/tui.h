@@ -246,6 +246,7 @@ typedef struct {
   DG_VEC(tui_slice_line) slice;
   DG_VEC(tui_slice_line) faults;  /* race / out-of-bounds lines; label: what */
   char *kernel_term, *ref_term, *smtlib, *witness, *writer, *steps;
+  DG_VEC(uint32_t) step_lines;    /* per step of `steps`: its line in the shown source, 0: another file */
 } tui_check_info;
 /* Takes ci (its strings): replaces the element's previous record. */
 void tui_checks_put(tui_app *a, tui_check_info *ci);
@@ -292,7 +293,7 @@ void tui_menu_open(tui_app *a, const char *title, const char *const *items, size
   X(tui_act_quit) X(tui_act_help) X(tui_act_next_pane) X(tui_act_prev_pane) X(tui_act_command) \
   X(tui_act_redraw) X(tui_act_check) X(tui_act_fuzz) X(tui_act_gallery) \
   X(tui_act_interrupt) X(tui_act_cancel) X(tui_act_auto) X(tui_act_strategy) X(tui_act_replay) \
-  X(tui_act_tab_next) X(tui_act_tab) X(tui_act_zoom) \
+  X(tui_act_tab_next) X(tui_act_tab) X(tui_act_zoom) X(tui_teach_step_next) X(tui_teach_step_prev) \
   X(tui_src_down) X(tui_src_up) X(tui_src_page_down) X(tui_src_page_up) X(tui_src_top) \
   X(tui_src_bottom) X(tui_src_search) X(tui_src_next) X(tui_src_prev) X(tui_src_kernels) \
   X(tui_src_next_kernel) X(tui_src_prev_kernel) X(tui_src_diag_next) X(tui_src_left) X(tui_src_right) \

@@ -185,6 +185,11 @@ static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const ch
     dg_buf_printf(&st, "%zu steps of the writer thread (block %" PRId64 " thread %" PRId64 " of launch %d), values as terms:\n",
                   r->nsteps + (size_t)r->steps_more, r->writer_block, r->writer_thread, r->writer_launch + 1);
     check_steps_format(&st, k, r);
+    for (size_t i = 0; i < r->nsteps; i++) {       /* for n / p: each step's line in the shown source */
+      char line[16];
+      snprintf(line, sizeof line, "%u", in_source(a, &k->sm, r->steps[i].span) ? r->steps[i].span.line : 0);
+      tui_job_sendf("ck.stepline", "%s", line);
+    }
     if (st.n > STEPS_MAX) tui_job_sendf("ck.steps", "%.*s\n... (%zu bytes more)", STEPS_MAX, st.s, st.n - STEPS_MAX);
     else tui_job_sendf("ck.steps", "%s", st.s);
     dg_buf_free(&st);
@@ -384,6 +389,9 @@ static void record(tui_app *a, void *ud, char **f, int n)
   } else if (!strcmp(f[0], "ck.fault") && n >= 3) {
     tui_slice_line fl = { (uint32_t)strtoul(f[1], NULL, 10), dg_strdup(f[2]) };
     dg_vec_push(&j->cur.faults, fl);
+  } else if (!strcmp(f[0], "ck.stepline") && n >= 2) {
+    uint32_t line = (uint32_t)strtoul(f[1], NULL, 10);
+    dg_vec_push(&j->cur.step_lines, line);
   } else if (!strcmp(f[0], "ck.note") && n >= 2) {
     char *s = dg_printf("%s%s\n", j->cur.summary ? j->cur.summary : "", f[1]);
     free(j->cur.summary);

@@ -85,7 +85,9 @@ const tui_binding tui_bindings[] = {
   K(RESULT, '2', "tab-slice", NULL, "the slice: lines that fed the selected element (marked in the source)", tui_act_tab),
   K(RESULT, '3', "tab-terms", NULL, "the kernel's and the reference's terms for the element", tui_act_tab),
   K(RESULT, '4', "tab-smt", NULL, "the SMT-LIB query of the element's check", tui_act_tab),
-  K(RESULT, '5', "tab-steps", NULL, "the writer thread's steps (when the check recorded them)", tui_act_tab),
+  K(RESULT, '5', "tab-steps", NULL, "the writer thread's steps: each statement it ran, what it set, the value as a term", tui_act_tab),
+  K(RESULT, 'n', "step-next", NULL, "steps tab: walk to the writer thread's next step (the source shows its line)", tui_teach_step_next),
+  K(RESULT, 'p', "step-prev", NULL, "steps tab: walk back one step", tui_teach_step_prev),
 
   K(GALLERY, 'j', "down", NULL, "next problem", tui_gal_down),
   K(GALLERY, TUI_KEY_DOWN, "down", NULL, "next problem", tui_gal_down),

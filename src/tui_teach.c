@@ -18,6 +18,9 @@ struct tui_checks {
   DG_VEC(tui_check_info) v;
   int shown_tensor;          /* the element whose slice the fed marks show */
   int64_t shown_flat;
+  int step;                  /* n / p: the step walked to (1-based; 0 none) ... */
+  int step_tensor;           /* ... of this element's steps */
+  int64_t step_flat;
 };
 
 void tui_check_info_free(tui_check_info *ci)
@@ -35,6 +38,7 @@ void tui_check_info_free(tui_check_info *ci)
   free(ci->witness);
   free(ci->writer);
   free(ci->steps);
+  dg_vec_free(&ci->step_lines);
   memset(ci, 0, sizeof *ci);
 }
 
@@ -43,6 +47,7 @@ static tui_checks *checks(tui_app *a)
   if (!a->checks) {
     a->checks = dg_calloc(1, sizeof *a->checks);
     a->checks->shown_tensor = -1;
+    a->checks->step_tensor = -1;
   }
   return a->checks;
 }
@@ -55,6 +60,7 @@ void tui_checks_put(tui_app *a, tui_check_info *ci)
       tui_check_info_free(&c->v.v[i]);
       c->v.v[i] = *ci;
       c->shown_tensor = -1;
+      if (c->step_tensor == ci->tensor && c->step_flat == ci->flat) c->step_tensor = -1;
       return;
     }
   dg_vec_push(&c->v, *ci);
@@ -163,17 +169,64 @@ static void smt_text(const tui_check_info *ci, dg_buf *b)
   dg_buf_free(&decls);
 }
 
-static void steps_text(const tui_check_info *ci, dg_buf *b)
+/* The step walked to in ci's steps (1-based), or 0. */
+static int walked(const tui_app *a, const tui_check_info *ci)
 {
-  if (ci->steps) {
-    dg_buf_printf(b, "%s", ci->steps);
+  const tui_checks *c = a->checks;
+  return c && c->step_tensor == ci->tensor && c->step_flat == ci->flat ? c->step : 0;
+}
+
+/* The steps text is a header line, one line per step, maybe "... N more".
+ * Walking (n / p), the list starts two steps before the current one, which
+ * is marked. */
+static void steps_text(const tui_app *a, const tui_check_info *ci, dg_buf *b)
+{
+  if (!ci->steps) {
+    dg_buf_printf(b, "no steps: the check of %s stopped before its writer thread ran symbolically (%s)\n",
+                  ci->elem, ci->verdict);
+    if (ci->writer) dg_buf_printf(b, "writer: %s\n", ci->writer);
     return;
   }
-  /* the check records steps once the writer thread ran symbolically */
-  dg_buf_printf(b, "no steps: the check of %s stopped before its writer thread ran symbolically (%s)\n",
-                ci->elem, ci->verdict);
-  if (ci->writer) dg_buf_printf(b, "writer: %s\n", ci->writer);
+  int cur = walked(a, ci);
+  if (!cur) {
+    dg_buf_printf(b, "%s", ci->steps);
+    if (ci->step_lines.n) dg_buf_puts(b, "(n walks the steps one at a time, p back)\n");
+    return;
+  }
+  const char *l = ci->steps;
+  for (int i = 0; *l; i++) {              /* i: 0 the header, then step i */
+    const char *nl = strchr(l, '\n');
+    size_t n = nl ? (size_t)(nl - l) : strlen(l);
+    if (i == 0) dg_buf_printf(b, "%.*s\nstep %d of %zu (n next, p back; the source shows its line):\n", (int)n, l,
+                              cur, ci->step_lines.n);
+    else if (i >= cur - 2) dg_buf_printf(b, "%s%.*s\n", i == cur ? "▶" : " ", (int)n, l);
+    l += n + (nl != NULL);
+  }
 }
+
+static int step_walk(tui_app *a, int d)
+{
+  dg_buf elem = {0};
+  const tui_check_info *ci = selected(a, &elem);
+  a->tab = TUI_TAB_STEPS;
+  if (!ci || !ci->step_lines.n) {
+    tui_app_message(a, true, "no steps to walk for %s: c checks it", elem.s ? elem.s : "the selection");
+    dg_buf_free(&elem);
+    return TUI_HANDLED | TUI_REDRAW;
+  }
+  dg_buf_free(&elem);
+  tui_checks *c = checks(a);
+  if (c->step_tensor != ci->tensor || c->step_flat != ci->flat) c->step = 0;
+  c->step_tensor = ci->tensor, c->step_flat = ci->flat;
+  int n = (int)ci->step_lines.n;
+  c->step = c->step + d < 1 ? 1 : c->step + d > n ? n : c->step + d;
+  uint32_t line = ci->step_lines.v[c->step - 1];
+  if (line) tui_source_goto(a, line);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
+int tui_teach_step_next(tui_app *a, tui_pane *p, int key) { return step_walk(a, 1); }
+int tui_teach_step_prev(tui_app *a, tui_pane *p, int key) { return step_walk(a, -1); }
 
 char *tui_teach_text(tui_app *a, int tab)
 {
@@ -190,7 +243,7 @@ char *tui_teach_text(tui_app *a, int tab)
   else if (tab == TUI_TAB_SLICE) slice_text(ci, &b);
   else if (tab == TUI_TAB_TERMS) terms_text(ci, &b);
   else if (tab == TUI_TAB_SMT) smt_text(ci, &b);
-  else steps_text(ci, &b);
+  else steps_text(a, ci, &b);
   dg_buf_free(&elem);
   return dg_buf_take(&b);
 }

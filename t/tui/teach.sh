@@ -39,6 +39,33 @@ tui_run steps 110x30 '<Tab>g31<Enter>c
 <Dump>' relu_tail.lua
 tui_same steps 001 "steps tab of a bug: the writer thread's statements, the store's value as a term"
 
+tui_run walk 150x30 '<Tab>c
+<Wait>
+<Tab>5
+n
+n
+n
+<Dump>
+n
+<Dump>
+p
+p
+p
+p
+<Dump>' leaky_relu_macro.lua
+tui_has walk 001 "step 3 of 6 (n next, p back; the source shows its line):" "n walks the steps: the third"
+tui_has walk 001 "▶   3   14:21  const float v = __ldg(x + i);   -> v = x[0]" "marked, with its value"
+tui_has walk 001 "source  line 14/17" "the source goes to its line"
+tui_has walk 002 "▶   4   15:9   y[i] = LEAKY(v);   -> y[0] = 0 < x[0] ?" "n: the store"
+tui_has walk 002 "source  line 15/17" "and its line"
+tui_has walk 003 "▶   1   13:5   for (int i = blockIdx.x * THREADS +" "p walks back, and stops at the first step"
+tui_has walk 003 "source  line 13/17" "the loop's line"
+tui_same walk 002 "the walked steps tab: the two steps before the current one, then the rest"
+
+tui_run nowalk 100x30 '<Tab><Tab>n
+<Dump>' leaky_relu_macro.lua
+tui_has nowalk 001 "no steps to walk for y[0]: c checks it" "n before a check says what to do"
+
 tui_run zoom 100x30 '<Tab>c
 <Wait>
 z4
