@@ -52,7 +52,9 @@ static struct {
   bool capture;       /* fd 1 is a memfd holding what kernels printf'd */
   dg_buf out;         /* that output, sent with the next reply */
   uint32_t pad;       /* the next reply's pad (a batch's failed launch) */
-} C;
+  int guard_k;        /* the guard check kernel's index (GP_GUARD); -1: compare on the host */
+  bool regions_dirty; /* buffers came or went: the kernel's region table is stale */
+} C = { .guard_k = -1 };
 
 #define OUTPUT_MAX (64 * 1024)
 
@@ -304,6 +306,7 @@ static void do_alloc(const gp_req *rq, const uint8_t *pl, size_t n)
   }
   uint32_t id = (uint32_t)C.bufs.n;
   dg_vec_push(&C.bufs, b);
+  C.regions_dirty = true;
   reply(DG_GPU_OK, 0, &id, sizeof id, NULL);
 }
 
@@ -343,6 +346,7 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
   }
   cudaFree(b->base);
   b->live = false;
+  C.regions_dirty = true;
   reply(DG_GPU_OK, 0, NULL, 0, NULL);
 }
 
@@ -367,12 +371,68 @@ static uint8_t *guard_stage(size_t n)
   return pinned;
 }
 
+/* The guard check on the device (gpu_guard.c): one launch over every guard
+ * region, 16 bytes a region back. Same hits as the host comparison. */
+static cudaError_t check_guards_device(size_t live, guard_vec *hits)
+{
+  static uint8_t **tab;                 /* device: the regions' addresses */
+  static unsigned long long *res, *hres;   /* device, pinned host: counts then firsts */
+  static size_t cap, nreg;
+  size_t n = 2 * live;
+  cudaError_t e = cudaSuccess;
+  if (n > cap) {
+    if (tab) cudaFree(tab), cudaFree(res), cudaFreeHost(hres);
+    tab = NULL, res = hres = NULL, cap = 0;
+    if ((e = cudaMalloc((void **)&tab, n * sizeof *tab)) || (e = cudaMalloc((void **)&res, 4 * n * sizeof *res))
+        || (e = cudaMallocHost((void **)&hres, 4 * n * sizeof *hres)))
+      return e;
+    cap = n;
+    C.regions_dirty = true;
+  }
+  if (C.regions_dirty) {
+    uint8_t **h = (uint8_t **)stage(n * sizeof *h);
+    nreg = 0;
+    for (size_t i = 0; i < C.bufs.n; i++)
+      if (C.bufs.v[i].live) {
+        h[nreg++] = C.bufs.v[i].base;
+        h[nreg++] = C.bufs.v[i].base + C.guard + C.bufs.v[i].size;
+      }
+    if ((e = cudaMemcpy(tab, h, n * sizeof *h, cudaMemcpyHostToDevice))) return e;
+    C.regions_dirty = false;
+  }
+  for (size_t r = 0; r < n; r++) hres[r] = 0, hres[n + r] = ~0ull;   /* counts 0, firsts ~0 */
+  unsigned long long len = C.guard, nn = n;
+  void *args[] = { &tab, &len, &nn, &res };
+  dim3 grid = { 16, (unsigned)n, 1 }, block = { 256, 1, 1 };
+  if ((e = cudaMemcpyAsync(res, hres, 2 * n * sizeof *res, cudaMemcpyHostToDevice, 0))
+      || (e = cudaLaunchKernel((const void *)C.kernels.v[C.guard_k], grid, block, args, 0, 0))
+      || (e = cudaMemcpyAsync(hres + 2 * n, res, 2 * n * sizeof *res, cudaMemcpyDeviceToHost, 0))
+      || (e = cudaStreamSynchronize(0)))
+    return e;
+  const unsigned long long *cnt = hres + 2 * n, *first = cnt + n;
+  size_t r = 0;
+  for (size_t i = 0; i < C.bufs.n && !e; i++) {
+    cbuf *b = &C.bufs.v[i];
+    if (!b->live) continue;
+    for (int after = 0; after < 2 && !e; after++, r++) {
+      if (!cnt[r]) continue;
+      int64_t k = (int64_t)first[r];
+      gp_guard hit = { (uint32_t)i, (uint32_t)after, after ? (int64_t)b->size + k : k - (int64_t)C.guard,
+                       cnt[r] };
+      dg_vec_push(hits, hit);
+      e = fill(after ? b->base + C.guard + b->size : b->base, C.guard, canary, 8);
+    }
+  }
+  return e;
+}
+
 /* Reads every live buffer's guards; appends hits and restores the canary. */
 static cudaError_t check_guards(guard_vec *hits)
 {
   size_t live = 0;
   for (size_t i = 0; i < C.bufs.n; i++) live += C.bufs.v[i].live;
   if (!live || !C.guard) return cudaSuccess;
+  if (C.guard_k >= 0) return check_guards_device(live, hits);
   uint8_t *h = guard_stage(2 * live * C.guard);
   if (!h) return cudaErrorMemoryAllocation;
   cudaError_t e = cudaSuccess;
@@ -760,11 +820,19 @@ static void do_params(const gp_req *rq, const uint8_t *pl, size_t n)
   dg_vec_free(&sizes);
 }
 
+static void do_guard(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  if (rq->a >= C.kernels.n) { reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no kernel %u", rq->a); return; }
+  C.guard_k = (int)rq->a;
+  C.regions_dirty = true;
+  reply(DG_GPU_OK, 0, NULL, 0, NULL);
+}
+
 static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
   [GP_HELLO] = do_hello, [GP_LOAD] = do_load, [GP_ALLOC] = do_alloc,
   [GP_UPLOAD] = do_copy, [GP_DOWNLOAD] = do_copy, [GP_POISON] = do_poison_free,
   [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch, [GP_PARAMS] = do_params,
-  [GP_BATCH] = do_batch,
+  [GP_BATCH] = do_batch, [GP_GUARD] = do_guard,
 };
 
 _Noreturn void gp_child_main(int fd)

@@ -21,6 +21,8 @@ struct dg_gpu {
   size_t last_len;      /* data bytes of the last reply read into *datap */
   char *last_out;       /* what kernels printed, from the last reply; owned */
   uint32_t last_fail;   /* the last reply's pad: a batch's failed launch */
+  unsigned guard_gen;   /* the guard check kernel is loaded in this generation */
+  bool guard_host;      /* no guard kernel (NVRTC cannot build it): the child compares on the host */
 };
 
 static void set_msg(char **msg, char *m)
@@ -288,12 +290,40 @@ dg_gpu_status dg_gpu_free(dg_gpu *g, dg_gpu_buf b, char **msg)
   return buf_call(g, GP_FREE, b, 0, NULL, NULL, 0, msg);
 }
 
+/* The guard check kernel (gpu_guard.c) in the current child, once per
+ * child; without it the child reads the guards back and compares on the
+ * host (DIRIGO_GPU_HOST_GUARDS=1 asks for that). */
+static void ensure_guard(dg_gpu *g)
+{
+  if (g->guard_host || (g->pid && g->guard_gen == g->gen)) return;
+  const char *host = getenv("DIRIGO_GPU_HOST_GUARDS");
+  const dg_gpu_binary *b = NULL;
+  if ((host && *host && strcmp(host, "0")) || gp_guard_binary(g->info.arch, &b) != DG_GPU_OK) {
+    g->guard_host = true;
+    return;
+  }
+  dg_gpu_kernel k;
+  uint32_t idx;
+  char *m = NULL;
+  dg_gpu_status st = dg_gpu_load(g, b, &k, &m);
+  free(m);
+  m = NULL;
+  if (st == DG_GPU_OK && unpack(g, k, &idx, "kernel", &m)) {
+    gp_req rq = { .op = GP_GUARD, .a = idx };
+    st = call(g, rq, NULL, 0, NULL, 0, g->o.call_timeout_s, NULL, 0, NULL, NULL, &m);
+    if (st == DG_GPU_OK) g->guard_gen = g->gen;
+  }
+  free(m);
+  if (st == DG_GPU_CUDA || st == DG_GPU_BAD_REQUEST) g->guard_host = true;   /* the child lives: stay on the host */
+}
+
 dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
                             uint32_t shmem, const dg_gpu_arg *args, int nargs, dg_gpu_result *res)
 {
   memset(res, 0, sizeof *res);
   uint32_t kidx;
   if (!unpack(g, k, &kidx, "kernel", &res->msg)) return res->status = DG_GPU_BAD_REQUEST;
+  ensure_guard(g);
   gp_launch L = { kidx, shmem, (uint32_t)nargs, 0, grid, block };
   gp_arg *ga = dg_calloc((size_t)nargs + 1, sizeof *ga);
   for (int i = 0; i < nargs; i++) {
@@ -472,6 +502,7 @@ dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_re
 {
   memset(res, 0, sizeof *res);
   res->failed_launch = -1;
+  if (b->nlaunch && g->pid) ensure_guard(g);
   dg_buf pl = {0};
   size_t down;
   if (!encode(g, b, &pl, &down, &res->msg)) {

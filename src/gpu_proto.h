@@ -17,6 +17,7 @@ enum {
   GP_FREE,        /* a = buffer */
   GP_LAUNCH,      /* payload: gp_launch + nargs gp_arg -> gp_guard hits (printf in out bytes) */
   GP_PARAMS,      /* a = kernel -> u64 size per parameter */
+  GP_GUARD,       /* a = kernel: the guard check kernel (gpu_guard.c) from now on */
   GP_BATCH,       /* a = number of ops; payload: the ops (gp_op, each followed by its
                      bytes: upload data, or gp_launch + gp_args), 8-aligned ->
                      rep.pad = the failed launch's index (UINT32_MAX: none);
@@ -80,6 +81,10 @@ char *gp_describe_exit(int wstatus);
 pid_t gp_fork(int *fd);
 /* Kills (SIGKILL) and reaps; returns the wait status. */
 int gp_kill(pid_t pid);
+
+/* The guard check kernel (gpu_guard.c), compiled once per process and arch;
+ * *out NULL (and a status other than OK) when NVRTC cannot build it. */
+dg_gpu_status gp_guard_binary(const char *arch, const dg_gpu_binary **out);
 
 /* Where the child says which launch of a batch it is in: a page shared with
  * the parent (set up before the fork), so a batch the watchdog kills names

@@ -82,6 +82,22 @@ static cudaError_t ref_map(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_guard.c's guard check: per region, changed bytes and the first one */
+static cudaError_t guard_check(dim3 g, dim3 b, void **a)
+{
+  static const unsigned char canary[8] = { 0xca, 0xfe, 0xf0, 0x0d, 0x5a, 0xfe, 0x6a, 0x4d };
+  unsigned char *const *regions = *(unsigned char *const **)a[0];
+  unsigned long long len = *(unsigned long long *)a[1], n = *(unsigned long long *)a[2];
+  unsigned long long *out = *(unsigned long long **)a[3];
+  for (unsigned r = 0; r < g.y; r++)
+    for (unsigned long long k = 0; k < len; k++)
+      if (regions[r][k] != canary[k & 7]) {
+        out[r]++;
+        if (k < out[n + r]) out[n + r] = k;
+      }
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
@@ -95,6 +111,7 @@ static const mock_kernel kernels[] = {
   { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
   { "say", say, 2, { 8, 4 } },
   { "_Z19residual_add_kernelPfPKfS1_fi", residual_add, 5, { 8, 8, 8, 4, 4 } },
+  { "dg_guard_check", guard_check, 4, { 8, 8, 8, 8 } },
   { "dg_ref_map", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },

@@ -42,6 +42,9 @@ int main(void)
     dg_gpu_opts o = { .launch_timeout_s = 3, .call_timeout_s = 60 };
     scenario(&o, &bin);
     batch_scenario(&o, &bin);
+    setenv("DIRIGO_GPU_HOST_GUARDS", "1", 1);   /* the guards compared on the host */
+    scenario(&o, &bin);
+    unsetenv("DIRIGO_GPU_HOST_GUARDS");
   }
   dg_gpu_binary_free(&bin);
   dg_diags_free(&d);
