@@ -4,6 +4,7 @@
  * the symbolic cells back. emu.c runs whole pipelines for the fuzzer and
  * does not hand out its machine; this is the part the checker needs open. */
 #include "check_int.h"
+#include "check_slice.h"
 #include "dom_sym.h"
 #include "fuzz.h"
 #include "gpu_run.h"
@@ -127,6 +128,19 @@ bool check_mach_dims(const check_mach *cm, int li, simt_launch *L, char **err)
   return true;
 }
 
+/* The writer search (a concrete machine running every block of a
+ * one-launch problem, find_writer in check.c) needs only the writer map:
+ * it runs the kernel's store slice (check_slice.c), which stores where and
+ * when the kernel does without computing the values. A pipeline runs in
+ * full: a later launch may read what an earlier one computed. */
+static const dg_func *writer_slice(const check_mach *cm, const dg_func *f, const simt_launch *L, dg_arena *a)
+{
+  uint64_t nb = (uint64_t)(L->grid[0] ? L->grid[0] : 1) * (L->grid[1] ? L->grid[1] : 1) * (L->grid[2] ? L->grid[2] : 1);
+  if (cm->sym || L->blocks || cm->p->launches.n != 1 || nb < 2) return NULL;
+  const char *why;
+  return check_slice_writes(a, f, &why);
+}
+
 simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, const int64_t *blocks,
                               int nblocks, char **err)
 {
@@ -137,10 +151,13 @@ simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, cons
   L.nblocks = nblocks;
   simt_arg *args = dg_calloc(l->args.n + 1, sizeof *args);
   simt_status st = SIMT_BADARGS;
+  dg_arena a = {0};
   if (launch_args(cm->p, li, cm->sizes, cm->bufs, args, err)) {
-    st = simt_run(cm->m, k->kern.v[li], &L, args, (int)l->args.n);
+    const dg_func *f = writer_slice(cm, k->kern.v[li], &L, &a);
+    st = simt_run(cm->m, f ? f : k->kern.v[li], &L, args, (int)l->args.n);
     if (st == SIMT_BADARGS) *err = dg_printf("launch %d: %s", li + 1, simt_error(cm->m));
   }
+  dg_arena_free(&a);
   free(args);
   return st;
 }
