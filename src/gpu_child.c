@@ -841,17 +841,22 @@ _Noreturn void gp_child_main(int fd)
   int mf = memfd_create("dirigo-kernel-output", 0);
   if (mf >= 0 && dup2(mf, 1) == 1) C.capture = true;
   if (mf > 1) close(mf);
+  uint8_t *pl = NULL;
+  size_t cap = 0;
   for (;;) {
     gp_req rq;
     if (gp_read(fd, &rq, sizeof rq, 0)) _exit(0);
-    uint8_t *pl = dg_malloc(rq.len + 1);
+    if (rq.len + 1 > cap) {   /* kept across requests: a case's batch is the same size each time */
+      free(pl);
+      cap = rq.len + 1;
+      pl = dg_malloc(cap);
+    }
     if (rq.len && gp_read(fd, pl, rq.len, 0)) _exit(0);
     pl[rq.len] = 0;
     if (rq.op < sizeof handlers / sizeof *handlers && handlers[rq.op])
       handlers[rq.op](&rq, pl, rq.len);
     else
       reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "unknown request %u", rq.op);
-    free(pl);
   }
 }
 #endif

@@ -21,6 +21,9 @@ struct dg_gpu {
   size_t last_len;      /* data bytes of the last reply read into *datap */
   char *last_out;       /* what kernels printed, from the last reply; owned */
   uint32_t last_fail;   /* the last reply's pad: a batch's failed launch */
+  dg_buf batch_pl;      /* a batch's payload, and its reply's data: kept (same size each case) */
+  uint8_t *rdata;
+  size_t rcap;
   unsigned guard_gen;   /* the guard check kernel is loaded in this generation */
   bool guard_host;      /* no guard kernel (NVRTC cannot build it): the child compares on the host */
 };
@@ -98,7 +101,15 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
     g->last_out = dg_calloc(rep.out_len + 1, 1);
     r = gp_read(g->fd, g->last_out, rep.out_len, deadline);
   }
-  if (!r && datap) {
+  if (!r && datap == &g->rdata) {   /* the kept reply buffer */
+    if (rep.len + 1 > g->rcap) {
+      free(g->rdata);
+      g->rcap = rep.len + 1;
+      g->rdata = dg_malloc(g->rcap);
+    }
+    g->last_len = rep.len;
+    r = gp_read(g->fd, g->rdata, rep.len, deadline);
+  } else if (!r && datap) {
     *datap = dg_malloc(rep.len + 1);
     g->last_len = rep.len;
     r = gp_read(g->fd, *datap, rep.len, deadline);
@@ -171,6 +182,8 @@ void dg_gpu_close(dg_gpu *g)
   if (!g) return;
   drop_child(g, true);
   free(g->last_out);
+  dg_buf_free(&g->batch_pl);
+  free(g->rdata);
   free(g);
 }
 
@@ -503,21 +516,19 @@ dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_re
   memset(res, 0, sizeof *res);
   res->failed_launch = -1;
   if (b->nlaunch && g->pid) ensure_guard(g);
-  dg_buf pl = {0};
+  dg_buf *pl = &g->batch_pl;
+  pl->n = 0;
   size_t down;
-  if (!encode(g, b, &pl, &down, &res->msg)) {
-    dg_buf_free(&pl);
-    return res->status = DG_GPU_BAD_REQUEST;
-  }
+  if (!encode(g, b, pl, &down, &res->msg)) return res->status = DG_GPU_BAD_REQUEST;
   /* a launch's watchdog per launch; copies of more than 64 MiB get the call's */
   double timeout = g->o.launch_timeout_s * (b->nlaunch ? b->nlaunch : 1);
-  if (pl.n + down > ((size_t)64 << 20)) timeout += g->o.call_timeout_s;
+  if (pl->n + down > ((size_t)64 << 20)) timeout += g->o.call_timeout_s;
   if (gp_progress) *gp_progress = UINT32_MAX;
   gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n };
-  uint8_t *data = NULL;
   g->last_fail = UINT32_MAX;
-  res->status = call(g, rq, pl.s, pl.n, NULL, 0, timeout, NULL, 0, &data, NULL, &res->msg);
-  dg_buf_free(&pl);
+  g->last_len = 0;
+  res->status = call(g, rq, pl->s, pl->n, NULL, 0, timeout, NULL, 0, &g->rdata, NULL, &res->msg);
+  const uint8_t *data = g->rdata;
   res->output = g->last_out;
   g->last_out = NULL;
   if (res->status == DG_GPU_TIMEOUT && gp_progress && *gp_progress < (uint32_t)b->nlaunch)
@@ -532,6 +543,5 @@ dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_re
     res->msg = dg_strdup("GPU child answered a batch with malformed data");
     res->status = DG_GPU_CHILD_DIED;
   }
-  free(data);
   return res->status;
 }

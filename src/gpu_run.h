@@ -28,6 +28,9 @@ typedef struct {
   size_t *buf_bytes;
   unsigned buf_gen;          /* 0: none allocated in the current child */
   dg_gpu_batch batch;
+  int ntensors;
+  uint8_t **raw;             /* per tensor: host bytes as the device holds them, kept */
+  size_t *raw_cap;
   int64_t allocs;            /* buffers allocated so far (a test sees the reuse) */
   /* the reference on the GPU (gpu_ref.c), when use_ref and the op has one */
   bool use_ref;              /* set by the caller (fuzz_backend_gpu does) */
