@@ -124,8 +124,14 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     return true;
   }
   case DG_EX_INDEX: {
-    int64_t *base;
-    if (e->a->type->kind == DG_TY_ARRAY) {
+    int64_t *base = NULL;
+    uint64_t ub = 0;           /* base NULL: every lane's base is ub (a shared or __device__ array) */
+    const dg_var *av = e->a->kind == DG_EX_VAR ? e->a->var : NULL;
+    int avb;
+    if (e->a->type->kind == DG_TY_ARRAY && av && av->kind != DG_VAR_LOCAL && av->kind != DG_VAR_PARAM
+        && (avb = simt_var_buf(x, av)) != 0) {
+      ub = dom_ptr((uint32_t)avb, 0);
+    } else if (e->a->type->kind == DG_TY_ARRAY) {
       simt_lval al;
       if (!simt_lval_of(x, e->a, k, &al)) return false;
       if (!al.mem) { simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "array held in a register"); return false; }
@@ -145,7 +151,8 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       uint64_t d = (uint64_t)ix * (uint64_t)es;
       const uint64_t *restrict bp = (const uint64_t *)base;
       uint64_t *restrict ap = (uint64_t *)a;
-      for (int i = k->lo; i < k->hi; i++) ap[i] = (bp[i] & ~lm) | ((bp[i] + d) & lm);
+      if (!base) for (int i = k->lo; i < k->hi; i++) ap[i] = (ub & ~lm) | ((ub + d) & lm);
+      else for (int i = k->lo; i < k->hi; i++) ap[i] = (bp[i] & ~lm) | ((bp[i] + d) & lm);
       lv->mem = true, lv->addr = a;
       return true;
     }
@@ -154,7 +161,17 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     if (usg) {
       for (int i = k->lo; i < k->hi; i++) {
         int64_t ix = idx[i] < 0 ? INT64_MAX / 2 : idx[i];
-        a[i] = (int64_t)dom_ptr(dom_ptr_buf((dom_val)base[i]), dom_ptr_off((dom_val)base[i]) + ix * es);
+        dom_val bv = base ? (dom_val)base[i] : ub;
+        a[i] = (int64_t)dom_ptr(dom_ptr_buf(bv), dom_ptr_off(bv) + ix * es);
+      }
+    } else if (!base) {
+      const uint64_t *restrict ip = (const uint64_t *)idx;
+      uint64_t *restrict ap = (uint64_t *)a, ues = (uint64_t)es;
+      if (es > 0 && !(es & (es - 1))) {
+        int sh = __builtin_ctzll(ues);
+        for (int i = k->lo; i < k->hi; i++) ap[i] = (ub & ~lm) | ((ub + (ip[i] << sh)) & lm);
+      } else {
+        for (int i = k->lo; i < k->hi; i++) ap[i] = (ub & ~lm) | ((ub + ip[i] * ues) & lm);
       }
     } else {
       /* dom_ptr(buf, off + d): the buffer bits kept, the low bits wrap as the offset's */

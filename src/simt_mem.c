@@ -311,13 +311,12 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
   uint8_t *bytes = lb->mem.bytes;
   const uint8_t *b = k->b;
   if (race) {
+    int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
     for (int i = a; i < z; i++) {
       if (!b[i]) continue;
       int64_t o = dom_ptr_off((dom_val)addr[i]);
-      uint8_t tmp[8];
-      fast_st(kd, tmp, 0, vals, i);
-      simt_race *c = &lb->race[o / lb->gran];
-      bool cell = size <= lb->gran && o % lb->gran == 0;
+      simt_race *c = &lb->race[o >> gs];
+      bool cell = size <= g && (o & (g - 1)) == 0;
       if (cell && c->epoch != x->epoch) {
         /* the first access to its cell in this interval: race_check's write, inline */
         c->epoch = x->epoch, c->r = -1, c->rmulti = false;
@@ -326,9 +325,11 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
         /* only this lane touched the cell in this interval: nothing to report */
         c->w = i, c->wsync = x->wsync[i / 32], c->wsp = sp;
       } else {
+        uint8_t tmp[8];                 /* the new bytes: a same-value write is benign */
+        fast_st(kd, tmp, 0, vals, i);
         race_check(x, lb, i, o, size, true, sp, tmp);
       }
-      memcpy(bytes + o, tmp, (size_t)size);
+      fast_st(kd, bytes, o, vals, i);
     }
     return;
   }
@@ -422,18 +423,22 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
         if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
       }
     const uint8_t *bytes = lb->mem.bytes;
-    if (race) {               /* the race shadow and the load in one pass (loads report nothing) */
+#define FRUN(T, conv) do { \
+    if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+    else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+  } while (0)
+    switch (kd) {
+    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
+    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
+    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
+    default: FRUN(uint64_t, v_); break;
+    }
+    if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
       int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
       bool cell = size <= g;
       for (int i = lo; i < hi; i++) {
         if (!b[i]) continue;
         int64_t o = dom_ptr_off((dom_val)addr[i]);
-        switch (kd) {
-        case DG_TY_F32: FLD(float, dom_of_f((double)v_)); break;
-        case DG_TY_I32: FLD(int32_t, (dom_val)(int64_t)v_); break;
-        case DG_TY_U32: FLD(uint32_t, (dom_val)v_); break;
-        default: FLD(uint64_t, v_); break;
-        }
         simt_race *c = &lb->race[o >> gs];
         if (cell && (o & (g - 1)) == 0) {     /* one cell: race_check's read, inline where nothing can race */
           if (c->epoch != x->epoch) {         /* first access in this interval */
@@ -449,17 +454,6 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
         }
         race_check(x, lb, i, o, size, false, sp, NULL);
       }
-      return true;
-    }
-#define FRUN(T, conv) do { \
-    if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
-    else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
-  } while (0)
-    switch (kd) {
-    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
-    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
-    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
-    default: FRUN(uint64_t, v_); break;
     }
 #undef FRUN
     return true;
