@@ -39,6 +39,13 @@ static int cmpd(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+static double cpu_seconds(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static long peak_rss_kb(void)
 {
   struct rusage ru;
@@ -110,7 +117,7 @@ static void bench_one(dg_problem *p, const emu_kernels *k, const char *name, con
   if (rank > 8 || !dg_problem_shape(p, t, sizes, dims, NULL)) { free(sizes); return; }
   size_t maxbytes = 0, maxterms = 0;
   int verdicts[CHECK__COUNT] = {0};
-  double concrete = 0, symbolic = 0, solver = 0;
+  double concrete = 0, symbolic = 0, solver = 0, *cpu = malloc(sizeof *cpu * (size_t)nel);
   dg_rng rng;
   dg_rng_seed(&rng, 42);
   check_opts o = { .timeout_s = 10 };
@@ -119,7 +126,9 @@ static void bench_one(dg_problem *p, const emu_kernels *k, const char *name, con
     for (int d = 0; d < rank; d++)
       idx[d] = e == 0 ? dims[d] - 1 : (int64_t)dg_rng_below(&rng, (uint64_t)(dims[d] > 0 ? dims[d] : 1));
     check_result r;
+    double c0 = cpu_seconds();
     check_element(p, k, t, idx, rank, &o, &r);
+    cpu[e] = cpu_seconds() - c0;
     secs[e] = r.t_total;
     concrete += r.t_concrete, symbolic += r.t_symbolic, solver += r.t_solver;
     verdicts[r.verdict]++;
@@ -131,16 +140,18 @@ static void bench_one(dg_problem *p, const emu_kernels *k, const char *name, con
   memcpy(sorted, secs, sizeof *sorted * (size_t)nel);
   qsort(sorted, (size_t)nel, sizeof *sorted, cmpd);
   double p95 = sorted[(int)((nel - 1) * 0.95 + 0.5)];
+  qsort(cpu, (size_t)nel, sizeof *cpu, cmpd);
   char sz[96], vs[96];
   sizes_text(p, sz, sizeof sz);
   size_t kk = 0;
   vs[0] = 0;
   for (int v = 0; v < CHECK__COUNT; v++)
     if (verdicts[v]) kk += (size_t)snprintf(vs + kk, sizeof vs - kk, "%s%d %s", kk ? ", " : "", verdicts[v], check_verdict_name((check_verdict)v));
-  printf("%-19s %-10s %-32s %8.3f %8.3f %6.2f %6.2f %6.2f %9zu %8.1f %8.1f  %s\n", name, label, sz, sorted[nel / 2],
-         p95, concrete / nel, symbolic / nel, solver / nel, maxterms, (double)maxbytes / 1048576.0, (double)peak_rss_kb() / 1024.0, vs);
+  printf("%-19s %-10s %-32s %8.3f %8.3f %7.3f %6.2f %6.2f %6.2f %9zu %8.1f %8.1f  %s\n", name, label, sz, sorted[nel / 2],
+         p95, cpu[nel / 2], concrete / nel, symbolic / nel, solver / nel, maxterms, (double)maxbytes / 1048576.0, (double)peak_rss_kb() / 1024.0, vs);
   fflush(stdout);
   free(sorted);
+  free(cpu);
   free(sizes);
 }
 
@@ -193,8 +204,8 @@ int main(int argc, char **argv)
   if (nel < 1) nel = 1;
   if (!srcdir) srcdir = DG_DATADIR;
   printf("symbolic check per element: %d elements per row (the last one, then random), solver timeout 10 s\n", nel);
-  printf("%-19s %-10s %-32s %8s %8s %6s %6s %6s %9s %8s %8s  %s\n", "problem", "sizes", "", "median s", "p95 s",
-         "find", "sym", "smt", "terms", "term MiB", "RSS MiB", "verdicts");
+  printf("%-19s %-10s %-32s %8s %8s %7s %6s %6s %6s %9s %8s %8s  %s\n", "problem", "sizes", "", "median s", "p95 s",
+         "cpu med", "find", "sym", "smt", "terms", "term MiB", "RSS MiB", "verdicts");
   DG_VEC(double) real = {0};
   double *secs = malloc(sizeof *secs * (size_t)nel);
   long rss_max = 0;
@@ -212,7 +223,8 @@ int main(int argc, char **argv)
   struct rusage ru;
   if (!getrusage(RUSAGE_CHILDREN, &ru)) rss_max = ru.ru_maxrss;
   printf("realistic/: realistic sizes halved until every tensor has at most %" PRId64 " elements; "
-         "find/sym/smt: mean seconds of the writer search, the symbolic run, the solver; RSS: the row's process peak\n", cap);
+         "median/p95: wall seconds per element; cpu med: its CPU seconds (the machine is shared); find/sym/smt: mean wall "
+         "seconds of the writer search, the symbolic run, the solver; RSS: the row's process peak\n", cap);
   if (real.n) {
     qsort(real.v, real.n, sizeof *real.v, cmpd);
     double med = real.v[real.n / 2], p95 = real.v[(size_t)((double)(real.n - 1) * 0.95 + 0.5)];

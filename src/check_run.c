@@ -32,10 +32,13 @@ bool check_mach_init(check_mach *cm, const dg_problem *p, const int64_t *sizes, 
     const dg_tensor *ts = &p->tensors.v[t];
     int es = dg_dtypes[ts->dtype].size;
     int64_t n = io->numel[t], bytes = n * es, z = 0;
-    int buf = simt_buf_new(cm->m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes, 0);
-    cm->bufs[t] = buf;
     bool input = ts->role == DG_TENSOR_INPUT || ts->accumulate;
-    if (input) {
+    /* the symbolic domain reads an input as variables (or the fixed values
+     * of a ranged one), never its bytes: they only need to count as written */
+    int buf = simt_buf_new(cm->m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes,
+                           input && sym ? SIMT_BUF_INIT : 0);
+    cm->bufs[t] = buf;
+    if (input && !sym) {
       uint8_t *raw = dg_malloc((size_t)(bytes ? bytes : 1));
       for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
       simt_buf_write(cm->m, buf, 0, raw, bytes);
