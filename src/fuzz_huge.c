@@ -22,6 +22,7 @@
 #define OTHER_CAP ((int64_t)1 << 22)     /* elements of each other tensor */
 #define LAZY_BYTES ((int64_t)1 << 26)    /* inputs larger than this are generated on touch */
 #define MAX_VALIDATE 4096                /* written elements validated per output, at most */
+#define READ_BUDGET ((int64_t)1 << 22)   /* input reads of the reference per case: then stop */
 #define RANDOM_BLOCKS 3
 
 /* ---- sizes ---------------------------------------------------------------------- */
@@ -87,18 +88,31 @@ static void refine(const fuzz_space_ctx *ctx, int target, int64_t *ss, int i)
   if (!huge_ok(ctx, target, ss, &off)) ss[i] = top;
 }
 
+/* Is symbol name a dimension of some output? */
+static bool in_output(const dg_problem *p, const char *name)
+{
+  for (size_t t = 0; t < p->tensors.n; t++)
+    for (size_t d = 0; p->tensors.v[t].role == DG_TENSOR_OUTPUT && d < p->tensors.v[t].shape.n; d++)
+      if (!strcmp(p->tensors.v[t].shape.v[d].text, name)) return true;
+  return false;
+}
+
 /* Sizes (space order) that make input tensor `target` huge: the symbols of
- * its dimensions double in turn, the smallest first (balanced products: an
- * int32 product of two moderate factors is what overflows), while the other
- * tensors, the constraints and the grid limits allow; the others start small. */
+ * its dimensions double in turn while the other tensors, the constraints and
+ * the grid limits allow; the others start small. Symbols that are also
+ * output dimensions grow first (their extent is spread over blocks, which
+ * are sampled; a reduction dimension is walked by every thread and by the
+ * reference for every element), the smallest first within a tier (balanced
+ * products: an int32 product of moderate factors is what overflows). */
 static bool search(const fuzz_space_ctx *ctx, const fuzz_space *s, int target, int64_t *ss)
 {
   const dg_tensor *ts = &ctx->p->tensors.v[target];
   bool push[FUZZ_MAX_SYMS] = {0};
-  int np = 0;
+  int tier[FUZZ_MAX_SYMS] = {0}, np = 0;
   for (size_t d = 0; d < ts->shape.n; d++)
     for (int i = 0; i < s->nsyms; i++)
-      if (!push[i] && !strcmp(ts->shape.v[d].text, s->syms[i])) push[i] = true, np++;
+      if (!push[i] && !strcmp(ts->shape.v[d].text, s->syms[i]))
+        push[i] = true, np++, tier[i] = in_output(ctx->p, s->syms[i]) ? 0 : 1;
   if (!np) return false;
   static const int64_t starts[] = { 1, 2, 4, 8, 16, 32, 64 };
   int64_t off = 0;
@@ -120,7 +134,8 @@ static bool search(const fuzz_space_ctx *ctx, const fuzz_space *s, int target, i
       ss[i] = v * 2;
       bool good = huge_ok(ctx, target, ss, &o);
       ss[i] = v;
-      if (good && (best < 0 || ss[i] < ss[best])) best = i;
+      if (good && (best < 0 || tier[i] < tier[best] || (tier[i] == tier[best] && ss[i] < ss[best])))
+        best = i;
     }
     if (best < 0) return false;
     ss[best] *= 2;
@@ -273,6 +288,7 @@ typedef struct {
   const emu_io *io;
   fuzz_ctr *gen;               /* per tensor (inputs) */
   int64_t (*dims)[8];          /* per tensor */
+  int64_t reads;               /* input elements the reference read */
 } hvals;
 
 static double gen_value(void *ud, int t, int64_t i)
@@ -283,7 +299,8 @@ static double gen_value(void *ud, int t, int64_t i)
 
 static bool ref_read(void *ud, int t, const int64_t *idx, dg_refval *out)
 {
-  const hvals *h = ud;
+  hvals *h = ud;
+  h->reads++;
   const dg_tensor *ts = &h->p->tensors.v[t];
   int64_t flat = 0;
   for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
@@ -315,6 +332,7 @@ static void validate_written(const dg_problem *p, const int64_t *sizes, emu_io *
     char *err = NULL;
     for (int64_t i = 0; i < n; i++) {
       if (!io->written[t][i] || (seen++ % stride && seen != nw)) continue;
+      if (h->reads > READ_BUDGET && *nval) break;   /* enough: a reduction over a huge dimension */
       int64_t idx[8] = {0}, f = i;
       for (int d = rank - 1; d >= 0; d--) {
         idx[d] = h->dims[t][d] ? f % h->dims[t][d] : 0;
