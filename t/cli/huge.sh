@@ -44,6 +44,10 @@ like "$out" "FAIL at case 0 .*y\[0,[0-9]+\]: kernel .* \(mismatch\).*validated [
 out=$(run_dirigo fuzz "$D/embedding_top.lua" --cases 24)
 is "$(rc_)" 0 "which no strategy at emulator sizes sees"
 
+out=$(run_dirigo fuzz "$D/gather_add.lua" --strategy huge --cases 2)
+is "$(rc_)" 0 "an accumulate output (y +=): the writer map says which elements the blocks stored"
+like "$out" "2 cases: 2 pass" "the old contents of the other elements are not judged"
+
 out=$(run_dirigo fuzz "$S/atomics/scatter_add.lua" --strategy huge --cases 1)
 is "$(rc_)" 0 "global atomics: not a failure"
 like "$out" "skipped +huge: skipped: atomicAdd at line [0-9]+ of .*scatter_add.cu: blocks communicate" \
