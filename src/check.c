@@ -260,6 +260,17 @@ static void keep_witness(chk *c, double **in, double got, double want)
   r->kernel_value = got, r->ref_value = want;
 }
 
+/* A query's time limit: the solver timeout, cut to what is left of the
+ * element's budget (at least 1 ms: 0 would be none). */
+static unsigned query_ms(const chk *c)
+{
+  double ms = (c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000;
+  if (c->deadline > 0) ms = fmin(ms, (c->deadline - dg_now()) * 1000);
+  return ms < 1 ? 1 : (unsigned)ms;
+}
+
+static bool out_of_time(const chk *c) { return c->deadline > 0 && dg_now() > c->deadline; }
+
 /* The largest finite value of a float dtype (dg_tykind). */
 static double dtype_max(int k)
 {
@@ -291,7 +302,7 @@ static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_res
   dg_term slack = term_add(tc, term_float(tc, DG_TY_F64, tol.atol),
                            term_mul(tc, term_float(tc, DG_TY_F64, tol.rtol), term_abs(tc, rt)));
   dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
-  smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000), .lipschitz = true };
+  smt_opts so = { .timeout_ms = query_ms(c), .lipschitz = true };
   smt_solver *s = smt_new(tc, &so);
   smt_assume(s, bounds(c, lim));
   smt_verdict v = smt_sat(s, cond, res);
@@ -387,7 +398,7 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
   const dg_tensor *out = &p->tensors.v[c->t];
   bool found = false;
   int replays = 0;
-  for (size_t di = 0; di < sizeof dists / sizeof *dists && !found; di++) {
+  for (size_t di = 0; di < sizeof dists / sizeof *dists && !found && !out_of_time(c); di++) {
     for (uint64_t k = 0; k < 4 && !found; k++) {
       double **in = witness_inputs(c, NULL, 0);
       fill_with(c, in, dists[di].dist, c->r->seed * 7919 + di * 131 + k, true);
@@ -478,8 +489,8 @@ static bool range_check(chk *c, dg_term kt, dg_term rt)
   dg_tol tol = dg_problem_tol(c->p, c->t);
   dg_term away = term_lt(tc, term_real(tc, 10 * tol.atol + 1e-3), term_abs(tc, rt));
   bool found = false;
-  for (int pass = 0; pass < 3 && !found; pass++) {
-    smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000) };
+  for (int pass = 0; pass < 3 && !found && !out_of_time(c); pass++) {
+    smt_opts so = { .timeout_ms = query_ms(c) };
     smt_solver *s = smt_new(tc, &so);
     smt_assume(s, bounds(c, pass == 2 ? 0 : 100));
     smt_result res = {0};
@@ -502,7 +513,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   check_result *r = c->r;
   dg_tol tol = dg_problem_tol(c->p, c->t);
   bool ieee = term_ctx_model(c->tc) == TERM_MODEL_IEEE;
-  smt_opts so = { .timeout_ms = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000),
+  smt_opts so = { .timeout_ms = query_ms(c),
                   .want_smtlib = c->o->want_smtlib };
   if (ieee) so.atol = tol.atol, so.rtol = tol.rtol;
   size_t dag = term_dag_size(c->tc, kt) + term_dag_size(c->tc, rt);
@@ -528,7 +539,9 @@ static void solve(chk *c, dg_term kt, dg_term rt)
                    fixed_note(c));
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");
-    if (!search_witness(c, kt, rt))
+    if (out_of_time(c))
+      check_say(r, CHECK_UNKNOWN, "solver: %s (the check's budget is spent)", reason);
+    else if (!search_witness(c, kt, rt))
       check_say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
     free(reason);
   } else if (ieee) {
@@ -623,6 +636,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   double t0 = dg_now();
   memset(r, 0, sizeof *r);
   chk c = { .p = p, .k = k, .o = o ? o : &defaults, .r = r, .wl = -1 };
+  if (c.o->budget_s > 0) c.deadline = t0 + c.o->budget_s;
   r->tensor = tensor;
   r->nidx = rank < 8 ? rank : 8;
   memcpy(r->index, idx, sizeof *idx * (size_t)r->nidx);

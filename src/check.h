@@ -39,6 +39,8 @@ bool check_verdict_is_finding(check_verdict v);
 
 typedef struct {
   double timeout_s;        /* solver timeout; 0: 10 s */
+  double budget_s;         /* the whole element: no solver query runs past it (0: none);
+                              check --auto passes what is left of its budget */
   term_model model;        /* TERM_MODEL_REAL (default) or TERM_MODEL_IEEE */
   uint64_t seed;           /* random inputs of the concrete runs; 0: 1 */
   bool want_smtlib;        /* keep the query as SMT-LIB text */

@@ -41,6 +41,7 @@ typedef struct check_st {
   int wl;                   /* launch that last wrote L, -1 none */
   int64_t wblock, wthread, wthreads;   /* wthreads: threads per block of wl */
   bool multi;               /* several threads stored into L in that launch */
+  double deadline;          /* dg_now() past which no query runs (0: none; o->budget_s) */
   /* symbolic */
   term_ctx *tc;
   dom *sym;

@@ -285,7 +285,7 @@ int cli_check(int argc, char **argv)
   int gpu_state = a.no_gpu ? -1 : 0;      /* 0 untried, 1 loaded, -1 none */
   char *gpu_dev = NULL;
   check_opts o = { .timeout_s = a.timeout, .model = a.model, .seed = a.seed,
-                   .want_smtlib = a.explain || a.json, .want_steps = a.explain };
+                   .want_smtlib = a.explain, .want_steps = a.explain };
   DG_VEC(check_result) res = {0};
   bool findings = false, errors = false;
   double t0 = dg_now();
@@ -296,6 +296,7 @@ int cli_check(int argc, char **argv)
       break;
     }
     check_result r;
+    if (a.autoloc) o.budget_s = a.budget - (dg_now() - t0);   /* > 0 here; a query stops at it */
     check_element(L.p, &L.k, locs.v[i].t, locs.v[i].idx, locs.v[i].rank, &o, &r);
     if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 0) {
       gpu_state = -1;

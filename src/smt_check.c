@@ -2,8 +2,10 @@
  * condition satisfiable?", with a timeout, the SMT-LIB2 text of the query,
  * and the model turned back into variable values through term metadata. */
 #include <errno.h>
-#include <pthread.h>
-#include <time.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "smt_priv.h"
 #include <math.h>
 #include <stdlib.h>
@@ -82,34 +84,200 @@ static void fill_model(smt_solver *s, Z3_model m, const dg_term *roots, size_t n
   free(seen);
 }
 
-/* Z3 does not honour its "timeout" inside some tactics (an 84 s check
- * under a 1 s limit was seen on a layernorm query); a watchdog thread
- * interrupts the context once the limit plus a grace period has passed. */
-typedef struct {
-  Z3_context z;
-  unsigned ms;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool done, fired;
-} watchdog;
-
-static void *watchdog_main(void *arg)
+/* The check and its model in this process: fills out (all but seconds). */
+static void check_here(smt_solver *s, Z3_solver sol, const dg_term *roots, size_t nroots,
+                       dg_term kernel, dg_term ref, smt_result *out)
 {
-  watchdog *w = arg;
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)(w->ms % 1000) * 1000000u;
-  until.tv_sec += (time_t)(w->ms / 1000 + ns / 1000000000u);
-  until.tv_nsec = (long)(ns % 1000000000u);
-  pthread_mutex_lock(&w->mu);
-  while (!w->done)
-    if (pthread_cond_timedwait(&w->cv, &w->mu, &until) == ETIMEDOUT) break;
-  if (!w->done) {
-    w->fired = true;
-    Z3_interrupt(w->z);
+  Z3_context z = s->z;
+  Z3_lbool r = Z3_solver_check(z, sol);
+  if (r == Z3_L_FALSE) out->verdict = SMT_EQUIVALENT;
+  else if (r == Z3_L_TRUE) {
+    out->verdict = SMT_DIFFERENT;
+    Z3_model m = Z3_solver_get_model(z, sol);
+    Z3_model_inc_ref(z, m);
+    fill_model(s, m, roots, nroots, out);
+    if (kernel && ref)
+      out->have_sides = value_of(s, m, s->cache[kernel], term_sort_of(s->tc, kernel), &out->kernel_value) &&
+                        value_of(s, m, s->cache[ref], term_sort_of(s->tc, ref), &out->ref_value);
+    Z3_model_dec_ref(z, m);
+  } else {
+    out->verdict = SMT_UNKNOWN;
+    out->reason = dg_strdup(Z3_solver_get_reason_unknown(z, sol));
   }
-  pthread_mutex_unlock(&w->mu);
-  return NULL;
+}
+
+/* ---- a hard time limit -------------------------------------------------------------
+ * Z3 4.8.12 does not honour its "timeout", nor Z3_interrupt, inside some
+ * procedures (a layernorm query ran 103 s under a 3 s limit, both ways), and
+ * its own timer thread deadlocked once against an interrupt. A query with a
+ * limit therefore runs in a child process (fork: the context and the
+ * translations are already there), which sends its result back through a
+ * pipe and is killed when the limit passes. */
+typedef struct {
+  int32_t verdict, have_sides;
+  uint64_t nvalues, nmodel, nreason;
+  term_value kernel_value, ref_value;
+} wire_head;
+
+static void send_all(int fd, const void *p, size_t n)
+{
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    c += w, n -= (size_t)w;
+  }
+}
+
+static void send_result(int fd, const smt_result *r)
+{
+  wire_head h = { r->verdict, r->have_sides, r->nvalues, r->nmodel, r->reason ? strlen(r->reason) : 0,
+                  r->kernel_value, r->ref_value };
+  send_all(fd, &h, sizeof h);
+  if (h.nvalues) send_all(fd, r->values, sizeof *r->values * h.nvalues);
+  if (h.nmodel) send_all(fd, r->model, sizeof *r->model * h.nmodel);
+  if (h.nreason) send_all(fd, r->reason, h.nreason);
+}
+
+/* Parses what the child sent; false when it is not a whole result. */
+static bool take_result(const dg_buf *b, smt_result *out)
+{
+  wire_head h;
+  if (b->n < sizeof h) return false;
+  memcpy(&h, b->s, sizeof h);
+  size_t need = sizeof h + sizeof(term_value) * h.nvalues + sizeof(smt_binding) * h.nmodel + h.nreason;
+  if (b->n != need || h.verdict < SMT_EQUIVALENT || h.verdict > SMT_UNKNOWN) return false;
+  const char *p = b->s + sizeof h;
+  out->verdict = (smt_verdict)h.verdict;
+  out->have_sides = h.have_sides;
+  out->kernel_value = h.kernel_value, out->ref_value = h.ref_value;
+  if (h.nvalues) {
+    out->nvalues = h.nvalues;
+    out->values = dg_malloc(sizeof *out->values * h.nvalues);
+    memcpy(out->values, p, sizeof *out->values * h.nvalues);
+    p += sizeof *out->values * h.nvalues;
+  }
+  if (h.nmodel) {
+    out->nmodel = h.nmodel;
+    out->model = dg_malloc(sizeof *out->model * h.nmodel);
+    memcpy(out->model, p, sizeof *out->model * h.nmodel);
+    p += sizeof *out->model * h.nmodel;
+  }
+  if (h.nreason) {
+    out->reason = dg_malloc(h.nreason + 1);
+    memcpy(out->reason, p, h.nreason);
+    out->reason[h.nreason] = 0;
+  }
+  return true;
+}
+
+/* Runs job(ud, fd) in a child process and collects what it writes to fd
+ * within ms; kills it after. -1: no child could run; 0: killed; 1: it ended
+ * (*status: its wait status). */
+static int in_child(void (*job)(void *ud, int fd), void *ud, unsigned ms, dg_buf *b, int *status)
+{
+  int fd[2];
+  if (pipe(fd)) return -1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]), close(fd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    job(ud, fd[1]);
+    _exit(0);
+  }
+  close(fd[1]);
+  double until = dg_now() + ms / 1000.0;
+  bool killed = false;
+  char chunk[65536];
+  for (;;) {
+    double left = until - dg_now();
+    struct pollfd pf = { .fd = fd[0], .events = POLLIN };
+    int pr = left > 0 ? poll(&pf, 1, (int)(left * 1000) + 1) : 0;
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) {
+      kill(pid, SIGKILL);
+      killed = true;
+      break;
+    }
+    ssize_t n = read(fd[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    dg_buf_put(b, chunk, (size_t)n);
+  }
+  close(fd[0]);
+  *status = 0;
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+  return killed ? 0 : 1;
+}
+
+typedef struct {
+  smt_solver *s;
+  Z3_solver sol;
+  const dg_term *roots;
+  size_t nroots;
+  dg_term kernel, ref;
+} check_job;
+
+static void check_job_run(void *ud, int fd)
+{
+  check_job *j = ud;
+  smt_result r = {0};
+  check_here(j->s, j->sol, j->roots, j->nroots, j->kernel, j->ref, &r);
+  if (smt_failed(j->s) && r.verdict != SMT_UNKNOWN) {
+    smt_result_free(&r);
+    r.verdict = SMT_UNKNOWN;
+    r.reason = dg_strdup(j->s->error);
+  }
+  send_result(fd, &r);
+}
+
+static void smtlib_job_run(void *ud, int fd)
+{
+  check_job *j = ud;
+  const char *t = Z3_solver_to_string(j->s->z, j->sol);
+  send_all(fd, t, strlen(t));
+}
+
+/* check_here in a child, stopped after ms; false when no child could run. */
+static bool check_child(check_job *j, unsigned ms, smt_result *out)
+{
+  dg_buf b = {0};
+  int st;
+  int got = in_child(check_job_run, j, ms, &b, &st);
+  if (got < 0) return false;
+  if (!got) {
+    out->verdict = SMT_UNKNOWN;
+    out->reason = dg_printf("timeout (the solver ran past %u ms and was stopped)", ms);
+  } else if (!take_result(&b, out)) {
+    smt_result_free(out);
+    out->verdict = SMT_UNKNOWN;
+    out->reason = WIFSIGNALED(st) ? dg_printf("the solver process died (signal %d)", WTERMSIG(st))
+                                  : dg_strdup("the solver process sent no result");
+  }
+  dg_buf_free(&b);
+  return true;
+}
+
+/* The query as SMT-LIB2. Z3's printer can take minutes on a query whose
+ * DAG is small (a layernorm's sums): it gets SMTLIB_MS in a child. */
+enum { SMTLIB_MS = 10000 };
+static char *smtlib_text(check_job *j)
+{
+  dg_buf b = {0};
+  int st;
+  int got = in_child(smtlib_job_run, j, SMTLIB_MS, &b, &st);
+  if (got < 0) return dg_strdup(Z3_solver_to_string(j->s->z, j->sol));
+  if (got && WIFEXITED(st)) {
+    dg_buf_putc(&b, 0);
+    return dg_buf_take(&b);
+  }
+  dg_buf_free(&b);
+  return dg_printf("; query not printed: Z3's printer ran past %d ms", (int)SMTLIB_MS);
 }
 
 /* Under the assumptions, is cond satisfiable? roots: the terms whose variables
@@ -123,50 +291,27 @@ static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t 
   Z3_solver_inc_ref(z, sol);
   for (size_t i = 0; i < s->base.n; i++) Z3_solver_assert(z, sol, s->base.v[i]);
   Z3_solver_assert(z, sol, cond);
-  if (s->opts.want_smtlib) out->smtlib = dg_strdup(Z3_solver_to_string(z, sol));
-  Z3_params p = Z3_mk_params(z);
-  Z3_params_inc_ref(z, p);
-  Z3_params_set_uint(z, p, Z3_mk_string_symbol(z, "timeout"), s->opts.timeout_ms ? s->opts.timeout_ms : UINT32_MAX);
-  Z3_solver_set_params(z, sol, p);
-  Z3_params_dec_ref(z, p);
-  watchdog w = { .z = z, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
-  pthread_t wt;
-  bool watching = false;
-  if (s->opts.timeout_ms) {
-    w.ms = s->opts.timeout_ms + s->opts.timeout_ms / 4 + 250;
-    watching = pthread_create(&wt, NULL, watchdog_main, &w) == 0;
-  }
-  Z3_lbool r = Z3_solver_check(z, sol);
-  if (watching) {
-    pthread_mutex_lock(&w.mu);
-    w.done = true;
-    pthread_cond_signal(&w.cv);
-    pthread_mutex_unlock(&w.mu);
-    pthread_join(wt, NULL);
-    if (w.fired && r == Z3_L_UNDEF && !out->reason)
-      out->reason = dg_printf("timeout (the solver ran past %u ms and was interrupted)", s->opts.timeout_ms);
+  check_job j = { s, sol, roots, nroots, kernel, ref };
+  char *smtlib = s->opts.want_smtlib ? smtlib_text(&j) : NULL;
+  bool done = s->opts.timeout_ms && check_child(&j, s->opts.timeout_ms, out);
+  if (!done) {
+    if (s->opts.timeout_ms) {   /* no child: Z3's own limit */
+      Z3_params p = Z3_mk_params(z);
+      Z3_params_inc_ref(z, p);
+      Z3_params_set_uint(z, p, Z3_mk_string_symbol(z, "timeout"), s->opts.timeout_ms);
+      Z3_solver_set_params(z, sol, p);
+      Z3_params_dec_ref(z, p);
+    }
+    check_here(s, sol, roots, nroots, kernel, ref, out);
   }
   out->seconds = dg_now() - t0;
   out->nlipschitz = s->nlip;
-  if (r == Z3_L_FALSE) out->verdict = SMT_EQUIVALENT;
-  else if (r == Z3_L_TRUE) {
-    out->verdict = SMT_DIFFERENT;
-    Z3_model m = Z3_solver_get_model(z, sol);
-    Z3_model_inc_ref(z, m);
-    fill_model(s, m, roots, nroots, out);
-    if (kernel && ref)
-      out->have_sides = value_of(s, m, s->cache[kernel], term_sort_of(s->tc, kernel), &out->kernel_value) &&
-                        value_of(s, m, s->cache[ref], term_sort_of(s->tc, ref), &out->ref_value);
-    Z3_model_dec_ref(z, m);
-  } else {
-    out->verdict = SMT_UNKNOWN;
-    if (!out->reason) out->reason = dg_strdup(Z3_solver_get_reason_unknown(z, sol));
-  }
   Z3_solver_dec_ref(z, sol);
   if (smt_failed(s) && out->verdict != SMT_UNKNOWN) {
     smt_result_free(out);
     out->verdict = SMT_UNKNOWN;
   }
+  out->smtlib = smtlib;
   if (out->verdict == SMT_UNKNOWN && !out->reason) out->reason = dg_strdup(s->error ? s->error : "unknown");
   return out->verdict;
 }
