@@ -90,7 +90,6 @@ void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int n
 }
 
 static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, bool *t);
-static dom_val *operand_full(simt_x *x, const dg_expr *e, msk *k);
 static void ufill(simt_x *x, dom_val *r, int nc, const msk *k, int l);
 
 /* ---- lvalues ------------------------------------------------------------------ */
@@ -109,7 +108,7 @@ static int64_t *addr_vec(simt_x *x, msk *k, uint32_t buf, bool per_lane)
 
 bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
 {
-  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL, lv->slot = lv->part = -1;
+  lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL, lv->slot = lv->part = -1, lv->uaddr = false;
   switch (e->kind) {
   case DG_EX_VAR: {
     const dg_var *v = e->var;
@@ -125,6 +124,7 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
   }
   case DG_EX_INDEX: {
     int64_t *base = NULL;
+    bool bu = false;           /* a pointer base that is one value in every lane */
     uint64_t ub = 0;           /* base NULL: every lane's base is ub (a shared or __device__ array) */
     const dg_var *av = e->a->kind == DG_EX_VAR ? e->a->var : NULL;
     int avb;
@@ -137,7 +137,10 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       if (!al.mem) { simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, "array held in a register"); return false; }
       base = al.addr;
     } else {
-      base = simt_conc(x, e->a->type, k, operand_full(x, e->a, k), e->a->span);
+      bool bt;
+      dom_val *bv = operand(x, e->a, k, &bu, &bt);      /* operand_full, keeping "uniform" */
+      if (bt) ufill(x, bv, 1, k, msk_first(k).lo);
+      base = simt_conc(x, e->a->type, k, bv, e->a->span);
     }
     bool ui, ti;
     dom_val *iv = operand(x, e->b, k, &ui, &ti);
@@ -153,6 +156,7 @@ bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       uint64_t *restrict ap = (uint64_t *)a;
       if (!base) for (int i = k->lo; i < k->hi; i++) ap[i] = (ub & ~lm) | ((ub + d) & lm);
       else for (int i = k->lo; i < k->hi; i++) ap[i] = (bp[i] & ~lm) | ((bp[i] + d) & lm);
+      lv->uaddr = !base || bu;
       lv->mem = true, lv->addr = a;
       return true;
     }
@@ -375,12 +379,29 @@ static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, boo
   return r;
 }
 
-/* An operand every active lane of which is read: thin values filled. */
-static dom_val *operand_full(simt_x *x, const dg_expr *e, msk *k)
+
+/* A load every lane makes from one address of a global buffer that is
+ * written throughout, in bounds: nothing to report, one value (thin). NULL:
+ * not such a load (shared memory keeps its race shadow lane by lane). */
+static dom_val *uni_load(simt_x *x, const simt_lval *lv, msk *k)
 {
-  bool u, t;
-  dom_val *r = operand(x, e, k, &u, &t);
-  if (t) ufill(x, r, e->type->kind == DG_TY_ARRAY ? 1 : simt_ncomp(e->type), k, msk_first(k).lo);
+  dg_tykind kd = lv->t->kind;
+  int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4
+               : kd == DG_TY_F64 || kd == DG_TY_I64 || kd == DG_TY_U64 ? 8 : 0;
+  int l = msk_first(k).lo;
+  uint32_t id = dom_ptr_buf((dom_val)lv->addr[l]);
+  int64_t o = dom_ptr_off((dom_val)lv->addr[l]);
+  if (!size || id == 0 || id >= (uint32_t)x->top) return NULL;
+  const simt_buf *b = &x->m->bufs.v[id];
+  if (b->race || !b->all_init || o < 0 || o + size > b->mem.size) return NULL;
+  dom_val *r = simt_vals(x, lv->t);
+  const uint8_t *p = b->mem.bytes + o;
+  switch (kd) {            /* as fast_access loads them */
+  case DG_TY_F32: { float v; memcpy(&v, p, 4); r[l] = dom_of_f((double)v); break; }
+  case DG_TY_I32: { int32_t v; memcpy(&v, p, 4); r[l] = (dom_val)(int64_t)v; break; }
+  case DG_TY_U32: { uint32_t v; memcpy(&v, p, 4); r[l] = (dom_val)v; break; }
+  default: { uint64_t v; memcpy(&v, p, 8); r[l] = v; break; }
+  }
   return r;
 }
 
@@ -407,6 +428,10 @@ static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
   if (!simt_lval_of(x, e, k, &lv)) return x->zeros;
   if (e->type->kind == DG_TY_ARRAY)           /* an array as a value is its address */
     return lv.mem ? simt_const_vec(x, &ty_ptr8, k, lv.addr) : x->zeros;
+  if (lv.uaddr && x->ident && !x->gm && x->trace_lane < 0) {
+    dom_val *r = uni_load(x, &lv, k);
+    if (r) return thin_ret(x, e, r);
+  }
   return lval_read(x, &lv, k, e->span);
 }
 

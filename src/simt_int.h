@@ -191,7 +191,8 @@ int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object 
 /* expressions (simt_expr.c; branches and guards: simt_mask.c) */
 /* slot: the register is the whole slot (else -1); part: a lane or field of
  * that register slot (else -1) */
-typedef struct { bool mem; dom_val *reg; int64_t *addr; const dg_type *t; int slot, part; } simt_lval;
+/* uaddr: every active lane's address is the same (a uniform base and index) */
+typedef struct { bool mem; dom_val *reg; int64_t *addr; const dg_type *t; int slot, part; bool uaddr; } simt_lval;
 bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv);
 int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_span sp);
 void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc);

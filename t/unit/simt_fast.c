@@ -103,7 +103,7 @@ static const char src[] =
   "  sh[threadIdx.x % 8] = threadIdx.x;\n"
   "  sh[i] = n;\n"
   "  int r = sh[(threadIdx.x + 1) % 8] + un[i];\n"
-  "  out[threadIdx.x] = r + out[threadIdx.x + n * 100];\n"
+  "  out[threadIdx.x] = r + out[threadIdx.x + n * 100] + out[n * 2 + 40] + out[n * 90];\n"
   "  i++;\n"
   "  out[i] = i--;\n"
   "}\n";
