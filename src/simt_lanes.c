@@ -10,7 +10,9 @@
 #endif
 #include "simt_int.h"
 
-/* One function per operand form: A and B are the operands of lane i. */
+/* One function per operand form: A and B are the operands of lane i.
+ * i32 and u32 slots hold their value sign- or zero-extended, so comparing
+ * the low 32 bits gives ibin's 64-bit comparison (and vectorises). */
 #define FAST_BIN(name, A, B) \
 static bool name(int op, dg_tykind kd, int lo, int hi, dom_val *restrict r, \
                  const dom_val *restrict a, const dom_val *restrict b) \
@@ -22,12 +24,12 @@ static bool name(int op, dg_tykind kd, int lo, int hi, dom_val *restrict r, \
     case DG_BIN_ADD: LOOP((dom_val)(uint32_t)((A) + (B))); return true; \
     case DG_BIN_SUB: LOOP((dom_val)(uint32_t)((A) - (B))); return true; \
     case DG_BIN_MUL: LOOP((dom_val)(uint32_t)((A) * (B))); return true; \
-    case DG_BIN_LT: LOOP((dom_val)((A) < (B))); return true; \
-    case DG_BIN_LE: LOOP((dom_val)((A) <= (B))); return true; \
-    case DG_BIN_GT: LOOP((dom_val)((A) > (B))); return true; \
-    case DG_BIN_GE: LOOP((dom_val)((A) >= (B))); return true; \
-    case DG_BIN_EQ: LOOP((dom_val)((A) == (B))); return true; \
-    case DG_BIN_NE: LOOP((dom_val)((A) != (B))); return true; \
+    case DG_BIN_LT: LOOP((dom_val)((uint32_t)(A) < (uint32_t)(B))); return true; \
+    case DG_BIN_LE: LOOP((dom_val)((uint32_t)(A) <= (uint32_t)(B))); return true; \
+    case DG_BIN_GT: LOOP((dom_val)((uint32_t)(A) > (uint32_t)(B))); return true; \
+    case DG_BIN_GE: LOOP((dom_val)((uint32_t)(A) >= (uint32_t)(B))); return true; \
+    case DG_BIN_EQ: LOOP((dom_val)((uint32_t)(A) == (uint32_t)(B))); return true; \
+    case DG_BIN_NE: LOOP((dom_val)((uint32_t)(A) != (uint32_t)(B))); return true; \
     default: return false; \
     } \
   } \
@@ -36,12 +38,12 @@ static bool name(int op, dg_tykind kd, int lo, int hi, dom_val *restrict r, \
     case DG_BIN_ADD: LOOP((dom_val)(int64_t)(int32_t)((A) + (B))); return true; \
     case DG_BIN_SUB: LOOP((dom_val)(int64_t)(int32_t)((A) - (B))); return true; \
     case DG_BIN_MUL: LOOP((dom_val)(int64_t)(int32_t)((A) * (B))); return true; \
-    case DG_BIN_LT: LOOP((dom_val)((int64_t)(A) < (int64_t)(B))); return true; \
-    case DG_BIN_LE: LOOP((dom_val)((int64_t)(A) <= (int64_t)(B))); return true; \
-    case DG_BIN_GT: LOOP((dom_val)((int64_t)(A) > (int64_t)(B))); return true; \
-    case DG_BIN_GE: LOOP((dom_val)((int64_t)(A) >= (int64_t)(B))); return true; \
-    case DG_BIN_EQ: LOOP((dom_val)((A) == (B))); return true; \
-    case DG_BIN_NE: LOOP((dom_val)((A) != (B))); return true; \
+    case DG_BIN_LT: LOOP((dom_val)((int32_t)(A) < (int32_t)(B))); return true; \
+    case DG_BIN_LE: LOOP((dom_val)((int32_t)(A) <= (int32_t)(B))); return true; \
+    case DG_BIN_GT: LOOP((dom_val)((int32_t)(A) > (int32_t)(B))); return true; \
+    case DG_BIN_GE: LOOP((dom_val)((int32_t)(A) >= (int32_t)(B))); return true; \
+    case DG_BIN_EQ: LOOP((dom_val)((int32_t)(A) == (int32_t)(B))); return true; \
+    case DG_BIN_NE: LOOP((dom_val)((int32_t)(A) != (int32_t)(B))); return true; \
     default: return false; \
     } \
   } \

@@ -158,7 +158,7 @@ static void run(dg_module *mod, const tcase *c, dom *d, bool trace, outcome *o)
   o->ops = simt_last_stats(m).lane_ops;
   const simt_event *ev = simt_events(m, &o->nev);
   if (o->nev > 64) o->nev = 64;
-  memcpy(o->ev, ev, sizeof *ev * o->nev);
+  if (o->nev) memcpy(o->ev, ev, sizeof *ev * o->nev);
   const dg_span *tr = simt_trace(m, &o->ntrace);
   if (o->ntrace > 256) o->ntrace = 256;
   if (o->ntrace) memcpy(o->trace, tr, sizeof *tr * o->ntrace);
