@@ -66,26 +66,25 @@ static bool huge_ok(const fuzz_space_ctx *ctx, int target, const int64_t *ss, in
   return ok;
 }
 
-/* The smallest v in (lo, hi] reaching HUGE_OFFSET for symbol i (hi does),
- * rounded up to a power-of-two multiple when a constraint wants one. */
+/* Symbol i was just doubled from ss[i] / 2 (short) to ss[i] (passes): the
+ * smallest value in between reaching HUGE_OFFSET, rounded up to the first
+ * power-of-two multiple that the constraints accept; else ss[i] stays. */
 static void refine(const fuzz_space_ctx *ctx, int target, int64_t *ss, int i)
 {
-  int64_t hi = ss[i], lo = hi / 2, off;
+  int64_t orig = ss[i], hi = orig, lo = orig / 2, off;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     ss[i] = mid;
     huge_ok(ctx, target, ss, &off);
     if (off >= HUGE_OFFSET) hi = mid; else lo = mid;
   }
-  int64_t top = ss[i] = hi;
   for (int64_t m = 1; m <= 1024; m *= 2) {
     int64_t v = (hi + m - 1) / m * m;
-    if (v > top * 2) break;
+    if (v >= orig) break;
     ss[i] = v;
     if (huge_ok(ctx, target, ss, &off) && off >= HUGE_OFFSET) return;
   }
-  ss[i] = top * 2;      /* the doubled value passed before */
-  if (!huge_ok(ctx, target, ss, &off)) ss[i] = top;
+  ss[i] = orig;
 }
 
 /* Is symbol name a dimension of some output? */
