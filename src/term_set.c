@@ -74,7 +74,9 @@ dg_term term_set_union(term_ctx *c, dg_term s1, dg_term s2, term_setmode m)
   if (!s1) return s2;
   if (!s2) return s1;
   if (s1 == s2 && m == TERM_SET_PLAIN) return s1;
-  if (s1 > s2) { dg_term t = s1; s1 = s2; s2 = t; }   /* union is commutative (sums too) */
+  /* union is commutative: SUM adds values (commutative in double), PLAIN
+   * sets (max/min operands) carry no values, so no key has two to choose from */
+  if (s1 > s2) { dg_term t = s1; s1 = s2; s2 = t; }
   const term_node *n1 = term_node_of(c, s1), *n2 = term_node_of(c, s2);
   if (!(n1->c || n1->d) || !(n2->c || n2->d))    /* one operand into a set (acc += x): */
     return union_rec(c, s1, s2, m);              /* a new path each time, not worth a slot */
