@@ -79,7 +79,10 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
   } else if (x->ident && !simt_isfloat(cond->type)) {
     /* the concrete domain's integers and pointers: true is nonzero, never
      * both; the false lanes are k's lanes that are not true, eight a word */
-    for (int i = k->lo; i < k->hi; i++) tb[i] = kb[i] & (c[i] != 0);
+    if (cond->type->kind == DG_TY_BOOL)     /* 0 or 1 already: a byte each (the loop vectorises) */
+      for (int i = k->lo; i < k->hi; i++) tb[i] = kb[i] & (uint8_t)c[i];
+    else
+      for (int i = k->lo; i < k->hi; i++) tb[i] = kb[i] & (c[i] != 0);
     int i = k->lo;
     for (; i + 8 <= k->hi; i += 8) {
       uint64_t a, t;

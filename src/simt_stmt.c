@@ -72,7 +72,7 @@ static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
 static void st_expr(simt_x *x, const dg_stmt *s, msk *k)
 {
   simt_mark mk = simt_mark_get(x);
-  if (s->e) simt_eval(x, s->e, k);
+  if (s->e) simt_eval_u(x, s->e, k);            /* the value is not read: a thin one stays thin */
   simt_mark_release(x, mk);
 }
 
@@ -124,7 +124,7 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
       run.lo = lo, run.hi = hi;
       msk_fix(&run);
     }
-    if (s->step && run.cnt) simt_eval(x, s->step, &run);
+    if (s->step && run.cnt) simt_eval_u(x, s->step, &run);   /* the value is not read: a thin one stays thin */
     simt_mark_release(x, mk);
   }
   msk_or(k->b, done, brk, lo, hi);
