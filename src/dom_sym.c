@@ -22,10 +22,14 @@ typedef struct {
   DG_VEC(dom_sym_narrow) narrow;   /* REAL model: results rounded to f16/bf16 */
 } symdom;
 
-typedef struct {           /* dom_mem.cells: a term per stored scalar, by byte offset */
-  int64_t cap;
-  dg_term *t;
-  uint8_t *sz;
+/* dom_mem.cells: a term per stored scalar, by byte offset, in pages made on
+ * the first store into them (a check of one element of a 64 MiB tensor
+ * touches a few pages, not a cell array as large as the tensor). */
+#define CELL_PAGE 4096
+typedef struct { dg_term t[CELL_PAGE]; uint8_t sz[CELL_PAGE]; } cellpage;
+typedef struct {
+  int64_t npages;
+  cellpage **pages;
 } cells;
 
 #define S(d) ((symdom *)(d))
@@ -524,20 +528,43 @@ static int y_concrete(dom *d, const dg_type *t, int n, const uint8_t *m, const d
 }
 
 /* ---- memory --------------------------------------------------------------------- */
-static cells *cells_of(dom_mem *mem, int64_t need)
+static cells *cells_of(dom_mem *mem)
 {
-  cells *c = mem->cells;
-  if (!c) c = mem->cells = dg_calloc(1, sizeof *c);
-  if (need > c->cap) {
-    int64_t cap = c->cap ? c->cap : 16;
-    while (cap < need) cap *= 2;
-    c->t = dg_realloc(c->t, sizeof *c->t * (size_t)cap);
-    c->sz = dg_realloc(c->sz, (size_t)cap);
-    memset(c->t + c->cap, 0, sizeof *c->t * (size_t)(cap - c->cap));
-    memset(c->sz + c->cap, 0, (size_t)(cap - c->cap));
-    c->cap = cap;
+  if (!mem->cells) mem->cells = dg_calloc(1, sizeof(cells));
+  return mem->cells;
+}
+
+static cellpage *page_at(cells *c, int64_t off, bool make)
+{
+  int64_t p = off / CELL_PAGE;
+  if (p >= c->npages) {
+    if (!make) return NULL;
+    int64_t n = c->npages ? c->npages : 1;
+    while (n <= p) n *= 2;
+    c->pages = dg_realloc(c->pages, sizeof *c->pages * (size_t)n);
+    memset(c->pages + c->npages, 0, sizeof *c->pages * (size_t)(n - c->npages));
+    c->npages = n;
   }
-  return c;
+  if (!c->pages[p] && make) c->pages[p] = dg_calloc(1, sizeof **c->pages);
+  return c->pages[p];
+}
+
+static dg_term cell_t(cells *c, int64_t off)
+{
+  cellpage *pg = page_at(c, off, false);
+  return pg ? pg->t[off % CELL_PAGE] : TERM_NONE;
+}
+
+static int cell_sz(cells *c, int64_t off)
+{
+  cellpage *pg = page_at(c, off, false);
+  return pg ? pg->sz[off % CELL_PAGE] : 0;
+}
+
+static void cell_set(cells *c, int64_t off, dg_term t)
+{
+  cellpage *pg = page_at(c, off, t != TERM_NONE);
+  if (pg) pg->t[off % CELL_PAGE] = t;
 }
 
 static const binding *bound(symdom *s, int buf)
@@ -591,9 +618,9 @@ static void y_load(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *d
   int size = (int)dom_tysize(t);
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
-    cells *c = cells_of(mem[i], off[i] + size);
-    dg_term x = c->t[off[i]];
-    if (x && c->sz[off[i]] == size) {
+    cells *c = cells_of(mem[i]);
+    dg_term x = cell_t(c, off[i]);
+    if (x && cell_sz(c, off[i]) == size) {
       term_sort want = sort_of(s, t), have = is_inf(s, x) ? want : term_sort_of(s->c, x);
       if (have == want) { dst[i] = x; continue; }
       dom_val cv;    /* reinterpreting a stored constant: through the bytes */
@@ -609,9 +636,9 @@ static void y_load(dom *d, const dg_type *t, int n, const uint8_t *m, dom_val *d
       continue;
     }
     bool partial = x != TERM_NONE;
-    for (int j = 1; j < size && !partial; j++) partial = c->t[off[i] + j] != TERM_NONE;
+    for (int j = 1; j < size && !partial; j++) partial = cell_t(c, off[i] + j) != TERM_NONE;
     for (int j = 1; j < 8 && j <= off[i] && !partial; j++)
-      partial = c->t[off[i] - j] && c->sz[off[i] - j] > j;
+      partial = cell_t(c, off[i] - j) && cell_sz(c, off[i] - j) > j;
     dst[i] = partial ? fresh(s, sort_of(s, t), "a load of part of a stored value")
                      : initial(s, t, mem[i], off[i], size);
   }
@@ -623,12 +650,14 @@ static void y_store(dom *d, const dg_type *t, int n, const uint8_t *m, const dom
   int size = (int)dom_tysize(t);
   for (int i = 0; i < n; i++) {
     if (!m[i]) continue;
-    cells *c = cells_of(mem[i], off[i] + size);
+    cells *c = cells_of(mem[i]);
     for (int j = 1; j < 8 && j <= off[i]; j++)      /* an older, wider value overlapping */
-      if (c->t[off[i] - j] && c->sz[off[i] - j] > j) c->t[off[i] - j] = 0;
-    for (int j = 0; j < size; j++) c->t[off[i] + j] = 0;
-    c->t[off[i]] = val(S(d), src[i], t);
-    c->sz[off[i]] = (uint8_t)size;
+      if (cell_t(c, off[i] - j) && cell_sz(c, off[i] - j) > j) cell_set(c, off[i] - j, TERM_NONE);
+    for (int j = 0; j < size; j++) cell_set(c, off[i] + j, TERM_NONE);
+    dg_term x = val(S(d), src[i], t);
+    cellpage *pg = page_at(c, off[i], true);
+    pg->t[off[i] % CELL_PAGE] = x;
+    pg->sz[off[i] % CELL_PAGE] = (uint8_t)size;
   }
 }
 
@@ -636,8 +665,8 @@ dg_term dom_sym_cell(dom *d, dom_mem *mem, int64_t off, int size)
 {
   (void)d;
   cells *c = mem ? mem->cells : NULL;
-  if (!c || off < 0 || off + size > c->cap || c->sz[off] != size) return TERM_NONE;
-  return c->t[off];
+  if (!c || off < 0 || cell_sz(c, off) != size) return TERM_NONE;
+  return cell_t(c, off);
 }
 
 static void y_mem_free(dom *d, dom_mem *mem)
@@ -645,7 +674,8 @@ static void y_mem_free(dom *d, dom_mem *mem)
   (void)d;
   cells *c = mem->cells;
   if (!c) return;
-  free(c->t), free(c->sz), free(c);
+  for (int64_t p = 0; p < c->npages; p++) free(c->pages[p]);
+  free(c->pages), free(c);
   mem->cells = NULL;
 }
 
