@@ -535,7 +535,8 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     if (whyc) check_say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
     else if (ieee) check_say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)%s",
                        tol.atol, tol.rtol, fixed_note(c));
-    else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model)%s",
+    else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model%s)%s",
+                   res.normal_form ? "; both sides expand to one polynomial over the same atoms, no solver needed" : "",
                    fixed_note(c));
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");

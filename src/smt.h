@@ -49,6 +49,7 @@ typedef struct {
   char *smtlib;          /* opts.want_smtlib: the query in SMT-LIB2 */
   double seconds;        /* solver time */
   size_t nlipschitz;     /* opts.lipschitz: pair facts the query held (0: the answer rests on none) */
+  bool normal_form;      /* EQUIVALENT without Z3: both sides have one normal form (smt_norm.c) */
 } smt_result;
 void smt_result_free(smt_result *r);
 
@@ -63,6 +64,10 @@ smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_res
 /* Is cond (a bool term) satisfiable under the assumptions? (an index out of
  * bounds, a feasible path). SMT_SAT comes with a model. */
 smt_verdict smt_sat(smt_solver *s, dg_term cond, smt_result *out);
+
+/* Whether two REAL terms expand to one polynomial over the same atoms
+ * (smt_norm.c says which identities it uses): true proves them equal. */
+bool smt_same_normal_form(term_ctx *c, dg_term a, dg_term b);
 
 /* Bytes Z3 holds now, all contexts together (with term_ctx_bytes: a check's memory). */
 size_t smt_bytes(void);

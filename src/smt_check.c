@@ -360,10 +360,25 @@ smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_res
   if (term_sort_of(s->tc, ref) != ts)
     term_die("comparing a %s with a %s", term_sort_name(ts), term_sort_name(term_sort_of(s->tc, ref)));
   if (kernel == ref && !s->opts.want_smtlib) return out->verdict = SMT_EQUIVALENT;  /* one term */
+  bool same = ts == TERM_S_REAL && smt_same_normal_form(s->tc, kernel, ref);
+  if (same && !s->opts.want_smtlib) return out->normal_form = true, out->verdict = SMT_EQUIVALENT;
   Z3_ast k = smt_tr(s, kernel), r = k ? smt_tr(s, ref) : NULL;
   if (!k || !r) return failed(s, out);
   Z3_ast cond = TERM_SK(ts) == TERM_SK_FP ? fp_differ(s, ts, k, r) : Z3_mk_not(s->z, Z3_mk_eq(s->z, k, r));
   dg_term roots[2] = { kernel, ref };
+  if (same) {   /* the query's text, for --explain; not solved */
+    Z3_solver sol = Z3_mk_solver(s->z);
+    Z3_solver_inc_ref(s->z, sol);
+    for (size_t i = 0; i < s->base.n; i++) Z3_solver_assert(s->z, sol, s->base.v[i]);
+    Z3_solver_assert(s->z, sol, cond);
+    check_job j = { s, sol, roots, 2, kernel, ref };
+    char *text = smtlib_text(&j);
+    out->smtlib = dg_printf("; not solved: both sides expand to one polynomial (smt_norm.c)\n%s", text);
+    free(text);
+    Z3_solver_dec_ref(s->z, sol);
+    out->normal_form = true;
+    return out->verdict = SMT_EQUIVALENT;
+  }
   return run(s, cond, roots, 2, kernel, ref, out);
 }
 

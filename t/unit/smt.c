@@ -146,6 +146,69 @@ static void test_lipschitz(void)
   smt_result_free(&r);
 }
 
+/* Online softmax over n scores s_j with values v_j: the kernel rescales its
+ * running sums by exp(m_old - m_new), the reference divides by exp(max).
+ * Both expand to Σ v_j exp(s_j - M) / Σ exp(s_j - M): one normal form. */
+static dg_term V(int i)
+{
+  term_varinfo vi = { TERM_VAR_INPUT, "v", i, DG_TY_F32, NULL };
+  return term_var(C, TERM_S_REAL, &vi);
+}
+
+static dg_term online(int n, bool forget_l)
+{
+  dg_term m = X(0), l = term_real(C, 1), acc = V(0);
+  for (int j = 1; j < n; j++) {
+    dg_term mn = term_max(C, m, X(j));
+    dg_term corr = term_exp(C, term_sub(C, m, mn)), pe = term_exp(C, term_sub(C, X(j), mn));
+    l = term_add(C, forget_l ? l : term_mul(C, l, corr), pe);
+    acc = term_add(C, term_mul(C, acc, corr), term_mul(C, pe, V(j)));
+    m = mn;
+  }
+  return term_div(C, acc, l);
+}
+
+static dg_term two_pass(int n)
+{
+  dg_term m = X(0), num = term_real(C, 0), den = term_real(C, 0);
+  for (int j = 1; j < n; j++) m = term_max(C, m, X(j));
+  for (int j = 0; j < n; j++) {
+    dg_term e = term_exp(C, term_sub(C, X(j), m));
+    num = term_add(C, num, term_mul(C, e, V(j)));
+    den = term_add(C, den, e);
+  }
+  return term_div(C, num, den);
+}
+
+static void test_normal_form(void)
+{
+  const int n = 12;
+  dg_term ker = online(n, false), ref = two_pass(n);
+  ok(ker != ref, "online and two-pass softmax are different terms");
+  ok(smt_same_normal_form(C, ker, ref), "online softmax (12 scores) and the two-pass one have one normal form");
+  smt_result r;
+  is_int(smt_differ(C, ker, ref, NULL, 0, &(smt_opts){ .timeout_ms = 10000 }, &r), SMT_EQUIVALENT, "so the check says equivalent");
+  ok(r.normal_form, "without Z3 (%.3fs)", r.seconds);
+  smt_result_free(&r);
+  dg_term bad = online(n, true);
+  ok(!smt_same_normal_form(C, bad, ref), "a denominator that is never rescaled: normal forms differ");
+  is_int(smt_differ(C, bad, ref, NULL, 0, &(smt_opts){ .timeout_ms = 10000 }, &r), SMT_DIFFERENT, "and Z3 finds a difference");
+  ok(!r.normal_form, "(the solver answered)");
+  smt_result_free(&r);
+  /* 0.1 * 0.1 is not exact in double: expanding would round, so no claim */
+  dg_term a = term_add(C, term_mul(C, term_real(C, 0.1), X(0)), term_real(C, 0.3));
+  dg_term b = term_add(C, term_mul(C, term_real(C, 0.1), X(1)), term_real(C, 0.7));
+  dg_term xy = term_mul(C, X(0), X(1));
+  dg_term expanded = term_add(C, term_add(C, term_mul(C, term_real(C, 0.1 * 0.1), xy), term_mul(C, term_real(C, 0.1 * 0.7), X(0))),
+                              term_add(C, term_mul(C, term_real(C, 0.3 * 0.1), X(1)), term_real(C, 0.3 * 0.7)));
+  ok(!smt_same_normal_form(C, term_mul(C, a, b), expanded), "inexact coefficient arithmetic gives no normal form");
+  dg_term a2 = term_add(C, term_mul(C, term_real(C, 0.5), X(0)), term_real(C, 3));
+  dg_term b2 = term_add(C, term_mul(C, term_real(C, 0.25), X(1)), term_real(C, 2));
+  dg_term ex2 = term_add(C, term_add(C, term_mul(C, term_real(C, 0.125), xy), X(0)),
+                         term_add(C, term_mul(C, term_real(C, 0.75), X(1)), term_real(C, 6)));
+  ok(smt_same_normal_form(C, term_mul(C, a2, b2), ex2), "exact ones expand: (x/2 + 3)(y/4 + 2)");
+}
+
 static void test_assume(void)
 {
   term_varinfo vi = { TERM_VAR_INPUT, "targets", 3, DG_TY_I32, NULL };
@@ -242,6 +305,7 @@ int main(void)
   test_softmax();
   test_facts();
   test_lipschitz();
+  test_normal_form();
   test_assume();
   test_ieee();
   test_timeout();
