@@ -260,29 +260,10 @@ dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from,
   return r;
 }
 
-bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
+/* The program's postfix instructions over a small stack (lane l of the
+ * registers). Out of line: the common calls end at the memo. */
+static __attribute__((noinline)) dom_val interp(simt_x *x, const simt_uprog *p, dom_val *const *reg, int l)
 {
-  simt_uprog *p = (simt_uprog *)lookup(x, e);
-  if (p == &not_pure) return false;
-  dom_val *const *reg = x->fr->reg;
-  const uint8_t *runi = x->fr->runi;
-  int l = msk_first(k).lo;
-  bool same = p->memo && p->memo_block == x->block;
-  for (int s = 0; s < p->nslots; s++) {
-    int32_t sl = p->slots[s];
-    if (!reg[sl] || !runi[sl]) {
-      /* the register that was not uniform is likely not to be next time: test it first */
-      memmove(p->slots + 1, p->slots, sizeof *p->slots * (size_t)s);
-      p->slots[0] = sl;
-      p->memo = false;
-      return false;
-    }
-    dom_val v = reg[sl][l];
-    same &= v == p->memo_in[s];
-    p->memo_in[s] = v;
-  }
-  x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
-  if (same) { *out = p->memo_out; return true; }
   dom_val st[UNI_MAX_STACK];
   int sp = 0;
   for (const uni_ins *i = p->ins, *end = i + p->nins; i < end; i++) {
@@ -313,7 +294,32 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
     default: st[sp - 1] = simt_uni_cast(x, i->code, i->t, i->t2, st[sp - 1]); break;
     }
   }
-  p->memo = true, p->memo_block = x->block, p->memo_out = st[0];
-  *out = st[0];
+  return st[0];
+}
+
+bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
+{
+  simt_uprog *p = (simt_uprog *)lookup(x, e);
+  if (p == &not_pure) return false;
+  dom_val *const *reg = x->fr->reg;
+  const uint8_t *runi = x->fr->runi;
+  int l = msk_first(k).lo;
+  bool same = p->memo && p->memo_block == x->block;
+  for (int s = 0; s < p->nslots; s++) {
+    int32_t sl = p->slots[s];
+    if (!reg[sl] || !runi[sl]) {
+      /* the register that was not uniform is likely not to be next time: test it first */
+      for (int j = s; j > 0; j--) p->slots[j] = p->slots[j - 1];
+      p->slots[0] = sl;
+      p->memo = false;
+      return false;
+    }
+    dom_val v = reg[sl][l];
+    same &= v == p->memo_in[s];
+    p->memo_in[s] = v;
+  }
+  x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
+  if (!same) p->memo = true, p->memo_block = x->block, p->memo_out = interp(x, p, reg, l);
+  *out = p->memo_out;
   return true;
 }
