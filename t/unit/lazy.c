@@ -19,12 +19,26 @@ static void fill_pat(void *ud, int64_t off, uint8_t *dst, int64_t n)
   for (int64_t i = 0; i < n; i++) dst[i] = pat(off + i);
 }
 
+/* Address space of this process in KiB (VmSize), or -1 without /proc. */
+static long long vm_kib(void)
+{
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long long v = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmSize:", 7)) v = atoll(line + 7);
+  if (f) fclose(f);
+  return v;
+}
+
 static void test_lazy(void)
 {
   int calls = 0;
   char *err = NULL;
   int64_t big = (int64_t)9 << 30;           /* 9 GiB: more than the CI machine can spare */
+  long long vm0 = vm_kib();
   emu_lazy *z = emu_lazy_new(big, fill_pat, &calls, &err);
+  long long vm1 = vm_kib();
   if (!ok(z != NULL, "9 GiB reserved without memory (%s)", err ? err : "ok")) { free(err); return; }
   uint8_t *b = emu_lazy_bytes(z);
   is_int(emu_lazy_fills(z), 0, "nothing filled before the first touch");
@@ -44,6 +58,9 @@ static void test_lazy(void)
   ok(w == want, "a 4-byte load across a chunk boundary fills both chunks");
   is_int(emu_lazy_fills(z), 7, "two more chunks");
   emu_lazy_free(z);
+  long long vm2 = vm_kib();
+  ok(vm0 < 0 || (vm1 - vm0 >= 9LL << 20 && llabs(vm2 - vm0) < 1024),
+     "the reservation is address space only and is released (VmSize %lld -> %lld -> %lld KiB)", vm0, vm1, vm2);
 
   /* bounded residency: the oldest chunk is dropped and comes back the same */
   calls = 0;
