@@ -11,13 +11,14 @@
 # Then run on the device with carry [".devcarry"] (build-gpu itself is over
 # the 64 MiB that travels):  sh t/gpu/device-run.sh
 # (t/gpu/ref.t and, with --dirigo, check-replay.sh run there too)
-# usage: t/gpu/carry-libs.sh [--dirigo] [--relink] [BUILD_DIR]   (default: build-gpu)
+# usage: t/gpu/carry-libs.sh [--dirigo] [--relink] [--pack] [BUILD_DIR]   (default: build-gpu)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-with_dirigo=no relink=no
+with_dirigo=no relink=no pack=no
 while [ $# -gt 0 ]; do
   case $1 in
     --dirigo) with_dirigo=yes ;;
+    --pack) pack=yes ;;
     --relink) relink=yes ;;
     *) break ;;
   esac
@@ -70,3 +71,12 @@ missing=$(for p in "$D"/bin/*; do LD_LIBRARY_PATH="$D/lib" ldd "$p" | grep 'not 
 [ -z "$missing" ] || { echo "carry-libs: unresolved: $missing" >&2; exit 1; }
 echo "carry-libs: $(ls "$D/bin" | wc -l) programs, $(ls "$D/lib" | wc -l) files in .devcarry/lib ($(du -sh "$D" | cut -f1))"
 ls "$D/lib"
+# --pack: the whole of it as .devcarry/pack.tar.xz alone (about 9 MiB instead of
+# 63: with --dirigo the plain folder no longer fits the 64 MiB that travel);
+# device-run.sh and fuzz-device.sh unpack it there.
+if [ $pack = yes ]; then
+  t=$(mktemp -d)
+  (cd "$root" && tar -cJf "$t/pack.tar.xz" .devcarry)
+  rm -rf "$D" && mkdir -p "$D" && mv "$t/pack.tar.xz" "$D/" && rmdir "$t"
+  echo "carry-libs: packed into .devcarry/pack.tar.xz ($(du -sh "$D/pack.tar.xz" | cut -f1))"
+fi

@@ -11,6 +11,8 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 D=$root/.devcarry
+# carry-libs.sh --pack: unpack first
+[ -f "$D/pack.tar.xz" ] && [ ! -d "$D/bin" ] && tar -xJf "$D/pack.tar.xz" -C "$root"
 bench=yes
 [ "${1:-}" = --no-bench ] && bench=no
 logs=$(mktemp -d)
