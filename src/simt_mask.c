@@ -138,6 +138,31 @@ void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
     x->lane_ops -= (uint64_t)run->cnt;
   }
   simt_mark mk = simt_mark_get(x);
+  if (x->ident && !simt_isfloat(cond->type) && run->cnt) {
+    /* concrete integers: true is nonzero and never both; the lanes are split
+     * in place, in one pass (what branch_ and the or below do) */
+    const dom_val *c = simt_eval_u(x, cond, run);
+    uint8_t *restrict rb = run->b;
+    if (x->uni) {
+      if (c[msk_first(run).lo] == 0) {
+        msk_or(done, done, rb, run->lo, run->hi);
+        memset(rb + run->lo, 0, (size_t)(run->hi - run->lo));
+      }
+    } else if (cond->type->kind == DG_TY_BOOL) {
+      for (int i = run->lo; i < run->hi; i++) {
+        uint8_t a = rb[i], t = a & (uint8_t)c[i];
+        done[i] |= a & !t, rb[i] = t;
+      }
+    } else {
+      for (int i = run->lo; i < run->hi; i++) {
+        uint8_t a = rb[i], t = a & (c[i] != 0);
+        done[i] |= a & !t, rb[i] = t;
+      }
+    }
+    msk_fix(run);
+    simt_mark_release(x, mk);
+    return;
+  }
   msk t, f;
   branch_(x, cond, run, &t, &f, NULL);
   msk_or(done, done, f.b, run->lo, run->hi);
