@@ -11,6 +11,9 @@ typedef struct {
   simt *m;
   dom *sym;                 /* NULL: concrete */
   int *bufs;                /* buffer id per tensor */
+  const emu_io *io;         /* concrete: inputs still to write (check_run.c writes them before
+                             * the first launch that runs the whole kernel; a store slice
+                             * reads no memory); NULL once written */
 } check_mach;
 
 /* Inputs (and accumulate outputs) carry io's values; with a symbolic domain

@@ -34,15 +34,13 @@ bool check_mach_init(check_mach *cm, const dg_problem *p, const int64_t *sizes, 
     int64_t n = io->numel[t], bytes = n * es, z = 0;
     bool input = ts->role == DG_TENSOR_INPUT || ts->accumulate;
     /* the symbolic domain reads an input as variables (or the fixed values
-     * of a ranged one), never its bytes: they only need to count as written */
+     * of a ranged one), never its bytes: they only need to count as written;
+     * a concrete machine gets them before its first full launch (write_inputs) */
     int buf = simt_buf_new(cm->m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes,
                            input && sym ? SIMT_BUF_INIT : 0);
     cm->bufs[t] = buf;
     if (input && !sym) {
-      uint8_t *raw = dg_malloc((size_t)(bytes ? bytes : 1));
-      for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
-      simt_buf_write(cm->m, buf, 0, raw, bytes);
-      free(raw);
+      cm->io = io;
     } else if (ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
       dg_diags d = {0};
       bool ok = dg_problem_zero_bytes(p, (int)t, sizes, &z, &d);
@@ -65,6 +63,22 @@ bool check_mach_init(check_mach *cm, const dg_problem *p, const int64_t *sizes, 
     }
   }
   return true;
+}
+
+/* The inputs' values into a concrete machine's buffers (once). */
+static void write_inputs(check_mach *cm)
+{
+  const dg_problem *p = cm->p;
+  for (size_t t = 0; cm->io && t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    int64_t n = cm->io->numel[t], bytes = n * dg_dtypes[ts->dtype].size;
+    uint8_t *raw = dg_malloc((size_t)(bytes ? bytes : 1));
+    for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, cm->io->data[t][i]);
+    simt_buf_write(cm->m, cm->bufs[t], 0, raw, bytes);
+    free(raw);
+  }
+  cm->io = NULL;
 }
 
 void check_mach_free(check_mach *cm)
@@ -157,6 +171,7 @@ simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, cons
   dg_arena a = {0};
   if (launch_args(cm->p, li, cm->sizes, cm->bufs, args, err)) {
     const dg_func *f = writer_slice(cm, k->kern.v[li], &L, &a);
+    if (!f) write_inputs(cm);
     st = simt_run(cm->m, f ? f : k->kern.v[li], &L, args, (int)l->args.n);
     if (st == SIMT_BADARGS) *err = dg_printf("launch %d: %s", li + 1, simt_error(cm->m));
   }
