@@ -122,9 +122,11 @@ void fuzz_huge_run_case(const dg_problem *p, const fuzz_backend *be, const fuzz_
 
 /* Input values on demand, for inputs that have no data array. */
 typedef struct { double (*value)(void *ud, int t, int64_t flat); void *ud; } fuzz_values;
-/* The kernel-precision envelope (fuzz_run.c): re-judges the failing elements
- * of output t; returns how many stay failures (the first in *first). Inputs
- * come from env_data[t], else lazy (may be NULL). */
+/* The kernel-precision envelope (fuzz_envelope.c): re-judges up to
+ * FUZZ_ENVELOPE_JUDGED failing elements of output t; returns how many stay
+ * failures (the first in *first). Inputs come from env_data[t], else lazy
+ * (may be NULL). */
+#define FUZZ_ENVELOPE_JUDGED 8192
 int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data,
                              const fuzz_values *lazy, int t, const double *got, const double *want,
                              const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
