@@ -295,14 +295,14 @@ static dg_term bounds(chk *c, double lim)
 }
 
 /* A model of "differs beyond tolerance" (lim > 0: |x| <= lim; else the dtypes' range). */
-static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, smt_result *res)
+static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, unsigned max_ms, smt_result *res)
 {
   dg_tol tol = dg_problem_tol(c->p, c->t);
   term_ctx *tc = c->tc;
   dg_term slack = term_add(tc, term_float(tc, DG_TY_F64, tol.atol),
                            term_mul(tc, term_float(tc, DG_TY_F64, tol.rtol), term_abs(tc, rt)));
   dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
-  smt_opts so = { .timeout_ms = query_ms(c), .lipschitz = true };
+  smt_opts so = { .timeout_ms = query_ms(c) < max_ms ? query_ms(c) : max_ms, .lipschitz = true };
   smt_solver *s = smt_new(tc, &so);
   smt_assume(s, bounds(c, lim));
   smt_verdict v = smt_sat(s, cond, res);
@@ -550,17 +550,30 @@ static void solve(chk *c, dg_term kt, dg_term rt)
       check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
   } else {
+    /* a quick model of "beyond tolerance" with inputs up to 100 first (the
+     * nicest witness); then the solver's model and structured inputs (one
+     * replay, a few term evaluations); only then the tolerance queries in
+     * full, which can each take the whole timeout */
+    enum { QUICK_MS = 2000 };
     smt_result tr = {0};
-    smt_verdict tv = tol_query(c, kt, rt, 100, &tr);
-    if (tv != SMT_SAT) {
+    smt_verdict tv = tol_query(c, kt, rt, 100, QUICK_MS, &tr);
+    bool found = tv == SMT_SAT && try_model(c, &tr, kt, rt);
+    found = found || try_model(c, &res, kt, rt) || search_witness(c, kt, rt);
+    if (!found && tv == SMT_UNKNOWN) {
       smt_result_free(&tr);
-      tv = tol_query(c, kt, rt, 0, &tr);
+      tv = tol_query(c, kt, rt, 100, UINT32_MAX, &tr);
+      found = tv == SMT_SAT && try_model(c, &tr, kt, rt);
     }
-    if (tv == SMT_UNSAT && !whyc) {
+    if (!found && tv != SMT_SAT) {
+      smt_result_free(&tr);
+      tv = tol_query(c, kt, rt, 0, UINT32_MAX, &tr);
+      found = tv == SMT_SAT && try_model(c, &tr, kt, rt);
+    }
+    if (!found && tv == SMT_UNSAT && !whyc) {
       check_say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model%s)",
           tol.atol, tol.rtol, tr.nlipschitz ? "; the proof uses the mean-value bounds of tanh and erf: |f(a) - f(b)| <= L|a - b|, "
                                               "and <= L|a - b| / (1 + min(a^2, b^2)) for a, b of one sign" : "");
-    } else if (!(tv == SMT_SAT && try_model(c, &tr, kt, rt)) && !try_model(c, &res, kt, rt) && !search_witness(c, kt, rt)) {
+    } else if (!found) {
       check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
     }

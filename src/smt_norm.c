@@ -275,7 +275,7 @@ static bool mul_item(void *ud, dg_term key, dg_term val)
 static poly *nf_node(norm *N, dg_term t)
 {
   const term_node n = *term_node_of(N->tc, t);
-  if (n.op == TOP_CONST) return poly_const(term_real_val(N->tc, t));
+  if (n.op == TOP_CONST && isfinite(term_real_val(N->tc, t))) return poly_const(term_real_val(N->tc, t));
   if (n.op == TOP_ADD) {
     sum_st s = { N, poly_const(n.a ? term_real_val(N->tc, n.a) : 0) };
     term_set_each(N->tc, n.b, add_item, &s);

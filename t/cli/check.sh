@@ -110,5 +110,11 @@ is "$(cat "$rcf")" 0 "layernorm_block --auto --budget 3: exit 0 (unknown is no f
 ok "[ $dt -lt 40 ]" "it ends near its budget (${dt} s)"
 like "$out" '"verdict":"unknown","reason":"solver: timeout .*the check.s budget is spent' "unknown: the budget stopped the solver"
 
+# The cheap witnesses (the solver's model, structured inputs) come before
+# the tolerance queries, which took the whole 20 s budget here
+out=$(run_dirigo check "$S/reduce/l2norm_atomic_assign.lua" --auto --budget 8 --no-journal)
+is "$(cat "$rcf")" 1 "l2norm_atomic_assign --auto --budget 8: the bug (exit 1)"
+like "$out" "^y\[0\] +bug +kernel .* vs reference .*witness replayed" "at the first element, replayed"
+
 rm -f "$rcf"
 done_testing
