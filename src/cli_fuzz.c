@@ -290,9 +290,14 @@ static int evaluate(const fuzz_args *a)
     if (!a->json) printf("\n");
     cli_problem_free(&L);
   }
+  int w = 8;                                   /* the name column fits the longest strategy name */
+  for (int s = 0; s < nst; s++) {
+    int n = (int)strlen(fuzz_strategy_at((size_t)s)->name);
+    if (n > w) w = n;
+  }
   if (!a->json) {
     printf("\n(+ bug found, - bug missed, ! false positive, . correct and quiet; columns in table order)\n\n");
-    printf("%-22s %8s %8s %14s\n", "strategy", "recall", "FP rate", "median t-first");
+    printf("%-*s %8s %8s %14s\n", w, "strategy", "recall", "FP rate", "median t-first");
   } else printf("{\"buggy\": %" PRId64 ", \"correct\": %" PRId64 ", \"unusable\": %" PRId64 ", \"strategies\": [",
                 bugs, correct, unusable);
   for (int s = 0; s < nst; s++) {
@@ -304,7 +309,7 @@ static int evaluate(const fuzz_args *a)
       printf("%s{\"name\": \"%s\", \"recall\": %.1f, \"fp_rate\": %.1f, \"median_seconds_to_first\": %.3f}",
              s ? ", " : "", fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
     else
-      printf("%-22s %7.1f%% %7.1f%% %12.3f s\n", fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
+      printf("%-*s %7.1f%% %7.1f%% %12.3f s\n", w, fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
   }
   if (a->json) printf("]}\n");
   else printf("\n%" PRId64 " buggy and %" PRId64 " correct problems; %" PRId64 " unusable\n", bugs, correct, unusable);

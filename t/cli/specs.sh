@@ -17,6 +17,10 @@ out=$("$DIRIGO" fuzz --evaluate "$W/p" --cases 2 --seed 1)
 got=$(printf '%s\n' "$out" | sed -n 's/^  \([^ ]*\) .*/\1/p' | grep -v '^strategy' | tr '\n' ' ' | sed 's/ $//')
 is "$got" "$want" "fuzz --evaluate: the .lua spec and the .cu with a dirigo: block, sorted"
 like "$out" "^2 buggy and|^0 buggy and 2 correct problems" "two problems evaluated"
+# the table's columns line up under the header, the longest strategy name included
+hdr=$(printf '%s\n' "$out" | grep '^strategy ' | awk '{ print index($0, "recall") }')
+row=$(printf '%s\n' "$out" | grep '^boundary+adversarial+huge ' | awk '{ print index($0, "%") }')
+is "$row" "$((hdr + 5))" "--evaluate: the recall column of boundary+adversarial+huge ends under 'recall'"
 
 "$DIRIGO" sweep "$W/p" --mode fuzz --budget 5 --jobs 1 --fresh --out "$W/sweep.jsonl" > /dev/null 2>&1
 got=$(sed -n 's/^{"problem":"\([^"]*\)".*/\1/p' "$W/sweep.jsonl" | sort -u | tr '\n' ' ' | sed 's/ $//')
