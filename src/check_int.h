@@ -23,7 +23,11 @@ bool check_mach_init(check_mach *cm, const dg_problem *p, const int64_t *sizes, 
                      dom *sym, char **err);
 void check_mach_free(check_mach *cm);
 bool check_mach_dims(const check_mach *cm, int li, simt_launch *L, char **err);
-/* Runs launch li on the given blocks (NULL: all). */
+/* Runs launch li on the given blocks (NULL: all). A concrete machine asked
+ * for every block of a one-launch problem (the writer search) runs the
+ * kernel's store slice when it has one (check_slice.h): the writer map and
+ * the store events are the kernel's, the stored values are zeros. Give the
+ * blocks explicitly to run the whole kernel. */
 simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, const int64_t *blocks,
                               int nblocks, char **err);
 int check_tykind(dg_dtype dt);
