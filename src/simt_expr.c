@@ -493,8 +493,49 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
   return r;
 }
 
+/* A register read operand() takes without the dispatch. */
+static inline bool reg_read(simt_x *x, const dg_expr *e)
+{
+  return e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
+      && x->fr->reg[e->var->slot] && e->type->kind != DG_TY_ARRAY;
+}
+
+/* (p + q) + r of one 32-bit integer kind, q a register that is not uniform
+ * and r a uniform register or a literal (an index such as base + ow + kw):
+ * addition wraps, so it is q + (p + r) with p + r one value when p is
+ * uniform: one lane loop instead of two. p, q and r are evaluated and every
+ * node counted as the tree walk does. NULL: not this shape. */
+static dom_val *add3(simt_x *x, const dg_expr *e, msk *k)
+{
+  const dg_expr *in = e->a;
+  dg_tykind kd = e->type->kind;
+  if (e->op != DG_BIN_ADD || in->kind != DG_EX_BINARY || in->op != DG_BIN_ADD || (kd != DG_TY_I32 && kd != DG_TY_U32)
+      || !x->ident || x->trace_lane >= 0 || x->stop || in->type->kind != kd || in->a->type->kind != kd
+      || in->b->type->kind != kd || e->b->type->kind != kd || !reg_read(x, in->b) || x->fr->runi[in->b->var->slot]
+      || !(e->b->kind == DG_EX_INT || (reg_read(x, e->b) && x->fr->runi[e->b->var->slot])))
+    return NULL;
+  x->lane_ops += (uint64_t)k->cnt;           /* the inner node, as simt_eval_u counts it */
+  bool up, tp, uq, tq, ur, tr;
+  dom_val *p = operand(x, in->a, k, &up, &tp);
+  dom_val *q = operand(x, in->b, k, &uq, &tq);
+  dom_val *r = operand(x, e->b, k, &ur, &tr);
+  int l = msk_first(k).lo;
+  dom_val *res = simt_vals(x, e->type);
+  if (up) {
+    dom_val sum = kd == DG_TY_I32 ? (dom_val)(int64_t)(int32_t)(p[l] + r[l]) : (dom_val)(uint32_t)(p[l] + r[l]);
+    simt_fast_bin(DG_BIN_ADD, kd, k->lo, k->hi, res, &sum, q, SIMT_SV);
+  } else {
+    dom_val *t = simt_vals(x, in->type);
+    simt_fast_bin(DG_BIN_ADD, kd, k->lo, k->hi, t, p, q, SIMT_VV);
+    simt_fast_bin(DG_BIN_ADD, kd, k->lo, k->hi, res, t, r + l, SIMT_VS);
+  }
+  return res;
+}
+
 static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
 {
+  dom_val *r3 = add3(x, e, k);
+  if (r3) return r3;
   bool ua, ta, ub, tb;
   dom_val *a = operand(x, e->a, k, &ua, &ta);
   dom_val *b = operand(x, e->b, k, &ub, &tb);
