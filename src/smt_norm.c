@@ -226,8 +226,36 @@ static poly *nf_exp(norm *N, dg_term e)
   return p;
 }
 
-/* 1/b: the inverse monomial when b is c * Π exp atoms with c a power of two
- * (exact), else an atom keyed by b's normal form */
+/* The exp part every monomial of q shares, as exponents: for each exp atom
+ * the least exponent over q's monomials (absent counts 0), nonzero ones only. */
+static mono exp_content(norm *N, const poly *q)
+{
+  DG_VEC(factor) f = { 0 };
+  for (size_t i = 0; i < q->n; i++)
+    for (uint32_t j = 0; j < q->m[i].nf; j++) {
+      uint32_t a = q->m[i].f[j].atom;
+      bool seen = false;
+      for (size_t k = 0; k < f.n && !seen; k++) seen = f.v[k].atom == a;
+      if (seen || !is_exp_atom(N, a)) continue;
+      int32_t lo = INT32_MAX;
+      for (size_t k = 0; k < q->n; k++) {
+        int32_t e = 0;     /* absent: exponent 0 */
+        for (uint32_t l = 0; l < q->m[k].nf; l++)
+          if (q->m[k].f[l].atom == a) e = q->m[k].f[l].e;
+        if (e < lo) lo = e;
+      }
+      if (lo) dg_vec_push(&f, ((factor){ a, lo }));
+    }
+  qsort(f.v, f.n, sizeof *f.v, factor_cmp);
+  mono m = { fdup(f.v, (uint32_t)f.n), (uint32_t)f.n, 1 };
+  dg_vec_free(&f);
+  return m;
+}
+
+/* 1/b. b = c * Π exp atoms with c a power of two: the inverse monomial
+ * (exact). Otherwise b = m * b' with m the exp part all of b's monomials
+ * share (exp(x0)^-1 in Σ exp(x_k - x0)): 1/b = m^-1 * (1/b'), and 1/b' an
+ * atom keyed by b''s normal form, so shifted sums meet (exp > 0: m != 0). */
 static poly *nf_inv(norm *N, dg_term b)
 {
   poly *q = nf(N, b);
@@ -245,7 +273,21 @@ static poly *nf_inv(norm *N, dg_term b)
       return p;
     }
   }
-  return poly_atom(keyed(N, poly_key(q)), 1);
+  mono m = exp_content(N, q);
+  if (!m.nf) {
+    free(m.f);
+    return poly_atom(keyed(N, poly_key(q)), 1);
+  }
+  poly *minv = poly_new(1);          /* m^-1, and b' = q * m^-1 */
+  factor *fi = fdup(m.f, m.nf);
+  for (uint32_t i = 0; i < m.nf; i++) fi[i].e = -fi[i].e;
+  minv->m[minv->n++] = (mono){ fi, m.nf, 1 };
+  free(m.f);
+  poly *rest = poly_mul(N, q, minv);
+  poly *inv = poly_atom(keyed(N, poly_key(rest)), 1);
+  poly *r = poly_mul(N, minv, inv);
+  poly_free(rest), poly_free(inv), poly_free(minv);
+  return r;
 }
 
 typedef struct { norm *N; poly *acc; } sum_st;

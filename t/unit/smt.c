@@ -195,6 +195,12 @@ static void test_normal_form(void)
   is_int(smt_differ(C, bad, ref, NULL, 0, &(smt_opts){ .timeout_ms = 10000 }, &r), SMT_DIFFERENT, "and Z3 finds a difference");
   ok(!r.normal_form, "(the solver answered)");
   smt_result_free(&r);
+  /* a softmax shifted by x[0] against one shifted by the max: the shift
+   * is factored out of the denominator before it is inverted */
+  dg_term mx = X(0);
+  for (int j = 1; j < N; j++) mx = term_max(C, mx, X(j));
+  ok(smt_same_normal_form(C, softmax(2, X(0), -1), softmax(2, mx, -1)), "softmax shifted by x[0] or by the max: one normal form");
+  ok(!smt_same_normal_form(C, softmax(2, X(0), 3), softmax(2, mx, -1)), "a term missing from the sum: none");
   /* 0.1 * 0.1 is not exact in double: expanding would round, so no claim */
   dg_term a = term_add(C, term_mul(C, term_real(C, 0.1), X(0)), term_real(C, 0.3));
   dg_term b = term_add(C, term_mul(C, term_real(C, 0.1), X(1)), term_real(C, 0.7));
