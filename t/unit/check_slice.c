@@ -245,6 +245,15 @@ static const char *kernels =
   "  int i = blockIdx.x * blockDim.x + threadIdx.x; int k = i / 3; float v = x[k % n];\n"
   "  if (k < n) y[k] = v;\n"
   "}\n"
+  "__global__ void valuebreak(float* y, const float* x, int n) {\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x; int j;\n"
+  "  for (j = 0; j < 4; j++) if (x[(i + j) % n] > 0.f) break;\n"
+  "  if (i * 4 + j < n) y[i * 4 + j] = 1.f;\n"
+  "}\n"
+  "__global__ void dowhile(float* y, const float* x, int n) {\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x; int r = 0; float acc = 0.f;\n"
+  "  do { acc += x[(i + r) % n]; if (2 * i + r < n) y[2 * i + r] = acc; r++; } while (r < 2);\n"
+  "}\n"
   "__global__ void valuedep(float* y, const float* x, int n) {\n"
   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n && x[i] > 0.f) y[i] = x[i];\n"
@@ -263,7 +272,7 @@ static void test_kernels(void)
 {
   static const struct { const char *name; bool sliced; } ks[] = {
     { "lanes", true }, { "lanes2", false }, { "brk", true }, { "early", true }, { "stride", true }, { "overlap", true },
-    { "valuedep", false }, { "viafunc", false }, { "viashared", false },
+    { "dowhile", true }, { "valuebreak", false }, { "valuedep", false }, { "viafunc", false }, { "viashared", false },
   };
   char dir[] = "/tmp/dg_slice.XXXXXX";
   if (!mkdtemp(dir)) { ok(false, "temp dir"); return; }
