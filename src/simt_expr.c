@@ -380,31 +380,6 @@ static inline dom_val *operand(simt_x *x, const dg_expr *e, msk *k, bool *u, boo
 }
 
 
-/* A load every lane makes from one address of a global buffer that is
- * written throughout, in bounds: nothing to report, one value (thin). NULL:
- * not such a load (shared memory keeps its race shadow lane by lane). */
-static dom_val *uni_load(simt_x *x, const simt_lval *lv, msk *k)
-{
-  dg_tykind kd = lv->t->kind;
-  int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4
-               : kd == DG_TY_F64 || kd == DG_TY_I64 || kd == DG_TY_U64 ? 8 : 0;
-  int l = msk_first(k).lo;
-  uint32_t id = dom_ptr_buf((dom_val)lv->addr[l]);
-  int64_t o = dom_ptr_off((dom_val)lv->addr[l]);
-  if (!size || id == 0 || id >= (uint32_t)x->top) return NULL;
-  const simt_buf *b = &x->m->bufs.v[id];
-  if (b->race || !b->all_init || o < 0 || o + size > b->mem.size) return NULL;
-  dom_val *r = simt_vals(x, lv->t);
-  const uint8_t *p = b->mem.bytes + o;
-  switch (kd) {            /* as fast_access loads them */
-  case DG_TY_F32: { float v; memcpy(&v, p, 4); r[l] = dom_of_f((double)v); break; }
-  case DG_TY_I32: { int32_t v; memcpy(&v, p, 4); r[l] = (dom_val)(int64_t)v; break; }
-  case DG_TY_U32: { uint32_t v; memcpy(&v, p, 4); r[l] = (dom_val)v; break; }
-  default: { uint64_t v; memcpy(&v, p, 8); r[l] = v; break; }
-  }
-  return r;
-}
-
 static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
 {
   if (e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
@@ -429,7 +404,7 @@ static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
   if (e->type->kind == DG_TY_ARRAY)           /* an array as a value is its address */
     return lv.mem ? simt_const_vec(x, &ty_ptr8, k, lv.addr) : x->zeros;
   if (lv.uaddr && x->ident && !x->gm && x->trace_lane < 0) {
-    dom_val *r = uni_load(x, &lv, k);
+    dom_val *r = simt_uni_load(x, &lv, k);
     if (r) return thin_ret(x, e, r);
   }
   return lval_read(x, &lv, k, e->span);

@@ -224,6 +224,10 @@ dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *
  * no trace); counts its nodes' lanes. false: evaluate it as usual. */
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out);
 void simt_uni_free(simt_x *x);
+/* The value of a load whose address is one for every lane of k (lv->uaddr),
+ * loaded once into the first active lane (thin), when the buffer is global,
+ * written throughout and the access in bounds; NULL: load it lane by lane. */
+dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k);
 /* One lane of the concrete domain's operations (scalar types), as the
  * programs compute them: a constant (isf: from fv, else iv), a binary
  * operation on operand type t, a cast. */

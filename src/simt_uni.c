@@ -15,7 +15,10 @@
  * one-lane path), the thread-instruction count grows by the subtree's node
  * count times the active lanes, as the walk would, and programs are not run
  * while a thread is traced (its trace lists every node). Pure nodes cannot
- * report events, so skipping their dispatch skips none. */
+ * report events, so skipping their dispatch skips none.
+ *
+ * Also here: the uniform load (one address in every lane of a written global
+ * buffer, in bounds: loaded once), the memory counterpart of a program. */
 #include "simt_int.h"
 #include <stdlib.h>
 #include <string.h>
@@ -322,4 +325,30 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
   if (!same) p->memo = true, p->memo_block = x->block, p->memo_out = interp(x, p, reg, l);
   *out = p->memo_out;
   return true;
+}
+
+/* ---- uniform loads --------------------------------------------------------------- */
+/* A load every lane makes from one address of a global buffer that is
+ * written throughout, in bounds: nothing to report, one value (thin). NULL:
+ * not such a load (shared memory keeps its race shadow lane by lane). */
+dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k)
+{
+  dg_tykind kd = lv->t->kind;
+  int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4
+               : kd == DG_TY_F64 || kd == DG_TY_I64 || kd == DG_TY_U64 ? 8 : 0;
+  int l = msk_first(k).lo;
+  uint32_t id = dom_ptr_buf((dom_val)lv->addr[l]);
+  int64_t o = dom_ptr_off((dom_val)lv->addr[l]);
+  if (!size || id == 0 || id >= (uint32_t)x->top) return NULL;
+  const simt_buf *b = &x->m->bufs.v[id];
+  if (b->race || !b->all_init || o < 0 || o + size > b->mem.size) return NULL;
+  dom_val *r = simt_vals(x, lv->t);
+  const uint8_t *p = b->mem.bytes + o;
+  switch (kd) {            /* as fast_access loads them */
+  case DG_TY_F32: { float v; memcpy(&v, p, 4); r[l] = dom_of_f((double)v); break; }
+  case DG_TY_I32: { int32_t v; memcpy(&v, p, 4); r[l] = (dom_val)(int64_t)v; break; }
+  case DG_TY_U32: { uint32_t v; memcpy(&v, p, 4); r[l] = (dom_val)v; break; }
+  default: { uint64_t v; memcpy(&v, p, 8); r[l] = v; break; }
+  }
+  return r;
 }
