@@ -14,6 +14,7 @@ typedef struct {
   const emu_io *io;         /* concrete: inputs still to write (check_run.c writes them before
                              * the first launch that runs the whole kernel; a store slice
                              * reads no memory); NULL once written */
+  void *huge;               /* lazily filled buffers of huge inputs (check_huge.c); NULL none */
 } check_mach;
 
 /* Inputs (and accumulate outputs) carry io's values; with a symbolic domain
@@ -52,6 +53,7 @@ typedef struct check_st {
   /* symbolic */
   term_ctx *tc;
   dom *sym;
+  struct check_huge *huge;  /* inputs past CHECK_HUGE_ELEMS elements are lazy (check_huge.c); NULL none */
 } chk;
 
 /* check_steps.c: records c->r's steps from m's traced thread (o->want_steps) */
@@ -69,5 +71,21 @@ dg_term check_as_num(chk *c, dg_term x);       /* bool/int/f32 term as the refer
  * true when it differs beyond tolerance or is unwritten. */
 bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int t,
                   const int64_t *idx, int64_t flat, double **in, double *got, double *want);
+
+/* ---- sizes beyond memory (check_huge.c) ---------------------------------------- */
+#define CHECK_HUGE_ELEMS ((int64_t)1 << 28)   /* inputs with more elements are lazy */
+/* c->io at c->sizes: emu_io_init, or, when an input passes CHECK_HUGE_ELEMS,
+ * lazy inputs of counter-based values and c->huge set. */
+bool check_huge_io_init(chk *c, dg_diags *d);
+void check_huge_ranges(chk *c);      /* huge: index-valued inputs at the top of their range */
+/* huge: a value witness is not replayed (true: noted; the caller says no
+ * difference replayed); false when c is not huge. */
+bool check_huge_replay(chk *c);
+/* Lazy input t of io as a buffer of cm (a reservation; -1 with *err). */
+int check_huge_buf(check_mach *cm, int t, const emu_io *io, char **err);
+void check_huge_mach_free(check_mach *cm);      /* after simt_free */
+/* The end of a huge check: engine findings replayed on the sampled block,
+ * verdicts that needed a value replay said plainly; frees c->huge. */
+void check_huge_finish(chk *c);
 
 #endif

@@ -36,8 +36,10 @@ bool check_mach_init(check_mach *cm, const dg_problem *p, const int64_t *sizes, 
     /* the symbolic domain reads an input as variables (or the fixed values
      * of a ranged one), never its bytes: they only need to count as written;
      * a concrete machine gets them before its first full launch (write_inputs) */
-    int buf = simt_buf_new(cm->m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes,
+    int buf = io->lazy && io->lazy[t] ? check_huge_buf(cm, (int)t, io, err)     /* past memory */
+            : simt_buf_new(cm->m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes,
                            input && sym ? SIMT_BUF_INIT : 0);
+    if (buf < 0) return false;
     cm->bufs[t] = buf;
     if (input && !sym) {
       cm->io = io;
@@ -71,7 +73,7 @@ static void write_inputs(check_mach *cm)
   const dg_problem *p = cm->p;
   for (size_t t = 0; cm->io && t < p->tensors.n; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
-    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    if ((ts->role != DG_TENSOR_INPUT && !ts->accumulate) || !cm->io->data[t]) continue;   /* lazy: filled on touch */
     int64_t n = cm->io->numel[t], bytes = n * dg_dtypes[ts->dtype].size;
     uint8_t *raw = dg_malloc((size_t)(bytes ? bytes : 1));
     for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, cm->io->data[t][i]);
@@ -84,6 +86,7 @@ static void write_inputs(check_mach *cm)
 void check_mach_free(check_mach *cm)
 {
   simt_free(cm->m);
+  check_huge_mach_free(cm);
   free(cm->bufs);
   memset(cm, 0, sizeof *cm);
 }

@@ -134,13 +134,13 @@ static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, i
 }
 
 /* ---- --auto: corners, tails, block boundaries, a few random ------------------------ */
-typedef struct { int t; int64_t idx[8]; int rank; } loc;
+typedef struct { int t; int64_t idx[8]; int rank; int inst; } loc;   /* inst: 0 spec sizes, k huge instance k */
 typedef DG_VEC(loc) locvec;
 
 static void add_loc(locvec *v, loc l)
 {
   for (size_t i = 0; i < v->n; i++)
-    if (v->v[i].t == l.t && !memcmp(v->v[i].idx, l.idx, sizeof l.idx)) return;
+    if (v->v[i].t == l.t && v->v[i].inst == l.inst && !memcmp(v->v[i].idx, l.idx, sizeof l.idx)) return;
   dg_vec_push(v, l);
 }
 
@@ -155,6 +155,43 @@ static void auto_locs(const dg_problem *p, uint64_t seed, locvec *out)
     add_loc(out, l);
   }
   free(cl);
+}
+
+/* No finding at the spec's sizes: huge instances (check_huge.c), up to
+ * MAX_HUGE, each at the end of its huge dimension. *hs gets their sizes
+ * (p->sizes.n each; the caller frees). */
+#define MAX_HUGE 4
+static void huge_locs(const dg_problem *p, locvec *out, int64_t **hs)
+{
+  size_t ns = p->sizes.n;
+  *hs = dg_malloc(sizeof **hs * (ns + 1) * MAX_HUGE);
+  int n = check_huge_sizes(p, *hs, MAX_HUGE);
+  for (int k = 0; k < n; k++) {
+    check_loc *cl;
+    size_t nl = check_huge_locs(p, *hs + (size_t)k * ns, &cl);
+    for (size_t i = 0; i < nl; i++) {
+      loc l = { cl[i].tensor, {0}, cl[i].rank, k + 1 };
+      memcpy(l.idx, cl[i].idx, sizeof l.idx);
+      add_loc(out, l);
+    }
+    free(cl);
+  }
+}
+
+/* Sets the problem's sizes to instance inst (0: spec) and says so in text
+ * output: the command line that checks this element alone. */
+static void use_instance(dg_problem *p, const int64_t *spec, const int64_t *hs, const loc *l,
+                         const char *problem, bool say)
+{
+  size_t ns = p->sizes.n;
+  const int64_t *sz = l->inst ? hs + (size_t)(l->inst - 1) * ns : spec;
+  for (size_t i = 0; i < ns; i++) p->sizes.v[i].value = sz[i];
+  if (!say || !l->inst) return;
+  printf("no finding at the spec's sizes; a huge instance (an input past 2^31 elements): dirigo check %s", problem);
+  for (size_t i = 0; i < ns; i++) printf(" --size %s=%" PRId64, p->sizes.v[i].name, sz[i]);
+  printf(" --at ");
+  for (int i = 0; i < l->rank; i++) printf("%s%" PRId64, i ? "," : "", l->idx[i]);
+  printf("\n");
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
@@ -289,6 +326,8 @@ int cli_check(int argc, char **argv)
   DG_VEC(check_result) res = {0};
   bool findings = false, errors = false;
   double t0 = dg_now();
+  int64_t *spec = dg_malloc(sizeof *spec * (L.p->sizes.n + 1)), *hs = NULL;
+  dg_problem_default_sizes(L.p, spec);
   if (a.json) printf("[");
   for (size_t i = 0; i < locs.n; i++) {
     if (a.autoloc && i > 0 && dg_now() - t0 > a.budget) {
@@ -297,6 +336,8 @@ int cli_check(int argc, char **argv)
     }
     check_result r;
     if (a.autoloc) o.budget_s = a.budget - (dg_now() - t0);   /* > 0 here; a query stops at it */
+    if (locs.v[i].inst != (i ? locs.v[i - 1].inst : 0))
+      use_instance(L.p, spec, hs, &locs.v[i], a.problem, !a.json && !a.sarif);
     check_element(L.p, &L.k, locs.v[i].t, locs.v[i].idx, locs.v[i].rank, &o, &r);
     if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 0) {
       gpu_state = -1;
@@ -334,7 +375,9 @@ int cli_check(int argc, char **argv)
     /* --auto stops at the first finding; an unknown element says nothing of
      * the next one (a bug at a tail element must still be reached) */
     if (a.autoloc && (check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR)) break;
+    if (a.autoloc && i + 1 == locs.n && !hs) huge_locs(L.p, &locs, &hs);   /* nothing found: huge sizes */
   }
+  free(spec), free(hs);
   if (a.json) printf("\n]\n");
   if (a.sarif) {
     dg_buf s = {0};

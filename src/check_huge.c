@@ -1,0 +1,352 @@
+/* check_huge.c — the symbolic check at sizes beyond memory (issue #4).
+ *
+ * Int32 index arithmetic breaks only once a flat offset passes 2^31: the
+ * input then has more elements than the checker can hold as doubles plus
+ * engine bytes plus shadows. The check needs none of them:
+ *  - the writer search runs the kernel's store slice (check_slice.c), which
+ *    reads no memory; the symbolic machine reads input variables, not bytes;
+ *  - so an input past CHECK_HUGE_ELEMS elements is an emu_io lazy tensor (no
+ *    data) and, in the check's machines, a lazily filled reservation
+ *    (emu_lazy.h) wrapped as an engine buffer (simt_buf_wrap: no shadow).
+ *    Its size is the tensor's, so an int32-wrapped (negative) offset is an
+ *    out-of-bounds access like any other. Touched bytes get the counter-based
+ *    values of fuzz_ctr (seed, tensor, index), the same ones every time;
+ *  - index-valued inputs (ranges) are set to the top of their range: the
+ *    largest id times a row length is the offset that overflows;
+ *  - an engine finding (out-of-bounds, ...) is replayed on the emulator with
+ *    the same lazy inputs, running only the block the event names (emu_run
+ *    block sampling); the verdict says whether it replayed;
+ *  - a value difference is not replayed (a witness would need every input
+ *    value in memory): the verdict is unknown and says so.
+ * --auto's huge instance: the fuzzer's size chooser (fuzz_huge_case) and the
+ * output elements at the end of the huge dimension (check_huge_locs). */
+#include "check_int.h"
+#include "emu_lazy.h"
+#include "fuzz_run.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+struct check_huge {
+  fuzz_ctr *gen;            /* per tensor: the values of lazy inputs */
+  bool noreplay;            /* a replay was asked for and not done */
+};
+
+/* One lazy buffer of a machine: its reservation and what fills it. */
+typedef struct { const emu_io *io; int t; dg_dtype dt; int es; emu_lazy *z; } lazybuf;
+typedef struct { lazybuf *v; size_t n; } machlazy;
+
+/* ---- inputs ------------------------------------------------------------------------ */
+static double gen_value(void *ud, int t, int64_t i)
+{
+  const struct check_huge *h = ud;
+  return fuzz_ctr_value(&h->gen[t], i);
+}
+
+bool check_huge_io_init(chk *c, dg_diags *d)
+{
+  const dg_problem *p = c->p;
+  bool *lazy = dg_calloc(p->tensors.n + 1, sizeof *lazy), any = false;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    lazy[t] = ts->role == DG_TENSOR_INPUT && !ts->has_range &&
+              dg_problem_numel(p, (int)t, c->sizes) > CHECK_HUGE_ELEMS;
+    any |= lazy[t];
+  }
+  if (!any) {
+    free(lazy);
+    return emu_io_init(&c->io, p, c->sizes, d);
+  }
+  struct check_huge *h = dg_calloc(1, sizeof *h);
+  h->gen = dg_calloc(p->tensors.n + 1, sizeof *h->gen);
+  uint64_t seed = c->r->seed;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    h->gen[t] = (fuzz_ctr){ .key = fuzz_ctr_key(seed, (uint64_t)t), .dist = FUZZ_DIST_NORMAL,
+                            .dtype = ts->dtype, .positive = ts->positive };
+  }
+  c->huge = h;
+  bool ok = emu_io_init_lazy(&c->io, p, c->sizes, lazy, gen_value, h, d);
+  free(lazy);
+  return ok;
+}
+
+void check_huge_ranges(chk *c)
+{
+  if (!c->huge) return;
+  const dg_problem *p = c->p;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int64_t lo, hi;
+    dg_diags d = {0};
+    if (ts->role == DG_TENSOR_INPUT && ts->has_range && c->io.data[t] &&
+        dg_problem_range(p, (int)t, c->sizes, &lo, &hi, &d) && hi >= lo)
+      for (int64_t i = 0; i < c->io.numel[t]; i++) c->io.data[t][i] = (double)hi;
+    dg_diags_free(&d);
+  }
+}
+
+bool check_huge_replay(chk *c)
+{
+  if (!c->huge) return false;
+  c->huge->noreplay = true;
+  return true;
+}
+
+/* ---- machines ---------------------------------------------------------------------- */
+static void lazy_fill(void *ud, int64_t off, uint8_t *dst, int64_t n)
+{
+  const lazybuf *s = ud;
+  int64_t first = off / s->es, last = (off + n + s->es - 1) / s->es;
+  uint8_t tmp[16];
+  for (int64_t i = first; i < last; i++) {
+    dg_dtype_store(s->dt, tmp, 0, s->io->value(s->io->value_ud, s->t, i));
+    for (int b = 0; b < s->es; b++) {
+      int64_t o = i * s->es + b - off;
+      if (o >= 0 && o < n) dst[o] = tmp[b];
+    }
+  }
+}
+
+int check_huge_buf(check_mach *cm, int t, const emu_io *io, char **err)
+{
+  const dg_tensor *ts = &cm->p->tensors.v[t];
+  machlazy *ml = cm->huge;
+  if (!ml) {
+    ml = cm->huge = dg_calloc(1, sizeof *ml);
+    ml->v = dg_calloc(cm->p->tensors.n + 1, sizeof *ml->v);
+  }
+  lazybuf *s = &ml->v[ml->n++];
+  *s = (lazybuf){ io, t, ts->dtype, dg_dtypes[ts->dtype].size, NULL };
+  s->z = emu_lazy_new(io->numel[t] * s->es, lazy_fill, s, err);
+  if (!s->z) return -1;
+  return simt_buf_wrap(cm->m, ts->name, ir_type_scalar(check_tykind(ts->dtype)), emu_lazy_bytes(s->z),
+                       emu_lazy_size(s->z), 0);
+}
+
+void check_huge_mach_free(check_mach *cm)
+{
+  machlazy *ml = cm->huge;
+  if (!ml) return;
+  for (size_t i = 0; i < ml->n; i++) emu_lazy_free(ml->v[i].z);
+  free(ml->v);
+  free(ml);
+  cm->huge = NULL;
+}
+
+/* ---- the end of a huge check ------------------------------------------------------------ */
+/* An engine finding replayed on the emulator: only the block the event
+ * names runs, on the same lazily filled inputs. True when the same kind of
+ * event comes back at the same place; *why says otherwise why not. */
+static bool replay_event(chk *c, const char **why)
+{
+  const dg_problem *p = c->p;
+  const simt_event *ev = &c->r->event;
+  if (p->launches.n != 1) {
+    *why = "a pipeline runs every block of every launch, too many at these sizes";
+    return false;
+  }
+  int64_t block = ev->block;
+  emu_opts eo = { .blocks = &block, .nblocks = 1 };
+  emu_result res = {0};
+  dg_diags d = {0};
+  bool same = false;
+  if (emu_run(p, c->k, c->sizes, &c->io, &eo, &res, &d)) {
+    for (size_t i = 0; i < res.events.n && !same; i++) {
+      const simt_event *e = &res.events.v[i];
+      same = e->kind == ev->kind && e->span.file == ev->span.file && e->span.line == ev->span.line;
+    }
+    if (!same) *why = "the emulator's run of that block did not report it";
+  } else {
+    *why = "the emulator could not start the launch";
+  }
+  emu_result_free(&res);
+  dg_diags_free(&d);
+  return same;
+}
+
+/* check.c's note on an equivalence (fixed_note), which is not what a huge check does */
+#define FIXED_RANDOM "index-valued inputs fixed to random in-range values (seed in --explain)"
+
+void check_huge_finish(chk *c)
+{
+  struct check_huge *h = c->huge;
+  if (!h) return;
+  check_result *r = c->r;
+  const char *q;
+  if (check_verdict_is_finding(r->verdict) && r->verdict != CHECK_BUG && r->have_event) {
+    const char *why = NULL;
+    char *reason = dg_strdup(r->reason ? r->reason : "");
+    double t0 = dg_now();
+    if (replay_event(c, &why))
+      check_say(r, r->verdict, "%s; replayed on the emulator: block %" PRId64 " of this instance, inputs past "
+                "2^28 elements filled lazily on touch", reason, r->event.block);
+    else
+      check_say(r, r->verdict, "%s; not replayed: %s", reason, why);
+    r->t_replay += dg_now() - t0;
+    free(reason);
+  } else if (r->verdict == CHECK_EQUIVALENT && r->reason && (q = strstr(r->reason, FIXED_RANDOM))) {
+    char *reason = dg_printf("%.*sindex-valued inputs fixed to the top of their range (the largest offsets)%s",
+                             (int)(q - r->reason), r->reason, q + strlen(FIXED_RANDOM));
+    check_say(r, CHECK_EQUIVALENT, "%s", reason);
+    free(reason);
+  } else if (h->noreplay && r->verdict == CHECK_UNKNOWN) {
+    check_say(r, CHECK_UNKNOWN, "the element may differ from the reference at these sizes, but no witness was "
+              "replayed: an input past 2^28 elements is generated lazily, and a value witness needs every "
+              "input in memory");
+  } else if (h->noreplay && r->verdict == CHECK_UNCHECKED && c->wl < 0) {
+    check_say(r, CHECK_UNKNOWN, "no thread writes this element; not replayed at these sizes (inputs past "
+              "2^28 elements are generated lazily)");
+  }
+  free(h->gen);
+  free(h);
+  c->huge = NULL;
+}
+
+/* ---- --auto's huge instance ------------------------------------------------------------ */
+#define HUGE_OFF ((int64_t)5 << 29)      /* the target's last outermost offset: 1.25 * 2^31 (as fuzz_huge.c) */
+#define SMALL_CAP ((int64_t)1 << 22)     /* elements of every other tensor (as fuzz_huge.c) */
+
+static bool is_dim(const dg_tensor *ts, const char *name)
+{
+  for (size_t d = 0; d < ts->shape.n; d++) if (!strcmp(ts->shape.v[d].text, name)) return true;
+  return false;
+}
+
+/* Blocks of every launch at sizes; -1 when one cannot be sized. */
+static int64_t blocks_at(const dg_problem *p, const int64_t *sizes)
+{
+  int64_t nb = 0, g[3], b[3], sh;
+  dg_diags d = {0};
+  for (size_t i = 0; i < p->launches.n && nb >= 0; i++)
+    nb = dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d) ? nb + g[0] * g[1] * g[2] : -1;
+  dg_diags_free(&d);
+  return nb;
+}
+
+/* Largest hi of an index-valued input at sizes (-1: none or unusable). */
+static int64_t range_hi(const dg_problem *p, const int64_t *sizes)
+{
+  int64_t m = -1, lo, hi;
+  dg_diags d = {0};
+  for (size_t t = 0; t < p->tensors.n; t++)
+    if (p->tensors.v[t].has_range && dg_problem_range(p, (int)t, sizes, &lo, &hi, &d) && hi > m) m = hi;
+  dg_diags_free(&d);
+  return m;
+}
+
+/* The chooser's conditions (fuzz_huge.c's huge_ok), and every index range
+ * inside its input's dtype. */
+static bool fits(const dg_problem *p, int target, const int64_t *sizes)
+{
+  dg_diags d = {0};
+  bool ok = dg_problem_check_sizes(p, sizes, &d);
+  int64_t dims[8], lo, hi, g[3], b[3], sh;
+  for (int t = 0; ok && t < (int)p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int64_t n = dg_problem_numel(p, t, sizes);
+    ok = n >= 0 && (t == target || n <= SMALL_CAP);
+    if (ok && ts->has_range && !dg_dtypes[ts->dtype].is_float && dg_dtypes[ts->dtype].size <= 4)
+      ok = dg_problem_range(p, t, sizes, &lo, &hi, &d) && hi < ((int64_t)1 << (8 * dg_dtypes[ts->dtype].size - 1));
+  }
+  const dg_tensor *ts = &p->tensors.v[target];
+  if (ok) ok = ts->shape.n >= 1 && ts->shape.n <= 8 && dg_problem_shape(p, target, sizes, dims, &d);
+  if (ok) {
+    double off = (double)(dims[0] - 1);
+    for (size_t i = 1; i < ts->shape.n; i++) off *= (double)dims[i];
+    ok = off >= (double)HUGE_OFF;
+  }
+  for (size_t i = 0; ok && i < p->launches.n; i++)
+    ok = dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d) && b[0] * b[1] * b[2] <= 1024 &&
+         g[0] >= 1 && g[1] >= 1 && g[2] >= 1 && g[0] < ((int64_t)1 << 31) && g[1] <= 65535 && g[2] <= 65535;
+  dg_diags_free(&d);
+  return ok;
+}
+
+/* The fuzzer grows output dimensions first: right for its block sampling,
+ * costly for the symbolic run when the dimension is walked inside a block
+ * (embedding's D: one block copies the whole row). A symbol of the target
+ * that adds no blocks and is no index range (a row length, a reduction) is
+ * halved while one that adds blocks or only bounds an index range (a
+ * vocabulary) doubles, as long as the sizes still fit; not below the
+ * spec's value. */
+static void rebalance(const dg_problem *p, int target, int64_t *sizes)
+{
+  size_t ns = p->sizes.n;
+  const dg_tensor *ts = &p->tensors.v[target];
+  int64_t *s2 = dg_malloc(sizeof *s2 * (ns + 1));
+  for (int it = 0; it < 64; it++) {
+    bool moved = false;
+    int64_t nb = blocks_at(p, sizes), hi = range_hi(p, sizes);
+    for (size_t x = 0; x < ns && !moved; x++) {
+      if (!is_dim(ts, p->sizes.v[x].name) || sizes[x] / 2 < (p->sizes.v[x].value > 1 ? p->sizes.v[x].value : 1))
+        continue;
+      memcpy(s2, sizes, sizeof *s2 * ns);
+      s2[x] *= 2;
+      if (blocks_at(p, s2) > nb || range_hi(p, s2) > hi) continue;      /* cheap itself */
+      for (size_t y = 0; y < ns && !moved; y++) {
+        if (y == x || !is_dim(ts, p->sizes.v[y].name)) continue;
+        memcpy(s2, sizes, sizeof *s2 * ns);
+        s2[y] *= 2;
+        bool out = false;
+        for (size_t t = 0; t < p->tensors.n; t++)
+          out |= p->tensors.v[t].role == DG_TENSOR_OUTPUT && is_dim(&p->tensors.v[t], p->sizes.v[y].name);
+        if (!(blocks_at(p, s2) > nb || (range_hi(p, s2) > hi && !out))) continue;
+        s2[x] /= 2;
+        if (fits(p, target, s2)) memcpy(sizes, s2, sizeof *s2 * ns), moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  free(s2);
+}
+
+int check_huge_sizes(const dg_problem *p, int64_t *out, int max)
+{
+  fuzz_space s;
+  fuzz_space_ctx ctx;
+  fuzz_space_init(&s, &ctx, p, 0);
+  int n = 0;
+  size_t ns = p->sizes.n;
+  for (int64_t k = 0; n < max; k++) {
+    fuzz_case fc;
+    memset(&fc, 0, sizeof fc);
+    if (!fuzz_huge_case(&ctx, &s, k, &fc)) break;
+    int64_t *sz = out + (size_t)n * ns;
+    fuzz_case_sizes(&ctx, &fc, sz);
+    int target = -1;
+    for (int t = 0; t < (int)p->tensors.n; t++)
+      if (p->tensors.v[t].role == DG_TENSOR_INPUT &&
+          (target < 0 || dg_problem_numel(p, t, sz) > dg_problem_numel(p, target, sz))) target = t;
+    if (target >= 0) rebalance(p, target, sz);
+    bool seen = false;
+    for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
+    if (!seen) n++;
+  }
+  return n;
+}
+
+size_t check_huge_locs(const dg_problem *p, const int64_t *sizes, check_loc **locs)
+{
+  DG_VEC(check_loc) v = {0};
+  dg_diags d = {0};
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int rank = (int)ts->shape.n;
+    int64_t dims[8];
+    if (ts->role != DG_TENSOR_OUTPUT || rank > 8 || !dg_problem_shape(p, (int)t, sizes, dims, &d)) continue;
+    bool empty = false;
+    for (int i = 0; i < rank; i++) empty |= dims[i] <= 0;
+    if (empty) continue;
+    /* the last element (the largest offsets), then the start of the last
+     * outermost slice (the last tile's first row) */
+    check_loc last = { (int)t, rank, {0} }, start = last;
+    for (int i = 0; i < rank; i++) last.idx[i] = dims[i] - 1;
+    if (rank) start.idx[0] = dims[0] - 1;
+    dg_vec_push(&v, last);
+    if (memcmp(start.idx, last.idx, sizeof last.idx)) dg_vec_push(&v, start);
+  }
+  dg_diags_free(&d);
+  *locs = v.v;
+  return v.n;
+}

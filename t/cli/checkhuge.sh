@@ -1,0 +1,54 @@
+#!/bin/sh
+# dirigo check at sizes beyond memory (issue #4): --auto, finding nothing at
+# the spec's sizes, checks a huge instance (one input past 2^31 elements,
+# lazily filled) at the end of its huge dimension and prints the line that
+# replays it. Not under valgrind (10 GiB reservations filled on touch);
+# ASan runs it.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+rc_() { cat "${TMPDIR:-/tmp}/dg_rc.$$"; }
+
+out=$(run_dirigo check "$S/embedding/embedding_int32.lua" --auto --no-journal --no-gpu)
+is "$(rc_)" 1 "embedding_int32: check --auto finds the int32 overflow (exit 1)"
+like "$out" "no finding at the spec's sizes; a huge instance .*: dirigo check [^ ]*embedding_int32.lua --size N=1 --size V=[0-9]+ --size D=[0-9]+ --at 0,[0-9]+" \
+  "after no finding at the spec's sizes, it says the huge sizes and element as a command line"
+like "$out" "^y\[0,[0-9]+\] +out-of-bounds +[^ ]*embedding_int32.cu:12:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of w" \
+  "the verdict: an out-of-bounds load of w at a negative offset, with its line"
+like "$out" "replayed on the emulator: block 0 of this instance" "the finding was replayed on the emulator"
+line=$(printf '%s\n' "$out" | sed -n 's/.*: dirigo check //p' | head -1)
+# shellcheck disable=SC2086
+r=$(run_dirigo check $line --no-journal --no-gpu)
+is "$(rc_)" 1 "the printed line checks that element alone ($line)"
+like "$r" "out-of-bounds .* of w .*replayed on the emulator" "with the same verdict"
+
+out=$(run_dirigo check "$S/embedding/embedding_gather.lua" --auto --no-journal --no-gpu)
+is "$(rc_)" 0 "embedding_gather (64-bit row offsets): no finding"
+like "$out" "huge instance .*--size V=[0-9]+ --size D=[0-9]+" "at the same huge sizes"
+like "$out" "^y\[0,[0-9]+\] +equivalent .*index-valued inputs fixed to the top of their range" \
+  "its huge elements are proved, with the ids at the top of their range"
+
+out=$(run_dirigo check "$S/matmul/bmm_int32.lua" --auto --no-journal --no-gpu)
+is "$(rc_)" 1 "bmm_int32: check --auto finds the int32 overflow"
+like "$out" "huge instance .*--size B=[0-9]+ --size M=[0-9]+ --size N=[0-9]+ --size K=[0-9]+ --at [0-9]+,[0-9]+,[0-9]+" \
+  "at the printed huge sizes"
+like "$out" "out-of-bounds +[^ ]*bmm_int32.cu:[0-9]+:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of a .*block \(0,[0-9]+,[0-9]+\).*replayed on the emulator" \
+  "an out-of-bounds load of a by the last batch's block, replayed"
+
+out=$(run_dirigo check "$S/matmul/bmm_tiled.lua" --auto --no-journal --no-gpu)
+is "$(rc_)" 0 "bmm_tiled: no finding"
+like "$out" "^c\[[0-9]{4},[0-9]+,[0-9]+\] +equivalent" "its huge elements are proved equal"
+
+out=$(run_dirigo check "$S/matmul/matmul_tiled_nomask.lua" --auto --no-journal --no-gpu)
+is "$(rc_)" 1 "a bug at the spec's sizes is found there"
+ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" "and no huge instance is tried after it"
+
+# the memory the huge check takes: address space beyond 10 GiB, resident far less
+# (ASan reserves its shadow as address space: no limit there)
+if [ -z "$ASAN_OPTIONS" ]; then
+  r=$( (ulimit -v 16000000; "$DIRIGO" check "$S/matmul/bmm_int32.lua" --size B=2048 --size M=2048 --size N=1 \
+        --size K=641 --at 2047,2047,0 --no-journal --no-gpu) 2>&1)
+  like "$r" "out-of-bounds" "bmm_int32 at B=2048 M=2048 K=641 within 16 GB of address space: out-of-bounds"
+else
+  n=$((n+1)); echo "ok $n # skip the address-space limit under ASan"
+fi
+done_testing
