@@ -636,7 +636,7 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
   memcpy(r->sizes, c->sizes, sizeof *r->sizes * p->sizes.n);
   if (!check_huge_io_init(c, &d)) {
     dg_diags_free(&d);
-    check_say(r, CHECK_ERROR, "the tensors cannot be sized");
+    if (!r->reason) check_say(r, CHECK_ERROR, "the tensors cannot be sized");   /* else check_huge_io_init's */
     return false;
   }
   dg_diags_free(&d);

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define CHECK_HUGE_THREADS ((int64_t)1 << 29)
+
 struct check_huge {
   fuzz_ctr *gen;            /* per tensor: the values of lazy inputs */
   bool noreplay;            /* a replay was asked for and not done */
@@ -49,13 +51,33 @@ bool check_huge_io_init(chk *c, dg_diags *d)
   bool *lazy = dg_calloc(p->tensors.n + 1, sizeof *lazy), any = false;
   for (size_t t = 0; t < p->tensors.n; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
-    lazy[t] = ts->role == DG_TENSOR_INPUT && !ts->has_range &&
-              dg_problem_numel(p, (int)t, c->sizes) > CHECK_HUGE_ELEMS;
+    int64_t n = dg_problem_numel(p, (int)t, c->sizes);
+    lazy[t] = ts->role == DG_TENSOR_INPUT && !ts->has_range && n > CHECK_HUGE_ELEMS;
     any |= lazy[t];
+    if (n > CHECK_HUGE_ELEMS && !lazy[t]) {   /* values the check must hold: refuse, do not die */
+      check_say(c->r, CHECK_ERROR, "%s '%s' has %lld elements at these sizes: more than %lld, which only an input "
+                "without a range can have (it is generated lazily; %s are held in memory)",
+                ts->role == DG_TENSOR_INPUT ? "index-valued input" : ts->role == DG_TENSOR_OUTPUT ? "output" : "tensor",
+                ts->name, (long long)n, (long long)CHECK_HUGE_ELEMS,
+                ts->role == DG_TENSOR_INPUT ? "index values" : "outputs and scratch");
+      free(lazy);
+      return false;
+    }
   }
   if (!any) {
     free(lazy);
     return emu_io_init(&c->io, p, c->sizes, d);
+  }
+  /* the writer search runs every thread (a store slice, ~3e7 threads/s) */
+  int64_t threads = 0, g[3], b[3], sh;
+  for (size_t i = 0; i < p->launches.n; i++)
+    if (dg_problem_launch_dims(p, (int)i, c->sizes, g, b, &sh, d)) threads += g[0] * g[1] * g[2] * b[0] * b[1] * b[2];
+  if (threads > CHECK_HUGE_THREADS) {
+    check_say(c->r, CHECK_UNKNOWN, "not checked: at these sizes the writer search would run %lld threads (more than "
+              "%lld; an input past 2^28 elements is generated lazily, the threads are not)", (long long)threads,
+              (long long)CHECK_HUGE_THREADS);
+    free(lazy);
+    return false;
   }
   struct check_huge *h = dg_calloc(1, sizeof *h);
   h->gen = dg_calloc(p->tensors.n + 1, sizeof *h->gen);
@@ -318,7 +340,8 @@ int check_huge_sizes(const dg_problem *p, int64_t *out, int max)
     for (int t = 0; t < (int)p->tensors.n; t++)
       if (p->tensors.v[t].role == DG_TENSOR_INPUT &&
           (target < 0 || dg_problem_numel(p, t, sz) > dg_problem_numel(p, target, sz))) target = t;
-    if (target >= 0) rebalance(p, target, sz);
+    if (target < 0 || p->tensors.v[target].has_range) continue;   /* index values are held: too many */
+    rebalance(p, target, sz);
     bool seen = false;
     for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
     if (!seen) n++;
