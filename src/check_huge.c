@@ -38,6 +38,15 @@ struct check_huge {
 typedef struct { const emu_io *io; int t; dg_dtype dt; int es; emu_lazy *z; } lazybuf;
 typedef struct { lazybuf *v; size_t n; } machlazy;
 
+/* Threads of every launch at sizes (the writer search runs them all); -1 when one cannot be sized. */
+static int64_t threads_at(const dg_problem *p, const int64_t *sizes, dg_diags *d)
+{
+  int64_t n = 0, g[3], b[3], sh;
+  for (size_t i = 0; i < p->launches.n && n >= 0; i++)
+    n = dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, d) ? n + g[0] * g[1] * g[2] * b[0] * b[1] * b[2] : -1;
+  return n;
+}
+
 /* ---- inputs ------------------------------------------------------------------------ */
 static double gen_value(void *ud, int t, int64_t i)
 {
@@ -69,9 +78,7 @@ bool check_huge_io_init(chk *c, dg_diags *d)
     return emu_io_init(&c->io, p, c->sizes, d);
   }
   /* the writer search runs every thread (a store slice, ~3e7 threads/s) */
-  int64_t threads = 0, g[3], b[3], sh;
-  for (size_t i = 0; i < p->launches.n; i++)
-    if (dg_problem_launch_dims(p, (int)i, c->sizes, g, b, &sh, d)) threads += g[0] * g[1] * g[2] * b[0] * b[1] * b[2];
+  int64_t threads = threads_at(p, c->sizes, d);
   if (threads > CHECK_HUGE_THREADS) {
     check_say(c->r, CHECK_UNKNOWN, "not checked: at these sizes the writer search would run %lld threads (more than "
               "%lld; an input past 2^28 elements is generated lazily, the threads are not)", (long long)threads,
@@ -342,6 +349,10 @@ int check_huge_sizes(const dg_problem *p, int64_t *out, int max)
           (target < 0 || dg_problem_numel(p, t, sz) > dg_problem_numel(p, target, sz))) target = t;
     if (target < 0 || p->tensors.v[target].has_range) continue;   /* index values are held: too many */
     rebalance(p, target, sz);
+    dg_diags d = {0};
+    int64_t threads = threads_at(p, sz, &d);
+    dg_diags_free(&d);
+    if (threads < 0 || threads > CHECK_HUGE_THREADS) continue;   /* would be unknown: not checked */
     bool seen = false;
     for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
     if (!seen) n++;

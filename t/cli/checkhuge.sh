@@ -42,6 +42,13 @@ out=$(run_dirigo check "$S/matmul/matmul_tiled_nomask.lua" --auto --no-journal -
 is "$(rc_)" 1 "a bug at the spec's sizes is found there"
 ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" "and no huge instance is tried after it"
 
+out=$(run_dirigo check "$S/atomics/histogram_smem.lua" --size N=2000000000 --at 3 --no-journal --no-gpu 2>&1)
+is "$(rc_)" 2 "an index-valued input past 2^28 elements: an error verdict (exit 2), not an abort"
+like "$out" "^h\[3\] +error +index-valued input 'x' has 2000000000 elements" "saying which tensor and why"
+out=$(run_dirigo check "$S/atomics/scatter_add.lua" --size N=641 --size D=4194304 --at 0,4194303 --no-journal --no-gpu)
+is "$(rc_)" 0 "2.7e9 threads: unknown (exit 0) at once"
+like "$out" "unknown +not checked: at these sizes the writer search would run 2688548864 threads" "saying why"
+
 # the memory the huge check takes: address space beyond 10 GiB, resident far less
 # (ASan reserves its shadow as address space: no limit there)
 if [ -z "$ASAN_OPTIONS" ]; then

@@ -73,9 +73,24 @@ static void test_bmm(void)
   dg_problem_free(p);
 }
 
+/* No instance the check cannot run: a huge index-valued input (its values
+ * are held), or more threads than the writer search runs. */
+static void test_none(void)
+{
+  static const char *specs[] = { "atomics/histogram_smem.lua", "atomics/scatter_add.lua" };
+  for (size_t i = 0; i < 2; i++) {
+    dg_problem *p = load(specs[i]);
+    if (!p) { ok(0, "%s loads", specs[i]); continue; }
+    int64_t s[4 * 16];
+    is_int(check_huge_sizes(p, s, 4), 0, "%s: no huge instance", specs[i]);
+    dg_problem_free(p);
+  }
+}
+
 int main(void)
 {
   test_embedding();
   test_bmm();
+  test_none();
   return tap_done();
 }
