@@ -59,6 +59,8 @@ typedef struct {
   int kind;                /* dg_stkind: DG_ST_DECL, DG_ST_FOR, ... */
   char *target;            /* what it set: "acc", "y[37]", "return"; NULL: nothing */
   char *value;             /* the value as a term, one line, cut near CHECK_STEP_TEXT; NULL: none */
+  int what;                /* SIMT_STEP_STMT; _UPDATE: a for loop's update, _COND: a condition
+                            * decided ("true: taken", ...): span is then the expression's */
 } check_step;
 #define CHECK_STEPS_MAX 2000     /* steps kept; the rest are counted in steps_more */
 #define CHECK_STEP_TEXT 160

@@ -2,7 +2,13 @@
  * the symbolic run the engine reports each statement the traced thread runs
  * (simt_on_step); this keeps, in order, its span, what it set (a variable, a
  * buffer element) and the value as a term printed on one line. Loops keep
- * every iteration up to CHECK_STEPS_MAX steps; the rest are counted.
+ * every iteration up to CHECK_STEPS_MAX steps; the rest are counted. A for
+ * loop's update and each condition the thread decided (an if's, a loop's
+ * test) are steps of their own, at the expression: a condition says which
+ * way the thread went ("true: taken", "false: not taken"), or, decided by
+ * the inputs and run both ways under ite merging, "both sides
+ * (data-dependent): <the condition as a term>". break, continue and a
+ * value-less return say where control went.
  *
  * Printing a term walks the term context (term_print), so constants and
  * variables are printed here directly, and only compound values go through
@@ -42,19 +48,22 @@ static void value_text(dg_buf *b, chk *c, const simt *m, const dg_type *t, dom_v
   const term_varinfo *vi = ord >= 0 ? term_var_info(c->tc, (size_t)ord) : NULL;
   if (vi && vi->name) { dg_buf_puts(b, vi->name); return; }
   if (vi && vi->kind != TERM_VAR_FREE) { dg_buf_printf(b, "%s[%" PRId64 "]", vi->tensor, vi->index); return; }
-  size_t start = b->n;
-  term_print_buf(b, c->tc, x, CHECK_STEP_TEXT);
-  for (size_t j = start; j < b->n; j++)
-    if (b->s[j] == '\n') b->s[j] = ';';
-  while (b->n > start && b->s[b->n - 1] == ';') b->s[--b->n] = 0;
+  dg_buf tx = {0};
+  term_print_buf(&tx, c->tc, x, CHECK_STEP_TEXT);
+  while (tx.n && tx.s[tx.n - 1] == '\n') tx.s[--tx.n] = 0;
+  for (size_t j = 0; j < tx.n; j++)
+    if (tx.s[j] == '\n') dg_buf_puts(b, "; ");
+    else dg_buf_putc(b, tx.s[j]);
+  dg_buf_free(&tx);
 }
 
 static char *target_of(const simt *m, const simt_step *st)
 {
   const dg_stmt *s = st->stmt;
-  if (s->kind == DG_ST_DECL && s->var) return dg_strdup(s->var->name);
-  if (s->kind == DG_ST_RETURN && s->e) return dg_strdup("return");
-  const dg_expr *e = s->kind == DG_ST_EXPR ? s->e : NULL;
+  if (st->what == SIMT_STEP_COND) return NULL;
+  if (st->what == SIMT_STEP_STMT && s->kind == DG_ST_DECL && s->var) return dg_strdup(s->var->name);
+  if (st->what == SIMT_STEP_STMT && s->kind == DG_ST_RETURN && s->e) return dg_strdup("return");
+  const dg_expr *e = st->what == SIMT_STEP_UPDATE ? s->step : s->kind == DG_ST_EXPR ? s->e : NULL;
   bool set = e && (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC);
   if (set && e->a->kind == DG_EX_VAR && !e->a->var->addr_taken && e->a->var->type->kind != DG_TY_ARRAY)
     return dg_strdup(e->a->var->name);
@@ -70,10 +79,21 @@ static void on_step(void *ud, const simt *m, const simt_step *st)
   if (!(r->nsteps & (r->nsteps - 1))) r->steps = dg_realloc(r->steps, sizeof *r->steps * (r->nsteps ? 2 * r->nsteps : 1));
   check_step *cs = &r->steps[r->nsteps++];
   memset(cs, 0, sizeof *cs);
-  cs->span = st->stmt->span;
+  cs->span = st->what == SIMT_STEP_STMT ? st->stmt->span : st->at;
   cs->depth = st->depth;
   cs->kind = st->stmt->kind;
+  cs->what = st->what;
   cs->target = target_of(m, st);
+  if (st->what == SIMT_STEP_COND) {
+    if (st->taken >= 0) { cs->value = dg_strdup(st->taken ? "true: taken" : "false: not taken"); return; }
+    dg_buf b = {0};
+    dg_buf_puts(&b, "both sides (data-dependent): ");
+    if (st->nvals && st->type) value_text(&b, c, m, st->type, st->vals[0]);
+    else dg_buf_puts(&b, "?");
+    cs->value = dg_buf_take(&b);
+    return;
+  }
+  if (st->jump && !(st->nvals && st->type)) { cs->value = dg_strdup(st->jump); return; }
   if (st->nvals && st->type) {
     dg_buf b = {0};
     if (st->nvals > 1) dg_buf_putc(&b, '(');
@@ -100,6 +120,21 @@ void check_steps_free(check_result *r)
 }
 
 /* ---- reports --------------------------------------------------------------- */
+/* An expression's text from its first character: up to the ';' or the
+ * unmatched ')' that ends it (a for loop's clauses, an if's condition), or
+ * the line's end. */
+static size_t expr_len(const char *s, size_t len)
+{
+  int depth = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = s[i];
+    if (ch == '(' || ch == '[') depth++;
+    else if ((ch == ')' || ch == ']') && depth-- == 0) return i;
+    else if ((ch == ';' || ch == '{') && depth == 0) return i;
+  }
+  return len;
+}
+
 const char *check_step_source(const emu_kernels *k, const check_step *st, size_t *n)
 {
   size_t len = 0;
@@ -114,8 +149,9 @@ const char *check_step_source(const emu_kernels *k, const check_step *st, size_t
   const char *s = line + col;
   len -= col;
   while (len && (*s == ' ' || *s == '\t')) s++, len--;
-  bool simple = st->kind == DG_ST_DECL || st->kind == DG_ST_EXPR || st->kind == DG_ST_RETURN
-             || st->kind == DG_ST_BREAK || st->kind == DG_ST_CONTINUE;
+  if (st->what != SIMT_STEP_STMT) len = expr_len(s, len);
+  bool simple = st->what == SIMT_STEP_STMT && (st->kind == DG_ST_DECL || st->kind == DG_ST_EXPR || st->kind == DG_ST_RETURN
+             || st->kind == DG_ST_BREAK || st->kind == DG_ST_CONTINUE);
   const char *semi = simple ? memchr(s, ';', len) : NULL;
   if (semi) len = (size_t)(semi - s) + 1;
   while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '{')) len--;
@@ -151,7 +187,9 @@ void check_steps_json(dg_buf *b, const emu_kernels *k, const check_result *r)
     char *text = dg_strndup(src, n);
     dg_buf_puts(b, i ? ",{\"file\":" : "{\"file\":");
     dg_buf_json_str(b, s->span.file ? dg_srcmgr_path(&k->sm, s->span.file) : "");
-    dg_buf_printf(b, ",\"line\":%u,\"col\":%u,\"depth\":%d,\"source\":", s->span.line, s->span.col, s->depth);
+    static const char *const what[] = { "statement", "update", "condition" };
+    dg_buf_printf(b, ",\"line\":%u,\"col\":%u,\"depth\":%d,\"what\":\"%s\",\"source\":", s->span.line, s->span.col,
+                  s->depth, s->what >= 0 && s->what < 3 ? what[s->what] : "?");
     dg_buf_json_str(b, text);
     dg_buf_puts(b, ",\"target\":");
     if (s->target) dg_buf_json_str(b, s->target); else dg_buf_puts(b, "null");

@@ -76,6 +76,7 @@ static void push_steps(lua_State *L, const emu_kernels *k, const check_result *r
     lua_pushlstring(L, src, n);
     lua_setfield(L, -2, "source");
     setint(L, "depth", s->depth);
+    setstr(L, "what", s->what == SIMT_STEP_UPDATE ? "update" : s->what == SIMT_STEP_COND ? "condition" : "statement");
     setstr(L, "target", s->target);
     setstr(L, "value", s->value);
     lua_rawseti(L, -2, (lua_Integer)i + 1);

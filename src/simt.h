@@ -173,8 +173,10 @@ simt_stats simt_last_stats(const simt *m);
  * the value the statement produced in that thread: a declaration's initial
  * value, an expression statement's value (an assignment's assigned value, a
  * store's stored value), a return's value; and the last store the thread made
- * in it. fn NULL: off. Costs nothing while no thread is traced; set it before
- * simt_run, after simt_trace_thread. */
+ * in it. Also a for loop's update and each decided condition (an if's, a
+ * loop's test, each iteration) as steps of their own (what). fn NULL: off.
+ * Costs nothing while no thread is traced; set it before simt_run, after
+ * simt_trace_thread. */
 typedef struct {
   const dg_stmt *stmt;     /* borrowed IR */
   int depth;               /* 1: the kernel's body, 2: a function it calls, ... */
@@ -184,7 +186,14 @@ typedef struct {
   int store_buf;           /* the thread's last store in it: buffer id (0: none) ... */
   int64_t store_off;       /* ... and byte offset */
   const dg_type *store_type;  /* ... and the stored scalar's type */
+  int what;                /* SIMT_STEP_STMT: stmt ran; _UPDATE: a for loop's step expression ran
+                            * (vals: what it set); _COND: an if's or a loop's condition decided */
+  dg_span at;              /* _UPDATE, _COND: the expression's span */
+  int taken;               /* _COND: 1 taken, 0 not taken, -1 both sides (data-dependent, merged
+                            * with ite: vals[0] the condition as a bool) */
+  const char *jump;        /* break, continue, return: where control went ("out of the loop") */
 } simt_step;
+enum { SIMT_STEP_STMT, SIMT_STEP_UPDATE, SIMT_STEP_COND };
 typedef void (*simt_step_fn)(void *ud, const simt *m, const simt_step *st);
 void simt_on_step(simt *m, simt_step_fn fn, void *ud);
 /* The name of any buffer, launch-scoped ones (shared, locals) included:

@@ -105,6 +105,7 @@ typedef struct simt_x {
   int trace_lane;          /* lane traced in this block, -1 none */
   dom_val step_store;      /* steps: the traced lane's last store address (0 none) */
   const dg_type *step_sty;
+  bool brk_switch;         /* steps: a break now leaves a switch (not a loop) */
   uint64_t lane_ops;
   simt_chunk *chunks, *cur;
   bool ident;              /* the domain's ints and pointers are their own concrete values */

@@ -9,6 +9,16 @@
 
 typedef void (*ex_fn)(simt_x *x, const dg_stmt *s, msk *k);
 
+static void step_cond(simt_x *x, const dg_stmt *s, const dg_expr *cond, const msk *t, const simt_split *sp);
+static void step_update(simt_x *x, const dg_stmt *s, msk *k);
+
+/* Steps: someone listens and the traced lane is in k (one test when nobody is traced). */
+static inline bool traced(const simt_x *x, const msk *k)
+{
+  int l = x->trace_lane;
+  return l >= 0 && x->m->step_fn && l >= k->lo && l < k->hi && k->b[l];
+}
+
 static void clear(msk *k)
 {
   memset(k->b + k->lo, 0, (size_t)(k->hi - k->lo));
@@ -82,6 +92,7 @@ static void st_if(simt_x *x, const dg_stmt *s, msk *k)
   msk t, f;
   simt_split sp;
   simt_branch2(x, s->e, k, &t, &f, &sp);
+  if (traced(x, k)) step_cond(x, s, s->e, &t, &sp);
   simt_guard g = simt_guard_push(x, &sp, true);
   if (t.cnt && s->then) simt_exec(x, s->then, &t);
   simt_guard_pop(x, g);
@@ -101,7 +112,8 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
   uint8_t *done = simt_alloc(x, (size_t)x->n);
   memset(brk, 0, (size_t)x->n), memset(cont, 0, (size_t)x->n), memset(done, 0, (size_t)x->n);
   uint8_t *obrk = x->brk, *ocont = x->cont;
-  x->brk = brk, x->cont = cont;
+  bool osw = x->brk_switch, tr = traced(x, k);
+  x->brk = brk, x->cont = cont, x->brk_switch = false;
   msk run = msk_copy(x, k);
   int lo = k->lo, hi = k->hi;
   bool first = true;
@@ -112,7 +124,11 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
       break;
     }
     simt_mark mk = simt_mark_get(x);
-    if ((s->kind != DG_ST_DO || !first) && s->e) simt_loop_test(x, s->e, &run, done);
+    if ((s->kind != DG_ST_DO || !first) && s->e) {
+      bool in = tr && traced(x, &run);
+      simt_loop_test(x, s->e, &run, done);
+      if (in) step_cond(x, s, s->e, &run, NULL);
+    }
     first = false;
     if (!run.cnt) break;
     uint32_t nc0 = x->ncont;
@@ -124,13 +140,16 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
       run.lo = lo, run.hi = hi;
       msk_fix(&run);
     }
-    if (s->step && run.cnt) simt_eval_u(x, s->step, &run);   /* the value is not read: a thin one stays thin */
+    if (s->step && run.cnt) {
+      if (tr && traced(x, &run)) step_update(x, s, &run);
+      else simt_eval_u(x, s->step, &run);   /* the value is not read: a thin one stays thin */
+    }
     simt_mark_release(x, mk);
   }
   msk_or(k->b, done, brk, lo, hi);
   k->lo = lo, k->hi = hi;
   msk_fix(k);
-  x->brk = obrk, x->cont = ocont;
+  x->brk = obrk, x->cont = ocont, x->brk_switch = osw;
   simt_mark_release(x, mk0);
 }
 
@@ -188,8 +207,9 @@ static void st_switch(simt_x *x, const dg_stmt *s, msk *k)
   int lo = k->lo, hi = k->hi;
   int64_t *v = simt_conc(x, s->e->type, k, simt_eval(x, s->e, k), s->e->span);
   uint8_t *brk = simt_alloc(x, (size_t)x->n), *obrk = x->brk;
+  bool osw = x->brk_switch;
   memset(brk, 0, (size_t)x->n);
-  x->brk = brk;
+  x->brk = brk, x->brk_switch = true;
   msk run = msk_new(x);
   run.lo = lo, run.hi = hi;
   for (int st = 0; st < s->nbody && !x->stop; st++) {
@@ -213,7 +233,7 @@ static void st_switch(simt_x *x, const dg_stmt *s, msk *k)
   for (int i = lo; i < hi; i++) k->b[i] = (i >= run.lo && i < run.hi && run.b[i]) | brk[i];
   k->lo = lo, k->hi = hi;
   msk_fix(k);
-  x->brk = obrk;
+  x->brk = obrk, x->brk_switch = osw;
   simt_mark_release(x, mk);
 }
 
@@ -236,6 +256,53 @@ static void step_vals(simt_x *x, simt_step *st, const dg_type *t, const dom_val 
   for (int c = 0; c < nc; c++) st->vals[c] = v[(size_t)c * x->n + x->trace_lane];
 }
 
+/* An expression statement's (or a for loop's update's) value in the traced lane:
+ * the variable it set as it now is, else the expression's value. */
+static void expr_vals(simt_x *x, simt_step *st, const dg_expr *e, msk *k)
+{
+  simt_mark mk = simt_mark_get(x);
+  dom_val *v = e ? simt_eval(x, e, k) : NULL;
+  bool set = e && (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC);
+  const dg_var *var = set && e->a->kind == DG_EX_VAR ? e->a->var : NULL;
+  if (var && (var->kind == DG_VAR_LOCAL || var->kind == DG_VAR_PARAM) && x->fr->reg[var->slot])
+    step_vals(x, st, var->type, x->fr->reg[var->slot]);     /* the register as it now is */
+  else if (e && !(e->kind == DG_EX_INCDEC && e->post))       /* a postfix's value is the old one */
+    step_vals(x, st, e->type, v);
+  simt_mark_release(x, mk);
+}
+
+/* st to the listener, with the traced lane's last store in it */
+static void step_emit(simt_x *x, simt_step *st)
+{
+  if (x->step_store)
+    st->store_buf = (int)dom_ptr_buf(x->step_store), st->store_off = dom_ptr_off(x->step_store),
+    st->store_type = x->step_sty;
+  if (!x->stop) x->m->step_fn(x->m->step_ud, x->m, st);
+}
+
+/* The traced lane's way at cond (evaluated): t holds the lanes that took it;
+ * sp (NULL for loop tests, which are never split) the data-dependent ones. */
+static void step_cond(simt_x *x, const dg_stmt *s, const dg_expr *cond, const msk *t, const simt_split *sp)
+{
+  simt_step st = { .stmt = s, .depth = x->depth, .what = SIMT_STEP_COND, .at = cond->span };
+  int l = x->trace_lane;
+  if (sp && sp->any && l >= sp->both.lo && l < sp->both.hi && sp->both.b[l]) {
+    st.taken = -1;
+    step_vals(x, &st, x->t_bool, sp->cv);
+  } else
+    st.taken = l >= t->lo && l < t->hi && t->b[l];
+  if (!x->stop) x->m->step_fn(x->m->step_ud, x->m, &st);
+}
+
+/* A for loop's update the traced lane runs. */
+static void step_update(simt_x *x, const dg_stmt *s, msk *k)
+{
+  simt_step st = { .stmt = s, .depth = x->depth, .what = SIMT_STEP_UPDATE, .at = s->step->span };
+  x->step_store = 0;
+  expr_vals(x, &st, s->step, k);
+  step_emit(x, &st);
+}
+
 /* A statement the traced lane runs while someone listens (simt_on_step). */
 static void step_exec(simt_x *x, const dg_stmt *s, msk *k)
 {
@@ -247,31 +314,24 @@ static void step_exec(simt_x *x, const dg_stmt *s, msk *k)
     m->step_fn(m->step_ud, m, &st);          /* before its body's steps */
     ex_tab[s->kind](x, s, k);
     return;
-  case DG_ST_EXPR: {
-    const dg_expr *e = s->e;
-    simt_mark mk = simt_mark_get(x);
-    dom_val *v = e ? simt_eval(x, e, k) : NULL;
-    bool set = e && (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC);
-    const dg_var *var = set && e->a->kind == DG_EX_VAR ? e->a->var : NULL;
-    if (var && (var->kind == DG_VAR_LOCAL || var->kind == DG_VAR_PARAM) && x->fr->reg[var->slot])
-      step_vals(x, &st, var->type, x->fr->reg[var->slot]);     /* the register as it now is */
-    else if (e && !(e->kind == DG_EX_INCDEC && e->post))       /* a postfix's value is the old one */
-      step_vals(x, &st, e->type, v);
-    simt_mark_release(x, mk);
+  case DG_ST_EXPR:
+    expr_vals(x, &st, s->e, k);
+    break;
+  case DG_ST_BREAK: case DG_ST_CONTINUE: case DG_ST_RETURN: {
+    bool brk = s->kind == DG_ST_BREAK, top = !x->fr->up;
+    st.jump = brk ? (x->brk_switch ? "out of the switch" : "out of the loop")
+            : s->kind == DG_ST_CONTINUE ? "to the loop's next iteration" : top ? "the thread ends" : "back to the caller";
+    ex_tab[s->kind](x, s, k);
+    if (s->kind == DG_ST_RETURN && s->e && x->fr->ret) step_vals(x, &st, x->fr->f->ret, x->fr->ret);
     break;
   }
   default:
     ex_tab[s->kind](x, s, k);
     if (s->kind == DG_ST_DECL && s->var && x->fr->reg[s->var->slot] && s->e)
       step_vals(x, &st, s->var->type, x->fr->reg[s->var->slot]);
-    else if (s->kind == DG_ST_RETURN && s->e && x->fr->ret)
-      step_vals(x, &st, x->fr->f->ret, x->fr->ret);
     break;
   }
-  if (x->step_store)
-    st.store_buf = (int)dom_ptr_buf(x->step_store), st.store_off = dom_ptr_off(x->step_store),
-    st.store_type = x->step_sty;
-  if (!x->stop) m->step_fn(m->step_ud, m, &st);
+  step_emit(x, &st);
 }
 
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k)

@@ -22,16 +22,19 @@ is(r.reference_term, "x[3] + x[4] + x[5]", "the reference's term")
 is(r.writer.launch .. " " .. r.writer.block .. " " .. r.writer.thread, "1 0 1", "the writer (launch 1-based)")
 is(#r.slice, 5, "the slice: five lines")
 is(r.slice[1].line, 3, "starting at the thread's index")
-is(#r.steps, 9, "nine steps")
+is(#r.steps, 17, "17 steps: each iteration's test, body and update, the if's and the last test's decisions")
 is(r.steps_more, 0, "none past the cap")
 local s = r.steps[1]
 is(s.line .. ":" .. s.col .. " " .. s.source .. " -> " .. s.target .. " = " .. s.value,
    "3:7 int n = blockIdx.x * blockDim.x + threadIdx.x; -> n = 1", "step 1: the row index")
 ok(s.file:match("rows%.cu$"), "steps name the kernel file", s.file)
 is(r.steps[2].target, nil, "the if sets nothing")
-is(r.steps[7].value, "x[3] + x[4]", "the second iteration's sum")
-is(r.steps[9].target .. " = " .. r.steps[9].value, "y[1] = x[3] + x[4] + x[5]", "the store")
-is(r.steps[9].depth, 1, "in the kernel's body")
+is(r.steps[3].what .. " " .. r.steps[3].source .. " -> " .. r.steps[3].value, "condition n >= N -> false: not taken",
+   "step 3: the if's decision")
+is(r.steps[9].what .. " " .. r.steps[9].target .. " = " .. r.steps[9].value, "update c = 1", "step 9: the loop's update")
+is(r.steps[11].value, "x[3] + x[4]", "the second iteration's sum")
+is(r.steps[17].target .. " = " .. r.steps[17].value, "y[1] = x[3] + x[4] + x[5]", "the store")
+is(r.steps[17].depth .. " " .. r.steps[17].what, "1 statement", "in the kernel's body, a statement")
 
 local r2 = dirigo.check(p, "y", {0})
 is(r2.verdict, "equivalent", "an index as a list")

@@ -2,7 +2,8 @@
 # The teaching tabs of the result pane after a check: the slice (lines that
 # fed the element, also marked in the source), the kernel's and the
 # reference's terms, the SMT-LIB query, and the writer thread's steps
-# (statement by statement, what each set and its value as a term). The marks
+# (statement by statement, what each set and its value as a term; a for
+# loop's update and each decided condition as steps of their own). The marks
 # follow the selected element's own last check.
 . "$DG_SRCDIR/t/tui/lib.sh"
 cp "$DG_SRCDIR"/samples/elementwise/leaky_relu_macro.cu "$DG_SRCDIR"/samples/elementwise/leaky_relu_macro.lua "$DATA"/
@@ -27,7 +28,7 @@ tui_style leaky 001 "the slice tab is the selected one"
 tui_same leaky 002 "terms tab: the kernel's term (the fp32 slope) and the reference's"
 tui_has leaky 003 "SMT-LIB query for y[0] (its " "smt tab: the query"
 tui_has leaky 003 "(assert" "with its assertion"
-tui_has leaky 004 "6 steps of the writer thread (block 0 thread 0 of launch 1)," "steps tab: the writer thread's steps"
+tui_has leaky 004 "11 steps of the writer thread (block 0 thread 0 of launch 1)," "steps tab: the writer thread's steps"
 tui_has leaky 004 "const float v = __ldg(x + i);   -> v = x[0]" "each statement with what it set and the value as a term"
 tui_has leaky 005 "equivalent  y[0]" "v cycles back to the summary"
 tui_has leaky 006 "equivalent  y[0]" "the summary stays on the last result"
@@ -47,17 +48,19 @@ n
 n
 <Dump>
 n
+n
 <Dump>
 p
 p
 p
 p
 <Dump>' leaky_relu_macro.lua
-tui_has walk 001 "step 3 of 6 (n next, p back; the source shows its line):" "n walks the steps: the third"
-tui_has walk 001 "▶   3   14:21  const float v = __ldg(x + i);   -> v = x[0]" "marked, with its value"
-tui_has walk 001 "source  line 14/17" "the source goes to its line"
-tui_has walk 002 "▶   4   15:9   y[i] = LEAKY(v);   -> y[0] = 0 < x[0] ?" "n: the store"
+tui_has walk 001 "step 3 of 11 (n next, p back; the source shows its line):" "n walks the steps: the third"
+tui_has walk 001 "▶   3   13:54  i < N   -> true: taken" "marked: the grid-stride loop's test, taken"
+tui_has walk 001 "source  line 13/17" "the source goes to its line"
+tui_has walk 002 "▶   5   15:9   y[i] = LEAKY(v);   -> y[0] = 0 < x[0] ?" "n n: the store"
 tui_has walk 002 "source  line 15/17" "and its line"
+tui_has walk 002 "    6   13:61  i += gridDim.x * THREADS   -> i = 512" "the loop's update next, with the new index"
 tui_has walk 003 "▶   1   13:5   for (int i = blockIdx.x * THREADS +" "p walks back, and stops at the first step"
 tui_has walk 003 "source  line 13/17" "the loop's line"
 tui_same walk 002 "the walked steps tab: the two steps before the current one, then the rest"
