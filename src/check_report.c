@@ -88,6 +88,10 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
   dg_buf_printf(b, "],\"seconds\":{\"concrete\":%.4f,\"symbolic\":%.4f,\"solver\":%.4f,\"replay\":%.4f,\"total\":%.4f}",
                 r->t_concrete, r->t_symbolic, r->t_solver, r->t_replay, r->t_total);
   dg_buf_printf(b, ",\"terms\":%zu,\"term_bytes\":%zu", r->nterms, r->term_bytes);
+  /* the sizes it ran at (--size, --auto's huge instances): the element replays with them */
+  for (size_t i = 0; r->sizes && i < r->nsizes && i < p->sizes.n; i++)
+    dg_buf_printf(b, "%s\"%s\":%lld", i ? "," : ",\"sizes\":{", p->sizes.v[i].name, (long long)r->sizes[i]);
+  if (r->sizes && r->nsizes && p->sizes.n) dg_buf_putc(b, '}');
   if (full) {
     dg_buf_puts(b, ",\"kernel_term\":");
     dg_buf_json_str(b, r->kernel_term ? r->kernel_term : "");

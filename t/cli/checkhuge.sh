@@ -21,6 +21,10 @@ r=$(run_dirigo check $line --no-journal --no-gpu)
 is "$(rc_)" 1 "the printed line checks that element alone ($line)"
 like "$r" "out-of-bounds .* of w .*replayed on the emulator" "with the same verdict"
 
+out=$(run_dirigo check "$S/embedding/embedding_int32.lua" --auto --json --no-journal --no-gpu)
+like "$out" '"element":"y\[0,[0-9]+\]".*"verdict":"out-of-bounds".*"sizes":\{"N":1,"V":[0-9]{6,},"D":[0-9]+\}' \
+  "--json: the huge element's object carries the sizes it ran at"
+
 out=$(run_dirigo check "$S/embedding/embedding_gather.lua" --auto --no-journal --no-gpu)
 is "$(rc_)" 0 "embedding_gather (64-bit row offsets): no finding"
 like "$out" "huge instance .*--size V=[0-9]+ --size D=[0-9]+" "at the same huge sizes"
