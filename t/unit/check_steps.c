@@ -233,12 +233,71 @@ static void test_branches(void)
   unload(&P);
 }
 
+static const char *src_jump =
+  "__device__ void add(float *a, float v, int skip)\n"                     /* 1 */
+  "{\n"                                                                     /* 2 */
+  "  if (skip) return;\n"                                                   /* 3 */
+  "  *a += v;\n"                                                            /* 4 */
+  "}\n"                                                                     /* 5 */
+  "__global__ void k(float *y, const float *x, int N, int C)\n"             /* 6 */
+  "{\n"                                                                     /* 7 */
+  "  int n = threadIdx.x;\n"                                                /* 8 */
+  "  if (n >= N) return;\n"                                                 /* 9 */
+  "  float acc = 0.0f;\n"                                                   /* 10 */
+  "  for (int c = 0; c < C; c++) {\n"                                       /* 11 */
+  "    switch (c) { case 1: acc += x[n * C + c]; break; default: add(&acc, x[n * C + c], 0); }\n" /* 12 */
+  "  }\n"                                                                   /* 13 */
+  "  add(&acc, 1.0f, 1);\n"                                                 /* 14 */
+  "  y[n] = acc;\n"                                                         /* 15 */
+  "}\n";
+
+/* the first step at line:col from `from` on (0-based), or -1 */
+static long find(const check_result *r, size_t from, unsigned line, unsigned col)
+{
+  for (size_t i = from; i < r->nsteps; i++)
+    if (r->steps[i].span.line == line && r->steps[i].span.col == col) return (long)i;
+  return -1;
+}
+
+static const char *value_at(const check_result *r, long i) { return i >= 0 && r->steps[i].value ? r->steps[i].value : ""; }
+
+/* Where break and return go: out of a switch (not the loop), back to the caller. */
+static void test_jumps(void)
+{
+  put("jump.cu", src_jump);
+  put("jump.lua", "return problem {\n  source = \"jump.cu\",\n  op = \"sum\",\n  sizes = { N = 1, C = 2 },\n"
+                  "  launch = \"k<<<1, 32>>>(y, x, N, C)\",\n}\n");
+  prob P;
+  if (!load(&P, "jump.lua")) { ok(0, "jump loads"); unload(&P); return; }
+  check_result r;
+  ok(check(&P, 0, true, &r), "y[0] through a switch and a device function is equivalent");
+  long brk = find(&r, 0, 12, 47);
+  is_str(value_at(&r, brk), "out of the switch", "a break in a switch leaves the switch");
+  long upd = find(&r, brk < 0 ? 0 : (size_t)brk, 11, 26);
+  ok(brk >= 0 && upd == brk + 1, "the loop's update comes next");
+  is_str(value_at(&r, upd), "2", "c = 2");
+  long c1 = find(&r, 0, 3, 7), c2 = c1 >= 0 ? find(&r, (size_t)c1 + 1, 3, 7) : -1;
+  is_str(value_at(&r, c1), "false: not taken", "add's if, skip 0: not taken");
+  ok(c1 >= 0 && r.steps[c1].depth == 2, "at depth 2");
+  is_str(value_at(&r, c2), "true: taken", "add's if, skip 1: taken");
+  long ret = c2 >= 0 ? find(&r, (size_t)c2, 3, 13) : -1;
+  ok(ret == c2 + 1 && !r.steps[ret].target, "then the return, setting nothing");
+  is_str(value_at(&r, ret), "back to the caller", "a value-less return in a callee goes back to the caller");
+  dg_buf b = {0};
+  check_steps_format(&b, &P.k, &r);
+  printf("%s", b.s ? b.s : "");
+  dg_buf_free(&b);
+  check_result_free(&r);
+  unload(&P);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dg_steps_XXXXXX");
   if (!mkdtemp(tmpdir)) { printf("Bail out! mkdtemp\n"); return 1; }
   test_rows();
   test_branches();
+  test_jumps();
   test_cap();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
