@@ -145,8 +145,10 @@ typedef struct { int tensor; int rank; int64_t idx[8]; } check_loc;
 size_t check_auto_locs(const dg_problem *p, uint64_t seed, check_loc **locs);
 /* --auto's huge instances (check_huge.c): the fuzzer's huge sizes (one input
  * past 2^31 elements, the rest small; fuzz_huge_case), up to max distinct
- * vectors of p->sizes.n values each into out; returns how many. */
-int check_huge_sizes(const dg_problem *p, int64_t *out, int max);
+ * vectors of p->sizes.n values each into out; returns how many. None when a
+ * kernel of k (NULL: not looked at) has blocks that communicate (global
+ * atomics, __threadfence), nor sizes the check would refuse. */
+int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max);
 /* The elements to check there, per output at those sizes: the last element
  * and the start of the last outermost slice. *locs is the caller's. */
 size_t check_huge_locs(const dg_problem *p, const int64_t *sizes, check_loc **locs);

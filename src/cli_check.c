@@ -161,11 +161,11 @@ static void auto_locs(const dg_problem *p, uint64_t seed, locvec *out)
  * MAX_HUGE, each at the end of its huge dimension. *hs gets their sizes
  * (p->sizes.n each; the caller frees). */
 #define MAX_HUGE 4
-static void huge_locs(const dg_problem *p, locvec *out, int64_t **hs)
+static void huge_locs(const dg_problem *p, const emu_kernels *k, locvec *out, int64_t **hs)
 {
   size_t ns = p->sizes.n;
   *hs = dg_malloc(sizeof **hs * (ns + 1) * MAX_HUGE);
-  int n = check_huge_sizes(p, *hs, MAX_HUGE);
+  int n = check_huge_sizes(p, k, *hs, MAX_HUGE);
   for (int k = 0; k < n; k++) {
     check_loc *cl;
     size_t nl = check_huge_locs(p, *hs + (size_t)k * ns, &cl);
@@ -375,7 +375,7 @@ int cli_check(int argc, char **argv)
     /* --auto stops at the first finding; an unknown element says nothing of
      * the next one (a bug at a tail element must still be reached) */
     if (a.autoloc && (check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR)) break;
-    if (a.autoloc && i + 1 == locs.n && !hs) huge_locs(L.p, &locs, &hs);   /* nothing found: huge sizes */
+    if (a.autoloc && i + 1 == locs.n && !hs) huge_locs(L.p, &L.k, &locs, &hs);   /* nothing found: huge sizes */
   }
   free(spec), free(hs);
   if (a.json) printf("\n]\n");

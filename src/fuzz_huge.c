@@ -225,6 +225,14 @@ static const dg_expr *talks_func(const dg_func *f, funcset *seen)
   return talks_stmt(f->body, seen);
 }
 
+const dg_expr *fuzz_huge_talks(const dg_func *f)
+{
+  funcset seen = {0};
+  const dg_expr *e = f ? talks_func(f, &seen) : NULL;
+  dg_vec_free(&seen);
+  return e;
+}
+
 /* Why this case cannot run sampled (written to why), or false. */
 static bool refused(const dg_problem *p, const fuzz_backend *be, const fuzz_case *c, char *why, size_t n)
 {

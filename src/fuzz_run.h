@@ -117,6 +117,10 @@ const char *fuzz_status_name(fuzz_status s);
  * reason, and so are backends other than the emulator. */
 /* The space's huge callback (fuzz_space.huge): case k's sizes and values. */
 bool fuzz_huge_case(void *ud, const void *space, int64_t k, fuzz_case *c);
+/* The first expression by which blocks of kernel f may communicate (an
+ * atomic on memory not known to be __shared__, __threadfence), or NULL
+ * (the checker's huge instances skip such kernels too). */
+const dg_expr *fuzz_huge_talks(const dg_func *f);
 void fuzz_huge_run_case(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
                         const fuzz_space_ctx *ctx, const fuzz_case *c, fuzz_outcome *out);
 

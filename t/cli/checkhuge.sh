@@ -53,6 +53,11 @@ out=$(run_dirigo check "$S/atomics/scatter_add.lua" --size N=641 --size D=419430
 is "$(rc_)" 0 "2.7e9 threads: unknown (exit 0) at once"
 like "$out" "unknown +not checked: at these sizes the writer search would run 2688548864 threads" "saying why"
 
+out=$(run_dirigo check "$S/reduce/l2norm_atomic.lua" --auto --no-journal --no-gpu)
+is "$(rc_)" 0 "l2norm_atomic (global atomics): no finding"
+ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" \
+  "and no huge instance: its blocks communicate (it walked 2.7e9 atomics for minutes past --budget)"
+
 # the memory the huge check takes: address space beyond 10 GiB, resident far less
 # (ASan reserves its shadow as address space: no limit there)
 if [ -z "$ASAN_OPTIONS" ]; then
