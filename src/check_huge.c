@@ -220,9 +220,13 @@ void check_huge_finish(chk *c)
     check_say(r, CHECK_EQUIVALENT, "%s", reason);
     free(reason);
   } else if (h->noreplay && r->verdict == CHECK_UNKNOWN) {
-    check_say(r, CHECK_UNKNOWN, "the element may differ from the reference at these sizes, but no witness was "
-              "replayed: an input past 2^28 elements is generated lazily, and a value witness needs every "
-              "input in memory");
+    /* check.c's "the witness did not replay" is not what happened: none ran */
+    bool coarse = r->reason && strstr(r->reason, "did not replay");
+    char *reason = dg_strdup(r->reason && !coarse ? r->reason : "");
+    check_say(r, CHECK_UNKNOWN, "%s%sthe solver's candidate witness was not replayed: at these sizes an input "
+              "past 2^28 elements is generated lazily, and a value witness needs every input in memory "
+              "(check at smaller sizes for a replayed one)", reason, *reason ? "; " : "");
+    free(reason);
   } else if (h->noreplay && r->verdict == CHECK_UNCHECKED && c->wl < 0) {
     check_say(r, CHECK_UNKNOWN, "no thread writes this element; not replayed at these sizes (inputs past "
               "2^28 elements are generated lazily)");

@@ -58,6 +58,11 @@ is "$(rc_)" 0 "l2norm_atomic (global atomics): no finding"
 ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" \
   "and no huge instance: its blocks communicate (it walked 2.7e9 atomics for minutes past --budget)"
 
+out=$(run_dirigo check "$S/reduce/mean_rows_intdiv.lua" --size N=4194304 --size C=641 --at 4194303 --no-journal --no-gpu)
+is "$(rc_)" 0 "a value bug at huge sizes: no bug claimed (exit 0)"
+like "$out" "unknown +the solver's candidate witness was not replayed: at these sizes an input past 2\^28 elements" \
+  "unknown, saying that no witness was replayed and why"
+
 # the memory the huge check takes: address space beyond 10 GiB, resident far less
 # (ASan reserves its shadow as address space: no limit there)
 if [ -z "$ASAN_OPTIONS" ]; then
