@@ -109,6 +109,7 @@ static bool find_writer(chk *c)
   }
   int buf = cm.bufs[c->t];
   bool ok = true;
+  cm.deadline = c->deadline;           /* a huge grid must not run past --auto's budget */
   for (int li = 0; li < (int)c->p->launches.n && ok; li++) {
     simt_track_writes(cm.m, buf);
     simt_status st = check_mach_launch(&cm, c->k, li, NULL, 0, &err);
@@ -120,6 +121,12 @@ static bool find_writer(chk *c)
     size_t ne;
     const simt_event *ev = simt_events(cm.m, &ne);
     if (event_verdict(c, ev, ne, "concrete run on the emulator")) { ok = false; break; }
+    if (st == SIMT_STOPPED && simt_error(cm.m)[0]) {
+      check_say(c->r, CHECK_UNKNOWN, "the budget was spent finding the writer (launch %d: %s)", li + 1,
+                simt_error(cm.m));
+      ok = false;
+      break;
+    }
     if (st == SIMT_STOPPED) {
       check_say(c->r, CHECK_UNKNOWN, "the concrete run stopped in launch %d", li + 1);
       ok = false;

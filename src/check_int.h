@@ -15,6 +15,7 @@ typedef struct {
                              * the first launch that runs the whole kernel; a store slice
                              * reads no memory); NULL once written */
   void *huge;               /* lazily filled buffers of huge inputs (check_huge.c); NULL none */
+  double deadline;          /* launches start no block past it (simt_launch.deadline; 0 none) */
 } check_mach;
 
 /* Inputs (and accumulate outputs) carry io's values; with a symbolic domain

@@ -169,6 +169,7 @@ simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, cons
   if (!check_mach_dims(cm, li, &L, err)) return SIMT_BADARGS;
   L.blocks = blocks;
   L.nblocks = nblocks;
+  L.deadline = cm->deadline;
   simt_arg *args = dg_calloc(l->args.n + 1, sizeof *args);
   simt_status st = SIMT_BADARGS;
   dg_arena a = {0};

@@ -4,6 +4,7 @@
  * statements in simt_stmt.c, the builtin functions (barriers, warp ops,
  * atomics) in simt_warp.c. */
 #include "simt_int.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,11 @@ static void run_blocks(simt_x *x, const dg_func *k, dom_val **av, const int64_t 
   x->unwind = &jb;
   for (int64_t i = 0; i < cnt && !x->stop; i++) {
     if (order[i] < 0 || order[i] >= nb) continue;
+    if (x->deadline > 0 && (i & 63) == 0 && i > 0 && dg_now() > x->deadline) {
+      snprintf(x->m->err, sizeof x->m->err, "time limit reached after %" PRId64 " of %" PRId64 " blocks", i, cnt);
+      x->stop = true;
+      break;
+    }
     x->block = order[i];
     x->m->stats.blocks++;
     run_block(x, k, av, rng, seed);
@@ -286,6 +292,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
     x.gdim[d] = L->grid[d] ? L->grid[d] : 1;
   }
   x.n = (int)(x.bdim[0] * x.bdim[1] * x.bdim[2]);
+  x.deadline = L->deadline;
   x.nwarps = (x.n + 31) / 32;
   x.max_iters = L->max_loop_iters > 0 ? L->max_loop_iters : (1 << 20);
   x.chunks = x.cur = dg_malloc(sizeof *x.chunks + (1u << 20));

@@ -93,6 +93,8 @@ typedef struct {
   int nblocks;
   int64_t max_loop_iters;       /* per loop execution; 0: default 1<<20 */
   int max_events;               /* events kept; 0: default 64 (counts continue) */
+  double deadline;              /* dg_now() past which no further block starts: the run
+                                   ends SIMT_STOPPED with simt_error() saying so (0: none) */
 } simt_launch;
 
 typedef enum {

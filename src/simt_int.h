@@ -94,6 +94,7 @@ typedef struct simt_x {
   int *worder;             /* warp order stores and atomics land in */
   int64_t max_iters;
   bool stop;               /* a fatal event: the launch ends */
+  double deadline;         /* simt_launch.deadline */
   jmp_buf *unwind;         /* where a fatal event returns to (simt.c run_blocks) */
   bool in_atomic;          /* atomics do not race with each other */
   int depth;

@@ -63,6 +63,14 @@ is "$(rc_)" 0 "a value bug at huge sizes: no bug claimed (exit 0)"
 like "$out" "unknown +the solver's candidate witness was not replayed: at these sizes an input past 2\^28 elements" \
   "unknown, saying that no witness was replayed and why"
 
+# --auto's budget holds in a huge instance's writer search too: cross_entropy's huge
+# instance (N=4194304 rows, 1M blocks) took minutes and was killed by sweep's limit
+out=$(timeout 120 "$DIRIGO" check "$S/loss/cross_entropy.cu" --auto --budget 3 --no-journal --no-gpu 2>&1)
+st=$?
+ok "[ $st -ne 124 ]" "cross_entropy --auto --budget 3 ends on its own (not killed after 120 s)"
+like "$out" "unknown +the budget was spent finding the writer \\(launch 1: time limit reached after [0-9]+ of 1048576 blocks\\)" \
+  "its huge element is unknown: the budget was spent finding the writer, after how many blocks"
+
 # the memory the huge check takes: address space beyond 10 GiB, resident far less
 # (ASan reserves its shadow as address space: no limit there)
 if [ -z "$ASAN_OPTIONS" ]; then
