@@ -83,6 +83,8 @@ typedef struct {
   int64_t *sizes;          /* one per p->sizes */
   size_t nsizes;
   uint64_t seed;
+  bool ranges_at_top;      /* index-valued inputs held the top of their range (a huge instance),
+                              not random in-range values */
   /* teaching */
   dg_span *slice;          /* distinct lines the writer thread executed (kernels' srcmgr) */
   size_t nslice;

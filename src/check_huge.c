@@ -104,6 +104,7 @@ void check_huge_ranges(chk *c)
 {
   if (!c->huge) return;
   const dg_problem *p = c->p;
+  c->r->ranges_at_top = true;
   for (size_t t = 0; t < p->tensors.n; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
     int64_t lo, hi;

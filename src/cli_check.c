@@ -216,9 +216,14 @@ static void print_explain(const dg_problem *p, const emu_kernels *k, const check
     printf("  written by launch %d, block %lld, thread %lld\n", r->writer_launch + 1,
            (long long)r->writer_block, (long long)r->writer_thread);
   for (size_t t = 0; t < p->tensors.n; t++)
-    if (p->tensors.v[t].has_range && p->tensors.v[t].role == DG_TENSOR_INPUT)
-      printf("  note: index-valued input '%s' is fixed to random in-range values in the symbolic run (seed %" PRIu64 ")\n",
-             p->tensors.v[t].name, r->seed);
+    if (p->tensors.v[t].has_range && p->tensors.v[t].role == DG_TENSOR_INPUT) {
+      if (r->ranges_at_top)
+        printf("  note: index-valued input '%s' is fixed to the top of its range in the symbolic run (a huge instance)\n",
+               p->tensors.v[t].name);
+      else
+        printf("  note: index-valued input '%s' is fixed to random in-range values in the symbolic run (seed %" PRIu64 ")\n",
+               p->tensors.v[t].name, r->seed);
+    }
   if (r->nslice) {
     printf("  slice (lines the writer thread executed):\n");
     for (size_t i = 0; i < r->nslice; i++) {

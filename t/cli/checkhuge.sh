@@ -63,6 +63,14 @@ is "$(rc_)" 0 "a value bug at huge sizes: no bug claimed (exit 0)"
 like "$out" "unknown +the solver's candidate witness was not replayed: at these sizes an input past 2\^28 elements" \
   "unknown, saying that no witness was replayed and why"
 
+# --explain says how index-valued inputs were fixed: at a huge instance, the top of their range
+out=$(run_dirigo check "$S/embedding/embedding_gather.lua" --size N=1 --size V=42008576 --size D=64 --at 0,63 \
+      --explain --no-journal --no-gpu)
+like "$out" "note: index-valued input 'ids' is fixed to the top of its range in the symbolic run \\(a huge instance\\)" \
+  "--explain at a huge instance: ids at the top of their range"
+ok "! printf '%s\n' \"\$out\" | grep -q 'random in-range values in the symbolic run'" \
+  "and not 'random in-range values'"
+
 # --auto's budget holds in a huge instance's writer search too: cross_entropy's huge
 # instance (N=4194304 rows, 1M blocks) took minutes and was killed by sweep's limit
 out=$(timeout 120 "$DIRIGO" check "$S/loss/cross_entropy.cu" --auto --budget 3 --no-journal --no-gpu 2>&1)
