@@ -75,11 +75,8 @@ static bool ref_read(void *ud, int t, const int64_t *idx, dg_refval *out)
 {
   chk *c = ud;
   const dg_tensor *ts = &c->p->tensors.v[t];
-  int64_t flat = 0;
-  for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
-    if (idx[d] < 0 || idx[d] >= c->dims[t][d]) return false;
-    flat = flat * c->dims[t][d] + idx[d];
-  }
+  int64_t flat = dg_flat_index(c->dims[t], ts->shape.n, idx);
+  if (flat < 0) return false;
   if (ts->has_range) {
     *out = (dg_refval){ .is_sym = false, .num = c->io.data[t][flat] };
     return true;

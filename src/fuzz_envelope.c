@@ -67,11 +67,8 @@ static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
 {
   env32 *e = ud;
   const dg_tensor *ts = &e->p->tensors.v[t];
-  int64_t flat = 0;
-  for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
-    if (idx[d] < 0 || idx[d] >= e->dims[t][d]) return false;
-    flat = flat * e->dims[t][d] + idx[d];
-  }
+  int64_t flat = dg_flat_index(e->dims[t], ts->shape.n, idx);
+  if (flat < 0) return false;
   if (!e->data[t] && !(e->lazy && e->lazy->value)) return false;
   double v = e->data[t] ? e->data[t][flat] : e->lazy->value(e->lazy->ud, t, flat);
   if (e->perturb && !ts->has_range) v *= 1 + 4 * 0x1p-24 * (2 * dg_rng_unit(&e->rng) - 1);

@@ -309,11 +309,8 @@ static bool ref_read(void *ud, int t, const int64_t *idx, dg_refval *out)
   hvals *h = ud;
   h->reads++;
   const dg_tensor *ts = &h->p->tensors.v[t];
-  int64_t flat = 0;
-  for (size_t d = 0; d < ts->shape.n && d < 8; d++) {
-    if (idx[d] < 0 || idx[d] >= h->dims[t][d]) return false;
-    flat = flat * h->dims[t][d] + idx[d];
-  }
+  int64_t flat = dg_flat_index(h->dims[t], ts->shape.n, idx);
+  if (flat < 0) return false;
   /* the generator, not io: an accumulate output's data holds the kernel's result by now */
   if (ts->role == DG_TENSOR_INPUT || ts->accumulate) out->num = fuzz_ctr_value(&h->gen[t], flat);
   else return false;

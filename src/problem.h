@@ -70,6 +70,18 @@ typedef struct dg_ref_env {
   void *ud;                              /* for read */
 } dg_ref_env;
 
+/* The row-major flat offset of idx in a tensor of these dims (rank at most 8),
+ * or -1 when an index is out of range: what a dg_ref_env.read does first. */
+static inline int64_t dg_flat_index(const int64_t *dims, size_t rank, const int64_t *idx)
+{
+  int64_t flat = 0;
+  for (size_t d = 0; d < rank && d < 8; d++) {
+    if (idx[d] < 0 || idx[d] >= dims[d]) return -1;
+    flat = flat * dims[d] + idx[d];
+  }
+  return flat;
+}
+
 typedef enum { DG_REF_OK, DG_REF_NIL /* element unchecked */, DG_REF_ERROR } dg_ref_status;
 
 typedef struct dg_ref_ops {
