@@ -350,25 +350,32 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
   reply(DG_GPU_OK, 0, NULL, 0, NULL);
 }
 
+/* Pinned host memory kept and grown: at least n bytes, or NULL (the caller
+ * then copies pageable and synchronously). */
+typedef struct { uint8_t *p; size_t len; } pinned_buf;
+
+static uint8_t *pinned_grow(pinned_buf *b, size_t n)
+{
+  if (n <= b->len) return b->p;
+  if (b->p) cudaFreeHost(b->p);
+  b->p = NULL;
+  b->len = 0;
+  if (cudaMallocHost((void **)&b->p, n) != cudaSuccess) {
+    cudaGetLastError();
+    b->p = NULL;
+    return NULL;
+  }
+  b->len = n;
+  return b->p;
+}
+
 /* Pinned host memory for the guards of all live buffers: one asynchronous
  * copy per guard and one synchronisation, instead of a blocking pageable copy
  * each (the launch round trip is mostly this read-back). */
 static uint8_t *guard_stage(size_t n)
 {
-  static uint8_t *pinned;
-  static size_t len;
-  if (n > len) {
-    if (pinned) cudaFreeHost(pinned);
-    pinned = NULL;
-    len = 0;
-    if (cudaMallocHost((void **)&pinned, n) != cudaSuccess) {
-      cudaGetLastError();
-      pinned = NULL;
-      return NULL;
-    }
-    len = n;
-  }
-  return pinned;
+  static pinned_buf guards;
+  return pinned_grow(&guards, n);
 }
 
 /* The guard check on the device (gpu_guard.c): one launch over every guard
@@ -627,19 +634,8 @@ typedef struct {
 /* Pinned host memory for a batch's copies, kept and grown. */
 static uint8_t *pinned_arena(size_t n)
 {
-  static uint8_t *pin;
-  static size_t len;
-  if (n <= len) return pin;
-  if (pin) cudaFreeHost(pin);
-  pin = NULL;
-  len = 0;
-  if (cudaMallocHost((void **)&pin, n) != cudaSuccess) {
-    cudaGetLastError();
-    pin = NULL;
-    return NULL;
-  }
-  len = n;
-  return pin;
+  static pinned_buf batch;            /* apart from the guards': both can be in use at once */
+  return pinned_grow(&batch, n);
 }
 
 static void batch_fail(batch_state *bs, dg_gpu_status st, uint32_t launch, char *msg)
