@@ -10,20 +10,14 @@
 
 typedef DG_VEC(char *) strvec;
 
-/* The file opens with a comment whose first word is dirigo: */
+/* The file opens with a dirigo: block (dg_spec_block: the loader's rule). */
 static bool cu_spec(const char *path)
 {
-  FILE *f = fopen(path, "r");
-  if (!f) return false;
-  char head[256];
-  size_t n = fread(head, 1, sizeof head - 1, f);
-  fclose(f);
-  head[n] = 0;
-  const char *s = head;
-  while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
-  if (strncmp(s, "/*", 2)) return false;
-  for (s += 2; *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'; s++) {}
-  return !strncmp(s, "dirigo:", 7);
+  size_t len;
+  char *text = dg_read_file(path, &len);
+  bool yes = text && dg_spec_block(text, NULL);
+  free(text);
+  return yes;
 }
 
 static bool has_ext(const char *name, const char *ext)

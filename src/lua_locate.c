@@ -35,12 +35,12 @@ size_t dgl_find_string(const char *text, size_t from, const char *s)
 char *dgl_cu_block_chunk(const char *text, size_t len, const char **err, size_t *err_off)
 {
   /* the block must come first: only blanks and // or other comments before it */
-  const char *open = strstr(text, "/*");
-  while (open) {
-    const char *q = open + 2;
-    while (*q == ' ' || *q == '\t') q++;
-    if (!strncmp(q, "dirigo:", 7)) break;
-    open = strstr(open + 2, "/*");
+  const char *late;
+  const char *open = dg_spec_block(text, &late);
+  if (!open && late) {
+    *err = "the /* dirigo: … */ block must come first in the file (only comments before it)";
+    *err_off = (size_t)(late - text);
+    return NULL;
   }
   if (!open) {
     *err = "no /* dirigo: … */ block in this file";

@@ -390,3 +390,39 @@ bool dg_problem_finish(dg_problem *p, dg_diags *d)
   }
   return good;
 }
+
+/* ---- the dirigo: block of a .cu file ----------------------------------------- */
+static const char *skip_blanks(const char *s)
+{
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v') s++;
+  return s;
+}
+
+static bool opens_block(const char *s) { return !strncmp(skip_blanks(s + 2), "dirigo:", 7); }
+
+const char *dg_spec_block(const char *text, const char **late)
+{
+  if (late) *late = NULL;
+  const char *s = skip_blanks(text);
+  for (;;) {
+    if (s[0] == '/' && s[1] == '*') {
+      if (opens_block(s)) return s;
+      const char *e = strstr(s + 2, "*/");
+      if (!e) break;
+      s = skip_blanks(e + 2);
+    } else if (s[0] == '/' && s[1] == '/') {
+      const char *e = strchr(s, '\n');
+      if (!e) break;
+      s = skip_blanks(e + 1);
+    } else {
+      break;
+    }
+  }
+  if (late)
+    for (const char *c = strstr(s, "/*"); c; c = strstr(c + 2, "/*"))
+      if (opens_block(c)) {
+        *late = c;
+        break;
+      }
+  return NULL;
+}

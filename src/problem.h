@@ -178,6 +178,12 @@ typedef struct dg_problem {
 dg_problem *dg_problem_new(void);
 void dg_problem_free(dg_problem *p);
 
+/* The problem block of a .cu file (DESIGN 3.1): the first comment whose
+ * first word is `dirigo:`, with only blanks and other comments before it.
+ * Returns its "/" (the opening of the comment) or NULL; *late, when not NULL,
+ * is set to such a block found after code (the loader says where it must be). */
+const char *dg_spec_block(const char *text, const char **late);
+
 /* Builder helpers for the loader. */
 /* Parses text into x (copying it); on error adds "error: …" at the right column. */
 bool dg_pexpr_init(dg_pexpr *x, const char *text, dg_span span, size_t file_off,

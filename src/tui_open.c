@@ -132,15 +132,6 @@ static void add_outputs(tui_app *a, dg_buf *why)
   free(sizes);
 }
 
-static bool has_spec_block(const char *text)
-{
-  const char *c = strstr(text, "/*");
-  if (!c) return false;
-  c += 2;
-  while (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r') c++;
-  return !strncmp(c, "dirigo:", 7);
-}
-
 /* The work after the first paint: syntax errors and front-end diagnostics. */
 static void full_work(tui_app *a)
 {
@@ -214,7 +205,7 @@ bool tui_app_open(tui_app *a, const char *path)
   dg_buf why = {0};
   char *src = NULL;                       /* the kernel file shown */
   dg_diags d = {0};
-  if (lua || has_spec_block(text)) {
+  if (lua || dg_spec_block(text, NULL)) {
     a->problem = dg_spec_load(file, &d);
     if (a->problem->source) src = dg_strdup(a->problem->source);
     else if (!lua) src = dg_strdup(file);

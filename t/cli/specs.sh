@@ -9,14 +9,15 @@ trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/p/sub/scripts"
 cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/p/"
 cp "$S/elementwise/relu_gridstride.cu" "$W/p/sub/"
+cp "$DG_SRCDIR/t/data/specs/block.cu" "$W/p/sub/"   # a // comment before its block
 printf '__global__ void k(float *y) { }\n' > "$W/p/plain.cu"
 printf 'print("a script, not a problem")\n' > "$W/p/sub/scripts/helper.lua"
-want="$W/p/leaky_relu_macro.lua $W/p/sub/relu_gridstride.cu"
+want="$W/p/leaky_relu_macro.lua $W/p/sub/block.cu $W/p/sub/relu_gridstride.cu"
 
 out=$("$DIRIGO" fuzz --evaluate "$W/p" --cases 2 --seed 1)
 got=$(printf '%s\n' "$out" | sed -n 's/^  \([^ ]*\) .*/\1/p' | grep -v '^strategy' | tr '\n' ' ' | sed 's/ $//')
 is "$got" "$want" "fuzz --evaluate: the .lua spec and the .cu with a dirigo: block, sorted"
-like "$out" "^2 buggy and|^0 buggy and 2 correct problems" "two problems evaluated"
+like "$out" "^0 buggy and 3 correct problems" "three problems evaluated"
 # the table's columns line up under the header, the longest strategy name included
 hdr=$(printf '%s\n' "$out" | grep '^strategy ' | awk '{ print index($0, "recall") }')
 row=$(printf '%s\n' "$out" | grep '^boundary+adversarial+huge ' | awk '{ print index($0, "%") }')
@@ -24,7 +25,7 @@ is "$row" "$((hdr + 5))" "--evaluate: the recall column of boundary+adversarial+
 
 "$DIRIGO" sweep "$W/p" --mode fuzz --budget 5 --jobs 1 --fresh --out "$W/sweep.jsonl" > /dev/null 2>&1
 got=$(sed -n 's/^{"problem":"\([^"]*\)".*/\1/p' "$W/sweep.jsonl" | sort -u | tr '\n' ' ' | sed 's/ $//')
-is "$got" "leaky_relu_macro.lua sub/relu_gridstride.cu" "sweep finds the same two problems"
+is "$got" "leaky_relu_macro.lua sub/block.cu sub/relu_gridstride.cu" "sweep finds the same three problems"
 
 mkdir -p "$W/empty/scripts"
 cp "$W/p/plain.cu" "$W/empty/"

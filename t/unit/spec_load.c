@@ -220,6 +220,15 @@ static void bad_specs(void)
     dg_diags_free(&d);
   }
   bad("bad_block.cu", "bad_block.cu:4:54: error: unknown name 'q'");
+  bad("late_block.cu", "late_block.cu:2:24: error: the /* dirigo: … */ block must come first in the file (only comments before it)");
+  {   /* the rule every reader of .cu files shares (loader, sweep, workbench) */
+    const char *late;
+    ok(dg_spec_block("// a note\n/* other */\n  /*\n dirigo: op = 'relu' */", &late) != NULL && !late,
+       "dg_spec_block: // and /* */ comments before the block");
+    ok(!dg_spec_block("int x;\n/* dirigo: */", &late) && late, "dg_spec_block: code before the block (late)");
+    ok(!dg_spec_block("/* dirigo is not a block */ int y;", &late) && !late, "dg_spec_block: no block");
+    ok(!dg_spec_block("/* unclosed", NULL), "dg_spec_block: an unclosed comment");
+  }
   bad("bad_loop.lua", "bad_loop.lua:2:1: error: the file runs too long");
   bad("no_such_spec.lua", "no_such_spec.lua:1:1: error: cannot read the spec");
 
