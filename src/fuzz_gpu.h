@@ -19,6 +19,7 @@ typedef struct {
   double run_s, kernel_ms;
   int64_t ref_runs;          /* outputs judged by the GPU reference */
   double ref_ms;             /* its kernel time */
+  int64_t dev_judged;        /* outputs judged by the comparison on the device (passing) */
 } fuzz_gpu_timed;
 fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t);
 

@@ -37,6 +37,15 @@ typedef struct fuzz_backend {
    * the backend computed it (the GPU's fp64 reference kernels): want[0..n-1]
    * and defined[] filled, true; false: the problem's reference is used. */
   bool (*ref)(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n);
+  /* Optional (NULL: none): output t judged by the backend itself, with
+   * fuzz_compare's rule against its own reference (the GPU's comparison
+   * kernel, gpu_cmp.c), for the case just run. 1: no element failed, *cmp
+   * holds the comparison (checked, max_abs, max_ulp, ...) and validate takes
+   * it as is; 0: not judged there — io's outputs and the ref hook's values
+   * are now on the host and validate compares them itself (a failing case:
+   * envelope, first failing element, message as always); -1: they could
+   * not be brought back (msg says why; the case is an error). */
+  int (*judged)(void *self, const dg_problem *p, int t, emu_io *io, fuzz_cmp *cmp, char *msg, size_t msgn);
 } fuzz_backend;
 fuzz_backend fuzz_backend_emu(const emu_kernels *k);   /* the GPU's: fuzz_gpu.h */
 

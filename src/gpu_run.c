@@ -52,6 +52,7 @@ bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, d
   gk->buf_bytes = dg_calloc(p->tensors.n + 1, sizeof *gk->buf_bytes);
   gk->raw = dg_calloc(p->tensors.n + 1, sizeof *gk->raw);
   gk->raw_cap = dg_calloc(p->tensors.n + 1, sizeof *gk->raw_cap);
+  gk->pend_bytes = dg_calloc(p->tensors.n + 1, sizeof *gk->pend_bytes);
   gk->ntensors = (int)p->tensors.n;
   return ok;
 }
@@ -75,6 +76,8 @@ void gpu_kernels_free(gpu_kernels *gk)
   dg_gpu_binary_free(&gk->ref_bin);
   free(gk->ref_why);
   free(gk->want);
+  dg_gpu_binary_free(&gk->cmp_bin);
+  free(gk->pend_bytes);
   memset(gk, 0, sizeof *gk);
 }
 
@@ -290,12 +293,73 @@ static bool ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes
   return true;
 }
 
+/* The comparison kernel for output t of this run (gpu_cmp.c): compiled
+ * once, loaded into the child, its summary buffer allocated. False: the
+ * output comes back and the host compares. */
+static bool cmp_ready(const dg_problem *p, gpu_kernels *gk, int t)
+{
+  if (!gk->dev_cmp || gk->cmp_state < 0 || !gpu_cmp_supported(p->tensors.v[t].dtype)) return false;
+  if (gk->cmp_state == 0) {
+    const char *off = getenv("DIRIGO_GPU_CMP");
+    dg_diags d = {0};
+    gk->cmp_state = (off && !strcmp(off, "0")) ||
+                    gpu_cmp_compile(dg_gpu_info_of(gk->g)->arch, &gk->cmp_bin, &d) != DG_GPU_OK ? -1 : 1;
+    dg_diags_free(&d);
+    if (gk->cmp_state < 0) return false;
+  }
+  char *msg = NULL;
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->cmp_gen != gen) {
+    if (dg_gpu_load(gk->g, &gk->cmp_bin, &gk->cmp_kern, &msg) != DG_GPU_OK) {
+      free(msg);
+      gk->cmp_state = -1;
+      return false;
+    }
+    gk->cmp_gen = gen;
+    gk->cmp_have = false;
+  }
+  if (!gk->cmp_have) {
+    dg_gpu_status st = dg_gpu_alloc(gk->g, GPU_CMP_WORDS * sizeof(uint64_t), dg_gpu_poison_for("i64"),
+                                    &gk->cmp_buf, &msg);
+    free(msg);
+    if (st != DG_GPU_OK) return false;
+    gk->cmp_have = true;
+  }
+  return gen == dg_gpu_generation(gk->g);
+}
+
+dg_gpu_status gpu_run_fetch(const dg_problem *p, gpu_kernels *gk, emu_io *io, char **msg)
+{
+  *msg = NULL;
+  if (!gk->pending) return DG_GPU_OK;
+  gk->pending = false;
+  dg_gpu_batch *b = &gk->batch;
+  dg_gpu_batch_clear(b);
+  for (size_t t = 0; t < p->tensors.n; t++)
+    if (p->tensors.v[t].role != DG_TENSOR_INPUT)
+      dg_gpu_batch_download(b, gk->bufs[t], 0, gk->raw[t], gk->pend_bytes[t]);
+  if (gk->ref_out >= 0) dg_gpu_batch_download(b, gk->ref_buf, 0, gk->want, (size_t)gk->want_n * sizeof(double));
+  dg_gpu_batch_result r;
+  dg_gpu_status st = dg_gpu_batch_run(gk->g, b, &r);
+  if (st == DG_GPU_OK && r.downloaded) {
+    for (size_t t = 0; t < p->tensors.n; t++)
+      if (p->tensors.v[t].role != DG_TENSOR_INPUT) read_back(p, (int)t, gk->raw[t], io);
+  } else {
+    *msg = dg_printf("fetching the outputs: %s", r.msg ? r.msg : dg_gpu_status_help(st));
+    if (st == DG_GPU_OK) st = DG_GPU_CUDA;
+    if (child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
+  }
+  dg_gpu_batch_result_free(&r);
+  return st;
+}
+
 bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *io,
              gpu_run_result *res, dg_diags *d)
 {
   memset(res, 0, sizeof *res);
   res->failed_launch = -1;
   gk->ref_out = -1;
+  gk->judged = gk->pending = false;
   if (!gk->g || !gk->bin.image) {
     dg_diag_add(d, DG_SEV_ERROR, p->span, "GPU backend: the kernels are not loaded");
     return false;
@@ -377,11 +441,29 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     dg_gpu_batch_launch(b, gk->kern[name], gd, bd, (uint32_t)shared, args.v, (int)l->args.n);
   }
   dg_vec_free(&args);
-  for (size_t t = 0; t < nt && ok; t++)   /* outputs and scratch back */
-    if (p->tensors.v[t].role != DG_TENSOR_INPUT)
-      dg_gpu_batch_download(b, bufs[t], 0, raw[t],
-                            (size_t)io->numel[t] * (size_t)dg_dtypes[p->tensors.v[t].dtype].size);
-  if (ref) dg_gpu_batch_download(b, gk->ref_buf, 0, gk->want, (size_t)gk->want_n * sizeof(double));
+  /* the comparison on the device: only its summary comes back (the outputs
+   * when a later gpu_run_fetch asks) */
+  bool cmp = ok && ref && cmp_ready(p, gk, rp.out);
+  int lcmp = l0 + (int)p->launches.n;   /* its batch launch index */
+  if (cmp) {
+    uint64_t init[GPU_CMP_WORDS];
+    gpu_cmp_init(init);
+    memcpy(gk->cmp_sum, init, sizeof init);   /* the upload's source: borrowed until the run */
+    dg_gpu_arg ca[9];
+    dg_gpu_dim3 cg, cb;
+    int na = gpu_cmp_args(p->tensors.v[rp.out].dtype, bufs[rp.out], gk->ref_buf, gk->want_n,
+                          dg_problem_tol(p, rp.out), gk->cmp_buf, ca);
+    gpu_cmp_dims(gk->want_n, &cg, &cb);
+    dg_gpu_batch_upload(b, gk->cmp_buf, 0, gk->cmp_sum, sizeof init);
+    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, cg, cb, 0, ca, na);
+    dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->cmp_sum, sizeof init);
+  }
+  for (size_t t = 0; t < nt && ok; t++) {   /* outputs and scratch back (or later) */
+    if (p->tensors.v[t].role == DG_TENSOR_INPUT) continue;
+    gk->pend_bytes[t] = (size_t)io->numel[t] * (size_t)dg_dtypes[p->tensors.v[t].dtype].size;
+    if (!cmp) dg_gpu_batch_download(b, bufs[t], 0, raw[t], gk->pend_bytes[t]);
+  }
+  if (ref && !cmp) dg_gpu_batch_download(b, gk->ref_buf, 0, gk->want, (size_t)gk->want_n * sizeof(double));
   if (ok) {
     dg_gpu_batch_result r;
     st = dg_gpu_batch_run(gk->g, b, &r);
@@ -398,7 +480,11 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
                         off >= 0 ? off / es : -((-off + es - 1) / es), r.guards.v[h].hit.nbytes };
           dg_vec_push(&res->oob, o);
         }
-    if (st != DG_GPU_OK && ref && r.failed_launch == 0) {   /* the reference failed, not the kernel */
+    if (st != DG_GPU_OK && cmp && r.failed_launch == lcmp) {   /* the comparison failed, not the kernel */
+      res->ref_failed = true;
+      fail(res, st, -1, dg_printf("the GPU comparison: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
+      gk->cmp_state = -1;
+    } else if (st != DG_GPU_OK && ref && r.failed_launch == 0) {   /* the reference failed, not the kernel */
       res->ref_failed = true;
       fail(res, st, -1, dg_printf("the GPU reference (%s): %s", p->op_name, r.msg ? r.msg : dg_gpu_status_help(st)));
       ref_off(gk, dg_printf("the GPU reference failed: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
@@ -410,11 +496,15 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
       else
         fail(res, st, -1, dg_strdup(r.msg ? r.msg : dg_gpu_status_help(st)));
     }
-    for (size_t t = 0; r.downloaded && t < nt; t++)
+    for (size_t t = 0; r.downloaded && !cmp && t < nt; t++)
       if (p->tensors.v[t].role != DG_TENSOR_INPUT) read_back(p, (int)t, raw[t], io);
     if (ref && r.downloaded && r.nran > 0 && !res->ref_failed) gk->ref_out = rp.out;
+    if (cmp && !child_lost(st)) {
+      gk->pending = true;
+      gk->judged = st == DG_GPU_OK && r.downloaded && r.nran == lcmp + 1 && gk->ref_out >= 0;
+    }
     dg_gpu_batch_result_free(&r);
   }
-  if (child_lost(res->status)) gk->gen = 0, gk->buf_gen = 0;   /* the next run starts afresh */
+  if (child_lost(res->status)) gk->gen = 0, gk->buf_gen = 0, gk->pending = false;   /* the next run starts afresh */
   return ok;
 }

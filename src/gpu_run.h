@@ -10,6 +10,7 @@
 #define DG_GPU_RUN_H
 #include "gpu.h"
 #include "emu.h"
+#include "fuzz.h"
 
 typedef struct {
   dg_gpu *g;                 /* the session: owned */
@@ -45,6 +46,20 @@ typedef struct {
   double *want;              /* that output's reference values */
   int64_t want_n;
   double ref_ms;             /* the reference kernel's time in the last run */
+  /* the comparison on the device (gpu_cmp.c), when dev_cmp and the run has a
+   * GPU reference: the output is judged there and only the summary comes back */
+  bool dev_cmp;              /* set by the caller (fuzz_backend_gpu does; DIRIGO_GPU_CMP=0: off) */
+  int cmp_state;             /* 0 not tried, 1 compiled, -1 unavailable */
+  dg_gpu_binary cmp_bin;
+  dg_gpu_kernel cmp_kern;
+  unsigned cmp_gen;          /* cmp_kern loaded in this generation */
+  dg_gpu_buf cmp_buf;        /* the summary, valid in buf_gen when cmp_have */
+  bool cmp_have;
+  bool judged;               /* after a run: cmp_sum judges output ref_out */
+  uint64_t cmp_sum[8];
+  bool pending;              /* after a run: outputs and reference left on the device
+                                (gpu_run_fetch brings them into io and want) */
+  size_t *pend_bytes;        /* per tensor: the bytes the run left there */
 } gpu_kernels;
 #define GPU_RUN_MAX_PARAMS 64
 
@@ -79,6 +94,28 @@ typedef struct {
 bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *io,
              gpu_run_result *res, dg_diags *d);
 void gpu_run_result_free(gpu_run_result *r);
+/* After a run that left its outputs on the device (gk->pending: the
+ * comparison ran there), downloads outputs and scratch into io and the
+ * reference into gk->want, as a run without dev_cmp would have. OK when
+ * nothing was pending; *msg (owned) on failure. */
+dg_gpu_status gpu_run_fetch(const dg_problem *p, gpu_kernels *gk, emu_io *io, char **msg);
+
+/* ---- the comparison on the device (gpu_cmp.c) ---------------------------------
+ * fuzz_compare's rule (fuzz_validate.c) as a kernel over an output buffer
+ * and its f64 reference buffer (f64 poison = undefined, not checked),
+ * reduced to GPU_CMP_WORDS u64: upload gpu_cmp_init's, launch with
+ * gpu_cmp_args (9 arguments) and gpu_cmp_dims, download, gpu_cmp_decode
+ * (p99_abs left 0). Output dtypes f32, f64, f16, bf16. */
+#define GPU_CMP_WORDS 8
+const char *gpu_cmp_source(void);
+bool gpu_cmp_supported(dg_dtype dt);
+int gpu_cmp_args(dg_dtype dt, dg_gpu_buf got, dg_gpu_buf want, int64_t n, dg_tol tol, dg_gpu_buf sum,
+                 dg_gpu_arg *args);
+void gpu_cmp_dims(int64_t n, dg_gpu_dim3 *grid, dg_gpu_dim3 *block);
+void gpu_cmp_init(uint64_t sum[GPU_CMP_WORDS]);
+void gpu_cmp_decode(const uint64_t sum[GPU_CMP_WORDS], int64_t n, fuzz_cmp *c);
+/* NVRTC for arch (NULL: sm_90), with --fmad=false; no GPU needed. */
+dg_gpu_status gpu_cmp_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d);
 
 /* ---- references on the GPU (gpu_ref.c) ----------------------------------------
  * fp64 CUDA kernels computing what lua/ops/<op>.lua computes for softmax,

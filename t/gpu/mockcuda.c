@@ -3,6 +3,8 @@
  * fixtures/kernels.cu, and a fault is sticky as on a real context. Linked
  * into the test ahead of libcudart, so the child's calls land here. */
 #include <cuda_runtime_api.h>
+#include "fuzz.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,43 @@ static cudaError_t guard_check(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_cmp.c's comparison, written with the host validator's own functions
+ * (the kernel's rule is checked against them on a GPU: t/gpu/cmp.c) */
+static cudaError_t cmp(dim3 g, dim3 b, void **a)
+{
+  static const dg_dtype dts[4] = { DG_DT_F32, DG_DT_F64, DG_DT_F16, DG_DT_BF16 };
+  const unsigned char *got = *(const unsigned char **)a[0];
+  const double *want = *(const double **)a[1];
+  long long n = *(long long *)a[2];
+  dg_dtype dt = dts[*(int *)a[3] & 3];
+  dg_tol tol = { *(double *)a[4], *(double *)a[5] };
+  unsigned long long poison = *(unsigned long long *)a[6], ref_poison = *(unsigned long long *)a[7];
+  unsigned long long *sum = *(unsigned long long **)a[8];
+  int es = dg_dtypes[dt].size;
+  for (long long i = 0; i < n; i++) {
+    unsigned long long rb, bits = 0;
+    memcpy(&rb, &want[i], 8);
+    if (rb == ref_poison) continue;
+    sum[0]++;
+    memcpy(&bits, got + i * es, (size_t)es);
+    double gv = dg_dtype_load(dt, got, i), w = dg_dtype_round(dt, want[i]);
+    fuzz_elem k = bits == poison ? FUZZ_ELEM_UNWRITTEN : fuzz_elem_check(dt, gv, want[i], tol);
+    if (bits == poison) sum[2]++;
+    else if (isfinite(gv) && isfinite(w)) {
+      double e = fabs(gv - w), u = dg_dtype_ulps(dt, gv, w), m;
+      memcpy(&m, &sum[4], 8);
+      if (e > m) memcpy(&sum[4], &e, 8);
+      memcpy(&m, &sum[5], 8);
+      if (u > m) memcpy(&sum[5], &u, 8);
+    } else if (k == FUZZ_ELEM_OK) sum[3]++;
+    if (k != FUZZ_ELEM_OK) {
+      sum[1]++;
+      if ((unsigned long long)i < sum[6]) sum[6] = (unsigned long long)i;
+    }
+  }
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
@@ -115,6 +154,7 @@ static const mock_kernel kernels[] = {
   { "dg_ref_map", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
 };
 

@@ -259,7 +259,7 @@ static void sampled_fallback(void)
     return;
   }
   p->sizes.v[0].value = 20000;
-  fuzz_backend be = { "fake", fake_run, NULL, fake_ref };
+  fuzz_backend be = { .name = "fake", .run = fake_run, .ref = fake_ref };
   for (int k = 0; k < 2; k++) {
     fake_off = k ? 20000 : 100;
     fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = &be, .ncases = 1, .seed = 1,

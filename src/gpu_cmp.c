@@ -1,0 +1,216 @@
+/* gpu_cmp.c — the validator's comparison as a kernel: the output the
+ * kernel under test wrote, against the fp64 GPU reference (gpu_ref.c), both
+ * already on the device, reduced to a summary of 64 bytes. Only a case
+ * with a failing element brings its output back to the host (gpu_run_fetch),
+ * where fuzz_run.c judges it as before (envelope, first failing element,
+ * message): a passing case's outcome is the summary alone.
+ *
+ * The rule is fuzz_validate.c's, element for element (fuzz_compare with the
+ * reference's defined mask as `checked`): an element whose reference still
+ * holds the f64 poison is not checked; one whose output still holds the
+ * output's poison is unwritten (a failure); otherwise fuzz_elem_check, with
+ * the reference rounded to the output dtype as dg_dtype_round does (f16 and
+ * bf16 through float, with dtype.c's own conversions), NaN agreeing with
+ * NaN, an infinity with the same infinity, and |got - want| <= atol + rtol
+ * |want| evaluated in double without contraction (--fmad=false); max abs
+ * and max ulp error (dg_dtype_ulps) over elements where both are finite.
+ * p99_abs is not computed (a passing case's outcome never carried it).
+ * Output dtypes f32, f64, f16, bf16; others compare on the host. */
+#include "gpu_run.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char cmp_source[] =
+  "typedef unsigned long long u64;\n"
+  "typedef unsigned int u32;\n"
+  "/* dtype.c's conversions, verbatim in meaning */\n"
+  "__device__ unsigned short f32_to_f16(float f) {\n"
+  "  u32 x = __float_as_uint(f), sign = (x >> 16) & 0x8000, absx = x & 0x7fffffff;\n"
+  "  if (absx >= 0x7f800000)\n"
+  "    return (unsigned short)(sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 | ((absx >> 13) & 0x3ff) : 0));\n"
+  "  if (absx >= 0x477ff000) return (unsigned short)(sign | 0x7c00);\n"
+  "  if (absx < 0x38800000) {\n"
+  "    float scaled = __uint_as_float(absx) * 16777216.0f;\n"
+  "    return (unsigned short)(sign | (u32)__float2int_rn(scaled));\n"
+  "  }\n"
+  "  u32 mant = absx & 0x7fffff, e = (absx >> 23) - 112;\n"
+  "  u32 h = (e << 10) | (mant >> 13), rest = mant & 0x1fff;\n"
+  "  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;\n"
+  "  return (unsigned short)(sign | h);\n"
+  "}\n"
+  "__device__ float f16_to_f32(unsigned short h) {\n"
+  "  u32 sign = (u32)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, mant = h & 0x3ff;\n"
+  "  if (e == 0) { float v = (float)mant * 5.9604644775390625e-8f; return sign ? -v : v; }\n"
+  "  if (e == 31) return __uint_as_float(sign | 0x7f800000 | (mant << 13));\n"
+  "  return __uint_as_float(sign | ((e + 112) << 23) | (mant << 13));\n"
+  "}\n"
+  "__device__ unsigned short f32_to_bf16(float f) {\n"
+  "  u32 x = __float_as_uint(f);\n"
+  "  if ((x & 0x7fffffff) > 0x7f800000) return (unsigned short)((x >> 16) | 0x40);\n"
+  "  x += 0x7fff + ((x >> 16) & 1);\n"
+  "  return (unsigned short)(x >> 16);\n"
+  "}\n"
+  "__device__ float bf16_to_f32(unsigned short b) { return __uint_as_float((u32)b << 16); }\n"
+  "/* dt: 0 f32, 1 f64, 2 f16, 3 bf16 */\n"
+  "__device__ double round_to(int dt, double v) {\n"
+  "  if (dt == 0) return (double)(float)v;\n"
+  "  if (dt == 2) return (double)f16_to_f32(f32_to_f16((float)v));\n"
+  "  if (dt == 3) return (double)bf16_to_f32(f32_to_bf16((float)v));\n"
+  "  return v;\n"
+  "}\n"
+  "__device__ double ulps(int dt, double a, double b) {   /* both finite */\n"
+  "  if (a == b) return 0;\n"
+  "  const int mant = dt == 0 ? 23 : dt == 1 ? 52 : dt == 2 ? 10 : 7;\n"
+  "  const int min_exp = dt == 0 ? -126 : dt == 1 ? -1022 : dt == 2 ? -14 : -126;\n"
+  "  double m = fmax(fabs(a), fabs(b));\n"
+  "  if (isinf(m)) return __longlong_as_double(0x7ff0000000000000ll);\n"
+  "  int e;\n"
+  "  frexp(m, &e);\n"
+  "  e -= 1;\n"
+  "  if (e < min_exp) e = min_exp;\n"
+  "  return fabs(a - b) / ldexp(1.0, e - mant);\n"
+  "}\n"
+  "__device__ u64 warp_sum(u64 v) {\n"
+  "  for (int o = 16; o; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);\n"
+  "  return v;\n"
+  "}\n"
+  "__device__ u64 warp_max(u64 v) {\n"
+  "  for (int o = 16; o; o >>= 1) { u64 w = __shfl_down_sync(0xffffffffu, v, o); v = w > v ? w : v; }\n"
+  "  return v;\n"
+  "}\n"
+  "__device__ u64 warp_min(u64 v) {\n"
+  "  for (int o = 16; o; o >>= 1) { u64 w = __shfl_down_sync(0xffffffffu, v, o); v = w < v ? w : v; }\n"
+  "  return v;\n"
+  "}\n"
+  "/* sum: checked, failing, unwritten, NaN/Inf agreeing, max abs (bits), max ulp (bits),\n"
+  "   first failing index (~0: none), 0; the caller uploads 0 0 0 0 0 0 ~0 0 first */\n"
+  "extern \"C\" __global__ void dg_cmp(const unsigned char *got, const double *want, long long n, int dt,\n"
+  "                                   double atol, double rtol, u64 poison, u64 ref_poison, u64 *sum) {\n"
+  "  u64 checked = 0, nfail = 0, nunw = 0, nagree = 0, first = ~0ull;\n"
+  "  double mabs = 0, mulp = 0;\n"
+  "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;\n"
+  "       i += (long long)gridDim.x * blockDim.x) {\n"
+  "    double wr = want[i];\n"
+  "    if ((u64)__double_as_longlong(wr) == ref_poison) continue;\n"
+  "    checked++;\n"
+  "    u64 bits;\n"
+  "    double g;\n"
+  "    if (dt == 0) { u32 b = ((const u32 *)got)[i]; bits = b; g = (double)__uint_as_float(b); }\n"
+  "    else if (dt == 1) { bits = ((const u64 *)got)[i]; g = __longlong_as_double((long long)bits); }\n"
+  "    else { unsigned short b = ((const unsigned short *)got)[i]; bits = b;\n"
+  "           g = (double)(dt == 2 ? f16_to_f32(b) : bf16_to_f32(b)); }\n"
+  "    double w = round_to(dt, wr);\n"
+  "    bool bad;\n"
+  "    if (bits == poison) { bad = true; nunw++; }\n"
+  "    else {\n"
+  "      if (isnan(w)) bad = !isnan(g);\n"
+  "      else if (isinf(w)) bad = !(g == w);\n"
+  "      else if (!isfinite(g)) bad = true;\n"
+  "      else bad = !(fabs(g - w) <= atol + rtol * fabs(w));\n"
+  "      if (isfinite(g) && isfinite(w)) {\n"
+  "        double e = fabs(g - w), u = ulps(dt, g, w);\n"
+  "        if (e > mabs) mabs = e;\n"
+  "        if (u > mulp) mulp = u;\n"
+  "      } else if (!bad) nagree++;\n"
+  "    }\n"
+  "    if (bad) { nfail++; if ((u64)i < first) first = (u64)i; }\n"
+  "  }\n"
+  "  checked = warp_sum(checked); nfail = warp_sum(nfail); nunw = warp_sum(nunw); nagree = warp_sum(nagree);\n"
+  "  u64 ma = warp_max((u64)__double_as_longlong(mabs)), mu = warp_max((u64)__double_as_longlong(mulp));\n"
+  "  first = warp_min(first);\n"
+  "  if ((threadIdx.x & 31) == 0) {\n"
+  "    if (checked) atomicAdd(&sum[0], checked);\n"
+  "    if (nfail) atomicAdd(&sum[1], nfail);\n"
+  "    if (nunw) atomicAdd(&sum[2], nunw);\n"
+  "    if (nagree) atomicAdd(&sum[3], nagree);\n"
+  "    if (ma) atomicMax(&sum[4], ma);\n"
+  "    if (mu) atomicMax(&sum[5], mu);\n"
+  "    if (first != ~0ull) atomicMin(&sum[6], first);\n"
+  "  }\n"
+  "}\n";
+
+const char *gpu_cmp_source(void) { return cmp_source; }
+
+/* The kernel's dtype codes; -1: compared on the host. */
+static const int cmp_code[DG_DT__COUNT] = {
+  [DG_DT_F32] = 0, [DG_DT_F64] = 1, [DG_DT_F16] = 2, [DG_DT_BF16] = 3,
+  [DG_DT_I32] = -1, [DG_DT_I64] = -1, [DG_DT_U8] = -1, [DG_DT_BOOL] = -1,
+};
+
+bool gpu_cmp_supported(dg_dtype dt)
+{
+  if ((int)dt < 0 || dt >= DG_DT__COUNT || cmp_code[dt] < 0) return false;
+  dg_gpu_pattern pat = dg_gpu_poison_for(dg_dtypes[dt].name);
+  return pat.len == dg_dtypes[dt].size;
+}
+
+static uint64_t pattern_bits(dg_gpu_pattern p)
+{
+  uint64_t v = 0;
+  for (int i = 0; i < p.len && i < 8; i++) v |= (uint64_t)p.b[i] << (8 * i);
+  return v;
+}
+
+int gpu_cmp_args(dg_dtype dt, dg_gpu_buf got, dg_gpu_buf want, int64_t n, dg_tol tol, dg_gpu_buf sum,
+                 dg_gpu_arg *args)
+{
+  args[0] = dg_gpu_arg_buf(got);
+  args[1] = dg_gpu_arg_buf(want);
+  args[2] = dg_gpu_arg_i64(n);
+  args[3] = dg_gpu_arg_i32(cmp_code[dt]);
+  args[4] = dg_gpu_arg_f64(tol.atol);
+  args[5] = dg_gpu_arg_f64(tol.rtol);
+  args[6] = dg_gpu_arg_i64((int64_t)pattern_bits(dg_gpu_poison_for(dg_dtypes[dt].name)));
+  args[7] = dg_gpu_arg_i64((int64_t)pattern_bits(dg_gpu_poison_for("f64")));
+  args[8] = dg_gpu_arg_buf(sum);
+  return 9;
+}
+
+void gpu_cmp_dims(int64_t n, dg_gpu_dim3 *grid, dg_gpu_dim3 *block)
+{
+  int64_t g = (n + 255) / 256;
+  *grid = (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g > 1024 ? 1024 : g), 1, 1 };
+  *block = (dg_gpu_dim3){ 256, 1, 1 };
+}
+
+void gpu_cmp_init(uint64_t sum[GPU_CMP_WORDS])
+{
+  memset(sum, 0, GPU_CMP_WORDS * sizeof *sum);
+  sum[6] = ~0ull;
+}
+
+void gpu_cmp_decode(const uint64_t sum[GPU_CMP_WORDS], int64_t n, fuzz_cmp *c)
+{
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  c->checked = (int64_t)sum[0];
+  c->nfail = (int64_t)sum[1];
+  c->nunwritten = (int64_t)sum[2];
+  c->nnan_agree = (int64_t)sum[3];
+  memcpy(&c->max_abs, &sum[4], 8);
+  memcpy(&c->max_ulp, &sum[5], 8);
+  c->first_fail = sum[6] == ~0ull ? -1 : (int64_t)sum[6];
+}
+
+dg_gpu_status gpu_cmp_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu comparison>", dg_strdup(cmp_source), sizeof cmp_source - 1);
+  static const char *const names[] = { "dg_cmp" };
+  static const char *const extra[] = { "--fmad=false" };
+  dg_gpu_copts o = { .names = names, .nnames = 1, .arch = arch, .extra = extra, .nextra = 1 };
+  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
+  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
+    for (size_t i = 0; i < d->v.n; i++)
+      if (d->v.v[i].span.file == f) {
+        char *m = dg_printf("GPU comparison source, line %u:%u: %s", d->v.v[i].span.line,
+                            d->v.v[i].span.col, d->v.v[i].msg);
+        free(d->v.v[i].msg);
+        d->v.v[i].msg = m;
+        d->v.v[i].span = (dg_span){ 0, 0, 0 };
+      }
+  }
+  dg_srcmgr_free(&sm);
+  return st;
+}

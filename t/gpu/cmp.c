@@ -1,0 +1,261 @@
+/* cmp.c — the comparison on the device (gpu_cmp.c). Built two ways:
+ *  cmp.t: the kernel compiles with NVRTC (no GPU needed); on a GPU, its
+ *    summary against fuzz_compare (the host validator) on crafted outputs of
+ *    every dtype it takes (exact, within and just past the tolerance, NaN
+ *    and Inf on either side, unwritten, undefined reference, values the
+ *    dtype rounds or overflows, subnormals), and whole campaigns (correct
+ *    and buggy samples) giving the same outcome case for case with the
+ *    comparison on the device and on the host (DIRIGO_GPU_CMP=0);
+ *  cmp_mock.t (DG_MOCK_CUDA): the same on the mocked runtime, whose dg_cmp
+ *    is the host rule itself: the plumbing (summary upload, launch, decode,
+ *    a failing case fetching its outputs) without a GPU. */
+#include "fuzz_gpu.h"
+#include "lua_spec.h"
+#include "../tap.h"
+#include <math.h>
+
+static dg_problem *load(const char *rel)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  if (p && d.nerrors) {
+    dg_problem_free(p);
+    p = NULL;
+  }
+  dg_diags_free(&d);
+  free(path);
+  return p;
+}
+
+/* Element i's (got, want) of a crafted case: a class by i % 20. */
+static void craft(dg_dtype dt, dg_tol tol, dg_rng *r, int64_t i, double *got, double *want, int *kind)
+{
+  double w = (dg_rng_unit(r) - 0.5) * ldexp(1.0, (int)dg_rng_below(r, 16) - 8);
+  double rw = dg_dtype_round(dt, w), lim = tol.atol + tol.rtol * fabs(rw);
+  *kind = 0;   /* 1: unwritten, 2: reference undefined */
+  *want = w;
+  switch (i % 20) {
+  case 0: *got = rw; break;
+  case 1: *got = rw + 0.5 * lim; break;
+  case 2: *got = rw + 1.01 * lim; break;
+  case 3: *got = rw - 3 * lim; break;
+  case 4: *got = NAN, *want = NAN; break;
+  case 5: *got = NAN; break;
+  case 6: *got = rw, *want = NAN; break;
+  case 7: *got = INFINITY, *want = INFINITY; break;
+  case 8: *got = -INFINITY, *want = INFINITY; break;
+  case 9: *got = 1, *want = -INFINITY; break;
+  case 10: *got = INFINITY; break;
+  case 11: *kind = 1; *got = 0; break;
+  case 12: *kind = 2; *got = rw; break;
+  case 13: *got = INFINITY, *want = 1e300; break;    /* overflows the dtype: rounds to inf but f64 */
+  case 14: *got = 0, *want = 1e-300; break;          /* underflows to 0 */
+  case 15: *got = ldexp(1.0, -140), *want = ldexp(1.5, -140); break;   /* subnormal (f32) */
+  case 16: *got = ldexp(3.0, -26), *want = ldexp(2.5, -26); break;     /* f16 subnormal tie */
+  case 17: *got = 1, *want = 1 + ldexp(1.0, -11); break;              /* f16: the tie to even */
+  case 18: *got = 1, *want = 1 + ldexp(1.0, -8) + ldexp(1.0, -30); break;   /* bf16: past the tie */
+  default: *got = rw * (1 + ldexp(1.0, -20)); break;
+  }
+}
+
+/* The kernel on crafted outputs of dtype dt against fuzz_compare. */
+static void rule(dg_gpu *g, dg_gpu_kernel k, dg_dtype dt)
+{
+  const int64_t n = 5000;
+  int es = dg_dtypes[dt].size;
+  dg_tol tol = { dt == DG_DT_F64 ? 1e-12 : dt == DG_DT_F32 ? 1e-5 : 1e-2, dt == DG_DT_F64 ? 1e-12 : dt == DG_DT_F32 ? 1e-5 : 1e-2 };
+  uint8_t *raw = dg_malloc((size_t)n * es);
+  double *want = dg_malloc(sizeof *want * n), *got = dg_malloc(sizeof *got * n);
+  uint8_t *written = dg_malloc((size_t)n), *defined = dg_malloc((size_t)n);
+  dg_gpu_pattern pat = dg_gpu_poison_for(dg_dtypes[dt].name), fpat = dg_gpu_poison_for("f64");
+  dg_rng r;
+  dg_rng_seed(&r, 7 + (uint64_t)dt);
+  for (int64_t i = 0; i < n; i++) {
+    double gv, wv;
+    int kind;
+    craft(dt, tol, &r, i, &gv, &wv, &kind);
+    if (kind == 1) memcpy(raw + i * es, pat.b, (size_t)es);
+    else dg_dtype_store(dt, raw, i, gv);
+    got[i] = dg_dtype_load(dt, raw, i);
+    written[i] = kind != 1;
+    want[i] = wv;
+    defined[i] = kind != 2;
+  }
+  fuzz_cmp host;
+  fuzz_compare(dt, got, want, defined, written, n, tol, &host);
+  for (int64_t i = 0; i < n; i++)
+    if (!defined[i]) memcpy(&want[i], fpat.b, 8);
+  dg_gpu_buf bo = 0, bw = 0, bs = 0;
+  char *msg = NULL;
+  dg_gpu_status st = dg_gpu_alloc(g, (size_t)n * es, pat, &bo, &msg);
+  if (st == DG_GPU_OK) st = dg_gpu_alloc(g, (size_t)n * 8, fpat, &bw, &msg);
+  if (st == DG_GPU_OK) st = dg_gpu_alloc(g, GPU_CMP_WORDS * 8, dg_gpu_poison_for("i64"), &bs, &msg);
+  uint64_t sum[GPU_CMP_WORDS];
+  gpu_cmp_init(sum);
+  dg_gpu_arg args[9];
+  dg_gpu_dim3 grid, block;
+  gpu_cmp_dims(n, &grid, &block);
+  dg_gpu_batch b = {0};
+  dg_gpu_batch_upload(&b, bo, 0, raw, (size_t)n * es);
+  dg_gpu_batch_upload(&b, bw, 0, want, (size_t)n * 8);
+  dg_gpu_batch_upload(&b, bs, 0, sum, sizeof sum);
+  dg_gpu_batch_launch_unguarded(&b, k, grid, block, 0, args, gpu_cmp_args(dt, bo, bw, n, tol, bs, args));
+  dg_gpu_batch_download(&b, bs, 0, sum, sizeof sum);
+  dg_gpu_batch_result res = {0};
+  if (st == DG_GPU_OK) st = dg_gpu_batch_run(g, &b, &res);
+  fuzz_cmp dev;
+  gpu_cmp_decode(sum, n, &dev);
+  const char *name = dg_dtypes[dt].name;
+  ok(st == DG_GPU_OK, "%s: the comparison runs (%s)", name, msg ? msg : res.msg ? res.msg : "ok");
+  ok(dev.checked == host.checked && dev.nfail == host.nfail && dev.nunwritten == host.nunwritten &&
+     dev.nnan_agree == host.nnan_agree && dev.first_fail == host.first_fail,
+     "%s: counts as the host's (checked %lld/%lld, failing %lld/%lld, unwritten %lld/%lld, nan agreeing %lld/%lld, "
+     "first %lld/%lld)", name, (long long)dev.checked, (long long)host.checked, (long long)dev.nfail,
+     (long long)host.nfail, (long long)dev.nunwritten, (long long)host.nunwritten, (long long)dev.nnan_agree,
+     (long long)host.nnan_agree, (long long)dev.first_fail, (long long)host.first_fail);
+  ok(dev.max_abs == host.max_abs && dev.max_ulp == host.max_ulp,
+     "%s: max abs %.17g / %.17g, max ulp %.17g / %.17g (bit for bit)", name, dev.max_abs, host.max_abs,
+     dev.max_ulp, host.max_ulp);
+  dg_gpu_batch_result_free(&res);
+  dg_gpu_batch_free(&b);
+  free(msg);
+  if (bo) dg_gpu_free(g, bo, NULL);
+  if (bw) dg_gpu_free(g, bw, NULL);
+  if (bs) dg_gpu_free(g, bs, NULL);
+  free(raw), free(want), free(got), free(written), free(defined);
+}
+
+static void rules(void)
+{
+  dg_gpu *g = dg_gpu_open(NULL, NULL);
+  dg_gpu_binary bin = {0};
+  dg_diags d = {0};
+  dg_gpu_kernel k = 0;
+  char *msg = NULL;
+  bool ok_ = g && gpu_cmp_compile(dg_gpu_info_of(g)->arch, &bin, &d) == DG_GPU_OK &&
+             dg_gpu_load(g, &bin, &k, &msg) == DG_GPU_OK;
+  ok(ok_, "the comparison kernel loads (%s)", msg ? msg : "ok");
+  static const dg_dtype dts[] = { DG_DT_F32, DG_DT_F64, DG_DT_F16, DG_DT_BF16 };
+  for (size_t i = 0; ok_ && i < sizeof dts / sizeof *dts; i++) rule(g, k, dts[i]);
+  free(msg);
+  dg_diags_free(&d);
+  dg_gpu_binary_free(&bin);
+  dg_gpu_close(g);
+}
+
+/* ---- whole campaigns, the comparison on the device and on the host -------- */
+typedef DG_VEC(fuzz_outcome) outcomes;
+static void record(void *ud, const fuzz_outcome *o) { dg_vec_push((outcomes *)ud, *o); }
+
+static bool run_campaign(dg_problem *p, bool dev, bool realistic, outcomes *out, int64_t *judged,
+                         fuzz_summary *s)
+{
+  if (!dev) setenv("DIRIGO_GPU_CMP", "0", 1);
+  gpu_kernels gk;
+  dg_diags d = {0};
+  bool ok_ = gpu_kernels_load(&gk, p, NULL, &d);
+  if (ok_) {
+    fuzz_gpu_timed t = { .gk = &gk };
+    fuzz_backend be = fuzz_backend_gpu_timed(&t);
+    fuzz_opts o = { .strategy = fuzz_strategy_find("boundary+adversarial"), .backend = &be,
+                    .ncases = realistic ? 3 : 16, .seed = 5, .keep_going = true, .shrink = true,
+                    .max_elems = realistic ? (int64_t)1 << 28 : 0, .max_check = realistic ? 4096 : 0,
+                    .progress = record, .ud = out };
+    ok_ = fuzz_campaign(p, NULL, &o, s, &d);
+    *judged = t.dev_judged;
+    gpu_kernels_free(&gk);
+  }
+  dg_diags_free(&d);
+  unsetenv("DIRIGO_GPU_CMP");
+  return ok_;
+}
+
+static bool same_outcome(const fuzz_outcome *a, const fuzz_outcome *b)
+{
+  return a->status == b->status && !strcmp(a->msg, b->msg) && a->tensor == b->tensor &&
+         a->cmp.nfail == b->cmp.nfail && a->cmp.checked == b->cmp.checked &&
+         a->cmp.first_fail == b->cmp.first_fail && a->cmp.max_abs == b->cmp.max_abs &&
+         a->cmp.max_ulp == b->cmp.max_ulp && a->nexplained == b->nexplained && a->sampled == b->sampled &&
+         a->input_digest == b->input_digest && a->nidx == b->nidx &&
+         !memcmp(a->index, b->index, sizeof a->index);
+}
+
+static void campaigns(const char *rel, bool realistic)
+{
+  dg_problem *p = load(rel);
+  if (!p) {
+    ok(false, "%s loads", rel);
+    return;
+  }
+  if (realistic)
+    for (size_t i = 0; i < p->sizes.n; i++)
+      if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = p->sizes.v[i].realistic;
+  outcomes od = {0}, oh = {0};
+  int64_t jd = 0, jh = 0;
+  fuzz_summary sd, sh;
+  bool ran = run_campaign(p, true, realistic, &od, &jd, &sd) && run_campaign(p, false, realistic, &oh, &jh, &sh);
+  size_t same = 0, nfail = 0;
+  for (size_t i = 0; ran && i < od.n && i < oh.n; i++) {
+    same += same_outcome(&od.v[i], &oh.v[i]);
+    nfail += od.v[i].status == FUZZ_FAIL;
+    if (!same_outcome(&od.v[i], &oh.v[i]))
+      printf("# case %zu: device '%s' (%s) / host '%s' (%s)\n", i, od.v[i].msg, fuzz_status_name(od.v[i].status),
+             oh.v[i].msg, fuzz_status_name(oh.v[i].status));
+  }
+  const char *sz = realistic ? " (realistic)" : "";
+  ok(ran && od.n == oh.n && same == od.n && od.n > 0,
+     "%s%s: %zu/%zu cases with the same outcome, device and host comparison (%zu failing)", rel, sz, same, od.n,
+     nfail);
+  ok(ran && jh == 0 && jd + (int64_t)nfail >= (int64_t)od.n - sd.nskip - sd.nerror - sd.nfinding && jd > 0,
+     "%s%s: %lld passing outputs judged on the device alone (host run: %lld)", rel, sz, (long long)jd,
+     (long long)jh);
+  ok(ran && sd.failed == sh.failed && (!sd.failed || same_outcome(&sd.first, &sh.first)) &&
+     sd.shrunk == sh.shrunk && (!sd.shrunk || same_outcome(&sd.min, &sh.min)),
+     "%s%s: the same first failure and shrunk case (%s)", rel, sz, sd.failed ? sd.first.msg : "none");
+  dg_vec_free(&od);
+  dg_vec_free(&oh);
+  dg_problem_free(p);
+}
+
+int main(void)
+{
+#ifndef DG_MOCK_CUDA
+  dg_gpu_binary bin = {0};
+  dg_diags d = {0};
+  ok(gpu_cmp_compile(NULL, &bin, &d) == DG_GPU_OK && bin.image, "the comparison kernel compiles (NVRTC)");
+  dg_diags_print(stdout, NULL, &d);
+  dg_diags_free(&d);
+  dg_gpu_binary_free(&bin);
+#endif
+  char *why = NULL;
+  if (!dg_gpu_available(&why)) {
+    printf("# no GPU (%s): the comparison on the device is not run here\n", why);
+    free(why);
+    return tap_done();
+  }
+  printf("# GPU: %s\n", why);
+  free(why);
+  char tmpl[] = "/tmp/dg-cubin-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+  rules();
+  campaigns("elementwise/residual_add", false);
+  campaigns("elementwise/residual_add_gridfloor", false);
+#ifndef DG_MOCK_CUDA
+  static const char *const more[] = {
+    "softmax/softmax_block", "softmax/softmax_halfwarp_offset", "norm/layernorm_block",
+    "matmul/matmul_tiled", "elementwise/gelu_bf16x2", "elementwise/silu_half2",
+  };
+  for (size_t i = 0; i < sizeof more / sizeof *more; i++) campaigns(more[i], false);
+  campaigns("softmax/softmax_block", true);
+  campaigns("elementwise/residual_add", true);
+#endif
+  if (dir) {
+    char *cmd = dg_printf("rm -rf '%s'", dir);
+    if (system(cmd)) printf("# could not remove %s\n", dir);
+    free(cmd);
+  }
+  return tap_done();
+}
