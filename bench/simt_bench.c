@@ -6,7 +6,7 @@
  * hash of the output buffer: a change to the engine must leave the hashes
  * (and the thread-instruction counts) as they were. The last line counts
  * the rows within issue #3's target (20x the C loop). Usage:
- *   simt_bench [--quick] [kernel]   (--quick: the small size of each row) */
+ *   simt_bench [--quick] [--runs N] [kernel]   (--quick: the small size of each row) */
 #include "simt.h"
 #include "fe.h"
 #include <math.h>
@@ -156,7 +156,8 @@ static void c_conv2d(float *y, const float *x, const float *w, int Nb, int Ci, i
 }
 
 /* ---- harness ----------------------------------------------------------------------- */
-enum { RUNS = 5 };
+enum { RUNS_MAX = 1000 };
+static int RUNS = 5;      /* --runs N: more runs, for a profiler */
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp_d); return v[n / 2]; }
 
@@ -214,7 +215,7 @@ static double run_case(dg_module *mod, const bench_case *b)
   for (int i = 0; i < b->nints; i++) args[na++] = (simt_arg){ .kind = SIMT_ARG_INT, .i = b->ints[i] };
   if (b->has_float) args[na++] = (simt_arg){ .kind = SIMT_ARG_FLOAT, .f = b->fl };
   simt_launch L = { .grid = { b->grid[0], b->grid[1], b->grid[2] }, .block = { b->block[0], b->block[1], b->block[2] } };
-  double te[RUNS], tc[RUNS];
+  double te[RUNS_MAX], tc[RUNS_MAX];
   uint64_t ops = 0;
   size_t nev = 0;
   for (int r = 0; r < RUNS; r++) {
@@ -248,6 +249,10 @@ int main(int argc, char **argv)
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = true;
+    else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+      RUNS = atoi(argv[++i]);
+      if (RUNS < 1 || RUNS > RUNS_MAX) { fprintf(stderr, "simt_bench: --runs takes 1..%d\n", RUNS_MAX); return 2; }
+    }
     else only = argv[i];
   }
   dg_srcmgr sm;

@@ -436,19 +436,32 @@ static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, c
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
       int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
       bool cell = size <= g;
+      const uint32_t ep = x->epoch;
+      simt_race *c = NULL;
+      int64_t prev = -1;        /* the previous lane's offset when it left its cell readers only */
       for (int i = lo; i < hi; i++) {
         if (!b[i]) continue;
         int64_t o = dom_ptr_off((dom_val)addr[i]);
-        simt_race *c = &lb->race[o >> gs];
+        if (o == prev) {
+          /* the previous lane's cell (lanes reading one element, as a tile's
+           * row): a reader is recorded that is not this lane or was the
+           * previous one, so either way there is more than one */
+          c->rmulti = true;
+          continue;
+        }
+        prev = -1;
+        c = &lb->race[o >> gs];
         if (cell && (o & (g - 1)) == 0) {     /* one cell: race_check's read, inline where nothing can race */
-          if (c->epoch != x->epoch) {         /* first access in this interval */
-            c->epoch = x->epoch, c->w = -1, c->rmulti = false;
+          if (c->epoch != ep) {               /* first access in this interval */
+            c->epoch = ep, c->w = -1, c->rmulti = false;
             c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
+            prev = o;
             continue;
           }
           if (c->w < 0) {                     /* nobody wrote in this interval */
             if (c->r < 0) c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
             else if (c->r != i) c->rmulti = true;
+            prev = o;
             continue;
           }
         }

@@ -109,6 +109,20 @@ static const char src[] =
   "  out[threadIdx.x] = r + out[threadIdx.x + n * 100] + out[n * 2 + 40] + out[n * 90];\n"
   "  i++;\n"
   "  out[i] = i--;\n"
+  "}\n"
+  "__global__ void bcast(int *out, int n)\n"
+  "{\n"
+  "  __shared__ int sh[16];\n"
+  "  sh[threadIdx.x % 16] = threadIdx.x;\n"
+  "  __syncthreads();\n"
+  "  int a = sh[threadIdx.x / 4];\n"
+  "  int b = sh[n];\n"
+  "  if (threadIdx.x == 4) sh[1] = a;\n"
+  "  if (threadIdx.x == n) sh[n] = b;\n"
+  "  __syncthreads();\n"
+  "  int c = sh[threadIdx.x / 4 % 2] + sh[threadIdx.x % 3 == 0 ? 7 : 9];\n"
+  "  if (threadIdx.x % 5 == 2) sh[threadIdx.x / 8 + 7] = c;\n"
+  "  out[threadIdx.x] = a + b + c;\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -234,6 +248,8 @@ int main(void)
     { "conv", { 1, 6, 4 }, { 32, 1, 1 }, 0, 3, { { 2 * 2 * 6 * 8 * 4, false, true }, { 2 * 3 * 8 * 10 * 4, true, true }, { 2 * 3 * 9 * 4, true, true } }, 4, { 3, 8, 10, 2 } },
     { "racy", { 2 }, { 16 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "racy", { 2 }, { 8 }, 3, 1, { { 64 * 4, true, false } }, 1, { 40 } },
+    { "bcast", { 2 }, { 16 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "bcast", { 2 }, { 40 }, 9, 1, { { 64 * 4, false, false } }, 1, { 2 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
