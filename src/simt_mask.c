@@ -78,19 +78,23 @@ static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt
     }
   } else if (x->ident && !simt_isfloat(cond->type)) {
     /* the concrete domain's integers and pointers: true is nonzero, never
-     * both; the false lanes are k's lanes that are not true, eight a word */
-    if (cond->type->kind == DG_TY_BOOL)     /* 0 or 1 already: a byte each (the loop vectorises) */
-      for (int i = k->lo; i < k->hi; i++) tb[i] = kb[i] & (uint8_t)c[i];
+     * both; the false lanes are k's lanes that are not true, eight a word
+     * (the bounds are locals: stores of bytes could change k->hi, and the
+     * loops would not vectorise) */
+    const int lo = k->lo, hi = k->hi;
+    const dom_val *restrict cv = c;
+    if (cond->type->kind == DG_TY_BOOL)     /* 0 or 1 already: a byte each */
+      for (int i = lo; i < hi; i++) tb[i] = kb[i] & (uint8_t)cv[i];
     else
-      for (int i = k->lo; i < k->hi; i++) tb[i] = kb[i] & (c[i] != 0);
-    int i = k->lo;
-    for (; i + 8 <= k->hi; i += 8) {
+      for (int i = lo; i < hi; i++) tb[i] = kb[i] & (cv[i] != 0);
+    int i = lo;
+    for (; i + 8 <= hi; i += 8) {
       uint64_t a, t;
       memcpy(&a, kb + i, 8), memcpy(&t, tb + i, 8);
       a &= ~t;
       memcpy(fb + i, &a, 8);
     }
-    for (; i < k->hi; i++) fb[i] = kb[i] & !tb[i];
+    for (; i < hi; i++) fb[i] = kb[i] & !tb[i];
   } else {
     x->d->branch(x->d, cond->type, SL(k), AT(c, k), AT(o, k));
     const uint8_t *restrict ob = o;
@@ -141,22 +145,23 @@ void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
   if (x->ident && !simt_isfloat(cond->type) && run->cnt) {
     /* concrete integers: true is nonzero and never both; the lanes are split
      * in place, in one pass (what branch_ and the or below do) */
-    const dom_val *c = simt_eval_u(x, cond, run);
-    uint8_t *restrict rb = run->b;
+    const dom_val *restrict c = simt_eval_u(x, cond, run);
+    uint8_t *restrict rb = run->b, *restrict dn = done;
+    const int lo = run->lo, hi = run->hi;     /* locals: the byte stores could change run->hi */
     if (x->uni) {
       if (c[msk_first(run).lo] == 0) {
-        msk_or(done, done, rb, run->lo, run->hi);
-        memset(rb + run->lo, 0, (size_t)(run->hi - run->lo));
+        msk_or(done, done, rb, lo, hi);
+        memset(rb + lo, 0, (size_t)(hi - lo));
       }
     } else if (cond->type->kind == DG_TY_BOOL) {
-      for (int i = run->lo; i < run->hi; i++) {
+      for (int i = lo; i < hi; i++) {
         uint8_t a = rb[i], t = a & (uint8_t)c[i];
-        done[i] |= a & !t, rb[i] = t;
+        dn[i] |= a & !t, rb[i] = t;
       }
     } else {
-      for (int i = run->lo; i < run->hi; i++) {
+      for (int i = lo; i < hi; i++) {
         uint8_t a = rb[i], t = a & (c[i] != 0);
-        done[i] |= a & !t, rb[i] = t;
+        dn[i] |= a & !t, rb[i] = t;
       }
     }
     msk_fix(run);

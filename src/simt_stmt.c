@@ -94,13 +94,18 @@ static void st_if(simt_x *x, const dg_stmt *s, msk *k)
   simt_branch2(x, s->e, k, &t, &f, &sp);
   if (traced(x, k)) step_cond(x, s, s->e, &t, &sp);
   simt_guard g = simt_guard_push(x, &sp, true);
+  int tc = t.cnt, fc = f.cnt;
   if (t.cnt && s->then) simt_exec(x, s->then, &t);
   simt_guard_pop(x, g);
   g = simt_guard_push(x, &sp, false);
   if (f.cnt && s->els) simt_exec(x, s->els, &f);
   simt_guard_pop(x, g);
-  msk_or(k->b, t.b, f.b, k->lo, k->hi);
-  msk_fix(k);
+  /* statements only take lanes out of a mask (and leave it exact): when
+   * neither side lost one, t | f is k as it was */
+  if (t.cnt != tc || f.cnt != fc) {
+    msk_or(k->b, t.b, f.b, k->lo, k->hi);
+    msk_fix(k);
+  }
   simt_mark_release(x, mk);
 }
 
