@@ -106,7 +106,7 @@ static int64_t *addr_vec(simt_x *x, msk *k, uint32_t buf, bool per_lane)
   return a;
 }
 
-bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
+SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
 {
   lv->t = e->type, lv->mem = false, lv->reg = NULL, lv->addr = NULL, lv->slot = lv->part = -1, lv->uaddr = false;
   switch (e->kind) {

@@ -6,6 +6,18 @@
 
 enum { BK_NULL, BK_GLOBAL, BK_SHARED, BK_LOCAL };
 
+/* Functions whose lane loops dominate are built twice on x86-64 Linux, for
+ * AVX2 and for the baseline, and the loader picks the one the CPU runs: the
+ * same operations (no FMA contraction: AVX2 alone), four 64-bit lanes an
+ * instruction instead of two. Not under the sanitizers (their runtime and
+ * ifunc resolvers do not mix). */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) \
+    && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_UNDEFINED__) && !defined(DG_NO_CLONES)
+#define SIMT_LANES __attribute__((target_clones("avx2", "default")))
+#else
+#define SIMT_LANES
+#endif
+
 /* Race shadow of one shared byte, valid while epoch == the block's barrier
  * epoch (a barrier clears every cell by bumping the epoch). */
 typedef struct {

@@ -14,7 +14,7 @@
  * i32 and u32 slots hold their value sign- or zero-extended, so comparing
  * the low 32 bits gives ibin's 64-bit comparison (and vectorises). */
 #define FAST_BIN(name, A, B) \
-static bool name(int op, dg_tykind kd, int lo, int hi, dom_val *restrict r, \
+SIMT_LANES static bool name(int op, dg_tykind kd, int lo, int hi, dom_val *restrict r, \
                  const dom_val *restrict a, const dom_val *restrict b) \
 { \
   const dom_val a0 = a[0], b0 = b[0]; \
@@ -85,7 +85,7 @@ bool simt_cast_same(dg_tykind to, dg_tykind from)
   return ((to == DG_TY_I64 || to == DG_TY_U64) && is_int(from)) || (to == DG_TY_F64 && from == DG_TY_F32);
 }
 
-bool simt_fast_cast(dg_tykind to, dg_tykind from, int lo, int hi, dom_val *restrict r, const dom_val *restrict a)
+SIMT_LANES bool simt_fast_cast(dg_tykind to, dg_tykind from, int lo, int hi, dom_val *restrict r, const dom_val *restrict a)
 {
 #define LOOP(expr) do { for (int i = lo; i < hi; i++) r[i] = (expr); } while (0)
   if (is_int(from) && from != DG_TY_U64) {   /* a signed 64-bit value: every such integer fits */

@@ -52,7 +52,7 @@ void msk_fix(msk *k)
 }
 
 /* ---- branches --------------------------------------------------------------------- */
-static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp)
+SIMT_LANES static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp)
 {
   /* only [lo, hi) of the new masks is ever read */
   t->b = simt_alloc(x, (size_t)x->n), f->b = simt_alloc(x, (size_t)x->n);

@@ -345,7 +345,7 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
 #undef FRUN
 }
 
-static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
+SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                         dom_val *vals, bool write)
 {
   dg_tykind kd = t->kind;
