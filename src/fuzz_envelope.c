@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the rule's code shared with the GPU (gpu_env.c): here for dge_perturb */
+#define DG_ENV_EMIT(...) __VA_ARGS__
+#define DG_DEV static inline
+#include "gpu_env_dev.h"
+#undef DG_DEV
+#undef DG_ENV_EMIT
+
 /* ---- the kernel-precision envelope ------------------------------------------
  * An fp32 kernel cannot be more exact than fp32 arithmetic allows: with huge
  * or cancelling inputs (sums that overflow, x^2 past FLT_MAX) the fp64
@@ -31,7 +38,8 @@ typedef struct {
   bool overflowed;             /* an fp32 operation on finite operands gave Inf */
   bool round32;                /* round every operation to float */
   bool perturb;                /* scale every input by 1 +- a few float ulps */
-  dg_rng rng;
+  int64_t flat;                /* the element judged, and which perturbed evaluation (k): */
+  int k;                       /* they key the perturbation (dge_perturb, gpu_env_dev.h) */
   const fuzz_values *lazy;     /* inputs without data (huge cases): values on demand */
 } env32;
 
@@ -71,7 +79,7 @@ static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
   if (flat < 0) return false;
   if (!e->data[t] && !(e->lazy && e->lazy->value)) return false;
   double v = e->data[t] ? e->data[t][flat] : e->lazy->value(e->lazy->ud, t, flat);
-  if (e->perturb && !ts->has_range) v *= 1 + 4 * 0x1p-24 * (2 * dg_rng_unit(&e->rng) - 1);
+  if (e->perturb && !ts->has_range) v *= dge_perturb(e->flat, e->k, t, flat);
   e->nan_input |= isnan(v);
   if (isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
   if (ts->has_range) *out = (dg_refval){ .is_sym = false, .num = v };
@@ -105,6 +113,7 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
 {
   const dg_tensor *ts = &e->p->tensors.v[t];
   int64_t idx[8] = {0};
+  e->flat = flat;
   for (int d = (int)ts->shape.n - 1; d >= 0 && d < 8; d--) {
     idx[d] = flat % e->dims[t][d];
     flat /= e->dims[t][d];
@@ -133,17 +142,77 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
   if (fabs(got - r32) <= tol.atol + tol.rtol * fabs(r32) + slack) return true;
   /* backward error: a kernel that is exact for inputs a few ulps away is
    * right; the exact reference at perturbed inputs measures how far that
-   * moves the output (the problem's conditioning at this element) */
+   * moves the output (the problem's conditioning at this element). The
+   * perturbation is a function of (element, k, input tensor, input element)
+   * (dge_perturb), so the GPU's envelope perturbs exactly the same way. */
   e->round32 = false;
   e->perturb = true;
-  dg_rng_seed(&e->rng, (uint64_t)flat * 7919u + 17u);
   double cond = 0;
   for (int k = 0; k < 3; k++) {
     double rp;
+    e->k = k;
     if (!eval32(e, t, idx, &rp) || !isfinite(rp)) return true;
     cond = fmax(cond, fabs(rp - want));
   }
   return fabs(got - r64) <= tol.atol + tol.rtol * fabs(r64) + 4 * cond;
+}
+
+bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_data, int t, int64_t flat, int k,
+                        fuzz_envelope_facts *f)
+{
+  env32 *e = dg_calloc(1, sizeof *e);
+  e->p = p;
+  e->data = env_data;
+  e->sizes = sizes;
+  for (size_t i = 0; i < p->tensors.n && i < 64; i++)
+    if (p->tensors.v[i].shape.n <= 8) dg_problem_shape(p, (int)i, sizes, e->dims[i], NULL);
+  const dg_tensor *ts = &p->tensors.v[t];
+  int64_t idx[8] = {0}, rest = flat;
+  for (int d = (int)ts->shape.n - 1; d >= 0 && d < 8; d--) {
+    idx[d] = rest % e->dims[t][d];
+    rest /= e->dims[t][d];
+  }
+  e->flat = flat;
+  e->round32 = k < 0;
+  e->perturb = k >= 0;
+  e->k = k;
+  bool ok = eval32(e, t, idx, &f->value);
+  f->maxmag = e->maxmag;
+  f->overflowed = e->overflowed;
+  f->nan_input = e->nan_input;
+  dg_vec_free(&e->vals);
+  free(e);
+  return ok;
+}
+
+/* The backend's verdicts (its envelope hook) for the elements the rule below
+ * may judge: the first FUZZ_ENVELOPE_JUDGED written ones off the reference,
+ * up to where 32 unwritten ones end the judging. NULL: the host judges. */
+static uint8_t *backend_verdicts(const fuzz_backend *be, const dg_problem *p, const int64_t *sizes, int t,
+                                 const double *got, const double *want, const uint8_t *defined,
+                                 const uint8_t *written, int64_t n, dg_tol tol, int64_t *m)
+{
+  *m = 0;
+  if (!be || !be->envelope) return NULL;
+  DG_VEC(int64_t) idx = {0};
+  DG_VEC(double) g = {0}, w = {0};
+  int64_t unwritten = 0;
+  for (int64_t i = 0; i < n && idx.n < FUZZ_ENVELOPE_JUDGED && unwritten < 32; i++) {
+    if (defined && !defined[i]) continue;
+    if (written && !written[i]) {
+      unwritten++;
+      continue;
+    }
+    if (fuzz_elem_check(p->tensors.v[t].dtype, got[i], want[i], tol) == FUZZ_ELEM_OK) continue;
+    dg_vec_push(&idx, i);
+    dg_vec_push(&g, got[i]);
+    dg_vec_push(&w, want[i]);
+  }
+  uint8_t *ok = idx.n ? dg_malloc(idx.n) : NULL;
+  if (ok && be->envelope(be->self, p, sizes, t, idx.v, g.v, w.v, (int64_t)idx.n, tol, ok)) *m = (int64_t)idx.n;
+  else free(ok), ok = NULL;
+  dg_vec_free(&idx), dg_vec_free(&g), dg_vec_free(&w);
+  return ok;
 }
 
 int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data,
@@ -151,6 +220,17 @@ int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double *
                              const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
                              int64_t *first, const fuzz_space_ctx *ctx)
 {
+  return fuzz_envelope_filter_on(NULL, p, sizes, env_data, lazy, t, got, want, defined, written, n, tol, first,
+                                 ctx);
+}
+
+int64_t fuzz_envelope_filter_on(const fuzz_backend *be, const dg_problem *p, const int64_t *sizes,
+                                double **env_data, const fuzz_values *lazy, int t, const double *got,
+                                const double *want, const uint8_t *defined, const uint8_t *written, int64_t n,
+                                dg_tol tol, int64_t *first, const fuzz_space_ctx *ctx)
+{
+  int64_t nbe;
+  uint8_t *be_ok = backend_verdicts(be, p, sizes, t, got, want, defined, written, n, tol, &nbe);
   env32 *e = dg_calloc(1, sizeof *e);
   e->p = p;
   e->data = env_data;
@@ -168,7 +248,7 @@ int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double *
     /* once 32 elements stay failures the case has failed: the rest are
      * counted as failures without the (per-element, costly) second look */
     bool ok = !unwritten && judged < FUZZ_ENVELOPE_JUDGED && remain < 32 &&
-              within_envelope(e, t, i, got[i], want[i], tol);
+              (be_ok && judged < nbe ? be_ok[judged] != 0 : within_envelope(e, t, i, got[i], want[i], tol));
     if (!unwritten) judged++;
     if (!ok) {
       if (*first < 0) *first = i;
@@ -178,5 +258,6 @@ int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double *
   }
   dg_vec_free(&e->vals);
   free(e);
+  free(be_ok);
   return remain;
 }

@@ -2,6 +2,7 @@
  * and validator as the emulator; what the GPU itself finds (a write into a
  * guard region, a fault, a hang) ends the case as a finding. */
 #include "fuzz_gpu.h"
+#include "gpu_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,10 +134,24 @@ static bool gpu_timed_ref(void *self, const dg_problem *p, int t, double *want, 
   return got;
 }
 
+/* The envelope's verdicts on the GPU (gpu_env.c), after a run with the GPU reference. */
+static bool gpu_backend_envelope(void *self, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
+                                 const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok)
+{
+  return gpu_env_judge(self, p, sizes, t, idx, got, want, m, tol, ok);
+}
+
+static bool gpu_timed_envelope(void *self, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
+                               const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok)
+{
+  return gpu_env_judge(((fuzz_gpu_timed *)self)->gk, p, sizes, t, idx, got, want, m, tol, ok);
+}
+
 fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
 {
   gk->use_ref = gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_backend_run, gk, gpu_backend_ref, gpu_backend_judged };
+  b.envelope = gpu_backend_envelope;
   return b;
 }
 
@@ -144,5 +159,6 @@ fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
 {
   t->gk->use_ref = t->gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_timed_run, t, gpu_timed_ref, gpu_timed_judged };
+  b.envelope = gpu_timed_envelope;
   return b;
 }

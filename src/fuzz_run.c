@@ -147,12 +147,13 @@ static void say_index(char *buf, size_t n, const fuzz_outcome *o)
 }
 
 /* The kernel-precision envelope (fuzz_envelope.c) re-judges failing elements. */
-static int64_t envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data, int t,
-                               const double *got, const double *want, const uint8_t *defined,
-                               const uint8_t *written, int64_t n, dg_tol tol, int64_t *first,
-                               const fuzz_space_ctx *ctx)
+static int64_t envelope_filter(const fuzz_backend *be, const dg_problem *p, const int64_t *sizes,
+                               double **env_data, int t, const double *got, const double *want,
+                               const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
+                               int64_t *first, const fuzz_space_ctx *ctx)
 {
-  return fuzz_envelope_filter(p, sizes, env_data, NULL, t, got, want, defined, written, n, tol, first, ctx);
+  return fuzz_envelope_filter_on(be, p, sizes, env_data, NULL, t, got, want, defined, written, n, tol, first,
+                                 ctx);
 }
 
 /* The reference at a sample of the elements of output t, for outputs too
@@ -263,7 +264,7 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
     fuzz_compare(ts->dtype, io->data[t], want, defined, io->written[t], n, tol, &cmp);
     if (cmp.nfail) {
       int64_t first;
-      int64_t remain = envelope_filter(p, sizes, env_data, t, io->data[t], want, defined,
+      int64_t remain = envelope_filter(be, p, sizes, env_data, t, io->data[t], want, defined,
                                        io->written[t], n, tol, &first, ctx);
       out->nexplained += cmp.nfail - remain;
       if (remain && first != cmp.first_fail) {

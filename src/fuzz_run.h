@@ -46,6 +46,13 @@ typedef struct fuzz_backend {
    * envelope, first failing element, message as always); -1: they could
    * not be brought back (msg says why; the case is an error). */
   int (*judged)(void *self, const dg_problem *p, int t, emu_io *io, fuzz_cmp *cmp, char *msg, size_t msgn);
+  /* Optional (NULL: none): the envelope's verdicts (fuzz_envelope.c) from the
+   * backend, for the case just run (the GPU's: gpu_env.h): ok[j] = inside the
+   * envelope, for the m elements idx[] of output t that miss the reference
+   * (kernel values got[], reference values want[]); true. false: the host
+   * judges them. The caps (FUZZ_ENVELOPE_JUDGED, 32 left) stay the caller's. */
+  bool (*envelope)(void *self, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
+                   const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok);
 } fuzz_backend;
 fuzz_backend fuzz_backend_emu(const emu_kernels *k);   /* the GPU's: fuzz_gpu.h */
 
@@ -144,6 +151,18 @@ int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double *
                              const fuzz_values *lazy, int t, const double *got, const double *want,
                              const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
                              int64_t *first, const fuzz_space_ctx *ctx);
+/* One of the envelope's evaluations of output t's reference at element
+ * flat: in fp32 (k < 0) or in fp64 at the k-th perturbed inputs (k = 0..2),
+ * with the facts the rule reads. False: the reference fails there. (The
+ * GPU's evaluations must equal these: t/gpu/env.c.) */
+typedef struct { double value, maxmag; bool overflowed, nan_input; } fuzz_envelope_facts;
+bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_data, int t, int64_t flat, int k,
+                        fuzz_envelope_facts *f);
+/* The same with the backend's envelope hook (be or its hook NULL: the host's). */
+int64_t fuzz_envelope_filter_on(const fuzz_backend *be, const dg_problem *p, const int64_t *sizes,
+                                double **env_data, const fuzz_values *lazy, int t, const double *got,
+                                const double *want, const uint8_t *defined, const uint8_t *written, int64_t n,
+                                dg_tol tol, int64_t *first, const fuzz_space_ctx *ctx);
 /* One run on the emulator with options (block sampling), the outcome set as
  * the cpu backend sets it; the engine's result kept in *kept if not NULL
  * (caller frees with emu_result_free). */

@@ -1,6 +1,7 @@
 /* gpu_run.c — a problem's pipeline on the GPU (see gpu_run.h): the GPU
  * counterpart of emu_run, built on the session of gpu.h. */
 #include "gpu_run.h"
+#include "gpu_env.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,7 @@ bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, d
 
 void gpu_kernels_free(gpu_kernels *gk)
 {
+  gpu_env_free(gk);
   dg_gpu_close(gk->g);
   dg_gpu_binary_free(&gk->bin);
   for (int i = 0; i < gk->nnames; i++) free(gk->names[i]);

@@ -46,6 +46,7 @@ typedef struct {
   double *want;              /* that output's reference values */
   int64_t want_n;
   double ref_ms;             /* the reference kernel's time in the last run */
+  struct gpu_env *env;       /* the envelope on the GPU (gpu_env.h), NULL until used */
   /* the comparison on the device (gpu_cmp.c), when dev_cmp and the run has a
    * GPU reference: the output is judged there and only the summary comes back */
   bool dev_cmp;              /* set by the caller (fuzz_backend_gpu does; DIRIGO_GPU_CMP=0: off) */

@@ -137,13 +137,39 @@ static cudaError_t cmp(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_env.c's envelope: the rule's shared code (gpu_env_dev.h) compiled here */
+#define DG_ENV_EMIT(...) __VA_ARGS__
+#define DG_DEV static inline
+#include "gpu_env_dev.h"
+#undef DG_DEV
+#undef DG_ENV_EMIT
+static cudaError_t env_judge(dim3 g, dim3 b, void **a)
+{
+  unsigned char *ok = *(unsigned char **)a[0];
+  const double *cand = *(const double **)a[1];
+  long long m = *(long long *)a[2], kind = *(long long *)a[3], n[4];
+  double p[3];
+  dge_st e;
+  for (int i = 0; i < 3; i++) {
+    e.in[i] = *(const void **)a[4 + 3 * i];
+    e.dt[i] = (int)*(long long *)a[5 + 3 * i];
+    e.tid[i] = *(long long *)a[6 + 3 * i];
+  }
+  for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
+  for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
+  for (long long j = 0; j < m; j++)
+    ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],
+                                     (int)*(long long *)a[20], *(double *)a[21], *(double *)a[22]);
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
   return cudaSuccess;
 }
 
-typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[16]; } mock_kernel;
+typedef struct { const char *name; mock_fn fn; int nparams; size_t sizes[24]; } mock_kernel;
 static const mock_kernel kernels[] = {
   { "fill_even", fill_even, 2, { 8, 4 } }, { "scale_k_f3", scale3, 3, { 8, 8, 4 } },
   { "oob_write", oob_write, 2, { 8, 4 } }, { "oob_before", oob_before, 2, { 8, 4 } },
@@ -155,6 +181,7 @@ static const mock_kernel kernels[] = {
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
+  { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
 };
 

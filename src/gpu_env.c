@@ -1,0 +1,303 @@
+/* gpu_env.c — the validator's envelope on the GPU (see gpu_env.h): the
+ * dg_env kernel's source (the shared rule of gpu_env_dev.h behind a kernel
+ * entry), its parameters from a problem's GPU reference plan, and the
+ * session-side driver the fuzz backend's envelope hook calls. */
+#include "gpu_env.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define DG_ENV_EMIT(...) #__VA_ARGS__
+static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
+#include "gpu_env_dev.h"
+  "\n"
+  "extern \"C\" __global__ void dg_env(unsigned char *ok, const double *cand, long long m, long long kind,\n"
+  "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
+  "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
+  "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+  "  if (j >= m) return;\n"
+  "  dge_st e;\n"
+  "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
+  "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
+  "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
+  "  long long n[4] = { n0, n1, n2, n3 };\n"
+  "  double p[3] = { p0, p1, p2 };\n"
+  "  ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
+  "                                   cand[3 * j + 2], (int)odt, atol, rtol);\n"
+  "}\n";
+#undef DG_ENV_EMIT
+
+static const char *const env_names[] = { "dg_env" };
+
+const char *gpu_env_source(void) { return env_source; }
+const char *gpu_env_kernel_name(void) { return env_names[0]; }
+dg_gpu_dim3 gpu_env_grid(int64_t m) { return (dg_gpu_dim3){ (uint32_t)((m + GPU_ENV_BLOCK - 1) / GPU_ENV_BLOCK), 1, 1 }; }
+dg_gpu_dim3 gpu_env_block(void) { return (dg_gpu_dim3){ GPU_ENV_BLOCK, 1, 1 }; }
+
+/* gpu_ref.c's dtype codes (dg_ld), -1 if none. */
+static int dt_code(dg_dtype t)
+{
+  static const int code[DG_DT__COUNT] = {
+    [DG_DT_F32] = 0, [DG_DT_F64] = 1, [DG_DT_F16] = 2, [DG_DT_BF16] = 3,
+    [DG_DT_I32] = 4, [DG_DT_I64] = 5, [DG_DT_U8] = 6, [DG_DT_BOOL] = 6,
+  };
+  return (unsigned)t < DG_DT__COUNT ? code[t] : -1;
+}
+
+bool gpu_env_launch_for(const dg_problem *p, const int64_t *sizes, int t, dg_tol tol, gpu_env_launch *L)
+{
+  gpu_ref_plan pl;
+  memset(L, 0, sizeof *L);
+  if (!gpu_ref_plan_for(p, sizes, &pl) || pl.out != t) return false;
+  L->kind = pl.kind;
+  for (int i = 0; i < 4; i++) L->n[i] = pl.n[i];
+  for (int i = 0; i < 3; i++) L->p[i] = pl.p[i];
+  for (int i = 0; i < 3; i++) {
+    L->in_t[i] = pl.in[i];
+    L->in_dt[i] = pl.in[i] >= 0 ? dt_code(p->tensors.v[pl.in[i]].dtype) : -1;
+    /* an index-valued input is read unperturbed by the host rule: not here */
+    if (pl.in[i] >= 0 && (p->tensors.v[pl.in[i]].has_range || L->in_dt[i] < 0)) return false;
+  }
+  dg_dtype od = p->tensors.v[t].dtype;
+  L->out_dt = dg_dtypes[od].is_float ? dt_code(od) : -1;
+  if (dg_dtypes[od].is_float && (L->out_dt < 0 || L->out_dt > 3)) return false;
+  L->atol = tol.atol;
+  L->rtol = tol.rtol;
+  return true;
+}
+
+static uint64_t bits_i(int64_t v) { return (uint64_t)v; }
+static uint64_t bits_f(double v)
+{
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  return u;
+}
+static uint64_t bits_p(const void *p) { return (uint64_t)(uintptr_t)p; }
+
+void gpu_env_kernel_args(const gpu_env_launch *L, void *ok, const void *cand, int64_t m,
+                         const void *const in_dev[3], uint64_t vals[GPU_ENV_NARGS], void *ptrs[GPU_ENV_NARGS])
+{
+  int k = 0;
+  vals[k++] = bits_p(ok);
+  vals[k++] = bits_p(cand);
+  vals[k++] = bits_i(m);
+  vals[k++] = bits_i(L->kind);
+  for (int i = 0; i < 3; i++) {
+    vals[k++] = bits_p(L->in_t[i] >= 0 ? in_dev[i] : NULL);
+    vals[k++] = bits_i(L->in_dt[i] < 0 ? 0 : L->in_dt[i]);
+    vals[k++] = bits_i(L->in_t[i]);
+  }
+  for (int i = 0; i < 4; i++) vals[k++] = bits_i(L->n[i]);
+  for (int i = 0; i < 3; i++) vals[k++] = bits_f(L->p[i]);
+  vals[k++] = bits_i(L->out_dt);
+  vals[k++] = bits_f(L->atol);
+  vals[k++] = bits_f(L->rtol);
+  for (int i = 0; i < GPU_ENV_NARGS; i++) ptrs[i] = &vals[i];
+}
+
+/* The same through the session's batch: buffers instead of pointers. */
+static int batch_args(const gpu_env_launch *L, dg_gpu_buf ok, dg_gpu_buf cand, int64_t m, const dg_gpu_buf *bufs,
+                      dg_gpu_arg *a)
+{
+  int k = 0;
+  a[k++] = dg_gpu_arg_buf(ok);
+  a[k++] = dg_gpu_arg_buf(cand);
+  a[k++] = dg_gpu_arg_i64(m);
+  a[k++] = dg_gpu_arg_i64(L->kind);
+  for (int i = 0; i < 3; i++) {
+    a[k++] = L->in_t[i] >= 0 ? dg_gpu_arg_buf(bufs[L->in_t[i]]) : dg_gpu_arg_null();
+    a[k++] = dg_gpu_arg_i64(L->in_dt[i] < 0 ? 0 : L->in_dt[i]);
+    a[k++] = dg_gpu_arg_i64(L->in_t[i]);
+  }
+  for (int i = 0; i < 4; i++) a[k++] = dg_gpu_arg_i64(L->n[i]);
+  for (int i = 0; i < 3; i++) a[k++] = dg_gpu_arg_f64(L->p[i]);
+  a[k++] = dg_gpu_arg_i64(L->out_dt);
+  a[k++] = dg_gpu_arg_f64(L->atol);
+  a[k++] = dg_gpu_arg_f64(L->rtol);
+  return k;
+}
+
+/* The source with DG_DEV spelled __device__: dg_gpu_compile keeps only the
+ * functions whose head says so (host code is blanked, gpu_src.c). */
+static char *device_text(size_t *len)
+{
+  static const char mark[] = "DG_DEV ", dev[] = "__device__ ";
+  dg_buf b = {0};
+  const char *s = env_source;
+  for (const char *m; (m = strstr(s, mark)); s = m + sizeof mark - 1) {
+    dg_buf_put(&b, s, (size_t)(m - s));
+    dg_buf_put(&b, dev, sizeof dev - 1);
+  }
+  dg_buf_put(&b, s, strlen(s));
+  *len = b.n;
+  return b.s;
+}
+
+dg_gpu_status gpu_env_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  size_t len;
+  char *text = device_text(&len);
+  uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu envelope>", text, len);
+  static const char *const extra[] = { "--fmad=false" };
+  dg_gpu_copts o = { .names = env_names, .nnames = 1, .arch = arch, .extra = extra, .nextra = 1 };
+  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
+  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
+    for (size_t i = 0; i < d->v.n; i++)
+      if (d->v.v[i].span.file == f) {
+        char *msg = dg_printf("GPU envelope source, line %u:%u: %s", d->v.v[i].span.line, d->v.v[i].span.col,
+                              d->v.v[i].msg);
+        free(d->v.v[i].msg);
+        d->v.v[i].msg = msg;
+        d->v.v[i].span = (dg_span){ 0, 0, 0 };
+      }
+  }
+  dg_srcmgr_free(&sm);
+  return st;
+}
+
+/* ---- the session side ------------------------------------------------------ */
+struct gpu_env {
+  int state;                   /* 0 not tried, 1 compiled, -1 off (why) */
+  char *why;
+  dg_gpu_binary bin;
+  dg_gpu_kernel kern[1];
+  unsigned gen;                /* kern loaded in this child generation */
+  dg_gpu_buf cand, ok;         /* valid in buf_gen */
+  int64_t cap;                 /* candidates they hold */
+  unsigned buf_gen;
+  double *hcand;               /* host staging */
+  int64_t hcap;
+  dg_gpu_batch batch;
+  gpu_env_stats st;
+};
+
+static void env_off(struct gpu_env *E, char *why)
+{
+  E->state = -1;
+  free(E->why);
+  E->why = why;
+  E->st.why = why;
+}
+
+static struct gpu_env *env_ready(gpu_kernels *gk)
+{
+  if (!gk->env) gk->env = dg_calloc(1, sizeof *gk->env);
+  struct gpu_env *E = gk->env;
+  if (E->state) return E->state > 0 ? E : NULL;
+  const char *off = getenv("DIRIGO_GPU_ENVELOPE");
+  if (off && !strcmp(off, "0")) {
+    env_off(E, dg_strdup("disabled by DIRIGO_GPU_ENVELOPE=0"));
+    return NULL;
+  }
+  dg_diags d = {0};
+  if (gpu_env_compile(dg_gpu_info_of(gk->g)->arch, &E->bin, &d) != DG_GPU_OK) {
+    dg_buf b = {0};
+    if (d.v.n) dg_diag_format(&b, NULL, &d.v.v[0]);
+    env_off(E, dg_printf("the GPU envelope does not compile: %s", b.s ? b.s : "?"));
+    dg_buf_free(&b);
+  } else {
+    E->state = 1;
+  }
+  dg_diags_free(&d);
+  return E->state > 0 ? E : NULL;
+}
+
+/* The kernel loaded and buffers for m candidates in the current child. */
+static bool env_setup(gpu_kernels *gk, struct gpu_env *E, int64_t m)
+{
+  unsigned gen = dg_gpu_generation(gk->g);
+  char *msg = NULL;
+  if (E->gen != gen) {
+    if (dg_gpu_load(gk->g, &E->bin, E->kern, &msg) != DG_GPU_OK) {
+      env_off(E, dg_printf("loading the GPU envelope: %s", msg ? msg : "?"));
+      free(msg);
+      return false;
+    }
+    E->gen = gen;
+  }
+  if (E->buf_gen == gen && E->cap >= m) return true;
+  if (E->buf_gen == gen) {
+    dg_gpu_free(gk->g, E->cand, NULL);
+    dg_gpu_free(gk->g, E->ok, NULL);
+  }
+  E->buf_gen = 0;
+  int64_t cap = m < 1024 ? 1024 : m;
+  if (dg_gpu_alloc(gk->g, (size_t)cap * 3 * sizeof(double), dg_gpu_poison_for("f64"), &E->cand, &msg) != DG_GPU_OK) {
+    free(msg);
+    return false;
+  }
+  if (dg_gpu_alloc(gk->g, (size_t)cap, dg_gpu_poison_for("u8"), &E->ok, &msg) != DG_GPU_OK) {
+    free(msg);
+    dg_gpu_free(gk->g, E->cand, NULL);
+    return false;
+  }
+  if (gen != dg_gpu_generation(gk->g)) return false;
+  E->cap = cap;
+  E->buf_gen = gen;
+  return true;
+}
+
+bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
+                   const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok)
+{
+  gpu_env_launch L;
+  if (m <= 0 || !gk->g || gk->ref_out != t || gk->buf_gen != dg_gpu_generation(gk->g)) return false;
+  if (!gpu_env_launch_for(p, sizes, t, tol, &L)) return false;
+  struct gpu_env *E = env_ready(gk);
+  if (!E || !env_setup(gk, E, m)) return false;
+  if (m > E->hcap) {
+    E->hcap = m;
+    E->hcand = dg_realloc(E->hcand, (size_t)m * 3 * sizeof *E->hcand);
+  }
+  for (int64_t j = 0; j < m; j++) {
+    E->hcand[3 * j] = (double)idx[j];
+    E->hcand[3 * j + 1] = got[j];
+    E->hcand[3 * j + 2] = want[j];
+  }
+  dg_gpu_batch *b = &E->batch;
+  dg_gpu_batch_clear(b);
+  /* the inputs as the case uploaded them: the kernel under test may have written into them */
+  for (int i = 0; i < 3; i++) {
+    int64_t it = L.in_t[i];
+    if (it < 0) continue;
+    if (!gk->bufs[it] || !gk->buf_bytes[it] || !gk->raw[it]) return false;
+    dg_gpu_batch_upload(b, gk->bufs[it], 0, gk->raw[it], gk->buf_bytes[it] - 1);
+  }
+  dg_gpu_batch_upload(b, E->cand, 0, E->hcand, (size_t)m * 3 * sizeof(double));
+  dg_gpu_arg a[GPU_ENV_NARGS];
+  int na = batch_args(&L, E->ok, E->cand, m, gk->bufs, a);
+  dg_gpu_batch_launch_unguarded(b, E->kern[0], gpu_env_grid(m), gpu_env_block(), 0, a, na);
+  dg_gpu_batch_download(b, E->ok, 0, ok, (size_t)m);
+  dg_gpu_batch_result r;
+  dg_gpu_status st = dg_gpu_batch_run(gk->g, b, &r);
+  bool good = st == DG_GPU_OK && r.downloaded && r.nran == 1;
+  if (good) {
+    E->st.batches++;
+    E->st.judged += m;
+    E->st.ms += r.ms;
+  } else {
+    env_off(E, dg_printf("the GPU envelope failed: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
+  }
+  dg_gpu_batch_result_free(&r);
+  return good;
+}
+
+gpu_env_stats gpu_env_stats_of(const gpu_kernels *gk)
+{
+  return gk->env ? gk->env->st : (gpu_env_stats){ 0 };
+}
+
+void gpu_env_free(gpu_kernels *gk)
+{
+  struct gpu_env *E = gk->env;
+  if (!E) return;
+  dg_gpu_binary_free(&E->bin);
+  dg_gpu_batch_free(&E->batch);
+  free(E->hcand);
+  free(E->why);
+  free(E);
+  gk->env = NULL;
+}

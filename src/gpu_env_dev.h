@@ -1,0 +1,310 @@
+/* gpu_env_dev.h — the kernel-precision envelope (fuzz_envelope.c's rule) for
+ * the ops with a GPU reference (gpu_ref.c), written once for two compilers:
+ * the includer defines DG_ENV_EMIT(...) as #__VA_ARGS__ (gpu_env.c: the text
+ * becomes NVRTC source, with DG_DEV defined as __device__) or as __VA_ARGS__
+ * (fuzz_envelope.c, the tests, the mock CUDA runtime: C functions, DG_DEV
+ * defined as static inline). Inside: no preprocessor lines, no string or
+ * character literals, only C that is also CUDA C++.
+ *
+ * What it computes, per element of the output (flat index):
+ *  - dge_eval: the op's reference (lua/ops/<op>.lua) operation for operation,
+ *    as fuzz_envelope.c's env32 evaluates the Lua reference: with round32
+ *    every operation's result and every constant is rounded to float (the
+ *    inputs are read exactly), max/min skip NaN (fmaxf/fminf); it records the
+ *    largest finite magnitude of any input read or result (maxmag), whether
+ *    an operation on finite operands gave Inf (overflowed) and whether a NaN
+ *    input was read. With perturb every input read is scaled by dge_perturb
+ *    (below) and nothing is rounded (the backward-error evaluations).
+ *  - dge_judge: within_envelope's verdict for a kernel value got against the
+ *    fp64 reference want (1: inside the envelope, 0: a failure).
+ *  - dge_perturb(flat, k, tensor, input flat): the backward-error test's
+ *    perturbation, a function of a counter instead of an RNG stream:
+ *    1 + 4 * 2^-24 * (2u - 1), u = the top 53 bits of a splitmix64 hash of
+ *    (output element, evaluation k = 0..2, input tensor, input element) over
+ *    2^53. The same input element gets the same factor at every read in one
+ *    evaluation. fuzz_envelope.c's host rule uses this same function.
+ *
+ * The ops (kinds and modes as gpu_ref_plan's): 0 rows (n0 R, n1 C, n2 mode:
+ * softmax, log_softmax, layernorm (eps p0), rmsnorm (eps p0)), 1 reduce (n0
+ * N, n1 C, n2 dim, n3 mode: sum mean max min sumsq l2norm), 2 map (n0 count,
+ * n1 mode: residual_add add mul scale relu sigmoid silu tanh gelu_erf
+ * gelu_tanh leaky_relu elu; p0 the attribute), 3 matmul (n0 M, n1 N, n2 K, n3
+ * bit 0 transA, bit 1 transB; p0 alpha; the batch from the flat index).
+ * Input dtypes as gpu_ref.c's dg_ld codes: 0 f32 1 f64 2 f16 3 bf16 4 i32
+ * 5 i64 6 u8. */
+DG_ENV_EMIT(
+typedef struct {
+  int round32, perturb, k;
+  long long flat;
+  double maxmag;
+  int overflowed, nan_input;
+  const void *in[3];
+  int dt[3];
+  long long tid[3];
+} dge_st;
+
+DG_DEV int dge_isnan(double x) { return x != x; }
+DG_DEV int dge_isfinite(double x) { return x - x == 0; }
+DG_DEV int dge_isinf(double x) { return x == x && x - x != 0; }
+
+DG_DEV unsigned long long dge_mix(unsigned long long z)
+{
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+DG_DEV double dge_perturb(long long flat, int k, long long t, long long in)
+{
+  unsigned long long h = dge_mix((unsigned long long)flat * 0x9e3779b97f4a7c15ULL + (unsigned long long)k);
+  h = dge_mix(h ^ ((unsigned long long)t + 1) * 0xc2b2ae3d27d4eb4fULL ^ (unsigned long long)in);
+  double u = (double)(h >> 11) * 0x1p-53;
+  return 1 + 4 * 0x1p-24 * (2 * u - 1);
+}
+
+DG_DEV float dge_u2f(unsigned u)
+{
+  union { unsigned u; float f; } c;
+  c.u = u;
+  return c.f;
+}
+
+DG_DEV unsigned dge_f2u(float f)
+{
+  union { unsigned u; float f; } c;
+  c.f = f;
+  return c.u;
+}
+
+DG_DEV double dge_f16(unsigned h)
+{
+  unsigned sign = (h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (ex == 0) {
+    float v = (float)mant * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+  }
+  if (ex == 31) return dge_u2f(sign | 0x7f800000u | (mant << 13));
+  return dge_u2f(sign | ((ex + 112) << 23) | (mant << 13));
+}
+
+DG_DEV double dge_ld(const void *p, int t, long long i)
+{
+  if (t == 0) return ((const float *)p)[i];
+  if (t == 1) return ((const double *)p)[i];
+  if (t == 2) return dge_f16(((const unsigned short *)p)[i]);
+  if (t == 3) return dge_u2f((unsigned)((const unsigned short *)p)[i] << 16);
+  if (t == 4) return ((const int *)p)[i];
+  if (t == 5) return (double)((const long long *)p)[i];
+  return ((const unsigned char *)p)[i];
+}
+
+DG_DEV unsigned dge_to_f16(float f)
+{
+  unsigned x = dge_f2u(f), sign = (x >> 16) & 0x8000u, absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) return sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u | ((absx >> 13) & 0x3ffu) : 0u);
+  if (absx >= 0x477ff000u) return sign | 0x7c00u;
+  if (absx < 0x38800000u) {
+    float s = dge_u2f(absx) * 16777216.0f;
+    unsigned m = (unsigned)s;
+    float rest = s - (float)m;
+    if (rest > 0.5f || (rest == 0.5f && (m & 1u))) m++;
+    return sign | m;
+  }
+  unsigned mant = absx & 0x7fffffu, ex = (absx >> 23) - 112;
+  unsigned h = (ex << 10) | (mant >> 13), rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;
+  return sign | h;
+}
+
+DG_DEV unsigned dge_to_bf16(float f)
+{
+  unsigned x = dge_f2u(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return ((x >> 16) | 0x40u) & 0xffffu;
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return x >> 16;
+}
+
+DG_DEV double dge_round_dt(int t, double v)
+{
+  if (t == 0) return (float)v;
+  if (t == 2) return dge_f16(dge_to_f16((float)v));
+  if (t == 3) return dge_u2f(dge_to_bf16((float)v) << 16);
+  return v;
+}
+
+DG_DEV void dge_note(dge_st *e, double v)
+{
+  if (dge_isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
+}
+
+DG_DEV double dge_rd(dge_st *e, int s, long long i)
+{
+  double v = dge_ld(e->in[s], e->dt[s], i);
+  if (e->perturb) v *= dge_perturb(e->flat, e->k, e->tid[s], i);
+  if (dge_isnan(v)) e->nan_input = 1;
+  dge_note(e, v);
+  return v;
+}
+
+DG_DEV double dge_c(const dge_st *e, double v) { return e->round32 ? (double)(float)v : v; }
+
+DG_DEV double dge_fin(dge_st *e, double r, double a0, double a1, int arity)
+{
+  if (e->round32) r = (double)(float)r;
+  if (dge_isinf(r) && dge_isfinite(a0) && (arity < 2 || dge_isfinite(a1))) e->overflowed = 1;
+  dge_note(e, r);
+  return r;
+}
+
+DG_DEV double dge_add(dge_st *e, double a, double b) { return dge_fin(e, a + b, a, b, 2); }
+DG_DEV double dge_sub(dge_st *e, double a, double b) { return dge_fin(e, a - b, a, b, 2); }
+DG_DEV double dge_mul(dge_st *e, double a, double b) { return dge_fin(e, a * b, a, b, 2); }
+DG_DEV double dge_div(dge_st *e, double a, double b) { return dge_fin(e, a / b, a, b, 2); }
+DG_DEV double dge_neg(dge_st *e, double a) { return dge_fin(e, -a, a, 0, 1); }
+DG_DEV double dge_exp(dge_st *e, double a) { return dge_fin(e, exp(a), a, 0, 1); }
+DG_DEV double dge_log(dge_st *e, double a) { return dge_fin(e, log(a), a, 0, 1); }
+DG_DEV double dge_sqrt(dge_st *e, double a) { return dge_fin(e, sqrt(a), a, 0, 1); }
+DG_DEV double dge_rsqrt(dge_st *e, double a) { return dge_fin(e, 1.0 / sqrt(a), a, 0, 1); }
+DG_DEV double dge_tanh(dge_st *e, double a) { return dge_fin(e, tanh(a), a, 0, 1); }
+DG_DEV double dge_erf(dge_st *e, double a) { return dge_fin(e, erf(a), a, 0, 1); }
+DG_DEV double dge_gt(dge_st *e, double a, double b) { return dge_fin(e, a > b ? 1.0 : 0.0, a, b, 2); }
+DG_DEV double dge_where(dge_st *e, double c, double a, double b) { return dge_fin(e, c != 0 ? a : b, c, a, 3); }
+DG_DEV double dge_max(dge_st *e, double a, double b)
+{
+  double r = dge_isnan(a) || dge_isnan(b) ? (dge_isnan(a) ? b : a) : a > b ? a : b;
+  return dge_fin(e, r, a, b, 2);
+}
+DG_DEV double dge_min(dge_st *e, double a, double b)
+{
+  double r = dge_isnan(a) || dge_isnan(b) ? (dge_isnan(a) ? b : a) : a < b ? a : b;
+  return dge_fin(e, r, a, b, 2);
+}
+
+DG_DEV double dge_rows(dge_st *e, long long flat, long long C, long long mode, double eps)
+{
+  long long base = flat / C * C, c = flat % C;
+  if (mode <= 1) {
+    double m = dge_rd(e, 0, base);
+    for (long long k = 1; k < C; k++) m = dge_max(e, m, dge_rd(e, 0, base + k));
+    double s = dge_c(e, 0);
+    for (long long k = 0; k < C; k++) s = dge_add(e, s, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + k), m)));
+    if (mode == 0) return dge_div(e, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + c), m)), s);
+    return dge_sub(e, dge_sub(e, dge_rd(e, 0, base + c), m), dge_log(e, s));
+  }
+  if (mode == 2) {
+    double s = dge_c(e, 0);
+    for (long long k = 0; k < C; k++) s = dge_add(e, s, dge_rd(e, 0, base + k));
+    double mean = dge_div(e, s, dge_c(e, (double)C));
+    double v = dge_c(e, 0);
+    for (long long k = 0; k < C; k++) {
+      double d = dge_sub(e, dge_rd(e, 0, base + k), mean);
+      v = dge_add(e, v, dge_mul(e, d, d));
+    }
+    double r = dge_rsqrt(e, dge_add(e, dge_div(e, v, dge_c(e, (double)C)), dge_c(e, eps)));
+    double y = dge_mul(e, dge_mul(e, dge_sub(e, dge_rd(e, 0, base + c), mean), r), dge_rd(e, 1, c));
+    return dge_add(e, y, dge_rd(e, 2, c));
+  }
+  double ss = dge_c(e, 0);
+  for (long long k = 0; k < C; k++) {
+    double x = dge_rd(e, 0, base + k);
+    ss = dge_add(e, ss, dge_mul(e, x, x));
+  }
+  double r = dge_rsqrt(e, dge_add(e, dge_div(e, ss, dge_c(e, (double)C)), dge_c(e, eps)));
+  return dge_mul(e, dge_mul(e, dge_rd(e, 0, base + c), r), dge_rd(e, 1, c));
+}
+
+DG_DEV double dge_reduce(dge_st *e, long long i, long long N, long long C, long long dim, long long mode)
+{
+  long long len = dim == 1 ? C : N, at = dim == 1 ? i * C : i, step = dim == 1 ? 1 : C;
+  double acc = dge_rd(e, 0, at);
+  if (mode >= 4) acc = dge_mul(e, acc, acc);
+  for (long long k = 1; k < len; k++) {
+    double v = dge_rd(e, 0, at + k * step);
+    if (mode == 2) acc = dge_max(e, acc, v);
+    else if (mode == 3) acc = dge_min(e, acc, v);
+    else if (mode >= 4) acc = dge_add(e, acc, dge_mul(e, v, v));
+    else acc = dge_add(e, acc, v);
+  }
+  if (mode == 1) return dge_div(e, acc, dge_c(e, (double)len));
+  if (mode == 5) return dge_sqrt(e, acc);
+  return acc;
+}
+
+DG_DEV double dge_map(dge_st *e, long long i, long long mode, double p0)
+{
+  double x = dge_rd(e, 0, i);
+  if (mode == 0) return dge_add(e, x, dge_mul(e, dge_c(e, p0), dge_rd(e, 1, i)));
+  if (mode == 1) return dge_add(e, x, dge_rd(e, 1, i));
+  if (mode == 2) return dge_mul(e, x, dge_rd(e, 1, i));
+  if (mode == 3) return dge_mul(e, dge_c(e, p0), x);
+  if (mode == 4) return dge_max(e, x, dge_c(e, 0));
+  if (mode == 5) return dge_div(e, dge_c(e, 1), dge_add(e, dge_c(e, 1), dge_exp(e, dge_neg(e, x))));
+  if (mode == 6) return dge_div(e, x, dge_add(e, dge_c(e, 1), dge_exp(e, dge_neg(e, x))));
+  if (mode == 7) return dge_tanh(e, x);
+  if (mode == 8) {
+    double h = dge_mul(e, dge_c(e, 0.5), x);
+    return dge_mul(e, h, dge_add(e, dge_c(e, 1), dge_erf(e, dge_mul(e, x, dge_c(e, 0.7071067811865476)))));
+  }
+  if (mode == 9) {
+    double h = dge_mul(e, dge_c(e, 0.5), x);
+    double cube = dge_mul(e, dge_mul(e, dge_mul(e, dge_c(e, 0.044715), x), x), x);
+    double in = dge_mul(e, dge_c(e, 0.7978845608028654), dge_add(e, x, cube));
+    return dge_mul(e, h, dge_add(e, dge_c(e, 1), dge_tanh(e, in)));
+  }
+  double pos = dge_gt(e, x, dge_c(e, 0));
+  if (mode == 10) return dge_where(e, pos, x, dge_mul(e, dge_c(e, p0), x));
+  return dge_where(e, pos, x, dge_mul(e, dge_c(e, p0), dge_sub(e, dge_exp(e, x), dge_c(e, 1))));
+}
+
+DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, long long K, long long flags,
+                         double alpha)
+{
+  long long z = flat / (M * N), r = flat % (M * N), m = r / N, n = r % N;
+  long long ab = z * M * K, bb = z * K * N;
+  if (K <= 0) return alpha * 0;
+  double acc = dge_c(e, 0);
+  for (long long k = 0; k < K; k++) {
+    double av = dge_rd(e, 0, ab + (flags & 1 ? k * M + m : m * K + k));
+    double bv = dge_rd(e, 1, bb + (flags & 2 ? n * K + k : k * N + n));
+    acc = dge_add(e, acc, dge_mul(e, av, bv));
+  }
+  return dge_mul(e, dge_c(e, alpha), acc);
+}
+
+DG_DEV double dge_eval(dge_st *e, int kind, const long long *n, const double *p, long long flat)
+{
+  e->maxmag = 0;
+  e->overflowed = 0;
+  e->nan_input = 0;
+  if (kind == 0) return dge_rows(e, flat, n[1], n[2], p[0]);
+  if (kind == 1) return dge_reduce(e, flat, n[0], n[1], n[2], n[3]);
+  if (kind == 2) return dge_map(e, flat, n[1], p[0]);
+  return dge_matmul(e, flat, n[0], n[1], n[2], n[3], p[0]);
+}
+
+DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
+                     double want, int odt, double atol, double rtol)
+{
+  e->flat = flat;
+  e->round32 = 1;
+  e->perturb = 0;
+  e->k = 0;
+  double r32 = dge_eval(e, kind, n, p, flat);
+  if (odt < 0 || odt > 3) return e->nan_input;
+  r32 = (double)(float)r32;
+  double r64 = dge_round_dt(odt, want);
+  if (!dge_isfinite(r32)) return 1;
+  if (!dge_isfinite(got)) return e->overflowed || e->maxmag > 0x1p122;
+  if (!dge_isfinite(r64) || fabs(got - r32) <= atol + rtol * fabs(r32) + 2 * fabs(r32 - r64)) return 1;
+  e->round32 = 0;
+  e->perturb = 1;
+  double cond = 0;
+  for (int k = 0; k < 3; k++) {
+    e->k = k;
+    double rp = dge_eval(e, kind, n, p, flat);
+    if (!dge_isfinite(rp)) return 1;
+    cond = fmax(cond, fabs(rp - want));
+  }
+  return fabs(got - r64) <= atol + rtol * fabs(r64) + 4 * cond;
+}
+)

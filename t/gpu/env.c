@@ -1,0 +1,558 @@
+/* env.c — the validator's envelope on the GPU (gpu_env.c). Built two ways:
+ *  env.t: with no GPU, the rule's shared code (gpu_env_dev.h, compiled here
+ *    as C) gives the host envelope's verdict (fuzz_envelope.c, the Lua
+ *    reference in fp32) element by element on every sample with a GPU
+ *    reference, on adversarial inputs and kernel values built to reach each
+ *    branch of the rule; the backend hook's plumbing in fuzz_envelope_filter_on
+ *    (candidates, caps, first failure, on_fail) against the host filter; the
+ *    kernel compiles with NVRTC. On a GPU, in addition: every sample with a
+ *    GPU reference fuzzed (boundary and adversarial) with the envelope on the
+ *    device and with the host's (DIRIGO_GPU_ENVELOPE=0): the same outcome,
+ *    case by case (the agreement table of doc/gpu.md §4.4).
+ *  env_mock.t (DG_MOCK_CUDA): the campaign comparison on the mocked runtime,
+ *    whose dg_env runs the shared code: the hook's plumbing end to end. */
+#include "fuzz_gpu.h"
+#include "gpu_env.h"
+#include "lua_spec.h"
+#include "../tap.h"
+#include <dirent.h>
+#include <math.h>
+
+#define DG_ENV_EMIT(...) __VA_ARGS__
+#define DG_DEV static inline
+#include "gpu_env_dev.h"
+#undef DG_DEV
+#undef DG_ENV_EMIT
+
+static dg_problem *load(const char *rel)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  if (p && d.nerrors) {
+    dg_problem_free(p);
+    p = NULL;
+  }
+  dg_diags_free(&d);
+  free(path);
+  return p;
+}
+
+typedef DG_VEC(char *) names;
+
+static void all_samples(names *out)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *root = dg_printf("%s/samples", src ? src : "..");
+  DIR *top = opendir(root);
+  struct dirent *e, *f;
+  while (top && (e = readdir(top))) {
+    if (e->d_name[0] == '.') continue;
+    char *dir = dg_printf("%s/%s", root, e->d_name);
+    DIR *sub = opendir(dir);
+    while (sub && (f = readdir(sub))) {
+      size_t n = strlen(f->d_name);
+      if (n > 4 && !strcmp(f->d_name + n - 4, ".lua"))
+        dg_vec_push(out, dg_printf("%s/%.*s", e->d_name, (int)(n - 4), f->d_name));
+    }
+    if (sub) closedir(sub);
+    free(dir);
+  }
+  if (top) closedir(top);
+  free(root);
+  for (size_t i = 0; i < out->n; i++)
+    for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
+      char *t = out->v[j];
+      out->v[j] = out->v[j - 1];
+      out->v[j - 1] = t;
+    }
+}
+
+/* A case of a problem with a GPU reference: adversarial inputs (as doubles
+ * and as the device's bytes), the fp64 reference of the output. */
+typedef struct {
+  dg_problem *p;
+  int64_t *sizes;
+  gpu_env_launch L;
+  int out;
+  int64_t n;
+  double **data;
+  uint8_t **raw;
+  double *want;
+  uint8_t *def;
+} ecase;
+
+static double adversarial(dg_rng *r, bool positive)
+{
+  double u = dg_rng_unit(r), v;
+  if (u < 0.005) return NAN;
+  if (u < 0.4) v = dg_rng_normal(r);
+  else if (u < 0.55) v = 1e4 * dg_rng_normal(r);
+  else if (u < 0.65) v = 3e38 * (2 * dg_rng_unit(r) - 1);
+  else if (u < 0.75) v = 1e-30 * dg_rng_normal(r);
+  else if (u < 0.9) v = 1e6 + dg_rng_normal(r);
+  else v = 60 * dg_rng_normal(r);
+  return positive ? fabs(v) + 1e-3 : v;
+}
+
+static bool case_make(ecase *c, const char *rel, uint64_t seed, bool mild)
+{
+  memset(c, 0, sizeof *c);
+  c->p = load(rel);
+  if (!c->p) return false;
+  dg_problem *p = c->p;
+  c->sizes = dg_calloc(p->sizes.n + 1, sizeof *c->sizes);
+  dg_problem_default_sizes(p, c->sizes);
+  gpu_ref_plan pl;
+  if (!gpu_ref_plan_for(p, c->sizes, &pl) ||
+      !gpu_env_launch_for(p, c->sizes, pl.out, dg_problem_tol(p, pl.out), &c->L))
+    return false;
+  c->out = pl.out;
+  c->n = dg_problem_numel(p, c->out, c->sizes);
+  dg_rng r;
+  dg_rng_seed(&r, seed);
+  c->data = dg_calloc(p->tensors.n, sizeof *c->data);
+  c->raw = dg_calloc(p->tensors.n, sizeof *c->raw);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int64_t n = dg_problem_numel(p, (int)t, c->sizes);
+    c->data[t] = dg_calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    c->raw[t] = dg_calloc((size_t)(n > 0 ? n : 1), (size_t)dg_dtypes[ts->dtype].size);
+    if (ts->role != DG_TENSOR_INPUT) continue;
+    for (int64_t i = 0; i < n; i++) {
+      double v = mild ? (ts->positive ? 0.5 + dg_rng_unit(&r) : dg_rng_normal(&r)) : adversarial(&r, ts->positive);
+      c->data[t][i] = dg_dtype_round(ts->dtype, v);
+      dg_dtype_store(ts->dtype, c->raw[t], i, c->data[t][i]);
+    }
+  }
+  c->want = dg_calloc((size_t)c->n + 1, sizeof *c->want);
+  c->def = dg_calloc((size_t)c->n + 1, 1);
+  dg_ref_env env = { .sizes = c->sizes, .data = (const double *const *)c->data };
+  char *err = NULL;
+  bool ok = dg_problem_ref_eval_all(p, &env, c->out, c->want, c->def, &err) == DG_REF_OK;
+  free(err);
+  return ok;
+}
+
+static void case_free(ecase *c)
+{
+  for (size_t t = 0; c->p && c->data && t < c->p->tensors.n; t++) free(c->data[t]), free(c->raw[t]);
+  free(c->data), free(c->raw), free(c->want), free(c->def), free(c->sizes);
+  if (c->p) dg_problem_free(c->p);
+}
+
+/* The shared rule, as the kernel runs it, on the case's device bytes. */
+static dge_st st_of(const ecase *c)
+{
+  dge_st e;
+  memset(&e, 0, sizeof e);
+  for (int i = 0; i < 3; i++) {
+    e.in[i] = c->L.in_t[i] >= 0 ? c->raw[c->L.in_t[i]] : NULL;
+    e.dt[i] = (int)c->L.in_dt[i];
+    e.tid[i] = c->L.in_t[i];
+  }
+  return e;
+}
+
+static int dev_judge(const ecase *c, int64_t i, double got)
+{
+  dge_st e = st_of(c);
+  long long n[4] = { c->L.n[0], c->L.n[1], c->L.n[2], c->L.n[3] };
+  return dge_judge(&e, (int)c->L.kind, n, c->L.p, i, got, c->want[i], (int)c->L.out_dt, c->L.atol,
+                   c->L.rtol);
+}
+
+/* fp32's own value of element i (round32 evaluation of the shared code). */
+static double r32_of(const ecase *c, int64_t i)
+{
+  dge_st e = st_of(c);
+  e.round32 = 1;
+  e.flat = i;
+  long long n[4] = { c->L.n[0], c->L.n[1], c->L.n[2], c->L.n[3] };
+  return (float)dge_eval(&e, (int)c->L.kind, n, c->L.p, i);
+}
+
+/* The host envelope's verdict on element i alone. */
+static int host_judge(const ecase *c, int64_t i, double *got, uint8_t *only)
+{
+  int64_t first;
+  only[i] = 1;
+  int64_t remain = fuzz_envelope_filter(c->p, c->sizes, c->data, NULL, c->out, got, c->want, only, NULL, c->n,
+                                        dg_problem_tol(c->p, c->out), &first, NULL);
+  only[i] = 0;
+  return remain == 0;
+}
+
+/* Element by element: the shared code's verdict = the host's, for kernel
+ * values near fp32's own result, past it, NaN, Inf, far off. */
+static void shared_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int64_t *tot_out)
+{
+  ecase c;
+  if (!case_make(&c, rel, 7, false)) {
+    case_free(&c);
+    return;
+  }
+  ++*nsamples;
+  dg_rng r;
+  dg_rng_seed(&r, 11);
+  double *got = dg_calloc((size_t)c.n + 1, sizeof *got);
+  uint8_t *only = dg_calloc((size_t)c.n + 1, 1);
+  dg_dtype od = c.p->tensors.v[c.out].dtype;
+  dg_tol tol = dg_problem_tol(c.p, c.out);
+  int64_t judged = 0, inside = 0, differ = 0, first = -1;
+  double fgot = 0;
+  for (int k = 0; k < 40 && c.n > 0; k++) {
+    int64_t i = (int64_t)dg_rng_below(&r, (uint64_t)c.n);
+    if (!c.def[i]) continue;
+    double w = c.want[i], r32 = r32_of(&c, i), g;
+    switch (k % 8) {
+    case 0: g = r32 * (1 + 3e-7); break;
+    case 1: g = r32 + 2.5 * (r32 - w) + tol.atol; break;
+    case 2: g = NAN; break;
+    case 3: g = INFINITY; break;
+    case 4: g = w * (1 + 1e-3) + tol.atol * 3; break;
+    case 5: g = w * (1 + 4 * tol.rtol) + 2 * tol.atol; break;
+    case 6: g = -w - 1; break;
+    default: g = w + 1e-7 * fabs(w) + 2 * tol.atol; break;
+    }
+    g = dg_dtype_round(od, g);
+    if (fuzz_elem_check(od, g, w, tol) == FUZZ_ELEM_OK) continue;
+    got[i] = g;
+    int h = host_judge(&c, i, got, only), dv = dev_judge(&c, i, g);
+    judged++;
+    inside += h;
+    if (h != dv && differ++ == 0) first = i, fgot = g;
+  }
+  ok(differ == 0 && judged > 0, "%s (%s): shared rule = host envelope on %lld elements (%lld inside)", rel,
+     c.p->op_name, (long long)judged, (long long)inside);
+  if (differ)
+    printf("#   %lld differ; first [%lld]: got %.9g want %.17g, host %d\n", (long long)differ, (long long)first,
+           fgot, c.want[first], host_judge(&c, first, got, only));
+  *tot_in += inside;
+  *tot_out += judged - inside;
+  free(got), free(only);
+  case_free(&c);
+}
+
+/* The evaluations themselves, bit for bit: fp32's and the three perturbed
+ * fp64 ones, with maxmag and the overflow and NaN-input facts, at every
+ * element (up to 64) on adversarial and on ordinary inputs. */
+static void evals_vs_host(const char *rel, int *nsamples, int64_t *tot)
+{
+  for (int mild = 0; mild < 2; mild++) {
+    ecase c;
+    if (!case_make(&c, rel, 21 + (uint64_t)mild, mild)) {
+      case_free(&c);
+      return;
+    }
+    *nsamples += !mild;
+    int64_t step = c.n > 64 ? c.n / 64 : 1, evals = 0, differ = 0;
+    long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] };
+    char what[200] = "";
+    for (int64_t i = 0; i < c.n; i += step)
+      for (int k = -1; k < 3; k++) {
+        fuzz_envelope_facts h;
+        if (!fuzz_envelope_eval(c.p, c.sizes, c.data, c.out, i, k, &h)) continue;
+        dge_st e = st_of(&c);
+        e.flat = i;
+        e.round32 = k < 0;
+        e.perturb = k >= 0;
+        e.k = k < 0 ? 0 : k;
+        double v = dge_eval(&e, (int)c.L.kind, n, c.L.p, i);
+        evals++;
+        bool same = (v == h.value || (isnan(v) && isnan(h.value))) && e.maxmag == h.maxmag &&
+                    !e.overflowed == !h.overflowed && !e.nan_input == !h.nan_input;
+        if (!same && differ++ == 0)
+          snprintf(what, sizeof what, "[%lld] k=%d: %.17g/%.17g maxmag %g/%g overflowed %d/%d nan %d/%d",
+                   (long long)i, k, v, h.value, e.maxmag, h.maxmag, e.overflowed, h.overflowed, e.nan_input,
+                   h.nan_input);
+      }
+    ok(differ == 0 && evals > 0, "%s (%s), %s inputs: %lld evaluations equal the host's bit for bit%s%s", rel,
+       c.p->op_name, mild ? "ordinary" : "adversarial", (long long)evals, differ ? "; differ: " : "", what);
+    *tot += evals;
+    case_free(&c);
+  }
+}
+
+/* On ordinary inputs, kernel values one float ulp either side of the rule's
+ * bounds (fp32's value +- tolerance and slack): an evaluation that differs
+ * from the host's by one rounding moves a bound by an ulp and flips one of
+ * these verdicts. f32 outputs. */
+static void boundary_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int64_t *tot_out)
+{
+  ecase c;
+  if (!case_make(&c, rel, 9, true) || c.L.out_dt != 0) {
+    case_free(&c);
+    return;
+  }
+  ++*nsamples;
+  dg_rng r;
+  dg_rng_seed(&r, 13);
+  double *got = dg_calloc((size_t)c.n + 1, sizeof *got);
+  uint8_t *only = dg_calloc((size_t)c.n + 1, 1);
+  dg_tol tol = dg_problem_tol(c.p, c.out);
+  int64_t judged = 0, inside = 0, differ = 0, first = -1;
+  double fgot = 0;
+  for (int k = 0; k < 6 && c.n > 0; k++) {
+    int64_t i = (int64_t)dg_rng_below(&r, (uint64_t)c.n);
+    double w = c.want[i], r32 = r32_of(&c, i), r64 = (float)w;
+    if (!isfinite(r32) || !isfinite(r64)) continue;
+    double bound = tol.atol + tol.rtol * fabs(r32) + 2 * fabs(r32 - r64);
+    for (int side = -1; side <= 1; side += 2) {
+      float g0 = (float)(r32 + side * bound);
+      float gs[3] = { nextafterf(g0, -INFINITY), g0, nextafterf(g0, INFINITY) };
+      for (int j = 0; j < 3; j++) {
+        double g = gs[j];
+        if (fuzz_elem_check(DG_DT_F32, g, w, tol) == FUZZ_ELEM_OK) continue;
+        got[i] = g;
+        int h = host_judge(&c, i, got, only), dv = dev_judge(&c, i, g);
+        judged++;
+        inside += h;
+        if (h != dv && differ++ == 0) first = i, fgot = g;
+      }
+    }
+  }
+  ok(differ == 0, "%s (%s), ordinary inputs: shared rule = host envelope an ulp either side of its bounds (%lld "
+     "elements, %lld inside)", rel, c.p->op_name, (long long)judged, (long long)inside);
+  if (differ)
+    printf("#   %lld differ; first [%lld]: got %.9g want %.17g\n", (long long)differ, (long long)first, fgot,
+           c.want[first]);
+  *tot_in += inside;
+  *tot_out += judged - inside;
+  free(got), free(only);
+  case_free(&c);
+}
+
+/* ---- the hook's plumbing: a fake backend judging with the shared code ---- */
+static const ecase *hook_case;
+static int64_t hook_calls, hook_m;
+static bool hook_refuse;
+static bool fake_envelope(void *self, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
+                          const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *okv)
+{
+  (void)self, (void)p, (void)sizes, (void)t, (void)tol, (void)want;
+  hook_calls++;
+  hook_m = m;
+  if (hook_refuse) return false;
+  for (int64_t j = 0; j < m; j++) okv[j] = (uint8_t)dev_judge(hook_case, idx[j], got[j]);
+  return true;
+}
+
+typedef DG_VEC(int64_t) i64s;
+static i64s fails_seen;
+static void on_fail(void *ud, int tensor, int64_t flat)
+{
+  (void)ud, (void)tensor;
+  dg_vec_push(&fails_seen, flat);
+}
+
+static void hook_plumbing(void)
+{
+  ecase c;
+  if (!case_make(&c, "norm/layernorm_block", 5, true)) {
+    ok(false, "layernorm_block has a device envelope");
+    case_free(&c);
+    return;
+  }
+  hook_case = &c;
+  dg_tol tol = dg_problem_tol(c.p, c.out);
+  double *got = dg_calloc((size_t)c.n, sizeof *got);
+  uint8_t *written = dg_calloc((size_t)c.n, 1);
+  fuzz_backend be = { .name = "fake" };
+  be.envelope = fake_envelope;
+  fuzz_space_ctx ctx = { .on_fail = on_fail };
+  for (int round = 0; round < 3; round++) {
+    /* round 0: fp32-like values, a few off, one unwritten; 1: everything off
+     * (caps); 2: the hook refuses (the host judges) */
+    for (int64_t i = 0; i < c.n; i++) {
+      got[i] = round == 1 ? c.want[i] + 1 : r32_of(&c, i);
+      if (round != 1 && i % 97 == 5) got[i] = c.want[i] * 1.01 + 1;
+      written[i] = i != 300;
+    }
+    hook_refuse = round == 2;
+    hook_calls = hook_m = 0;
+    int64_t f1, f2;
+    fails_seen.n = 0;
+    int64_t r1 = fuzz_envelope_filter_on(&be, c.p, c.sizes, c.data, NULL, c.out, got, c.want, c.def, written, c.n,
+                                         tol, &f1, &ctx);
+    i64s seen1 = fails_seen;
+    fails_seen.v = NULL, fails_seen.n = fails_seen.cap = 0;
+    int64_t r2 = fuzz_envelope_filter(c.p, c.sizes, c.data, NULL, c.out, got, c.want, c.def, written, c.n, tol,
+                                      &f2, &ctx);
+    bool same = seen1.n == fails_seen.n && (!seen1.n || !memcmp(seen1.v, fails_seen.v, seen1.n * sizeof *seen1.v));
+    ok(r1 == r2 && f1 == f2 && same && hook_calls == 1 && r1 > 0,
+       "round %d: the hook's verdicts give the host filter's outcome (%lld left, first %lld, %lld candidates)",
+       round, (long long)r1, (long long)f1, (long long)hook_m);
+    int64_t off = 0;
+    for (int64_t i = 0; i < c.n; i++)
+      off += c.def[i] && written[i] && fuzz_elem_check(c.p->tensors.v[c.out].dtype, got[i], c.want[i], tol) != FUZZ_ELEM_OK;
+    if (round < 2) ok(hook_m == off, "the candidates are the %lld written elements off the reference", (long long)off);
+    dg_vec_free(&seen1);
+  }
+  dg_vec_free(&fails_seen);
+  free(got), free(written);
+  case_free(&c);
+}
+
+#ifndef DG_MOCK_CUDA
+static void compiles(void)
+{
+  dg_gpu_binary bin;
+  dg_diags d = {0};
+  dg_gpu_status st = gpu_env_compile("sm_90", &bin, &d);
+  if (st == DG_GPU_NO_DEVICE) {
+    ok(true, "# SKIP no NVRTC: %s", d.v.n ? d.v.v[0].msg : "?");
+    dg_diags_free(&d);
+    return;
+  }
+  dg_buf b = {0};
+  if (d.v.n) dg_diag_format(&b, NULL, &d.v.v[0]);
+  is_int(st, DG_GPU_OK, "the envelope kernel compiles with NVRTC for sm_90%s%s", b.s ? ": " : "", b.s ? b.s : "");
+  dg_buf_free(&b);
+  ok(st == DG_GPU_OK && bin.nnames == 1 && !strcmp(bin.lowered[0], gpu_env_kernel_name()), "one kernel, dg_env");
+  ok(st == DG_GPU_OK && bin.image_len > 4 && !memcmp(bin.image, "\177ELF", 4), "a CUBIN came back");
+  if (st == DG_GPU_OK) dg_gpu_binary_free(&bin);
+  dg_diags_free(&d);
+}
+#endif
+
+/* ---- campaigns: the device's envelope against the host's, case by case ---- */
+typedef struct {
+  fuzz_status st;
+  int64_t nexplained, nfail, first;
+} seen_case;
+typedef DG_VEC(seen_case) seen_cases;
+
+static void progress(void *ud, const fuzz_outcome *o)
+{
+  seen_case s = { o->status, o->nexplained, o->status == FUZZ_FAIL ? o->cmp.nfail : 0,
+                  o->status == FUZZ_FAIL ? o->cmp.first_fail : -1 };
+  dg_vec_push((seen_cases *)ud, s);
+}
+
+static bool run_campaign(dg_problem *p, const char *strategy, bool device, seen_cases *out, gpu_env_stats *stats,
+                         double *secs)
+{
+  if (device) unsetenv("DIRIGO_GPU_ENVELOPE");
+  else setenv("DIRIGO_GPU_ENVELOPE", "0", 1);
+  dg_diags d = {0};
+  gpu_kernels gk;
+  bool ran = false;
+  if (gpu_kernels_load(&gk, p, NULL, &d)) {
+    fuzz_backend be = fuzz_backend_gpu(&gk);
+    fuzz_opts o = { .strategy = fuzz_strategy_find(strategy), .backend = &be, .ncases = 24, .seed = 1,
+                    .keep_going = true, .progress = progress, .ud = out };
+    fuzz_summary s;
+    double t0 = dg_now();
+    ran = o.strategy && fuzz_campaign(p, NULL, &o, &s, &d);
+    *secs = dg_now() - t0;
+    *stats = gpu_env_stats_of(&gk);
+    if (stats->why) stats->why = NULL;   /* owned by gk */
+  }
+  if (!ran) dg_diags_print(stdout, &p->sm, &d);
+  gpu_kernels_free(&gk);
+  dg_diags_free(&d);
+  unsetenv("DIRIGO_GPU_ENVELOPE");
+  return ran;
+}
+
+static void agreement(const char *rel, const char *strategy, double alpha, int64_t *tot_judged)
+{
+  dg_problem *p = load(rel);
+  if (!p) return;
+  int a = alpha != 0 ? dg_problem_attr(p, "alpha") : -1;
+  if (a >= 0) {   /* alpha * r rounded to float, judged with no tolerance: every rounding is off fp64 */
+    p->attrs.v[a].f = alpha;
+    p->has_tol = true;
+    p->tol = (dg_tol){ 0, 0 };
+  }
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  gpu_ref_plan pl;
+  bool has = gpu_ref_plan_for(p, sizes, &pl);
+  free(sizes);
+  if (!has) {
+    dg_problem_free(p);
+    return;
+  }
+  seen_cases dev = {0}, host = {0};
+  gpu_env_stats sd = {0}, sh = {0};
+  double td = 0, th = 0;
+  bool ok1 = run_campaign(p, strategy, true, &dev, &sd, &td);
+  bool ok2 = run_campaign(p, strategy, false, &host, &sh, &th);
+  int64_t differ = 0, fails = 0, expl = 0, firstd = -1;
+  for (size_t i = 0; i < dev.n && i < host.n; i++) {
+    seen_case a = dev.v[i], b = host.v[i];
+    fails += a.st == FUZZ_FAIL;
+    expl += a.nexplained;
+    if (a.st != b.st || a.nexplained != b.nexplained || a.nfail != b.nfail || a.first != b.first)
+      if (differ++ == 0) firstd = (int64_t)i;
+  }
+  *tot_judged += sd.judged;
+  ok(ok1 && ok2 && dev.n == host.n && dev.n > 0 && differ == 0 && sh.judged == 0,
+     "%s %s: %zu cases, device envelope = host envelope case by case (%lld fail, %lld elements explained; "
+     "%lld judged on the device in %.3f ms; campaign %.3f s vs %.3f s on the host)",
+     rel, strategy, dev.n, (long long)fails, (long long)expl, (long long)sd.judged, sd.ms, td, th);
+  if (differ)
+    printf("#   %lld cases differ; first case %lld: device %s/%lld/%lld, host %s/%lld/%lld\n", (long long)differ,
+           (long long)firstd, fuzz_status_name(dev.v[firstd].st), (long long)dev.v[firstd].nexplained,
+           (long long)dev.v[firstd].nfail, fuzz_status_name(host.v[firstd].st),
+           (long long)host.v[firstd].nexplained, (long long)host.v[firstd].nfail);
+  dg_vec_free(&dev), dg_vec_free(&host);
+  dg_problem_free(p);
+}
+
+int main(void)
+{
+  names samples = {0};
+  all_samples(&samples);
+#ifdef DG_MOCK_CUDA
+  (void)shared_vs_host, (void)evals_vs_host, (void)boundary_vs_host, (void)hook_plumbing;
+#else
+  compiles();
+  int ns = 0;
+  int64_t tin = 0, tout = 0;
+  for (size_t i = 0; i < samples.n; i++) shared_vs_host(samples.v[i], &ns, &tin, &tout);
+  ok(ns >= 40 && tin > 0 && tout > 0, "%d samples checked: %lld elements inside the envelope, %lld outside", ns,
+     (long long)tin, (long long)tout);
+  int64_t nev = 0;
+  ns = 0;
+  for (size_t i = 0; i < samples.n; i++) evals_vs_host(samples.v[i], &ns, &nev);
+  ok(ns >= 40, "%d samples: %lld evaluations compared", ns, (long long)nev);
+  ns = 0, tin = tout = 0;
+  for (size_t i = 0; i < samples.n; i++) boundary_vs_host(samples.v[i], &ns, &tin, &tout);
+  ok(ns >= 30 && tin > 0 && tout > 0, "%d samples at the bounds: %lld elements inside, %lld outside", ns,
+     (long long)tin, (long long)tout);
+  hook_plumbing();
+#endif
+  char *why = NULL;
+  if (!dg_gpu_available(&why)) {
+    printf("# no GPU (%s): the campaigns on the device are not run here\n", why);
+  } else {
+    printf("# GPU: %s\n", why);
+    char tmpl[] = "/tmp/dg-cubin-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+    int64_t judged = 0;
+#ifdef DG_MOCK_CUDA
+    agreement("elementwise/residual_add", "adversarial", 0.1, &judged);
+    agreement("elementwise/residual_add", "boundary", 0.1, &judged);
+#else
+    for (size_t i = 0; i < samples.n; i++) {
+      agreement(samples.v[i], "boundary", 0, &judged);
+      agreement(samples.v[i], "adversarial", 0, &judged);
+    }
+#endif
+    ok(judged > 0, "%lld elements judged by the device envelope in all", (long long)judged);
+    if (dir) {
+      char *cmd = dg_printf("rm -rf '%s'", dir);
+      if (system(cmd)) printf("# could not remove %s\n", dir);
+      free(cmd);
+    }
+  }
+  free(why);
+  for (size_t i = 0; i < samples.n; i++) free(samples.v[i]);
+  dg_vec_free(&samples);
+  return tap_done();
+}
