@@ -543,6 +543,10 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     if (whyc) check_say(r, CHECK_UNKNOWN, "no proof: the symbolic run used an opaque value (%s)", whyc);
     else if (ieee) check_say(r, CHECK_EQUIVALENT, "proved within tolerance (atol %g, rtol %g) of the fp64 reference for all inputs (IEEE model)%s",
                        tol.atol, tol.rtol, fixed_note(c));
+    else if (res.identity_err > 0)
+      check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model; randomised "
+                "identity test over two prime fields, chance of a wrong claim below 2^%d)%s",
+                (int)floor(log2(res.identity_err)), fixed_note(c));
     else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model%s)%s",
                    res.normal_form ? "; both sides expand to one polynomial over the same atoms, no solver needed" : "",
                    fixed_note(c));

@@ -50,6 +50,8 @@ typedef struct {
   double seconds;        /* solver time */
   size_t nlipschitz;     /* opts.lipschitz: pair facts the query held (0: the answer rests on none) */
   bool normal_form;      /* EQUIVALENT without Z3: both sides have one normal form (smt_norm.c) */
+  double identity_err;   /* EQUIVALENT by the randomised identity test (smt_pit.c): the bound on
+                            the chance that unequal sides passed it; 0: not by that test */
 } smt_result;
 void smt_result_free(smt_result *r);
 
@@ -68,6 +70,11 @@ smt_verdict smt_sat(smt_solver *s, dg_term cond, smt_result *out);
 /* Whether two REAL terms expand to one polynomial over the same atoms
  * (smt_norm.c says which identities it uses): true proves them equal. */
 bool smt_same_normal_form(term_ctx *c, dg_term a, dg_term b);
+
+/* The randomised identity test (smt_pit.c says what it assumes): true when
+ * the two REAL terms agree at random points of two prime fields and the
+ * chance that unequal terms would is below 2^-40 (*err gets that bound). */
+bool smt_pit_same(term_ctx *c, dg_term a, dg_term b, double *err);
 
 /* Bytes Z3 holds now, all contexts together (with term_ctx_bytes: a check's memory). */
 size_t smt_bytes(void);

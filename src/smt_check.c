@@ -353,6 +353,21 @@ static Z3_ast fp_differ(smt_solver *s, term_sort ts, Z3_ast k, Z3_ast r)
   return Z3_mk_or(z, 3, parts);
 }
 
+/* The SMT-LIB text of "kernel and ref differ" (cond) under the assumptions,
+ * for --explain when no solver runs. */
+static char *query_text(smt_solver *s, dg_term kernel, dg_term ref, Z3_ast cond)
+{
+  dg_term roots[2] = { kernel, ref };
+  Z3_solver sol = Z3_mk_solver(s->z);
+  Z3_solver_inc_ref(s->z, sol);
+  for (size_t i = 0; i < s->base.n; i++) Z3_solver_assert(s->z, sol, s->base.v[i]);
+  Z3_solver_assert(s->z, sol, cond);
+  check_job j = { s, sol, roots, 2, kernel, ref };
+  char *text = smtlib_text(&j);
+  Z3_solver_dec_ref(s->z, sol);
+  return text;
+}
+
 smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_result *out)
 {
   memset(out, 0, sizeof *out);
@@ -362,20 +377,27 @@ smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_res
   if (kernel == ref && !s->opts.want_smtlib) return out->verdict = SMT_EQUIVALENT;  /* one term */
   bool same = ts == TERM_S_REAL && smt_same_normal_form(s->tc, kernel, ref);
   if (same && !s->opts.want_smtlib) return out->normal_form = true, out->verdict = SMT_EQUIVALENT;
+  double err;
+  if (!same && ts == TERM_S_REAL && smt_pit_same(s->tc, kernel, ref, &err)) {
+    out->identity_err = fmax(err, 1e-300);
+    if (s->opts.want_smtlib) {   /* the query's text, for --explain; not solved */
+      Z3_ast k = smt_tr(s, kernel), r = k ? smt_tr(s, ref) : NULL;
+      if (k && r) {
+        char *text = query_text(s, kernel, ref, Z3_mk_not(s->z, Z3_mk_eq(s->z, k, r)));
+        out->smtlib = dg_printf("; not solved: both sides agree at random points of two prime fields (smt_pit.c)\n%s", text);
+        free(text);
+      }
+    }
+    return out->verdict = SMT_EQUIVALENT;
+  }
   Z3_ast k = smt_tr(s, kernel), r = k ? smt_tr(s, ref) : NULL;
   if (!k || !r) return failed(s, out);
   Z3_ast cond = TERM_SK(ts) == TERM_SK_FP ? fp_differ(s, ts, k, r) : Z3_mk_not(s->z, Z3_mk_eq(s->z, k, r));
   dg_term roots[2] = { kernel, ref };
   if (same) {   /* the query's text, for --explain; not solved */
-    Z3_solver sol = Z3_mk_solver(s->z);
-    Z3_solver_inc_ref(s->z, sol);
-    for (size_t i = 0; i < s->base.n; i++) Z3_solver_assert(s->z, sol, s->base.v[i]);
-    Z3_solver_assert(s->z, sol, cond);
-    check_job j = { s, sol, roots, 2, kernel, ref };
-    char *text = smtlib_text(&j);
+    char *text = query_text(s, kernel, ref, cond);
     out->smtlib = dg_printf("; not solved: both sides expand to one polynomial (smt_norm.c)\n%s", text);
     free(text);
-    Z3_solver_dec_ref(s->z, sol);
     out->normal_form = true;
     return out->verdict = SMT_EQUIVALENT;
   }

@@ -215,6 +215,59 @@ static void test_normal_form(void)
   ok(smt_same_normal_form(C, term_mul(C, a2, b2), ex2), "exact ones expand: (x/2 + 3)(y/4 + 2)");
 }
 
+/* LayerNorm's variance, as a one-sweep kernel shifted by x[0] computes it
+ * (sum and sum of squares of x - x[0]) and as the reference's two passes:
+ * equal reals, but the expansion has n^2/2 monomials, past the normal
+ * form's limit for n = 200: the randomised identity test proves it. */
+static dg_term variance_shifted(int n)
+{
+  dg_term s = term_real(C, 0), q = term_real(C, 0), inv = term_real(C, 1.0 / 256);
+  for (int i = 0; i < n; i++) {
+    dg_term v = term_sub(C, X(i), X(0));
+    s = term_add(C, s, v);
+    q = term_add(C, q, term_mul(C, v, v));
+  }
+  dg_term dm = term_mul(C, s, inv);
+  return term_fn1(C, TERM_FN_RSQRT, term_add(C, term_sub(C, term_mul(C, q, inv), term_mul(C, dm, dm)), term_real(C, 0x1p-17)));
+}
+
+static dg_term variance_two_pass(int n, int skip)
+{
+  dg_term s = term_real(C, 0), v = term_real(C, 0), inv = term_real(C, 1.0 / 256);
+  for (int i = 0; i < n; i++) s = term_add(C, s, X(i));
+  dg_term mean = term_mul(C, s, inv);
+  for (int i = 0; i < n; i++) {
+    if (i == skip) continue;
+    dg_term d = term_sub(C, X(i), mean);
+    v = term_add(C, v, term_mul(C, d, d));
+  }
+  return term_div(C, term_real(C, 1), term_fn1(C, TERM_FN_SQRT, term_add(C, term_mul(C, v, inv), term_real(C, 0x1p-17))));
+}
+
+static void test_identity(void)
+{
+  const int n = 256;   /* the scale 1/256 is 1/n */
+  dg_term ker = variance_shifted(n), ref = variance_two_pass(n, -1);
+  double err = 1;
+  ok(!smt_same_normal_form(C, ker, ref), "layernorm's shifted one-sweep variance: past the normal form (256 inputs)");
+  ok(smt_pit_same(C, ker, ref, &err), "but the identity test proves it equal to the two-pass one");
+  ok(err > 0 && err < 0x1p-40, "with a bound below 2^-40 (%g)", err);
+  smt_result r;
+  is_int(smt_differ(C, ker, ref, NULL, 0, &(smt_opts){ .timeout_ms = 1000 }, &r), SMT_EQUIVALENT, "so the check says equivalent");
+  ok(r.identity_err > 0 && !r.normal_form, "by the identity test, without Z3");
+  smt_result_free(&r);
+  ok(!smt_pit_same(C, ker, variance_two_pass(n, 7), &err), "one term missing from the variance: no claim");
+  /* sqrt is uninterpreted: x / sqrt(x) = sqrt(x) holds in the reals but is not claimed */
+  dg_term x = X(1);
+  ok(!smt_pit_same(C, term_div(C, x, term_fn1(C, TERM_FN_SQRT, x)), term_fn1(C, TERM_FN_SQRT, x), NULL),
+     "x / sqrt(x) against sqrt(x): no claim (sqrt is uninterpreted)");
+  /* 2^61 x = x mod 2^61 - 1: the second prime tells them apart */
+  ok(!smt_pit_same(C, x, term_mul(C, term_real(C, 0x1p61), x), NULL), "x against 2^61 x: the second field tells them apart");
+  ok(smt_pit_same(C, term_mul(C, term_add(C, x, X(2)), term_add(C, x, X(2))),
+                  term_add(C, term_add(C, term_mul(C, x, x), term_mul(C, term_real(C, 2), term_mul(C, x, X(2)))),
+                           term_mul(C, X(2), X(2))), NULL), "(x + y)^2 = x^2 + 2xy + y^2");
+}
+
 static void test_assume(void)
 {
   term_varinfo vi = { TERM_VAR_INPUT, "targets", 3, DG_TY_I32, NULL };
@@ -312,6 +365,7 @@ int main(void)
   test_facts();
   test_lipschitz();
   test_normal_form();
+  test_identity();
   test_assume();
   test_ieee();
   test_timeout();
