@@ -19,10 +19,12 @@ typedef struct { const char *name; const char *help; } fuzz_dist_info;
 extern const fuzz_dist_info fuzz_dists[FUZZ_DIST__COUNT];
 int fuzz_dist_parse(const char *name);   /* -1 if unknown */
 
-/* Fills out[0..n) with values of distribution d, rounded to dtype dt.
- * row is the length of the innermost dimension (for row-shaped patterns such
- * as "the row maximum is the last element"); lo..hi bound index-valued
- * inputs (has_range), which are drawn uniformly as integers. */
+/* Fills out[0..n) with values of distribution d, rounded to dtype dt: the
+ * counter-based values below (fuzz_ctr) with key = the first draw of r, so
+ * the caller's generator seeds the case and the device can draw the same
+ * values (gpu_gen.h). row is the length of the innermost dimension (for
+ * row-shaped patterns such as "the row maximum is the last element"); lo..hi
+ * bound index-valued inputs (has_range). */
 typedef struct {
   fuzz_dist dist;
   dg_dtype dtype;
@@ -31,41 +33,55 @@ typedef struct {
   int64_t lo, hi;
 } fuzz_fill_opts;
 void fuzz_fill(dg_rng *r, const fuzz_fill_opts *o, double *out, int64_t n);
+/* The key fuzz_fill draws for input tensor t of a case with seed case_seed,
+ * seeded as the campaign (fuzz_run.c) and the checker seed it:
+ * dg_rng_seed(case_seed ^ 0x9e3779b97f4a7c15 * (t + 1)), first dg_rng_next. */
+uint64_t fuzz_input_key(uint64_t case_seed, int t);
 
 /* ---- counter-based values: any element on demand ------------------------
- * The value of element i of a tensor is a pure function of (seed, tensor, i),
- * so a buffer larger than memory is filled chunk by chunk when first touched
- * and the reference reads any input element without the whole tensor; the
- * GPU backend may compute the same values on the device. Definition, bit-exact
- * (all integer arithmetic mod 2^64; sm(x) = splitmix64: z = x + 0x9e3779b97f4a7c15,
+ * The value of element i of a tensor is a pure function of (key, i) and the
+ * tensor's description, so a buffer larger than memory is filled chunk by
+ * chunk when first touched, the reference reads any input element without
+ * the whole tensor, and the GPU computes the same values on the device
+ * (gpu_gen.c compiles the same source text, fuzz_ctr_source). Definition,
+ * bit-exact (integer arithmetic mod 2^64; sm(x) = splitmix64: z = x + 0x9e3779b97f4a7c15,
  * z = (z ^ z>>30) * 0xbf58476d1ce4e5b9, z = (z ^ z>>27) * 0x94d049bb133111eb,
- * z ^ z>>31):
- *   key  = sm(seed ^ sm(tensor + 1))         (fuzz_ctr_key)
- *   h(i) = sm(key ^ i)                       (fuzz_ctr_bits; i as uint64)
- * mapped to a double by the distribution (u24 = h >> 40):
- *   normal:    s = sum of the four 16-bit fields of h; (double)s - 131070.0,
- *              times (1.7320508075688772 / 65536.0)   (Irwin-Hall, variance 1)
- *   uniform:   (double)u24 * 2^-23 - 1.0           in [-1, 1)
- *   positive:  (double)(u24 + 1) * 2^-24           in (0, 1];  negative: its negation
- *   all-equal: every element takes the normal value of element 0
- *   special:   h & 255 == 0: NaN, 1: +Inf, 2: -Inf, else normal
- *   any other distribution: normal
- * index-valued (range lo..hi, span = hi - lo + 1, w = min(span, 16)):
- *   huge: hi - h % w (the top of the range), tiny: lo + h % w, else lo + h % span
- * then fabs for positive-only tensors, then rounding to the tensor's dtype
- * (round to nearest even, as dg_dtype_round). Every step above is exact or
- * one correctly rounded IEEE operation, so the CPU and the GPU agree. */
+ * z ^ z>>31; doc/strategies.md has the table):
+ *   h = sm(key ^ i), h1 = sm(h + 1), u = (h >> 11) * 2^-53 in [0, 1),
+ *   normal(h) = ((double)(s << 34 | sm(h + 2) >> 30) - 131070 * 2^34) * (sqrt(3) * 2^-50),
+ *               s the sum of h's four 16-bit fields (Irwin-Hall, variance 1, |v| < 3.4642)
+ *   r = row (or n), j = i mod r, sign = h1 & 1 ? -1 : 1
+ *   normal: normal(h)          uniform: (h >> 11) * 2^-52 - 1     positive: ((h >> 11) + 1) * 2^-53
+ *   negative: -1 - 4u          huge: sign * (max(dtype) / 16 * (0.5 + u))
+ *   tiny: sign * (min_normal(dtype) * ((u + 0.01) / 2^(h1 >> 1 & 7)))    ties: h % 3 - 1
+ *   sorted: -2 + 4 * (j + u) / r (ascending in each row)     all-equal: normal(sm(key))
+ *   max-last: j == r - 1 ? 4 + u : normal(h) (4 > every normal value)
+ *   large-offset: (f16 ? 1000 : 10000) + normal(h)
+ *   special: NaN, +Inf, -Inf ((h1 >> 4) % 3) where h1 & 15 == 0 or i == sm(key ^ 0x5bd1e9955bd1e995) % n,
+ *            else normal(h)
+ *   near-equal: normal(sm(key ^ ~(i / r))) + 0.001 * normal(h)
+ *   index-valued (range lo..hi, span = hi - lo + 1, w = min(span, 16)) with h:
+ *            huge: hi - h % w (the top of the range), tiny: lo + h % w, else lo + h % span
+ * integer dtypes (not index-valued): round(8 v) (0 if not finite); then the
+ * dtype's rounding (as dg_dtype_round), then fabs for positive-only tensors.
+ * Every step above is exact or one correctly rounded IEEE operation. */
 typedef struct {
-  uint64_t key;            /* fuzz_ctr_key(seed, tensor) */
+  uint64_t key;            /* fuzz_input_key(case seed, tensor), or fuzz_ctr_key(seed, tensor) */
   fuzz_dist dist;
   dg_dtype dtype;
   bool has_range, positive;
   int64_t lo, hi;
+  int64_t row;             /* innermost dimension; 0: the whole tensor is one row */
+  int64_t n;               /* elements of the tensor (special's one sure position); 0: unknown */
 } fuzz_ctr;
 uint64_t fuzz_ctr_key(uint64_t seed, uint64_t tensor);
 uint64_t fuzz_ctr_bits(uint64_t key, int64_t i);
+int fuzz_ctr_flags(const fuzz_ctr *g);      /* 1 has_range | 2 positive: the device's flags */
 double fuzz_ctr_value(const fuzz_ctr *g, int64_t i);
 void fuzz_ctr_fill(const fuzz_ctr *g, int64_t first, int64_t n, double *out);
+/* The definition as CUDA-compatible source text (ctr_value(key, dist, dtype,
+ * flags, row, n, lo, hi, i) and its helpers), for gpu_gen.c's prelude. */
+const char *fuzz_ctr_source(void);
 
 /* ---- validation ----------------------------------------------------------- */
 

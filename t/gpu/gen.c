@@ -1,0 +1,228 @@
+/* gen.c — fuzz inputs drawn on the device (gpu_gen.c) against the host.
+ *  Without a GPU: the generator's source compiles with NVRTC, and the
+ *    descriptor gpu_gen_desc_of builds for a case's tensor gives exactly what
+ *    the campaign's fill (fuzz_fill seeded per tensor, fabs for positive
+ *    inputs) gives, on samples with f32/f16 inputs, index-valued inputs and
+ *    positive-only inputs.
+ *  On a GPU: every distribution x every dtype (and the index-valued and
+ *    positive variants) generated on the device, byte for byte equal to the
+ *    host's dg_dtype_store(fuzz_ctr_value), over rows with a tail; a part of
+ *    a buffer (first > 0); and the time of 16.7 M f32 normals. */
+#include "gpu_gen.h"
+#include "lua_spec.h"
+#include "../tap.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dg_problem *load(const char *rel)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  if (p && d.nerrors) {
+    dg_problem_free(p);
+    p = NULL;
+  }
+  dg_diags_free(&d);
+  free(path);
+  return p;
+}
+
+static bool compiles(void)
+{
+  dg_gpu_binary bin;
+  dg_diags d = {0};
+  dg_gpu_status st = gpu_gen_compile("sm_90", &bin, &d);
+  if (st == DG_GPU_NO_DEVICE) {   /* built without CUDA */
+    ok(true, "# SKIP no NVRTC: %s", d.v.n ? d.v.v[0].msg : "?");
+    dg_diags_free(&d);
+    return false;
+  }
+  is_int(st, DG_GPU_OK, "the generator compiles with NVRTC for sm_90%s%s", d.v.n ? ": " : "",
+         d.v.n ? d.v.v[0].msg : "");
+  for (size_t i = 0; i < d.v.n; i++) printf("# %s\n", d.v.v[i].msg);
+  if (st == DG_GPU_OK) {
+    ok(bin.lowered && bin.lowered[0] && !strcmp(bin.lowered[0], GPU_GEN_KERNEL),
+       "one kernel, " GPU_GEN_KERNEL ", unmangled");
+    dg_gpu_binary_free(&bin);
+  }
+  dg_diags_free(&d);
+  return st == DG_GPU_OK;
+}
+
+/* What fuzz_run.c's fill_inputs does for tensor t, against the descriptor. */
+static void same_as_fill(const char *rel)
+{
+  dg_problem *p = load(rel);
+  if (!p) {
+    ok(false, "%s loads", rel);
+    return;
+  }
+  int64_t sizes[32];
+  dg_problem_default_sizes(p, sizes);
+  int checked = 0, bad = 0;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    for (int d = 0; d < FUZZ_DIST__COUNT; d++) {
+      uint64_t seed = 0x1234567ull * (uint64_t)(d + 1);
+      fuzz_ctr g;
+      char msg[128];
+      if (!gpu_gen_desc_of(p, (int)t, (fuzz_dist)d, seed, sizes, &g, msg, sizeof msg)) {
+        ok(false, "%s %s: %s", rel, ts->name, msg);
+        continue;
+      }
+      fuzz_fill_opts fo = { .dist = (fuzz_dist)d, .dtype = ts->dtype, .row = g.row,
+                            .has_range = g.has_range, .lo = g.lo, .hi = g.hi };
+      double *a = malloc(sizeof(double) * (size_t)g.n), *b = malloc(sizeof(double) * (size_t)g.n);
+      dg_rng r;
+      dg_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(t + 1)));
+      fuzz_fill(&r, &fo, a, g.n);
+      if (ts->positive)
+        for (int64_t i = 0; i < g.n; i++) a[i] = fabs(a[i]);
+      fuzz_ctr_fill(&g, 0, g.n, b);
+      if (memcmp(a, b, sizeof(double) * (size_t)g.n)) bad++;
+      checked++;
+      free(a);
+      free(b);
+    }
+  }
+  ok(checked > 0 && !bad, "%s: the descriptor of each input and distribution gives the campaign's values "
+     "(%d of %d differ)", rel, bad, checked);
+  dg_problem_free(p);
+}
+
+/* ---- on the device ----------------------------------------------------- */
+
+static const dg_dtype dtypes[] = { DG_DT_F32, DG_DT_F16, DG_DT_BF16, DG_DT_F64, DG_DT_I32, DG_DT_I64,
+                                   DG_DT_U8, DG_DT_BOOL };
+
+typedef struct {
+  dg_gpu *g;
+  dg_gpu_kernel k;
+  dg_gpu_buf buf;
+  size_t cap;
+  uint8_t *got, *want;
+} dev;
+
+/* Elements [first, first + count) of g on the device vs the host. */
+static int64_t device_diff(dev *v, const fuzz_ctr *g, int64_t first, int64_t count, double *ms)
+{
+  size_t es = dg_dtypes[g->dtype].size, bytes = (size_t)g->n * es;
+  char *msg = NULL;
+  if (bytes > v->cap) {
+    if (v->cap) dg_gpu_free(v->g, v->buf, &msg);
+    free(msg);
+    msg = NULL;
+    if (dg_gpu_alloc(v->g, bytes, dg_gpu_poison_for("u8"), &v->buf, &msg) != DG_GPU_OK) {
+      printf("# alloc: %s\n", msg ? msg : "?");
+      free(msg);
+      v->cap = 0;
+      return -2;
+    }
+    v->cap = bytes;
+    v->got = realloc(v->got, bytes);
+    v->want = realloc(v->want, bytes);
+  }
+  dg_gpu_batch b = {0};
+  dg_gpu_batch_poison(&b, v->buf);
+  gpu_gen_launch l;
+  gpu_gen_launch_of(g, v->buf, first, count, &l);
+  dg_gpu_batch_launch(&b, v->k, l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
+  dg_gpu_batch_download(&b, v->buf, (size_t)first * es, v->got, (size_t)count * es);
+  dg_gpu_batch_result res = {0};
+  dg_gpu_status st = dg_gpu_batch_run(v->g, &b, &res);
+  if (ms) *ms = res.ms;
+  dg_gpu_batch_free(&b);
+  if (st != DG_GPU_OK) printf("# batch: %s\n", res.msg ? res.msg : "?");
+  dg_gpu_batch_result_free(&res);
+  if (st != DG_GPU_OK) return -2;
+  for (int64_t i = 0; i < count; i++) dg_dtype_store(g->dtype, v->want, i, fuzz_ctr_value(g, first + i));
+  for (int64_t i = 0; i < count; i++)
+    if (memcmp(v->got + i * es, v->want + i * es, es)) return first + i;
+  return -1;
+}
+
+static void on_device(void)
+{
+  char *why = NULL;
+  dev v = {0};
+  v.g = dg_gpu_open(NULL, &why);
+  if (!v.g) {
+    ok(true, "# SKIP no GPU: %s", why ? why : "?");
+    free(why);
+    return;
+  }
+  dg_gpu_binary bin;
+  dg_diags d = {0};
+  char *msg = NULL;
+  if (gpu_gen_compile(dg_gpu_info_of(v.g)->arch, &bin, &d) != DG_GPU_OK ||
+      dg_gpu_load(v.g, &bin, &v.k, &msg) != DG_GPU_OK) {
+    ok(false, "the generator loads on %s: %s", dg_gpu_info_of(v.g)->name, msg ? msg : "compile error");
+    free(msg);
+    dg_diags_free(&d);
+    dg_gpu_close(v.g);
+    return;
+  }
+  dg_gpu_binary_free(&bin);
+  dg_diags_free(&d);
+  printf("# GPU: %s (%s)\n", dg_gpu_info_of(v.g)->name, dg_gpu_info_of(v.g)->arch);
+  int64_t n = 100003;   /* rows of 1000 and a tail of 3 */
+  for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++)
+    for (int dist = 0; dist < FUZZ_DIST__COUNT; dist++)
+      for (int variant = 0; variant < 3; variant++) {
+        if (variant == 2 && dist > FUZZ_DIST_TINY) continue;   /* ranges: normal, ..., huge, tiny */
+        fuzz_ctr g = { .key = fuzz_input_key(0xabcdef + (uint64_t)dist, (int)k), .dist = (fuzz_dist)dist,
+                       .dtype = dtypes[k], .row = 1000, .n = n, .positive = variant == 1 };
+        if (variant == 2) g.has_range = true, g.lo = -5, g.hi = dtypes[k] == DG_DT_U8 ? 200 : 128255;
+        if (variant == 2 && dtypes[k] == DG_DT_BOOL) g.lo = 0, g.hi = 1;
+        int64_t at = device_diff(&v, &g, 0, n, NULL);
+        ok(at == -1, "%s %s%s: device = host byte for byte over %lld elements%s", dg_dtypes[dtypes[k]].name,
+           fuzz_dists[dist].name, variant == 1 ? " positive" : variant == 2 ? " index-valued" : "",
+           (long long)n, at >= 0 ? " (first difference below)" : "");
+        if (at >= 0) {
+          size_t es = dg_dtypes[g.dtype].size;
+          printf("#   element %lld: device %02x%02x.. host %02x%02x.. (host value %.17g)\n", (long long)at,
+                 v.got[at * es], es > 1 ? v.got[at * es + 1] : 0, v.want[at * es], es > 1 ? v.want[at * es + 1] : 0,
+                 fuzz_ctr_value(&g, at));
+        }
+      }
+  fuzz_ctr g = { .key = 99, .dist = FUZZ_DIST_MAX_LAST, .dtype = DG_DT_F16, .row = 77, .n = 5000 };
+  ok(device_diff(&v, &g, 1234, 2000, NULL) == -1, "a part of a buffer (elements 1234..3233)");
+  g = (fuzz_ctr){ .key = 7, .dist = FUZZ_DIST_NORMAL, .dtype = DG_DT_F32, .row = 16384, .n = (int64_t)1 << 24 };
+  double ms = 0;
+  ok(device_diff(&v, &g, 0, g.n, &ms) == -1, "16.7 M f32 normals: device = host (%.3f ms on the device)", ms);
+  g.dist = FUZZ_DIST_SORTED;
+  ok(device_diff(&v, &g, 0, g.n, &ms) == -1, "16.7 M f32 sorted: device = host (%.3f ms on the device)", ms);
+  free(v.got);
+  free(v.want);
+  dg_gpu_close(v.g);
+}
+
+int main(void)
+{
+  compiles();
+  same_as_fill("softmax/softmax_block");
+  same_as_fill("norm/rmsnorm_half");
+  same_as_fill("embedding/embedding_gather");
+  same_as_fill("norm/batchnorm_infer");
+  if (dg_gpu_available(NULL)) {
+    char tmpl[] = "/tmp/dg-cubin-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+    on_device();
+    if (dir) {
+      char *cmd = dg_printf("rm -rf '%s'", dir);
+      if (system(cmd)) printf("# could not remove %s\n", dir);
+      free(cmd);
+    }
+  } else {
+    char *why = NULL;
+    dg_gpu_available(&why);
+    ok(true, "# SKIP no GPU: %s", why ? why : "?");
+    free(why);
+  }
+  return tap_done();
+}
