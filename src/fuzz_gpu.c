@@ -118,6 +118,45 @@ static int gpu_timed_judged(void *self, const dg_problem *p, int t, emu_io *io, 
   return j;
 }
 
+/* Several cases at once (gpu_run_many): a case passes when the device judged
+ * it and no element failed; any other goes back to the campaign, which runs
+ * it alone. */
+static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
+                     emu_io *const *ios, int n, fuzz_cmp *cmp, uint8_t *passed)
+{
+  gpu_many_case mc[FUZZ_MANY_MAX];
+  if (n > FUZZ_MANY_MAX) return false;
+  double t0 = t ? dg_now() : 0;
+  if (!gpu_run_many(p, gk, sizes, ios, n, mc)) return false;
+  for (int c = 0; c < n; c++) {
+    passed[c] = mc[c].judged && !mc[c].cmp.nfail;
+    cmp[c] = mc[c].cmp;
+    if (t && passed[c]) {   /* counted as the one-by-one runs count theirs */
+      t->runs++;
+      t->kernel_ms += mc[c].ms;
+      t->ref_runs++;
+      t->ref_ms += mc[c].ref_ms;
+      t->dev_judged++;
+      t->many++;
+    }
+  }
+  if (t) t->run_s += dg_now() - t0;
+  return true;
+}
+
+static bool gpu_backend_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
+                             fuzz_cmp *cmp, uint8_t *passed)
+{
+  return gpu_many(self, NULL, p, sizes, ios, n, cmp, passed);
+}
+
+static bool gpu_timed_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
+                           fuzz_cmp *cmp, uint8_t *passed)
+{
+  fuzz_gpu_timed *t = self;
+  return gpu_many(t->gk, t, p, sizes, ios, n, cmp, passed);
+}
+
 static bool gpu_backend_ref(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n)
 {
   (void)p;
@@ -147,10 +186,18 @@ static bool gpu_timed_envelope(void *self, const dg_problem *p, const int64_t *s
   return gpu_env_judge(((fuzz_gpu_timed *)self)->gk, p, sizes, t, idx, got, want, m, tol, ok);
 }
 
+/* DIRIGO_GPU_MANY=0: every case in a request of its own. */
+static bool many_on(void)
+{
+  const char *v = getenv("DIRIGO_GPU_MANY");
+  return !v || strcmp(v, "0");
+}
+
 fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
 {
   gk->use_ref = gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_backend_run, gk, gpu_backend_ref, gpu_backend_judged };
+  if (many_on()) b.run_many = gpu_backend_many;
   b.envelope = gpu_backend_envelope;
   return b;
 }
@@ -159,6 +206,7 @@ fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
 {
   t->gk->use_ref = t->gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_timed_run, t, gpu_timed_ref, gpu_timed_judged };
+  if (many_on()) b.run_many = gpu_timed_many;
   b.envelope = gpu_timed_envelope;
   return b;
 }

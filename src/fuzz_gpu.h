@@ -20,6 +20,7 @@ typedef struct {
   int64_t ref_runs;          /* outputs judged by the GPU reference */
   double ref_ms;             /* its kernel time */
   int64_t dev_judged;        /* outputs judged by the comparison on the device (passing) */
+  int64_t many;              /* cases that passed in a request of several (gpu_run_many) */
 } fuzz_gpu_timed;
 fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t);
 

@@ -440,6 +440,117 @@ static void shrink(const dg_problem *p, const fuzz_backend *be, const fuzz_space
   }
 }
 
+/* ---- the campaign: cases in order, in groups where the backend takes them ---- */
+typedef struct {
+  fuzz_case c;
+  int64_t k;
+  bool ok;                 /* the strategy gave it */
+  bool have;
+} pending_case;
+
+static void gen_case(const fuzz_strategy *st, const fuzz_space *s, uint64_t seed, int64_t k, pending_case *pc)
+{
+  memset(pc, 0, sizeof *pc);
+  pc->have = true;
+  pc->k = k;
+  pc->c.seed = fuzz_case_seed(seed, k);
+  dg_rng r;
+  dg_rng_seed(&r, pc->c.seed);
+  if ((pc->ok = fuzz_strategy_gen(st, s, k, &r, &pc->c))) fuzz_case_label(s, &pc->c);
+}
+
+static void run_single(const dg_problem *p, const fuzz_backend *be, const fuzz_strategy *st, const fuzz_space *s,
+                       const fuzz_space_ctx *ctx, pending_case *pc, fuzz_outcome *out)
+{
+  if (!pc->ok) {
+    const char *why = fuzz_strategy_error(st);   /* a broken (Lua) strategy */
+    memset(out, 0, sizeof *out);
+    out->status = why ? FUZZ_ERROR : FUZZ_SKIPPED;
+    snprintf(out->msg, sizeof out->msg, "%s", why ? why : "no admissible shape (constraints or size cap)");
+  } else {
+    fuzz_run_case_on(p, be, s, ctx, &pc->c, out);
+  }
+  out->k = pc->k;
+}
+
+static bool over_budget(const fuzz_opts *o, double t0) { return o->budget_s > 0 && dg_now() - t0 > o->budget_s; }
+
+/* A case's inputs and digest, as fuzz_run_case_on makes them; false: it
+ * does not go in a group (its single run says why, if anything is wrong). */
+static bool group_inputs(const dg_problem *p, const fuzz_space *s, const fuzz_space_ctx *ctx, fuzz_case *c,
+                         const int64_t *sizes, emu_io *io, fuzz_outcome *out)
+{
+  memset(out, 0, sizeof *out);
+  out->c = *c;
+  out->status = FUZZ_PASS;
+  dg_diags d = {0};
+  bool ok = emu_io_init(io, p, sizes, &d);
+  dg_diags_free(&d);
+  if (!ok) return false;
+  int64_t bytes = 0;
+  for (size_t t = 0; t < p->tensors.n; t++) bytes += io->numel[t] * dg_dtypes[p->tensors.v[t].dtype].size;
+  if (bytes > FUZZ_MANY_BYTES || !fill_inputs(p, s, ctx, c, sizes, io, out->msg, sizeof out->msg)) {
+    emu_io_free(io);
+    return false;
+  }
+  for (size_t t = 0; t < p->tensors.n; t++)
+    if (p->tensors.v[t].role == DG_TENSOR_INPUT || p->tensors.v[t].accumulate)
+      out->input_digest = dg_hash_bytes(io->data[t], sizeof(double) * (size_t)io->numel[t], out->input_digest);
+  return true;
+}
+
+/* The cases from *pc on that share its shape (generated ahead; the first of
+ * another shape stays in *pc), through be->run_many; outs[] in case order.
+ * Returns how many cases it judged (at least 1). */
+static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_strategy *st, const fuzz_space *s,
+                     const fuzz_space_ctx *ctx, const fuzz_opts *o, int64_t n, double t0, pending_case *pc,
+                     fuzz_outcome *outs)
+{
+  pending_case g[FUZZ_MANY_MAX];
+  int m = 0;
+  while (m < FUZZ_MANY_MAX && pc->have && pc->ok && !pc->c.huge && be->run_many &&
+         (!m || !memcmp(pc->c.sizes, g[0].c.sizes, sizeof g[0].c.sizes))) {
+    g[m++] = *pc;
+    pc->have = false;
+    if (g[m - 1].k + 1 < n) gen_case(st, s, o->seed, g[m - 1].k + 1, pc);
+  }
+  if (m == 0) {
+    run_single(p, be, st, s, ctx, pc, &outs[0]);
+    pc->have = false;
+    return 1;
+  }
+  double t1 = dg_now();
+  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
+  fuzz_case_sizes(ctx, &g[0].c, sizes);
+  emu_io io[FUZZ_MANY_MAX], *ios[FUZZ_MANY_MAX];
+  int idx[FUZZ_MANY_MAX], nin = 0;
+  fuzz_cmp cmp[FUZZ_MANY_MAX];
+  uint8_t passed[FUZZ_MANY_MAX] = {0};
+  for (int j = 0; m > 1 && j < m; j++)
+    if (group_inputs(p, s, ctx, &g[j].c, sizes, &io[j], &outs[j])) ios[nin] = &io[j], idx[nin++] = j;
+  bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, cmp, passed);
+  double each = (dg_now() - t1) / (nin ? nin : 1);
+  bool judged[FUZZ_MANY_MAX] = {0};
+  for (int i = 0; i < nin; i++) {
+    int j = idx[i];
+    emu_io_free(&io[j]);
+    if (!ran || !passed[i]) continue;
+    judged[j] = true;
+    outs[j].k = g[j].k;
+    outs[j].cmp.max_abs = cmp[i].max_abs;
+    outs[j].cmp.max_ulp = cmp[i].max_ulp;
+    outs[j].secs = each;
+  }
+  free(sizes);
+  for (int j = 0; j < m; j++) {   /* the rest one by one, in order; a failure may end the group */
+    if (judged[j]) continue;
+    if (j > 0 && over_budget(o, t0)) return j;
+    run_single(p, be, st, s, ctx, &g[j], &outs[j]);
+    if (failing(outs[j].status) && !o->keep_going) return j + 1;
+  }
+  return m;
+}
+
 bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o,
                    fuzz_summary *sum, dg_diags *d)
 {
@@ -456,44 +567,42 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
   ctx.on_fail_ud = o->ud;
   int64_t n = o->ncases > 0 ? o->ncases : 40;
   double t0 = dg_now();
-  for (int64_t kk = 0; kk < n; kk++) {
-    if (o->budget_s > 0 && dg_now() - t0 > o->budget_s) break;
-    fuzz_case c = {0};
-    dg_rng r;
-    c.seed = fuzz_case_seed(o->seed, kk);
-    dg_rng_seed(&r, c.seed);
-    fuzz_outcome out;
-    if (!fuzz_strategy_gen(st, &s, kk, &r, &c)) {
-      const char *why = fuzz_strategy_error(st);   /* a broken (Lua) strategy */
-      memset(&out, 0, sizeof out);
-      out.status = why ? FUZZ_ERROR : FUZZ_SKIPPED;
-      out.k = kk;
-      snprintf(out.msg, sizeof out.msg, "%s", why ? why : "no admissible shape (constraints or size cap)");
-    } else {
-      fuzz_case_label(&s, &c);
-      fuzz_run_case_on(p, be, &s, &ctx, &c, &out);
-      out.k = kk;
+  pending_case pc = {0};
+  fuzz_outcome *outs = dg_malloc(sizeof *outs * FUZZ_MANY_MAX);
+  bool stop = false;
+  for (int64_t kk = 0; kk < n && !stop;) {
+    if (over_budget(o, t0)) break;
+    if (!pc.have) gen_case(st, &s, o->seed, kk, &pc);
+    int m = run_group(p, be, st, &s, &ctx, o, n, t0, &pc, outs);
+    for (int j = 0; j < m && !stop; j++) {
+      if (j > 0 && over_budget(o, t0)) {
+        stop = true;
+        break;
+      }
+      const fuzz_outcome *out = &outs[j];
+      sum->ncases++;
+      switch (out->status) {   /* tally by outcome */
+      case FUZZ_PASS:
+        sum->npass++;
+        if (out->cmp.max_abs > sum->max_abs) sum->max_abs = out->cmp.max_abs;
+        if (out->cmp.max_ulp > sum->max_ulp) sum->max_ulp = out->cmp.max_ulp;
+        break;
+      case FUZZ_FAIL: sum->nfail++; break;
+      case FUZZ_FINDING: sum->nfinding++; break;
+      case FUZZ_ERROR: sum->nerror++; break;
+      case FUZZ_SKIPPED: sum->nskip++; break;
+      }
+      if (o->progress) o->progress(o->ud, out);
+      if (failing(out->status) && !sum->failed) {
+        sum->failed = true;
+        sum->first = *out;
+        sum->t_first = dg_now() - t0;
+        if (!o->keep_going) stop = true;
+      }
     }
-    sum->ncases++;
-    switch (out.status) {   /* tally by outcome */
-    case FUZZ_PASS:
-      sum->npass++;
-      if (out.cmp.max_abs > sum->max_abs) sum->max_abs = out.cmp.max_abs;
-      if (out.cmp.max_ulp > sum->max_ulp) sum->max_ulp = out.cmp.max_ulp;
-      break;
-    case FUZZ_FAIL: sum->nfail++; break;
-    case FUZZ_FINDING: sum->nfinding++; break;
-    case FUZZ_ERROR: sum->nerror++; break;
-    case FUZZ_SKIPPED: sum->nskip++; break;
-    }
-    if (o->progress) o->progress(o->ud, &out);
-    if (failing(out.status) && !sum->failed) {
-      sum->failed = true;
-      sum->first = out;
-      sum->t_first = dg_now() - t0;
-      if (!o->keep_going) break;
-    }
+    kk += m;
   }
+  free(outs);
   if (sum->failed && o->shrink && !sum->first.c.huge) shrink(p, be, &s, &ctx, &sum->first, sum);
   sum->secs = dg_now() - t0;
   (void)d;

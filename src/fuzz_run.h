@@ -53,7 +53,20 @@ typedef struct fuzz_backend {
    * judges them. The caps (FUZZ_ENVELOPE_JUDGED, 32 left) stay the caller's. */
   bool (*envelope)(void *self, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
                    const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok);
+  /* Optional (NULL: none): n cases of one shape at once (the GPU's
+   * asynchronous requests), their inputs in ios[0..n-1]. passed[c] = 1:
+   * case c passed, cmp[c] its output's comparison (as judged gives it);
+   * 0: the campaign runs it again alone with run (a failing case, or one
+   * the group could not judge: the single run names what happened). False:
+   * nothing ran. The campaign groups consecutive cases of one shape
+   * (FUZZ_MANY_MAX, tensors of FUZZ_MANY_BYTES at most) and consumes the
+   * outcomes in case order: first failure, shrinking, keep_going and the
+   * budget as one by one. */
+  bool (*run_many)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
+                   fuzz_cmp *cmp, uint8_t *passed);
 } fuzz_backend;
+#define FUZZ_MANY_MAX 32
+#define FUZZ_MANY_BYTES ((int64_t)1 << 20)
 fuzz_backend fuzz_backend_emu(const emu_kernels *k);   /* the GPU's: fuzz_gpu.h */
 
 typedef struct {

@@ -242,6 +242,13 @@ typedef struct {
   DG_VEC(dg_gpu_batch_op) ops;
   DG_VEC(dg_gpu_arg) args;
   int nlaunch;
+  /* Set by the caller: launches are queued without a synchronisation each
+   * (guard checks queued behind them), one at the end: the fast way to run
+   * many small cases. Times, guard hits and downloads come back as usual,
+   * but an error that surfaces at the end names no launch (failed_launch
+   * -1), a hit stops no later launch, and the watchdog gives the whole
+   * batch twice launch_timeout_s: run again without it to name a failure. */
+  bool async;
 } dg_gpu_batch;
 void dg_gpu_batch_upload(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, const void *src, size_t n);
 void dg_gpu_batch_poison(dg_gpu_batch *b, dg_gpu_buf buf);

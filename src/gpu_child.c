@@ -379,45 +379,73 @@ static uint8_t *guard_stage(size_t n)
 }
 
 /* The guard check on the device (gpu_guard.c): one launch over every guard
- * region, 16 bytes a region back. Same hits as the host comparison. */
-static cudaError_t check_guards_device(size_t live, guard_vec *hits)
+ * region, 16 bytes a region back. Same hits as the host comparison. In
+ * halves, so that a launch's own synchronisation covers the check too:
+ * guard_enqueue queues it behind the launch (no wait) into a result slot,
+ * guard_collect reads a slot once the stream is synchronised. An
+ * asynchronous batch (GP_BATCH_ASYNC) gives each launch its own slot. */
+static struct {
+  uint8_t **tab;                   /* device: the regions' addresses */
+  unsigned long long *res, *hres;  /* device: per slot counts then firsts; pinned host:
+                                      the initial values (2n), then per slot the results */
+  size_t cap_n, cap_slots, nreg, n;
+} GD;
+
+/* Room for nslots checks over `live` buffers, and the region table. */
+static cudaError_t guard_reserve(size_t live, size_t nslots)
 {
-  static uint8_t **tab;                 /* device: the regions' addresses */
-  static unsigned long long *res, *hres;   /* device, pinned host: counts then firsts */
-  static size_t cap, nreg;
   size_t n = 2 * live;
   cudaError_t e = cudaSuccess;
-  if (n > cap) {
-    if (tab) cudaFree(tab), cudaFree(res), cudaFreeHost(hres);
-    tab = NULL, res = hres = NULL, cap = 0;
-    if ((e = cudaMalloc((void **)&tab, n * sizeof *tab)) || (e = cudaMalloc((void **)&res, 4 * n * sizeof *res))
-        || (e = cudaMallocHost((void **)&hres, 4 * n * sizeof *hres)))
+  if (n > GD.cap_n || nslots > GD.cap_slots) {
+    size_t cn = n > GD.cap_n ? n : GD.cap_n, cs = nslots > GD.cap_slots ? nslots : GD.cap_slots;
+    if (GD.tab) cudaFree(GD.tab), cudaFree(GD.res), cudaFreeHost(GD.hres);
+    GD.tab = NULL, GD.res = GD.hres = NULL, GD.cap_n = GD.cap_slots = 0;
+    if ((e = cudaMalloc((void **)&GD.tab, cn * sizeof *GD.tab)) ||
+        (e = cudaMalloc((void **)&GD.res, 2 * cn * cs * sizeof *GD.res)) ||
+        (e = cudaMallocHost((void **)&GD.hres, 2 * cn * (cs + 1) * sizeof *GD.hres)))
       return e;
-    cap = n;
+    GD.cap_n = cn, GD.cap_slots = cs;
     C.regions_dirty = true;
   }
   if (C.regions_dirty) {
     uint8_t **h = (uint8_t **)stage(n * sizeof *h);
-    nreg = 0;
+    GD.nreg = 0;
     for (size_t i = 0; i < C.bufs.n; i++)
       if (C.bufs.v[i].live) {
-        h[nreg++] = C.bufs.v[i].base;
-        h[nreg++] = C.bufs.v[i].base + C.guard + C.bufs.v[i].size;
+        h[GD.nreg++] = C.bufs.v[i].base;
+        h[GD.nreg++] = C.bufs.v[i].base + C.guard + C.bufs.v[i].size;
       }
-    if ((e = cudaMemcpy(tab, h, n * sizeof *h, cudaMemcpyHostToDevice))) return e;
+    if ((e = cudaMemcpy(GD.tab, h, n * sizeof *h, cudaMemcpyHostToDevice))) return e;
     C.regions_dirty = false;
   }
-  for (size_t r = 0; r < n; r++) hres[r] = 0, hres[n + r] = ~0ull;   /* counts 0, firsts ~0 */
+  GD.n = n;
+  for (size_t r = 0; r < n; r++) GD.hres[r] = 0, GD.hres[n + r] = ~0ull;   /* counts 0, firsts ~0 */
+  return cudaSuccess;
+}
+
+static cudaError_t guard_enqueue(size_t slot)
+{
+  size_t n = GD.n;
+  unsigned long long *res = GD.res + 2 * n * slot, *out = GD.hres + 2 * n * (slot + 1);
   unsigned long long len = C.guard, nn = n;
-  void *args[] = { &tab, &len, &nn, &res };
+  void *args[] = { &GD.tab, &len, &nn, &res };
   dim3 grid = { 16, (unsigned)n, 1 }, block = { 256, 1, 1 };
-  if ((e = cudaMemcpyAsync(res, hres, 2 * n * sizeof *res, cudaMemcpyHostToDevice, 0))
+  cudaError_t e;
+  if ((e = cudaMemcpyAsync(res, GD.hres, 2 * n * sizeof *res, cudaMemcpyHostToDevice, 0))
       || (e = cudaLaunchKernel((const void *)C.kernels.v[C.guard_k], grid, block, args, 0, 0))
-      || (e = cudaMemcpyAsync(hres + 2 * n, res, 2 * n * sizeof *res, cudaMemcpyDeviceToHost, 0))
-      || (e = cudaStreamSynchronize(0)))
+      || (e = cudaMemcpyAsync(out, res, 2 * n * sizeof *res, cudaMemcpyDeviceToHost, 0)))
     return e;
-  const unsigned long long *cnt = hres + 2 * n, *first = cnt + n;
+  return cudaSuccess;
+}
+
+/* Slot's hits (appended to hits, when not NULL); the canary restored where
+ * the slot saw damage. */
+static cudaError_t guard_collect(size_t slot, guard_vec *hits, size_t *nhit)
+{
+  size_t n = GD.n;
+  const unsigned long long *cnt = GD.hres + 2 * n * (slot + 1), *first = cnt + n;
   size_t r = 0;
+  cudaError_t e = cudaSuccess;
   for (size_t i = 0; i < C.bufs.n && !e; i++) {
     cbuf *b = &C.bufs.v[i];
     if (!b->live) continue;
@@ -426,19 +454,35 @@ static cudaError_t check_guards_device(size_t live, guard_vec *hits)
       int64_t k = (int64_t)first[r];
       gp_guard hit = { (uint32_t)i, (uint32_t)after, after ? (int64_t)b->size + k : k - (int64_t)C.guard,
                        cnt[r] };
-      dg_vec_push(hits, hit);
+      if (hits) dg_vec_push(hits, hit);
+      if (nhit) ++*nhit;
       e = fill(after ? b->base + C.guard + b->size : b->base, C.guard, canary, 8);
     }
   }
   return e;
 }
 
-/* Reads every live buffer's guards; appends hits and restores the canary. */
-static cudaError_t check_guards(guard_vec *hits)
+static cudaError_t check_guards_device(size_t live, guard_vec *hits)
+{
+  cudaError_t e = guard_reserve(live, 1);
+  if (!e) e = guard_enqueue(0);
+  if (!e) e = cudaStreamSynchronize(0);
+  return e ? e : guard_collect(0, hits, NULL);
+}
+
+/* Live buffers with guards to check (0: none). */
+static size_t guarded_live(void)
 {
   size_t live = 0;
   for (size_t i = 0; i < C.bufs.n; i++) live += C.bufs.v[i].live;
-  if (!live || !C.guard) return cudaSuccess;
+  return C.guard ? live : 0;
+}
+
+/* Reads every live buffer's guards; appends hits and restores the canary. */
+static cudaError_t check_guards(guard_vec *hits)
+{
+  size_t live = guarded_live();
+  if (!live) return cudaSuccess;
   if (C.guard_k >= 0) return check_guards_device(live, hits);
   uint8_t *h = guard_stage(2 * live * C.guard);
   if (!h) return cudaErrorMemoryAllocation;
@@ -514,13 +558,12 @@ static dg_gpu_status cuda_status(cudaError_t e, const char *what, char **msg, bo
   return DG_GPU_CUDA;
 }
 
-/* One launch: arguments against the kernel's parameters, launch, sync, the
- * guards of every live buffer. *msg (owned) on failure; *fatal when the
- * context is lost. */
-static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_vec *hits, float *ms,
-                                char **msg, bool *fatal)
+/* A launch without waiting for it: arguments against the kernel's
+ * parameters, dynamic shared memory, the launch between events e0 and e1.
+ * *msg (owned) on failure; *fatal when the context is lost. */
+static dg_gpu_status launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_t e0, cudaEvent_t e1,
+                                 char **msg, bool *fatal)
 {
-  *ms = 0;
   *msg = NULL;
   if (L->kernel >= C.kernels.n) {
     *msg = dg_printf("no kernel %u", L->kernel);
@@ -558,7 +601,7 @@ static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_ve
   }
   if (st == DG_GPU_OK) {
     dim3 grid = { L->grid.x, L->grid.y, L->grid.z }, block = { L->block.x, L->block.y, L->block.z };
-    cudaEventRecord(C.ev0, 0);
+    cudaEventRecord(e0, 0);
     e = cudaLaunchKernel(fn, grid, block, argv, L->shmem, 0);
     if (e && (*fatal = context_poisoned())) {
       *msg = dg_printf("launch: %s (%s); the CUDA context is lost", CUERR(e));
@@ -567,10 +610,31 @@ static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_ve
       *msg = dg_printf("launch <<<(%u,%u,%u), (%u,%u,%u), %u>>>: %s (%s)", grid.x, grid.y, grid.z,
                        block.x, block.y, block.z, L->shmem, CUERR(e));
       st = DG_GPU_LAUNCH;
+    } else {
+      cudaEventRecord(e1, 0);
     }
   }
+  free(argv);
+  free(ptrs);
+  return st;
+}
+
+/* One launch: arguments against the kernel's parameters, launch, sync, the
+ * guards of every live buffer. *msg (owned) on failure; *fatal when the
+ * context is lost. */
+static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_vec *hits, float *ms,
+                                char **msg, bool *fatal)
+{
+  *ms = 0;
+  dg_gpu_status st = launch_only(L, args, C.ev0, C.ev1, msg, fatal);
+  cudaError_t e;
+  /* the guard check on the device is queued behind the launch: one
+   * synchronisation covers both (a fault is still this launch's) */
+  bool guarded = !(L->flags & GP_LAUNCH_UNGUARDED);
+  size_t live = guarded && C.guard_k >= 0 ? guarded_live() : 0;
+  cudaError_t ge = cudaSuccess;
   if (st == DG_GPU_OK) {
-    cudaEventRecord(C.ev1, 0);
+    if (live && !(ge = guard_reserve(live, 1))) ge = guard_enqueue(0);
     e = cudaDeviceSynchronize();
     if (!e) e = cudaGetLastError();
     collect_output();
@@ -584,15 +648,15 @@ static dg_gpu_status run_launch(const gp_launch *L, const gp_arg *args, guard_ve
   }
   if (st == DG_GPU_OK) {
     cudaEventElapsedTime(ms, C.ev0, C.ev1);
-    if (!(L->flags & GP_LAUNCH_UNGUARDED))
+    if (live)
+      st = cuda_status(ge ? ge : guard_collect(0, hits, NULL), "reading guard regions", msg, fatal);
+    else if (guarded)
       st = cuda_status(check_guards(hits), "reading guard regions", msg, fatal);
     if (st == DG_GPU_OK && hits->n) {
       *msg = dg_printf("the kernel wrote outside %zu buffer guard region(s)", hits->n);
       st = DG_GPU_OOB_WRITE;
     }
   }
-  free(argv);
-  free(ptrs);
   return st;
 }
 
@@ -675,6 +739,79 @@ static void batch_launch(batch_state *bs, uint32_t li, const uint8_t *body, size
   dg_vec_free(&hits);
 }
 
+/* The asynchronous batch's launches: events around each, and which ran guarded. */
+static struct { cudaEvent_t *ev; size_t nev; uint8_t *guarded; size_t nguarded; } AB;
+
+static bool async_reserve(size_t nlaunch, size_t live)
+{
+  if (2 * nlaunch > AB.nev) {
+    AB.ev = dg_realloc(AB.ev, 2 * nlaunch * sizeof *AB.ev);
+    for (; AB.nev < 2 * nlaunch; AB.nev++)
+      if (cudaEventCreate(&AB.ev[AB.nev]) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+  }
+  if (nlaunch > AB.nguarded) {
+    AB.guarded = dg_realloc(AB.guarded, nlaunch);
+    AB.nguarded = nlaunch;
+  }
+  memset(AB.guarded, 0, nlaunch);
+  if (live && guard_reserve(live, nlaunch) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+/* Launch li of an asynchronous batch: queued, its guard check queued behind it. */
+static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, size_t live)
+{
+  gp_launch L;
+  if (len < sizeof L || (memcpy(&L, body, sizeof L), len != sizeof L + L.nargs * sizeof(gp_arg))) {
+    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
+    return;
+  }
+  gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
+  memcpy(args, body + sizeof L, L.nargs * sizeof *args);
+  char *msg;
+  if (gp_progress) *gp_progress = li;
+  dg_gpu_status st = launch_only(&L, args, AB.ev[2 * li], AB.ev[2 * li + 1], &msg, &bs->fatal);
+  free(args);
+  if (st == DG_GPU_OK && live && !(L.flags & GP_LAUNCH_UNGUARDED)) {
+    AB.guarded[li] = 1;
+    st = cuda_status(guard_enqueue(li), "queueing a guard check", &msg, &bs->fatal);
+  }
+  if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
+  else free(msg);
+}
+
+/* After the asynchronous batch's synchronisation: per launch that ran, its
+ * time and the guard hits its check saw (the first launch with hits fails
+ * the batch; the canary is restored). */
+static void async_records(batch_state *bs, uint32_t nran, dg_buf *recs)
+{
+  for (uint32_t li = 0; li < nran; li++) {
+    float ms = 0;
+    guard_vec hits = {0};
+    if (cudaEventElapsedTime(&ms, AB.ev[2 * li], AB.ev[2 * li + 1]) != cudaSuccess) {
+      ms = 0;            /* a launch refused before it ran */
+      cudaGetLastError();
+    }
+    cudaError_t e = AB.guarded[li] ? guard_collect(li, &hits, NULL) : cudaSuccess;
+    char *m = NULL;
+    dg_gpu_status st = cuda_status(e, "restoring guard regions", &m, &bs->fatal);
+    if (st != DG_GPU_OK) batch_fail(bs, st, li, m);
+    else if (hits.n)
+      batch_fail(bs, DG_GPU_OOB_WRITE, li, dg_printf("the kernel wrote outside %zu buffer guard region(s)", hits.n));
+    uint32_t nh = (uint32_t)hits.n;
+    dg_buf_put(recs, (const char *)&ms, 4);
+    dg_buf_put(recs, (const char *)&nh, 4);
+    if (nh) dg_buf_put(recs, (const char *)hits.v, nh * sizeof *hits.v);
+    dg_vec_free(&hits);
+  }
+}
+
 static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg_buf *downs)
 {
   cbuf *b = get_buf(op->buf);
@@ -714,10 +851,10 @@ static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg
 
 /* The bytes a batch uploads and downloads (malformed ops end the count;
  * the main pass refuses them). */
-static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, size_t *down)
+static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, size_t *down, size_t *nlaunch)
 {
   size_t at = 0;
-  *up = *down = 0;
+  *up = *down = *nlaunch = 0;
   for (uint32_t i = 0; i < nops && n - at >= sizeof(gp_op); i++) {
     gp_op op;
     memcpy(&op, pl + at, sizeof op);
@@ -727,6 +864,7 @@ static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, 
     at += (body + 7) & ~(size_t)7;
     if (at > n) at = n;
     if (op.kind == GP_OP_UPLOAD) *up += op.len;
+    if (op.kind == GP_OP_LAUNCH) ++*nlaunch;
     if (op.kind == GP_OP_DOWNLOAD && op.len < ((size_t)1 << 40)) *down += op.len;
   }
 }
@@ -737,9 +875,11 @@ static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   dg_buf recs = {0}, downs = {0};
   uint32_t nlaunch = 0, nran = 0;
   dg_buf_put(&recs, (const char *)&nran, 4);
-  size_t up, down;
-  batch_bytes(rq->a, pl, n, &up, &down);
+  size_t up, down, nl;
+  batch_bytes(rq->a, pl, n, &up, &down, &nl);
   bs.pin = pinned_arena(up + down + 1);
+  size_t live = guarded_live();
+  bool async = (rq->b & GP_BATCH_ASYNC) && C.guard_k >= 0 && bs.pin && async_reserve(nl, live);
   bs.down0 = bs.down_at = up;
   size_t at = 0;
   for (uint32_t i = 0; i < rq->a && !bs.fatal; i++) {
@@ -763,7 +903,8 @@ static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
     if (op.kind == GP_OP_LAUNCH) {
       uint32_t li = nlaunch++;
       if (bs.stopped) continue;
-      batch_launch(&bs, li, bp, body, &recs);
+      if (async) batch_launch_async(&bs, li, bp, body, live);
+      else batch_launch(&bs, li, bp, body, &recs);
       nran++;
     } else if (op.kind == GP_OP_DOWNLOAD) {
       if (!bs.no_downloads) batch_copy(&bs, &op, bp, &downs);
@@ -775,14 +916,20 @@ static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
     }
   }
   memcpy(recs.s, &nran, 4);
-  if (bs.pin && !bs.fatal) {   /* the asynchronous copies: done, and their errors */
+  if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
     char *m = NULL;
-    dg_gpu_status st = cuda_status(cudaStreamSynchronize(0), "copies", &m, &bs.fatal);
+    cudaError_t e = cudaStreamSynchronize(0);
+    if (async && !e) e = cudaGetLastError();
+    if (async) collect_output();
+    dg_gpu_status st = cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs.fatal);
     if (st != DG_GPU_OK) {
       bs.no_downloads = true;
       batch_fail(&bs, st, UINT32_MAX, m);
+    } else if (async) {
+      async_records(&bs, nran, &recs);
     }
   }
+  if (async && recs.n == 4) nran = 0, memcpy(recs.s, &nran, 4);   /* no records: none to report */
   const uint8_t *dl = NULL;
   size_t dn = 0;
   if (!bs.no_downloads && !bs.fatal) {

@@ -521,10 +521,10 @@ dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_re
   size_t down;
   if (!encode(g, b, pl, &down, &res->msg)) return res->status = DG_GPU_BAD_REQUEST;
   /* a launch's watchdog per launch; copies of more than 64 MiB get the call's */
-  double timeout = g->o.launch_timeout_s * (b->nlaunch ? b->nlaunch : 1);
+  double timeout = g->o.launch_timeout_s * (b->async ? 2 : b->nlaunch ? b->nlaunch : 1);
   if (pl->n + down > ((size_t)64 << 20)) timeout += g->o.call_timeout_s;
   if (gp_progress) *gp_progress = UINT32_MAX;
-  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n };
+  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n, .b = b->async ? GP_BATCH_ASYNC : 0 };
   g->last_fail = UINT32_MAX;
   g->last_len = 0;
   res->status = call(g, rq, pl->s, pl->n, NULL, 0, timeout, NULL, 0, &g->rdata, NULL, &res->msg);

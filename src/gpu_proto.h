@@ -54,6 +54,11 @@ typedef struct {
   dg_gpu_dim3 grid, block;
 } gp_launch;
 enum { GP_LAUNCH_UNGUARDED = 1 };   /* dirigo's own kernel: no guard check after it */
+/* GP_BATCH's b: flags. ASYNC: the launches are queued without waiting for
+ * each (guard checks queued behind them into a slot each), one
+ * synchronisation at the end; a failure there names no launch (the caller
+ * runs the cases again one by one to name it). */
+enum { GP_BATCH_ASYNC = 1 };
 
 typedef struct {
   uint32_t kind, buf;    /* DG_GPU_ARG_* ; buffer index */

@@ -80,6 +80,8 @@ void gpu_kernels_free(gpu_kernels *gk)
   free(gk->want);
   dg_gpu_binary_free(&gk->cmp_bin);
   free(gk->pend_bytes);
+  free(gk->many_raw);
+  free(gk->many_sum);
   memset(gk, 0, sizeof *gk);
 }
 
@@ -509,4 +511,151 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   }
   if (child_lost(res->status)) gk->gen = 0, gk->buf_gen = 0, gk->pending = false;   /* the next run starts afresh */
   return ok;
+}
+
+/* The host bytes of input (or accumulate) tensor t of io, as the device holds them. */
+static void to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw)
+{
+  int64_t n = io->numel[t];
+  if (ts->dtype == DG_DT_F32)
+    for (int64_t i = 0; i < n; i++) ((float *)raw)[i] = (float)io->data[t][i];
+  else
+    for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
+}
+
+bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
+                  gpu_many_case *out)
+{
+  gk->ref_out = -1;
+  gk->judged = gk->pending = false;
+  if (!gk->g || !gk->bin.image || n < 1 || !gk->dev_cmp) return false;
+  dg_diags d = {0};
+  char *msg = NULL;
+  int bad = -1;
+  bool ok = dg_problem_check_sizes(p, sizes, &d);
+  dg_gpu_status st = ok ? ensure_loaded(gk, &msg) : DG_GPU_BAD_REQUEST;
+  for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = param_sizes(gk, k, &msg);
+  if (st == DG_GPU_OK) st = ensure_buffers(p, gk, ios[0], &bad, &msg);
+  gpu_ref_plan rp;
+  ok = st == DG_GPU_OK && ref_ready(p, gk, sizes, &rp) && cmp_ready(p, gk, rp.out);
+  for (size_t t = 0; ok && t < p->tensors.n; t++)   /* the summary judges the one output alone */
+    ok = p->tensors.v[t].role != DG_TENSOR_OUTPUT || (int)t == rp.out;
+  free(msg);
+  if (child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
+  size_t nt = p->tensors.n, per = 0;
+  for (size_t t = 0; ok && t < nt; t++) {   /* host bytes a case uploads */
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role == DG_TENSOR_INPUT || ts->accumulate)
+      per += ((size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size + 15) & ~(size_t)15;
+  }
+  /* the launches' arguments: the same sizes, the same buffers in every case */
+  DG_VEC(dg_gpu_arg) args = {0};
+  DG_VEC(size_t) at = {0};
+  typedef struct { dg_gpu_dim3 g, b; uint32_t shared; } dims;
+  DG_VEC(dims) dv = {0};
+  for (int li = 0; ok && li < (int)p->launches.n; li++) {
+    const dg_launch *l = p->launches.v[li];
+    int name = gk->name_of[li];
+    dg_vec_push(&at, args.n);
+    for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&args, dg_gpu_arg_null());
+    int64_t grid[3], block[3], shared = 0;
+    ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, &d) &&
+         launch_args(p, li, sizes, gk->bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name],
+                     args.v + at.v[li], &d);
+    dims x = { { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] },
+               { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] }, (uint32_t)shared };
+    dg_vec_push(&dv, x);
+  }
+  int64_t zero[64] = {0};   /* scratch zero prefixes, per tensor (as gpu_run writes them) */
+  for (size_t t = 0; ok && t < nt && t < 64; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    size_t bytes = (size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
+    if (ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
+      ok = dg_problem_zero_bytes(p, (int)t, sizes, &zero[t], &d);
+      if (zero[t] > (int64_t)bytes) zero[t] = (int64_t)bytes;
+      if (ok && zero[t] > 0) {
+        if ((size_t)zero[t] + 1 > gk->raw_cap[t]) {
+          free(gk->raw[t]);
+          gk->raw_cap[t] = (size_t)zero[t] + 1;
+          gk->raw[t] = dg_malloc(gk->raw_cap[t]);
+        }
+        memset(gk->raw[t], 0, (size_t)zero[t]);
+      }
+    }
+  }
+  ok = ok && nt <= 64;
+  dg_diags_free(&d);
+  if (!ok) {
+    dg_vec_free(&args);
+    dg_vec_free(&at);
+    dg_vec_free(&dv);
+    return false;
+  }
+  if (per * (size_t)n + 1 > gk->many_cap) {
+    free(gk->many_raw);
+    gk->many_cap = per * (size_t)n + 1;
+    gk->many_raw = dg_malloc(gk->many_cap);
+  }
+  if (n > gk->many_n) {
+    free(gk->many_sum);
+    gk->many_sum = dg_malloc((size_t)n * GPU_CMP_WORDS * sizeof *gk->many_sum);
+    gk->many_n = n;
+  }
+  uint64_t init[GPU_CMP_WORDS];
+  gpu_cmp_init(init);
+  dg_gpu_arg ra[14], ca[9];
+  int nra = gpu_ref_args(p, &rp, gk->ref_buf, gk->bufs, ra);
+  int nca = gpu_cmp_args(p->tensors.v[rp.out].dtype, gk->bufs[rp.out], gk->ref_buf, gk->want_n,
+                         dg_problem_tol(p, rp.out), gk->cmp_buf, ca);
+  dg_gpu_dim3 cg, cb;
+  gpu_cmp_dims(gk->want_n, &cg, &cb);
+  dg_gpu_batch *b = &gk->batch;
+  dg_gpu_batch_clear(b);
+  b->async = true;
+  int per_case = (int)p->launches.n + 2;   /* reference, the launches, comparison */
+  for (int c = 0; c < n; c++) {
+    uint8_t *raw = gk->many_raw + per * (size_t)c;
+    for (size_t t = 0; t < nt; t++) {
+      const dg_tensor *ts = &p->tensors.v[t];
+      size_t bytes = (size_t)ios[c]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
+      if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
+        to_raw(ts, ios[c], (int)t, raw);
+        dg_gpu_batch_upload(b, gk->bufs[t], 0, raw, bytes);
+        raw += (bytes + 15) & ~(size_t)15;
+        continue;
+      }
+      dg_gpu_batch_poison(b, gk->bufs[t]);
+      if (zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)zero[t]);
+    }
+    dg_gpu_batch_poison(b, gk->ref_buf);
+    dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, nra);
+    for (int li = 0; li < (int)p->launches.n; li++)
+      dg_gpu_batch_launch(b, gk->kern[gk->name_of[li]], dv.v[li].g, dv.v[li].b, dv.v[li].shared,
+                          args.v + at.v[li], (int)p->launches.v[li]->args.n);
+    dg_gpu_batch_upload(b, gk->cmp_buf, 0, init, sizeof init);
+    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, cg, cb, 0, ca, nca);
+    dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)c * GPU_CMP_WORDS, sizeof init);
+  }
+  dg_vec_free(&args);
+  dg_vec_free(&at);
+  dg_vec_free(&dv);
+  dg_gpu_batch_result r;
+  st = dg_gpu_batch_run(gk->g, b, &r);
+  b->async = false;
+  /* the cases before the first failure stand; from it on, run again one by one */
+  int upto = st == DG_GPU_OK ? n : r.failed_launch >= 0 && r.downloaded ? r.failed_launch / per_case : 0;
+  for (int c = 0; c < n; c++) {
+    memset(&out[c], 0, sizeof out[c]);
+    if (c >= upto || !r.downloaded) continue;
+    out[c].judged = true;
+    gpu_cmp_decode(gk->many_sum + (size_t)c * GPU_CMP_WORDS, gk->want_n, &out[c].cmp);
+    for (int li = 0; li < per_case && (size_t)(c * per_case + li) < r.launch_ms.n; li++) {
+      double ms = r.launch_ms.v[c * per_case + li];
+      if (li == 0) out[c].ref_ms = ms;
+      else if (li < per_case - 1) out[c].ms += ms;
+    }
+  }
+  if (child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
+  dg_gpu_batch_result_free(&r);
+  return true;
 }

@@ -61,6 +61,10 @@ typedef struct {
   bool pending;              /* after a run: outputs and reference left on the device
                                 (gpu_run_fetch brings them into io and want) */
   size_t *pend_bytes;        /* per tensor: the bytes the run left there */
+  uint8_t *many_raw;         /* gpu_run_many: every case's input bytes */
+  size_t many_cap;
+  uint64_t *many_sum;        /* gpu_run_many: every case's comparison summary */
+  int many_n;
 } gpu_kernels;
 #define GPU_RUN_MAX_PARAMS 64
 
@@ -100,6 +104,25 @@ void gpu_run_result_free(gpu_run_result *r);
  * reference into gk->want, as a run without dev_cmp would have. OK when
  * nothing was pending; *msg (owned) on failure. */
 dg_gpu_status gpu_run_fetch(const dg_problem *p, gpu_kernels *gk, emu_io *io, char **msg);
+
+/* Several cases of one shape in one asynchronous request (dg_gpu_batch.async):
+ * per case its inputs uploaded, outputs poisoned, the GPU reference, the
+ * launches with their guard checks and the comparison on the device, with
+ * one synchronisation for all; only the summaries come back. Needs dev_cmp,
+ * a GPU reference and a comparison for the op's output: false otherwise
+ * (nothing ran; run the cases with gpu_run). out[c].judged: case c ran
+ * cleanly and cmp holds its comparison (cmp.nfail > 0: a failing case);
+ * not judged: something went wrong at or before it in the request (a fault,
+ * an out-of-bounds write, a launch refused, a hang) — run it with gpu_run,
+ * which names what happened. */
+typedef struct {
+  bool judged;
+  fuzz_cmp cmp;
+  double ms;                 /* the kernels' time (events) */
+  double ref_ms;             /* the reference's */
+} gpu_many_case;
+bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
+                  gpu_many_case *out);
 
 /* ---- the comparison on the device (gpu_cmp.c) ---------------------------------
  * fuzz_compare's rule (fuzz_validate.c) as a kernel over an output buffer

@@ -149,26 +149,31 @@ static void rules(void)
 typedef DG_VEC(fuzz_outcome) outcomes;
 static void record(void *ud, const fuzz_outcome *o) { dg_vec_push((outcomes *)ud, *o); }
 
-static bool run_campaign(dg_problem *p, bool dev, bool realistic, outcomes *out, int64_t *judged,
-                         fuzz_summary *s)
+/* mode 0: compared on the host; 1: on the device, a request a case; 2: on
+ * the device, several cases a request (the default) */
+static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool realistic, outcomes *out,
+                         fuzz_gpu_timed *tm, fuzz_summary *s)
 {
-  if (!dev) setenv("DIRIGO_GPU_CMP", "0", 1);
+  if (mode == 0) setenv("DIRIGO_GPU_CMP", "0", 1);
+  if (mode < 2) setenv("DIRIGO_GPU_MANY", "0", 1);
   gpu_kernels gk;
   dg_diags d = {0};
   bool ok_ = gpu_kernels_load(&gk, p, NULL, &d);
+  memset(tm, 0, sizeof *tm);
   if (ok_) {
-    fuzz_gpu_timed t = { .gk = &gk };
-    fuzz_backend be = fuzz_backend_gpu_timed(&t);
-    fuzz_opts o = { .strategy = fuzz_strategy_find("boundary+adversarial"), .backend = &be,
-                    .ncases = realistic ? 3 : 16, .seed = 5, .keep_going = true, .shrink = true,
+    tm->gk = &gk;
+    fuzz_backend be = fuzz_backend_gpu_timed(tm);
+    fuzz_opts o = { .strategy = fuzz_strategy_find(strategy), .backend = &be,
+                    .ncases = realistic ? 3 : 40, .seed = 5, .keep_going = true, .shrink = true,
                     .max_elems = realistic ? (int64_t)1 << 28 : 0, .max_check = realistic ? 4096 : 0,
                     .progress = record, .ud = out };
     ok_ = fuzz_campaign(p, NULL, &o, s, &d);
-    *judged = t.dev_judged;
     gpu_kernels_free(&gk);
+    tm->gk = NULL;
   }
   dg_diags_free(&d);
   unsetenv("DIRIGO_GPU_CMP");
+  unsetenv("DIRIGO_GPU_MANY");
   return ok_;
 }
 
@@ -182,7 +187,7 @@ static bool same_outcome(const fuzz_outcome *a, const fuzz_outcome *b)
          !memcmp(a->index, b->index, sizeof a->index);
 }
 
-static void campaigns(const char *rel, bool realistic)
+static void campaigns(const char *rel, const char *strategy, bool realistic)
 {
   dg_problem *p = load(rel);
   if (!p) {
@@ -192,30 +197,38 @@ static void campaigns(const char *rel, bool realistic)
   if (realistic)
     for (size_t i = 0; i < p->sizes.n; i++)
       if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = p->sizes.v[i].realistic;
-  outcomes od = {0}, oh = {0};
-  int64_t jd = 0, jh = 0;
-  fuzz_summary sd, sh;
-  bool ran = run_campaign(p, true, realistic, &od, &jd, &sd) && run_campaign(p, false, realistic, &oh, &jh, &sh);
-  size_t same = 0, nfail = 0;
-  for (size_t i = 0; ran && i < od.n && i < oh.n; i++) {
-    same += same_outcome(&od.v[i], &oh.v[i]);
-    nfail += od.v[i].status == FUZZ_FAIL;
-    if (!same_outcome(&od.v[i], &oh.v[i]))
-      printf("# case %zu: device '%s' (%s) / host '%s' (%s)\n", i, od.v[i].msg, fuzz_status_name(od.v[i].status),
-             oh.v[i].msg, fuzz_status_name(oh.v[i].status));
-  }
+  outcomes o[3] = {{0}};
+  fuzz_gpu_timed tm[3];
+  fuzz_summary sm[3];
+  bool ran = true;
+  for (int m = 0; m < 3; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m]);
   const char *sz = realistic ? " (realistic)" : "";
-  ok(ran && od.n == oh.n && same == od.n && od.n > 0,
-     "%s%s: %zu/%zu cases with the same outcome, device and host comparison (%zu failing)", rel, sz, same, od.n,
-     nfail);
-  ok(ran && jh == 0 && jd + (int64_t)nfail >= (int64_t)od.n - sd.nskip - sd.nerror - sd.nfinding && jd > 0,
-     "%s%s: %lld passing outputs judged on the device alone (host run: %lld)", rel, sz, (long long)jd,
-     (long long)jh);
-  ok(ran && sd.failed == sh.failed && (!sd.failed || same_outcome(&sd.first, &sh.first)) &&
-     sd.shrunk == sh.shrunk && (!sd.shrunk || same_outcome(&sd.min, &sh.min)),
-     "%s%s: the same first failure and shrunk case (%s)", rel, sz, sd.failed ? sd.first.msg : "none");
-  dg_vec_free(&od);
-  dg_vec_free(&oh);
+  for (int m = 1; m < 3; m++) {
+    size_t same = 0, nfail = 0;
+    for (size_t i = 0; ran && i < o[m].n && i < o[0].n; i++) {
+      bool eq = same_outcome(&o[m].v[i], &o[0].v[i]);
+      same += eq;
+      nfail += o[m].v[i].status != FUZZ_PASS;
+      if (!eq)
+        printf("# case %zu: device '%s' (%s) / host '%s' (%s)\n", i, o[m].v[i].msg,
+               fuzz_status_name(o[m].v[i].status), o[0].v[i].msg, fuzz_status_name(o[0].v[i].status));
+    }
+    const char *how = m == 1 ? "a request a case" : "several cases a request";
+    ok(ran && o[m].n == o[0].n && same == o[m].n && o[m].n > 0,
+       "%s %s%s: %zu/%zu cases with the outcome of the host's comparison, compared on the device, %s "
+       "(%zu not passing)", rel, strategy, sz, same, o[m].n, how, nfail);
+    ok(ran && sm[m].failed == sm[0].failed && (!sm[m].failed || same_outcome(&sm[m].first, &sm[0].first)) &&
+       sm[m].shrunk == sm[0].shrunk && (!sm[m].shrunk || same_outcome(&sm[m].min, &sm[0].min)),
+       "%s %s%s, %s: the same first failure and shrunk case (%s)", rel, strategy, sz, how,
+       sm[m].failed ? sm[m].first.msg : "none");
+  }
+  ok(ran && tm[0].dev_judged == 0 && (tm[1].dev_judged > 0 || sm[1].npass == 0) && tm[1].many == 0,
+     "%s %s%s: %lld passing cases judged on the device alone, one a request (host run: %lld)", rel, strategy, sz,
+     (long long)tm[1].dev_judged, (long long)tm[0].dev_judged);
+  bool grouped = !strcmp(strategy, "adversarial") && !realistic;
+  ok(ran && (!grouped || tm[2].many > 0 || sm[2].npass == 0),
+     "%s %s%s: %lld passing cases judged several a request", rel, strategy, sz, (long long)tm[2].many);
+  for (int m = 0; m < 3; m++) dg_vec_free(&o[m]);
   dg_problem_free(p);
 }
 
@@ -241,16 +254,20 @@ int main(void)
   char *dir = mkdtemp(tmpl);
   if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
   rules();
-  campaigns("elementwise/residual_add", false);
-  campaigns("elementwise/residual_add_gridfloor", false);
+  campaigns("elementwise/residual_add", "adversarial", false);
+  campaigns("elementwise/residual_add", "boundary+adversarial", false);
+  campaigns("elementwise/residual_add_gridfloor", "adversarial", false);
 #ifndef DG_MOCK_CUDA
   static const char *const more[] = {
     "softmax/softmax_block", "softmax/softmax_halfwarp_offset", "norm/layernorm_block",
     "matmul/matmul_tiled", "elementwise/gelu_bf16x2", "elementwise/silu_half2",
   };
-  for (size_t i = 0; i < sizeof more / sizeof *more; i++) campaigns(more[i], false);
-  campaigns("softmax/softmax_block", true);
-  campaigns("elementwise/residual_add", true);
+  for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+    campaigns(more[i], "adversarial", false);
+    campaigns(more[i], "boundary+adversarial", false);
+  }
+  campaigns("softmax/softmax_block", "adversarial", true);
+  campaigns("elementwise/residual_add", "adversarial", true);
 #endif
   if (dir) {
     char *cmd = dg_printf("rm -rf '%s'", dir);

@@ -239,6 +239,41 @@ static void batch_scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
   ok(!r.downloaded, "nothing downloaded");
   dg_gpu_batch_result_free(&r);
 
+  /* asynchronous batches: three cases of upload/launch/download, one
+   * synchronisation; the same values as one by one */
+  float ya[3][N], xa[3][N];
+  for (int c = 0; c < 3; c++)
+    for (int i = 0; i < N; i++) xa[c][i] = (float)(i + 1000 * c);
+  dg_gpu_batch_clear(&b);
+  b.async = true;
+  for (int c = 0; c < 3; c++) {
+    dg_gpu_batch_upload(&b, x, 0, xa[c], sizeof xa[c]);
+    dg_gpu_batch_poison(&b, y);
+    dg_gpu_batch_launch(&b, k[K_SCALE3], d3(4), d3(256), 0, a, 3);
+    dg_gpu_batch_download(&b, y, 0, ya[c], sizeof ya[c]);
+  }
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OK, "async: three cases in one batch (%s)", r.msg ? r.msg : "");
+  ok(r.downloaded && r.nran == 3 && r.launch_ms.n == 3 && !r.guards.n, "async: 3 launches ran, no guard hit");
+  ok(ya[0][7] == 21.0f && ya[1][7] == 3021.0f && ya[2][999] == 8997.0f,
+     "async: each case's y = 3 x of its own x (%g %g %g)", ya[0][7], ya[1][7], ya[2][999]);
+  dg_gpu_batch_result_free(&r);
+  /* out of bounds in case 2: the batch says OOB at that launch; the canary
+   * is restored, so the next (synchronous) launch sees no hit */
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_OOB], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_SCALE3], d3(4), d3(256), 0, a, 3);
+  dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OOB_WRITE, "async: out of bounds found (%s)", r.msg ? r.msg : "");
+  ok(r.failed_launch == 1 && r.guards.n >= 1 && r.guards.v[0].launch == 1 && r.guards.v[0].hit.buf == y &&
+     r.guards.v[0].hit.after, "async: first seen after launch 2, past y (failed %d)", r.failed_launch);
+  dg_gpu_batch_result_free(&r);
+  b.async = false;
+  dg_gpu_batch_clear(&b);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_OK, "async: the guard restored afterwards (%s)", r.msg ? r.msg : "");
+  dg_gpu_batch_result_free(&r);
+
   /* a fault in a batch: the launch named, a fresh child next */
   unsigned gen = dg_gpu_generation(g);
   dg_gpu_batch_clear(&b);
