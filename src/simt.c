@@ -241,6 +241,7 @@ static void run_block(simt_x *x, const dg_func *k, dom_val **av, dg_rng *rng, ui
   for (int i = m->nuser; i < (int)m->bufs.n; i++)          /* fresh shared memory */
     if (m->bufs.v[i].kind == BK_SHARED) simt_poison(&m->bufs.v[i], 0, m->bufs.v[i].mem.size);
   x->epoch++;
+  simt_race_drop(x);
   for (int w = 0; w < x->nwarps; w++) x->worder[w] = w;
   if (seed)
     for (int w = x->nwarps - 1; w > 0; w--) {
@@ -347,5 +348,6 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   free(x.kc), free(x.all.b);
   simt_uni_free(&x);
   free(x.live), free(x.zeros), free(x.wsync), free(x.worder), free(x.vb), free(order);
+  free(x.rlog), free(x.rlog_data);
   return x.stop ? SIMT_STOPPED : SIMT_OK;
 }

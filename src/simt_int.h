@@ -40,6 +40,7 @@ typedef struct {
   simt_race *race;         /* BK_SHARED: one cell per granule */
   int gran;                /* race granule in bytes: the element size (1, 2, 4 or 8) */
   int64_t *writer;         /* writer map, or NULL */
+  uint32_t wepoch;         /* BK_SHARED: the barrier interval of its last race-checked store */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
 } simt_buf;
@@ -80,6 +81,9 @@ typedef struct { const dg_var *var; int buf; } simt_varbuf;
 typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
 
 typedef struct simt_uprog simt_uprog;     /* a uniform expression program (simt_uni.c) */
+/* A load of shared memory whose race cells wait (simt_mem.c): its lanes'
+ * addresses and mask at data + at */
+typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; } simt_rlog;
 typedef struct { const dg_expr *e; const simt_uprog *p; } simt_uent;
 
 typedef struct simt_chunk simt_chunk;
@@ -135,6 +139,13 @@ typedef struct simt_x {
   const dg_expr *u_node;
   const dg_expr *t_node;   /* ... and t_node = e when only the first active lane holds it (thin) */
   bool uni, thin;
+  /* loads of shared buffers not stored to in this barrier interval: their
+   * race cells are updated when anything else needs them (in their order),
+   * or never if the interval ends first (simt_mem.c) */
+  simt_rlog *rlog;
+  size_t rlog_n, rlog_cap;
+  uint8_t *rlog_data;
+  size_t rlog_used, rlog_dcap;
   simt_uent *uni_tab;      /* uniform programs by expression (simt_uni.c), per launch */
   size_t uni_cap, uni_n;
   dg_arena uni_arena;
@@ -199,6 +210,8 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
                      dom_val *vals, bool write);
 void simt_poison(simt_buf *b, int64_t off, int64_t n);
 void simt_shared_settle(simt_x *x);           /* at a barrier: shared buffers now all written skip the check */
+void simt_race_flush(simt_x *x);              /* the waiting loads' race cells, now (before __syncwarp) */
+void simt_race_drop(simt_x *x);               /* a new barrier interval: the waiting loads are moot */
 int simt_var_buf(simt_x *x, const dg_var *v);
 int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
 

@@ -237,6 +237,90 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
   }
 }
 
+/* ---- the race cells of loads --------------------------------------------------- */
+/* A load's lanes as readers of their cells (race_check's read, inline where
+ * nothing can race). */
+/* b and addr hold lanes from base on (b[i - base] is lane i's) */
+static void read_cells(simt_x *x, simt_buf *lb, int lo, int hi, int base, const uint8_t *b, const int64_t *addr,
+                       int64_t size, dg_span sp)
+{
+  int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
+  bool cell = size <= g;
+  const uint32_t ep = x->epoch;
+  simt_race *c = NULL;
+  int64_t prev = -1;        /* the previous lane's offset when it left its cell readers only */
+  for (int i = lo; i < hi; i++) {
+    if (!b[i - base]) continue;
+    int64_t o = dom_ptr_off((dom_val)addr[i - base]);
+    if (o == prev) {
+      /* the previous lane's cell (lanes reading one element, as a tile's
+       * row): a reader is recorded that is not this lane or was the
+       * previous one, so either way there is more than one */
+      c->rmulti = true;
+      continue;
+    }
+    prev = -1;
+    c = &lb->race[o >> gs];
+    if (cell && (o & (g - 1)) == 0) {
+      if (c->epoch != ep) {               /* first access in this interval */
+        c->epoch = ep, c->w = -1, c->rmulti = false;
+        c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
+        prev = o;
+        continue;
+      }
+      if (c->w < 0) {                     /* nobody wrote in this interval */
+        if (c->r < 0) c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
+        else if (c->r != i) c->rmulti = true;
+        prev = o;
+        continue;
+      }
+    }
+    race_check(x, lb, i, o, size, false, sp, NULL);
+  }
+}
+
+/* A load of a shared buffer nothing stored to in this barrier interval can
+ * find no race: no cell of the buffer has a writer in it. Its cells only
+ * matter to an access that can (a store to the buffer in this interval),
+ * so the load waits in x->rlog until then, and a barrier drops it: tiles
+ * filled, synchronised and then read many times pay for no read shadow.
+ * Anything that touches race cells other than such a load runs the waiting
+ * ones first, in their order (simt_race_flush), so every cell ends as the
+ * loads in program order would have left it; and __syncwarp does, as the
+ * cells keep the warps' __syncwarp counts at the load. */
+static void race_wait(simt_x *x, simt_buf *lb, int lo, int hi, const uint8_t *b, const int64_t *addr,
+                      int64_t size, dg_span sp)
+{
+  size_t w = (size_t)(hi - lo), need = (w * 9 + 15) & ~(size_t)15;
+  if (x->rlog_used + need > x->rlog_dcap) {
+    x->rlog_dcap = (x->rlog_used + need) * 2;
+    x->rlog_data = dg_realloc(x->rlog_data, x->rlog_dcap);
+  }
+  if (x->rlog_n == x->rlog_cap) {
+    x->rlog_cap = x->rlog_cap ? x->rlog_cap * 2 : 64;
+    x->rlog = dg_realloc(x->rlog, x->rlog_cap * sizeof *x->rlog);
+  }
+  uint8_t *d = x->rlog_data + x->rlog_used;
+  memcpy(d, addr + lo, w * 8);
+  memcpy(d + w * 8, b + lo, w);
+  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used };
+  x->rlog_used += need;
+}
+
+void simt_race_flush(simt_x *x)
+{
+  for (size_t j = 0; j < x->rlog_n; j++) {
+    const simt_rlog *r = &x->rlog[j];
+    const uint8_t *d = x->rlog_data + r->at;
+    size_t w = (size_t)(r->hi - r->lo);
+    read_cells(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->lo, d + w * 8, (const int64_t *)(const void *)d,
+               r->size, r->sp);
+  }
+  simt_race_drop(x);
+}
+
+void simt_race_drop(simt_x *x) { x->rlog_n = 0, x->rlog_used = 0; }
+
 /* ---- the access path -------------------------------------------------------------- */
 static inline bool all_set(const uint8_t *p, int64_t n)
 {
@@ -434,39 +518,8 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     default: FRUN(uint64_t, v_); break;
     }
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
-      int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
-      bool cell = size <= g;
-      const uint32_t ep = x->epoch;
-      simt_race *c = NULL;
-      int64_t prev = -1;        /* the previous lane's offset when it left its cell readers only */
-      for (int i = lo; i < hi; i++) {
-        if (!b[i]) continue;
-        int64_t o = dom_ptr_off((dom_val)addr[i]);
-        if (o == prev) {
-          /* the previous lane's cell (lanes reading one element, as a tile's
-           * row): a reader is recorded that is not this lane or was the
-           * previous one, so either way there is more than one */
-          c->rmulti = true;
-          continue;
-        }
-        prev = -1;
-        c = &lb->race[o >> gs];
-        if (cell && (o & (g - 1)) == 0) {     /* one cell: race_check's read, inline where nothing can race */
-          if (c->epoch != ep) {               /* first access in this interval */
-            c->epoch = ep, c->w = -1, c->rmulti = false;
-            c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
-            prev = o;
-            continue;
-          }
-          if (c->w < 0) {                     /* nobody wrote in this interval */
-            if (c->r < 0) c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
-            else if (c->r != i) c->rmulti = true;
-            prev = o;
-            continue;
-          }
-        }
-        race_check(x, lb, i, o, size, false, sp, NULL);
-      }
+      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp);
+      else read_cells(x, lb, lo, hi, 0, b, addr, size, sp);
     }
 #undef FRUN
     return true;
@@ -475,6 +528,10 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   bool natural = true;
   for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
   race = race && lb->kind == BK_SHARED;     /* as the general path: a reused buffer may keep its cells */
+  if (race) {
+    if (x->rlog_n) simt_race_flush(x);
+    lb->wepoch = x->epoch;
+  }
   if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, dense, race, sp, addr, vals);
   else
     for (int wi = 0; wi < x->nwarps; wi++) {
@@ -512,6 +569,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   int nc = simt_ncomp(t);
   if (!k->cnt || x->stop) return;
   if (fast_access(x, sp, t, k, addr, vals, write)) return;
+  if (x->rlog_n) simt_race_flush(x);         /* race cells are read and written lane by lane below */
   simt_mark mk = simt_mark_get(x);
   uint8_t *ok = simt_alloc(x, (size_t)n);
   dom_mem **mem = simt_alloc(x, sizeof *mem * (size_t)n);
@@ -594,6 +652,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
       if (!ok[i]) continue;
       simt_buf *b = &m->bufs.v[mem[i]->id];
       if (b->kind != BK_SHARED || x->in_atomic) { store_lanes(x, et, nc, es, i, i + 1, ok, vals, mem, off, offc); continue; }
+      b->wepoch = x->epoch;
       if (d->mem_bytes) {
         uint8_t tmp[64];
         dom_mem tm = { tmp, (int64_t)sizeof tmp, NULL, 0 }, *tmp_p = &tm;

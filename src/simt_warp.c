@@ -44,6 +44,7 @@ static dom_val *in_syncthreads(simt_x *x, const dg_expr *e, msk *k)
     if (ev) ev->thread2 = missing;
   }
   x->epoch++;               /* a new barrier interval: the race shadow starts over */
+  simt_race_drop(x);
   simt_shared_settle(x);
   return x->zeros;
 }
@@ -51,6 +52,7 @@ static dom_val *in_syncthreads(simt_x *x, const dg_expr *e, msk *k)
 static dom_val *in_syncwarp(simt_x *x, const dg_expr *e, msk *k)
 {
   int64_t *mask = e->nargs > 0 ? cargs(x, e, 0, k) : NULL;
+  if (x->rlog_n) simt_race_flush(x);     /* waiting loads keep the __syncwarp counts they saw */
   for (int w = k->lo / 32; w * 32 < k->hi; w++) {
     uint32_t active = 0, exist = 0, want = 0xffffffffu;
     for (int l = 0; l < 32 && w * 32 + l < x->n; l++) {

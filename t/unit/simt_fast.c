@@ -123,6 +123,19 @@ static const char src[] =
   "  int c = sh[threadIdx.x / 4 % 2] + sh[threadIdx.x % 3 == 0 ? 7 : 9];\n"
   "  if (threadIdx.x % 5 == 2) sh[threadIdx.x / 8 + 7] = c;\n"
   "  out[threadIdx.x] = a + b + c;\n"
+  "}\n"
+  "__global__ void wsync(int *out, int n)\n"
+  "{\n"
+  "  __shared__ int sh[64];\n"
+  "  sh[threadIdx.x] = threadIdx.x;\n"
+  "  __syncthreads();\n"
+  "  int a = sh[(threadIdx.x + n) % 64] + sh[0];\n"
+  "  __syncwarp();\n"
+  "  sh[threadIdx.x] = a + 1;\n"
+  "  __syncthreads();\n"
+  "  int b = sh[threadIdx.x % 8];\n"
+  "  __syncthreads();\n"
+  "  out[threadIdx.x] = a + b + sh[63 - threadIdx.x];\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -250,6 +263,8 @@ int main(void)
     { "racy", { 2 }, { 8 }, 3, 1, { { 64 * 4, true, false } }, 1, { 40 } },
     { "bcast", { 2 }, { 16 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "bcast", { 2 }, { 40 }, 9, 1, { { 64 * 4, false, false } }, 1, { 2 } },
+    { "wsync", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "wsync", { 2 }, { 64 }, 5, 1, { { 64 * 4, false, false } }, 1, { 40 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
