@@ -96,7 +96,30 @@ static int gpu_judged(gpu_kernels *gk, const dg_problem *p, int t, emu_io *io, f
     free(m);
     return -1;
   }
+  gpu_run_host_inputs(p, gk);   /* inputs drawn on the device: their bytes here too (the envelope's) */
   return 0;
+}
+
+/* Inputs drawn on the device (gpu_gen.h), all or none. */
+static bool gpu_gen_inputs(gpu_kernels *gk, const dg_problem *p, int slot, const int *tens, const fuzz_ctr *g,
+                           int ng)
+{
+  for (int j = 0; j < ng; j++)
+    if (!gpu_run_gen(gk, p, slot, tens[j], &g[j])) {
+      if (gk->dgen_on) memset(gk->dgen_on + (size_t)slot * p->tensors.n, 0, p->tensors.n);
+      return false;
+    }
+  return true;
+}
+
+static bool gpu_backend_gen(void *self, const dg_problem *p, int slot, const int *tens, const fuzz_ctr *g, int ng)
+{
+  return gpu_gen_inputs(self, p, slot, tens, g, ng);
+}
+
+static bool gpu_timed_gen(void *self, const dg_problem *p, int slot, const int *tens, const fuzz_ctr *g, int ng)
+{
+  return gpu_gen_inputs(((fuzz_gpu_timed *)self)->gk, p, slot, tens, g, ng);
 }
 
 static int gpu_backend_judged(void *self, const dg_problem *p, int t, emu_io *io, fuzz_cmp *cmp, char *msg,
@@ -198,6 +221,7 @@ fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
   gk->use_ref = gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_backend_run, gk, gpu_backend_ref, gpu_backend_judged };
   if (many_on()) b.run_many = gpu_backend_many;
+  b.gen = gpu_backend_gen;
   b.envelope = gpu_backend_envelope;
   return b;
 }
@@ -207,6 +231,7 @@ fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
   t->gk->use_ref = t->gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_timed_run, t, gpu_timed_ref, gpu_timed_judged };
   if (many_on()) b.run_many = gpu_timed_many;
+  b.gen = gpu_timed_gen;
   b.envelope = gpu_timed_envelope;
   return b;
 }

@@ -1,5 +1,6 @@
 /* fuzz_run.c — campaigns: generate, run on the emulator, validate, shrink. */
 #include "fuzz_run.h"
+#include "gpu_gen.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -93,34 +94,76 @@ void fuzz_case_sizes(const fuzz_space_ctx *ctx, const fuzz_case *c, int64_t *siz
     if (ctx->p->sizes.v[i].from_op && n < FUZZ_MAX_SYMS) sizes[ctx->map[n]] = c->sizes[n], n++;
 }
 
-/* The inputs of the case: each input tensor draws from its own stream. */
-static bool fill_inputs(const dg_problem *p, const fuzz_space *s, const fuzz_space_ctx *ctx,
-                        const fuzz_case *c, const int64_t *sizes, emu_io *io, char *msg, size_t msgn)
+/* The inputs of the case: input tensor tens[j] is fuzz_ctr_fill of the
+ * counter-based descriptor g[j] (gpu_gen_desc_of: key from the case's seed
+ * and the tensor, its distribution, dtype, row, range), so the GPU can draw
+ * the same values on the device. */
+typedef struct {
+  int n;
+  int tens[FUZZ_MAX_INPUTS];
+  fuzz_ctr g[FUZZ_MAX_INPUTS];
+  bool lazy;               /* drawn by the backend: filled here only when the host needs them */
+} case_inputs;
+
+static bool input_descs(const dg_problem *p, const fuzz_space *s, const fuzz_space_ctx *ctx,
+                        const fuzz_case *c, const int64_t *sizes, case_inputs *ci, char *msg, size_t msgn)
 {
+  ci->n = s->ninputs;
+  ci->lazy = false;
   for (int i = 0; i < s->ninputs; i++) {
-    int t = ctx->inputs[i];
-    const dg_tensor *ts = &p->tensors.v[t];
-    fuzz_fill_opts fo = { .dist = c->dist[i], .dtype = ts->dtype };
-    int64_t dims[16];
-    if (ts->shape.n && ts->shape.n <= 16 && dg_problem_shape(p, t, sizes, dims, NULL))
-      fo.row = dims[ts->shape.n - 1];
-    if (ts->has_range) {
-      dg_diags d = {0};
-      bool ok = dg_problem_range(p, t, sizes, &fo.lo, &fo.hi, &d);
-      dg_diags_free(&d);
-      if (!ok || fo.hi < fo.lo) {
-        snprintf(msg, msgn, "the range of '%s' is empty at these sizes", ts->name);
-        return false;
-      }
-      fo.has_range = true;
-    }
-    dg_rng r;
-    dg_rng_seed(&r, c->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(t + 1)));
-    fuzz_fill(&r, &fo, io->data[t], io->numel[t]);
-    if (ts->positive)
-      for (int64_t j = 0; j < io->numel[t]; j++) io->data[t][j] = fabs(io->data[t][j]);
+    ci->tens[i] = ctx->inputs[i];
+    if (!gpu_gen_desc_of(p, ci->tens[i], c->dist[i], c->seed, sizes, &ci->g[i], msg, msgn)) return false;
   }
   return true;
+}
+
+/* The case's digest: every input's descriptor, and its values at a few
+ * elements (so a change of the values' definition changes it too). The
+ * values are a function of the descriptor alone, on the host and on the
+ * device (gpu_gen.h), so equal digests are equal inputs, byte for byte;
+ * and no backend has to read every value to say which case it ran. */
+static uint64_t inputs_digest(const case_inputs *ci)
+{
+  uint64_t h = 0;
+  for (int j = 0; j < ci->n; j++) {
+    const fuzz_ctr *g = &ci->g[j];
+    uint64_t f[10] = { (uint64_t)ci->tens[j], g->key, (uint64_t)g->dist, (uint64_t)g->dtype, g->has_range,
+                       g->positive, (uint64_t)g->lo, (uint64_t)g->hi, (uint64_t)g->row, (uint64_t)g->n };
+    h = dg_hash_bytes(f, sizeof f, h);
+    int64_t probe[6] = { 0, g->n - 1, g->n / 2, g->n / 3 + 1, 2 * g->n / 3, g->n / 7 + 3 };
+    for (int k = 0; k < 6; k++)
+      if (probe[k] >= 0 && probe[k] < g->n) {
+        double v = fuzz_ctr_value(g, probe[k]);
+        h = dg_hash_bytes(&v, sizeof v, h);
+      }
+  }
+  return h;
+}
+
+static void fill_inputs(const case_inputs *ci, emu_io *io)
+{
+  for (int j = 0; j < ci->n; j++) fuzz_ctr_fill(&ci->g[j], 0, io->numel[ci->tens[j]], io->data[ci->tens[j]]);
+}
+
+/* The backend draws the inputs itself (slot 0: its next run; c: case c of run_many). */
+static bool backend_draws(const dg_problem *p, const fuzz_backend *be, int slot, case_inputs *ci)
+{
+  ci->lazy = be->gen && ci->n > 0 && be->gen(be->self, p, slot, ci->tens, ci->g, ci->n);
+  return ci->lazy;
+}
+
+/* The values of inputs the backend drew, for the host's reference and envelope. */
+static void materialize(const dg_problem *p, case_inputs *ci, const emu_io *io, double **env_data)
+{
+  if (!ci || !ci->lazy) return;
+  (void)p;
+  for (int j = 0; j < ci->n; j++) {
+    int t = ci->tens[j];
+    free(env_data[t]);
+    env_data[t] = dg_malloc(sizeof(double) * (size_t)(io->numel[t] ? io->numel[t] : 1));
+    fuzz_ctr_fill(&ci->g[j], 0, io->numel[t], env_data[t]);
+  }
+  ci->lazy = false;
 }
 
 static void unflatten(const dg_problem *p, int t, const int64_t *sizes, int64_t flat, fuzz_outcome *o)
@@ -215,7 +258,7 @@ static bool over_envelope(const dg_problem *p, int t, const emu_io *io, const do
 }
 
 static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t *sizes, emu_io *io,
-                     double **env_data, const fuzz_space_ctx *ctx, fuzz_outcome *out)
+                     double **env_data, case_inputs *ci, const fuzz_space_ctx *ctx, fuzz_outcome *out)
 {
   dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data };
   for (int t = 0; t < (int)p->tensors.n; t++) {
@@ -235,6 +278,7 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
         continue;
       }
     }
+    materialize(p, ci, io, env_data);   /* judged here: the inputs' values too */
     double *want = dg_calloc((size_t)(n ? n : 1), sizeof *want);
     uint8_t *defined = dg_calloc((size_t)(n ? n : 1), 1);
     char *err = NULL;
@@ -372,20 +416,23 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
     snprintf(out->msg, sizeof out->msg, "tensors cannot be sized at %s", c->label);
     goto done;
   }
-  if (!fill_inputs(p, s, ctx, c, sizes, &io, out->msg, sizeof out->msg)) {
+  case_inputs ci;
+  if (!input_descs(p, s, ctx, c, sizes, &ci, out->msg, sizeof out->msg)) {
     out->status = FUZZ_SKIPPED;
     goto freeio;
   }
+  out->input_digest = inputs_digest(&ci);
+  if (!backend_draws(p, be, 0, &ci)) fill_inputs(&ci, &io);
   for (int t = 0; t < (int)p->tensors.n; t++) {     /* the reference sees inputs as they were */
     const dg_tensor *ts = &p->tensors.v[t];
-    if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
-      out->input_digest = dg_hash_bytes(io.data[t], sizeof(double) * (size_t)io.numel[t],
-                                        out->input_digest);
+    bool drawn = false;
+    for (int j = 0; ci.lazy && j < ci.n; j++) drawn |= ci.tens[j] == t;
+    if ((ts->role == DG_TENSOR_INPUT || ts->accumulate) && !drawn) {
       env_data[t] = dg_malloc(sizeof(double) * (size_t)(io.numel[t] ? io.numel[t] : 1));
       memcpy(env_data[t], io.data[t], sizeof(double) * (size_t)io.numel[t]);
     }
   }
-  if (be->run(be->self, p, sizes, &io, out)) validate(p, be, sizes, &io, env_data, ctx, out);
+  if (be->run(be->self, p, sizes, &io, out)) validate(p, be, sizes, &io, env_data, &ci, ctx, out);
 freeio:
   emu_io_free(&io);
 done:
@@ -477,8 +524,9 @@ static bool over_budget(const fuzz_opts *o, double t0) { return o->budget_s > 0 
 
 /* A case's inputs and digest, as fuzz_run_case_on makes them; false: it
  * does not go in a group (its single run says why, if anything is wrong). */
-static bool group_inputs(const dg_problem *p, const fuzz_space *s, const fuzz_space_ctx *ctx, fuzz_case *c,
-                         const int64_t *sizes, emu_io *io, fuzz_outcome *out)
+static bool group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, const fuzz_space *s,
+                         const fuzz_space_ctx *ctx, fuzz_case *c, const int64_t *sizes, emu_io *io,
+                         fuzz_outcome *out)
 {
   memset(out, 0, sizeof *out);
   out->c = *c;
@@ -489,13 +537,13 @@ static bool group_inputs(const dg_problem *p, const fuzz_space *s, const fuzz_sp
   if (!ok) return false;
   int64_t bytes = 0;
   for (size_t t = 0; t < p->tensors.n; t++) bytes += io->numel[t] * dg_dtypes[p->tensors.v[t].dtype].size;
-  if (bytes > FUZZ_MANY_BYTES || !fill_inputs(p, s, ctx, c, sizes, io, out->msg, sizeof out->msg)) {
+  case_inputs ci;
+  if (bytes > FUZZ_MANY_BYTES || !input_descs(p, s, ctx, c, sizes, &ci, out->msg, sizeof out->msg)) {
     emu_io_free(io);
     return false;
   }
-  for (size_t t = 0; t < p->tensors.n; t++)
-    if (p->tensors.v[t].role == DG_TENSOR_INPUT || p->tensors.v[t].accumulate)
-      out->input_digest = dg_hash_bytes(io->data[t], sizeof(double) * (size_t)io->numel[t], out->input_digest);
+  out->input_digest = inputs_digest(&ci);
+  if (!backend_draws(p, be, slot, &ci)) fill_inputs(&ci, io);
   return true;
 }
 
@@ -527,7 +575,7 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
   fuzz_cmp cmp[FUZZ_MANY_MAX];
   uint8_t passed[FUZZ_MANY_MAX] = {0};
   for (int j = 0; m > 1 && j < m; j++)
-    if (group_inputs(p, s, ctx, &g[j].c, sizes, &io[j], &outs[j])) ios[nin] = &io[j], idx[nin++] = j;
+    if (group_inputs(p, be, nin, s, ctx, &g[j].c, sizes, &io[j], &outs[j])) ios[nin] = &io[j], idx[nin++] = j;
   bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, cmp, passed);
   double each = (dg_now() - t1) / (nin ? nin : 1);
   bool judged[FUZZ_MANY_MAX] = {0};

@@ -64,6 +64,14 @@ typedef struct fuzz_backend {
    * budget as one by one. */
   bool (*run_many)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
                    fuzz_cmp *cmp, uint8_t *passed);
+  /* Optional (NULL: none): the backend draws the inputs of its next run
+   * itself (the GPU: gpu_gen.h) — slot 0: the next run; slot c: case c of
+   * the next run_many — input tensor tens[j] from the counter-based
+   * descriptor g[j] (j < ng), whose values fuzz_ctr_fill gives bit for bit.
+   * True: taken; the campaign leaves those tensors of io unfilled and fills
+   * their values on the host only when it judges the case there. False: it
+   * fills them first. A run consumes what was registered for it. */
+  bool (*gen)(void *self, const dg_problem *p, int slot, const int *tens, const fuzz_ctr *g, int ng);
 } fuzz_backend;
 #define FUZZ_MANY_MAX 32
 #define FUZZ_MANY_BYTES ((int64_t)1 << 20)

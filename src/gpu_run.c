@@ -1,11 +1,11 @@
 /* gpu_run.c — a problem's pipeline on the GPU (see gpu_run.h): the GPU
  * counterpart of emu_run, built on the session of gpu.h. */
-#include "gpu_run.h"
+#include "gpu_run_int.h"
 #include "gpu_env.h"
+#include "gpu_gen.h"
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PARAMS GPU_RUN_MAX_PARAMS
 
 bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, dg_diags *d)
 {
@@ -54,6 +54,9 @@ bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, d
   gk->raw = dg_calloc(p->tensors.n + 1, sizeof *gk->raw);
   gk->raw_cap = dg_calloc(p->tensors.n + 1, sizeof *gk->raw_cap);
   gk->pend_bytes = dg_calloc(p->tensors.n + 1, sizeof *gk->pend_bytes);
+  gk->dgen_on = dg_calloc((p->tensors.n + 1) * FUZZ_MANY_MAX, 1);
+  gk->dgen_desc = dg_calloc((p->tensors.n + 1) * FUZZ_MANY_MAX, sizeof *gk->dgen_desc);
+  gk->dgen_last = dg_calloc(p->tensors.n + 1, 1);
   gk->ntensors = (int)p->tensors.n;
   return ok;
 }
@@ -82,6 +85,10 @@ void gpu_kernels_free(gpu_kernels *gk)
   free(gk->pend_bytes);
   free(gk->many_raw);
   free(gk->many_sum);
+  dg_gpu_binary_free(&gk->dgen_bin);
+  free(gk->dgen_on);
+  free(gk->dgen_desc);
+  free(gk->dgen_last);
   memset(gk, 0, sizeof *gk);
 }
 
@@ -106,7 +113,7 @@ static void fail(gpu_run_result *res, dg_gpu_status st, int launch, char *msg)
 }
 
 /* Whether the session lost the child (its buffers and modules are gone). */
-static bool child_lost(dg_gpu_status st)
+bool grun_child_lost(dg_gpu_status st)
 {
   return st == DG_GPU_FAULT || st == DG_GPU_TIMEOUT || st == DG_GPU_CHILD_DIED || st == DG_GPU_NO_DEVICE;
 }
@@ -126,7 +133,7 @@ static dg_gpu_arg scalar(bool is_float, int64_t i, double f, size_t size)
 }
 
 /* The arguments of launch li, sized by the kernel's parameters. */
-static bool launch_args(const dg_problem *p, int li, const int64_t *sizes, const dg_gpu_buf *bufs,
+bool grun_launch_args(const dg_problem *p, int li, const int64_t *sizes, const dg_gpu_buf *bufs,
                         const size_t *psize, int np, dg_gpu_arg *args, dg_diags *d)
 {
   const dg_launch *l = p->launches.v[li];
@@ -162,7 +169,7 @@ static bool launch_args(const dg_problem *p, int li, const int64_t *sizes, const
 }
 
 /* Loads the kernels into the current child when it is a new one. */
-static dg_gpu_status ensure_loaded(gpu_kernels *gk, char **msg)
+dg_gpu_status grun_ensure_loaded(gpu_kernels *gk, char **msg)
 {
   if (gk->gen && gk->gen == dg_gpu_generation(gk->g)) return DG_GPU_OK;
   dg_gpu_status st = dg_gpu_load(gk->g, &gk->bin, gk->kern, msg);
@@ -193,7 +200,7 @@ static void read_back(const dg_problem *p, int t, const uint8_t *raw, emu_io *io
 
 /* One buffer per tensor of the bytes this run needs: the kept ones when
  * their size matches (same child), else freed and allocated again. */
-static dg_gpu_status ensure_buffers(const dg_problem *p, gpu_kernels *gk, const emu_io *io,
+dg_gpu_status grun_ensure_buffers(const dg_problem *p, gpu_kernels *gk, const emu_io *io,
                                     int *bad, char **msg)
 {
   unsigned gen = dg_gpu_generation(gk->g);
@@ -214,7 +221,7 @@ static dg_gpu_status ensure_buffers(const dg_problem *p, gpu_kernels *gk, const 
     if (st != DG_GPU_OK) {
       gk->bufs[t] = 0;
       *bad = (int)t;
-      if (child_lost(st)) gk->buf_gen = 0;
+      if (grun_child_lost(st)) gk->buf_gen = 0;
       return st;
     }
     gk->allocs++;
@@ -225,7 +232,7 @@ static dg_gpu_status ensure_buffers(const dg_problem *p, gpu_kernels *gk, const 
 }
 
 /* Kernel k's parameter sizes, asked once per name. */
-static dg_gpu_status param_sizes(gpu_kernels *gk, int name, char **msg)
+dg_gpu_status grun_param_sizes(gpu_kernels *gk, int name, char **msg)
 {
   if (gk->np[name] >= 0) return DG_GPU_OK;
   int n = 0;
@@ -244,7 +251,7 @@ static void ref_off(gpu_kernels *gk, char *why)
 
 /* The GPU reference for this run: compiled once, loaded into the child, its
  * f64 buffer sized for the output. False: the run goes without it. */
-static bool ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, gpu_ref_plan *pl)
+bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, gpu_ref_plan *pl)
 {
   gk->ref_out = -1;
   if (!gk->use_ref || gk->ref_state < 0) return false;
@@ -300,7 +307,7 @@ static bool ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes
 /* The comparison kernel for output t of this run (gpu_cmp.c): compiled
  * once, loaded into the child, its summary buffer allocated. False: the
  * output comes back and the host compares. */
-static bool cmp_ready(const dg_problem *p, gpu_kernels *gk, int t)
+bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t)
 {
   if (!gk->dev_cmp || gk->cmp_state < 0 || !gpu_cmp_supported(p->tensors.v[t].dtype)) return false;
   if (gk->cmp_state == 0) {
@@ -351,7 +358,7 @@ dg_gpu_status gpu_run_fetch(const dg_problem *p, gpu_kernels *gk, emu_io *io, ch
   } else {
     *msg = dg_printf("fetching the outputs: %s", r.msg ? r.msg : dg_gpu_status_help(st));
     if (st == DG_GPU_OK) st = DG_GPU_CUDA;
-    if (child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
+    if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
   }
   dg_gpu_batch_result_free(&r);
   return st;
@@ -364,26 +371,30 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   res->failed_launch = -1;
   gk->ref_out = -1;
   gk->judged = gk->pending = false;
+  if (gk->dgen_on) {   /* this run's registrations (gpu_run_gen), consumed */
+    memcpy(gk->dgen_last, gk->dgen_on, p->tensors.n);
+    memset(gk->dgen_on, 0, p->tensors.n * FUZZ_MANY_MAX);
+  }
   if (!gk->g || !gk->bin.image) {
     dg_diag_add(d, DG_SEV_ERROR, p->span, "GPU backend: the kernels are not loaded");
     return false;
   }
   if (!dg_problem_check_sizes(p, sizes, d)) return false;
   char *msg = NULL;
-  dg_gpu_status st = ensure_loaded(gk, &msg);
-  for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = param_sizes(gk, k, &msg);
+  dg_gpu_status st = grun_ensure_loaded(gk, &msg);
+  for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = grun_param_sizes(gk, k, &msg);
   if (st != DG_GPU_OK) {
     fail(res, st, -1, dg_printf("loading the kernels: %s", msg ? msg : ""));
     free(msg);
-    if (child_lost(st)) gk->gen = 0;
+    if (grun_child_lost(st)) gk->gen = 0;
     return true;
   }
   int bad = -1;
-  st = ensure_buffers(p, gk, io, &bad, &msg);
+  st = grun_ensure_buffers(p, gk, io, &bad, &msg);
   if (st != DG_GPU_OK) {
     fail(res, st, -1, dg_printf("buffer %s: %s", p->tensors.v[bad].name, msg ? msg : ""));
     free(msg);
-    if (child_lost(st)) gk->gen = 0;
+    if (grun_child_lost(st)) gk->gen = 0;
     return true;
   }
   size_t nt = p->tensors.n;
@@ -391,6 +402,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   dg_gpu_batch *b = &gk->batch;
   dg_gpu_batch_clear(b);
   uint8_t **raw = gk->raw;
+  int ngen = 0;   /* launches drawing inputs, first in the batch */
   bool ok = true;
   for (size_t t = 0; t < nt && ok; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
@@ -403,10 +415,13 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
       raw[t] = dg_malloc(gk->raw_cap[t]);
     }
     if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
-      if (ts->dtype == DG_DT_F32)   /* dg_dtype_store's f32 case, without a call an element */
-        for (int64_t i = 0; i < n; i++) ((float *)raw[t])[i] = (float)io->data[t][i];
-      else
-        for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw[t], i, io->data[t][i]);
+      if (gk->dgen_last[t] && grun_dgen_ready(gk)) {   /* drawn on the device (gpu_gen.h) */
+        gpu_gen_batch(b, gk->dgen_kern, bufs[t], &gk->dgen_desc[t]);
+        ngen++;
+        continue;
+      }
+      if (gk->dgen_last[t]) fuzz_ctr_fill(&gk->dgen_desc[t], 0, n, io->data[t]);   /* not there: here */
+      grun_to_raw(ts, io, (int)t, raw[t]);
       dg_gpu_batch_upload(b, bufs[t], 0, raw[t], bytes);
       continue;
     }
@@ -422,14 +437,14 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     }
   }
   gpu_ref_plan rp;
-  bool ref = ok && ref_ready(p, gk, sizes, &rp);
+  bool ref = ok && grun_ref_ready(p, gk, sizes, &rp);
   if (ref) {   /* the reference first: it reads the inputs before any kernel could change them */
     dg_gpu_arg ra[14];
     int na = gpu_ref_args(p, &rp, gk->ref_buf, bufs, ra);
     dg_gpu_batch_poison(b, gk->ref_buf);
     dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
   }
-  int l0 = ref ? 1 : 0;   /* batch launch index of the pipeline's first launch */
+  int l0 = ngen + (ref ? 1 : 0);   /* batch launch index of the pipeline's first launch */
   DG_VEC(dg_gpu_arg) args = {0};
   for (int li = 0; ok && li < (int)p->launches.n; li++) {
     const dg_launch *l = p->launches.v[li];
@@ -438,7 +453,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     args.n = 0;
     for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&args, dg_gpu_arg_null());
     ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, d) &&
-         launch_args(p, li, sizes, bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name], args.v, d);
+         grun_launch_args(p, li, sizes, bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name], args.v, d);
     if (!ok) break;
     dg_gpu_dim3 gd = { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] };
     dg_gpu_dim3 bd = { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] };
@@ -447,7 +462,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   dg_vec_free(&args);
   /* the comparison on the device: only its summary comes back (the outputs
    * when a later gpu_run_fetch asks) */
-  bool cmp = ok && ref && cmp_ready(p, gk, rp.out);
+  bool cmp = ok && ref && grun_cmp_ready(p, gk, rp.out);
   int lcmp = l0 + (int)p->launches.n;   /* its batch launch index */
   if (cmp) {
     uint64_t init[GPU_CMP_WORDS];
@@ -471,8 +486,8 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   if (ok) {
     dg_gpu_batch_result r;
     st = dg_gpu_batch_run(gk->g, b, &r);
-    gk->ref_ms = ref && r.launch_ms.n ? r.launch_ms.v[0] : 0;
-    res->ms = r.ms - gk->ref_ms;
+    gk->ref_ms = ref && (int)r.launch_ms.n > ngen ? r.launch_ms.v[ngen] : 0;
+    for (int li = l0; li < lcmp && li < (int)r.launch_ms.n; li++) res->ms += r.launch_ms.v[li];
     res->output = r.output;
     r.output = NULL;
     for (size_t h = 0; h < r.guards.n; h++)
@@ -488,7 +503,11 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
       res->ref_failed = true;
       fail(res, st, -1, dg_printf("the GPU comparison: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
       gk->cmp_state = -1;
-    } else if (st != DG_GPU_OK && ref && r.failed_launch == 0) {   /* the reference failed, not the kernel */
+    } else if (st != DG_GPU_OK && r.failed_launch >= 0 && r.failed_launch < ngen) {   /* the generator */
+      res->ref_failed = true;
+      fail(res, st, -1, dg_printf("drawing the inputs on the GPU: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
+      gk->dgen_state = -1;
+    } else if (st != DG_GPU_OK && ref && r.failed_launch == ngen) {   /* the reference failed, not the kernel */
       res->ref_failed = true;
       fail(res, st, -1, dg_printf("the GPU reference (%s): %s", p->op_name, r.msg ? r.msg : dg_gpu_status_help(st)));
       ref_off(gk, dg_printf("the GPU reference failed: %s", r.msg ? r.msg : dg_gpu_status_help(st)));
@@ -503,159 +522,12 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     for (size_t t = 0; r.downloaded && !cmp && t < nt; t++)
       if (p->tensors.v[t].role != DG_TENSOR_INPUT) read_back(p, (int)t, raw[t], io);
     if (ref && r.downloaded && r.nran > 0 && !res->ref_failed) gk->ref_out = rp.out;
-    if (cmp && !child_lost(st)) {
+    if (cmp && !grun_child_lost(st)) {
       gk->pending = true;
       gk->judged = st == DG_GPU_OK && r.downloaded && r.nran == lcmp + 1 && gk->ref_out >= 0;
     }
     dg_gpu_batch_result_free(&r);
   }
-  if (child_lost(res->status)) gk->gen = 0, gk->buf_gen = 0, gk->pending = false;   /* the next run starts afresh */
+  if (grun_child_lost(res->status)) gk->gen = 0, gk->buf_gen = 0, gk->pending = false;   /* the next run starts afresh */
   return ok;
-}
-
-/* The host bytes of input (or accumulate) tensor t of io, as the device holds them. */
-static void to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw)
-{
-  int64_t n = io->numel[t];
-  if (ts->dtype == DG_DT_F32)
-    for (int64_t i = 0; i < n; i++) ((float *)raw)[i] = (float)io->data[t][i];
-  else
-    for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
-}
-
-bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
-                  gpu_many_case *out)
-{
-  gk->ref_out = -1;
-  gk->judged = gk->pending = false;
-  if (!gk->g || !gk->bin.image || n < 1 || !gk->dev_cmp) return false;
-  dg_diags d = {0};
-  char *msg = NULL;
-  int bad = -1;
-  bool ok = dg_problem_check_sizes(p, sizes, &d);
-  dg_gpu_status st = ok ? ensure_loaded(gk, &msg) : DG_GPU_BAD_REQUEST;
-  for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = param_sizes(gk, k, &msg);
-  if (st == DG_GPU_OK) st = ensure_buffers(p, gk, ios[0], &bad, &msg);
-  gpu_ref_plan rp;
-  ok = st == DG_GPU_OK && ref_ready(p, gk, sizes, &rp) && cmp_ready(p, gk, rp.out);
-  for (size_t t = 0; ok && t < p->tensors.n; t++)   /* the summary judges the one output alone */
-    ok = p->tensors.v[t].role != DG_TENSOR_OUTPUT || (int)t == rp.out;
-  free(msg);
-  if (child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
-  size_t nt = p->tensors.n, per = 0;
-  for (size_t t = 0; ok && t < nt; t++) {   /* host bytes a case uploads */
-    const dg_tensor *ts = &p->tensors.v[t];
-    if (ts->role == DG_TENSOR_INPUT || ts->accumulate)
-      per += ((size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size + 15) & ~(size_t)15;
-  }
-  /* the launches' arguments: the same sizes, the same buffers in every case */
-  DG_VEC(dg_gpu_arg) args = {0};
-  DG_VEC(size_t) at = {0};
-  typedef struct { dg_gpu_dim3 g, b; uint32_t shared; } dims;
-  DG_VEC(dims) dv = {0};
-  for (int li = 0; ok && li < (int)p->launches.n; li++) {
-    const dg_launch *l = p->launches.v[li];
-    int name = gk->name_of[li];
-    dg_vec_push(&at, args.n);
-    for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&args, dg_gpu_arg_null());
-    int64_t grid[3], block[3], shared = 0;
-    ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, &d) &&
-         launch_args(p, li, sizes, gk->bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name],
-                     args.v + at.v[li], &d);
-    dims x = { { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] },
-               { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] }, (uint32_t)shared };
-    dg_vec_push(&dv, x);
-  }
-  int64_t zero[64] = {0};   /* scratch zero prefixes, per tensor (as gpu_run writes them) */
-  for (size_t t = 0; ok && t < nt && t < 64; t++) {
-    const dg_tensor *ts = &p->tensors.v[t];
-    size_t bytes = (size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
-    if (ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
-      ok = dg_problem_zero_bytes(p, (int)t, sizes, &zero[t], &d);
-      if (zero[t] > (int64_t)bytes) zero[t] = (int64_t)bytes;
-      if (ok && zero[t] > 0) {
-        if ((size_t)zero[t] + 1 > gk->raw_cap[t]) {
-          free(gk->raw[t]);
-          gk->raw_cap[t] = (size_t)zero[t] + 1;
-          gk->raw[t] = dg_malloc(gk->raw_cap[t]);
-        }
-        memset(gk->raw[t], 0, (size_t)zero[t]);
-      }
-    }
-  }
-  ok = ok && nt <= 64;
-  dg_diags_free(&d);
-  if (!ok) {
-    dg_vec_free(&args);
-    dg_vec_free(&at);
-    dg_vec_free(&dv);
-    return false;
-  }
-  if (per * (size_t)n + 1 > gk->many_cap) {
-    free(gk->many_raw);
-    gk->many_cap = per * (size_t)n + 1;
-    gk->many_raw = dg_malloc(gk->many_cap);
-  }
-  if (n > gk->many_n) {
-    free(gk->many_sum);
-    gk->many_sum = dg_malloc((size_t)n * GPU_CMP_WORDS * sizeof *gk->many_sum);
-    gk->many_n = n;
-  }
-  uint64_t init[GPU_CMP_WORDS];
-  gpu_cmp_init(init);
-  dg_gpu_arg ra[14], ca[9];
-  int nra = gpu_ref_args(p, &rp, gk->ref_buf, gk->bufs, ra);
-  int nca = gpu_cmp_args(p->tensors.v[rp.out].dtype, gk->bufs[rp.out], gk->ref_buf, gk->want_n,
-                         dg_problem_tol(p, rp.out), gk->cmp_buf, ca);
-  dg_gpu_dim3 cg, cb;
-  gpu_cmp_dims(gk->want_n, &cg, &cb);
-  dg_gpu_batch *b = &gk->batch;
-  dg_gpu_batch_clear(b);
-  b->async = true;
-  int per_case = (int)p->launches.n + 2;   /* reference, the launches, comparison */
-  for (int c = 0; c < n; c++) {
-    uint8_t *raw = gk->many_raw + per * (size_t)c;
-    for (size_t t = 0; t < nt; t++) {
-      const dg_tensor *ts = &p->tensors.v[t];
-      size_t bytes = (size_t)ios[c]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
-      if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
-        to_raw(ts, ios[c], (int)t, raw);
-        dg_gpu_batch_upload(b, gk->bufs[t], 0, raw, bytes);
-        raw += (bytes + 15) & ~(size_t)15;
-        continue;
-      }
-      dg_gpu_batch_poison(b, gk->bufs[t]);
-      if (zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)zero[t]);
-    }
-    dg_gpu_batch_poison(b, gk->ref_buf);
-    dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, nra);
-    for (int li = 0; li < (int)p->launches.n; li++)
-      dg_gpu_batch_launch(b, gk->kern[gk->name_of[li]], dv.v[li].g, dv.v[li].b, dv.v[li].shared,
-                          args.v + at.v[li], (int)p->launches.v[li]->args.n);
-    dg_gpu_batch_upload(b, gk->cmp_buf, 0, init, sizeof init);
-    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, cg, cb, 0, ca, nca);
-    dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)c * GPU_CMP_WORDS, sizeof init);
-  }
-  dg_vec_free(&args);
-  dg_vec_free(&at);
-  dg_vec_free(&dv);
-  dg_gpu_batch_result r;
-  st = dg_gpu_batch_run(gk->g, b, &r);
-  b->async = false;
-  /* the cases before the first failure stand; from it on, run again one by one */
-  int upto = st == DG_GPU_OK ? n : r.failed_launch >= 0 && r.downloaded ? r.failed_launch / per_case : 0;
-  for (int c = 0; c < n; c++) {
-    memset(&out[c], 0, sizeof out[c]);
-    if (c >= upto || !r.downloaded) continue;
-    out[c].judged = true;
-    gpu_cmp_decode(gk->many_sum + (size_t)c * GPU_CMP_WORDS, gk->want_n, &out[c].cmp);
-    for (int li = 0; li < per_case && (size_t)(c * per_case + li) < r.launch_ms.n; li++) {
-      double ms = r.launch_ms.v[c * per_case + li];
-      if (li == 0) out[c].ref_ms = ms;
-      else if (li < per_case - 1) out[c].ms += ms;
-    }
-  }
-  if (child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
-  dg_gpu_batch_result_free(&r);
-  return true;
 }

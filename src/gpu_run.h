@@ -65,6 +65,14 @@ typedef struct {
   size_t many_cap;
   uint64_t *many_sum;        /* gpu_run_many: every case's comparison summary */
   int many_n;
+  /* inputs drawn on the device (gpu_gen.h), registered per run with gpu_run_gen */
+  int dgen_state;            /* 0 not tried, 1 compiled, -1 unavailable */
+  dg_gpu_binary dgen_bin;
+  dg_gpu_kernel dgen_kern;
+  unsigned dgen_gen;         /* dgen_kern loaded in this generation */
+  uint8_t *dgen_on;          /* [slot * ntensors + t]: drawn on the device in the next run */
+  fuzz_ctr *dgen_desc;       /* the same shape: its descriptor */
+  uint8_t *dgen_last;        /* per tensor: the last gpu_run drew it on the device */
 } gpu_kernels;
 #define GPU_RUN_MAX_PARAMS 64
 
@@ -123,6 +131,17 @@ typedef struct {
 } gpu_many_case;
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
                   gpu_many_case *out);
+
+/* Input (or accumulate) tensor t of the next gpu_run (slot 0) or of case
+ * `slot` of the next gpu_run_many drawn on the device from the counter-based
+ * descriptor g (gpu_gen.h: bit for bit fuzz_ctr_fill's values in the
+ * tensor's dtype) instead of uploaded from io, whose data for t is then not
+ * read. False: the generator is unavailable (NVRTC, DIRIGO_GPU_GEN=0) or
+ * slot out of range; upload as usual. A run consumes its registrations. */
+bool gpu_run_gen(gpu_kernels *gk, const dg_problem *p, int slot, int t, const fuzz_ctr *g);
+/* After a run that drew inputs on the device: their bytes into gk->raw on
+ * the host too (what a later request re-uploads: the GPU envelope). */
+void gpu_run_host_inputs(const dg_problem *p, gpu_kernels *gk);
 
 /* ---- the comparison on the device (gpu_cmp.c) ---------------------------------
  * fuzz_compare's rule (fuzz_validate.c) as a kernel over an output buffer

@@ -149,12 +149,13 @@ static void rules(void)
 typedef DG_VEC(fuzz_outcome) outcomes;
 static void record(void *ud, const fuzz_outcome *o) { dg_vec_push((outcomes *)ud, *o); }
 
-/* mode 0: compared on the host; 1: on the device, a request a case; 2: on
- * the device, several cases a request (the default) */
+/* mode 0: inputs drawn and compared on the host; 1: drawn and compared on
+ * the device, a request a case; 2: the same, several cases a request (the
+ * default). *drew: inputs were drawn on the device. */
 static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool realistic, outcomes *out,
-                         fuzz_gpu_timed *tm, fuzz_summary *s)
+                         fuzz_gpu_timed *tm, fuzz_summary *s, bool *drew)
 {
-  if (mode == 0) setenv("DIRIGO_GPU_CMP", "0", 1);
+  if (mode == 0) setenv("DIRIGO_GPU_CMP", "0", 1), setenv("DIRIGO_GPU_GEN", "0", 1);
   if (mode < 2) setenv("DIRIGO_GPU_MANY", "0", 1);
   gpu_kernels gk;
   dg_diags d = {0};
@@ -168,12 +169,14 @@ static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool rea
                     .max_elems = realistic ? (int64_t)1 << 28 : 0, .max_check = realistic ? 4096 : 0,
                     .progress = record, .ud = out };
     ok_ = fuzz_campaign(p, NULL, &o, s, &d);
+    *drew = gk.dgen_state == 1 && gk.dgen_gen != 0;
     gpu_kernels_free(&gk);
     tm->gk = NULL;
   }
   dg_diags_free(&d);
   unsetenv("DIRIGO_GPU_CMP");
   unsetenv("DIRIGO_GPU_MANY");
+  unsetenv("DIRIGO_GPU_GEN");
   return ok_;
 }
 
@@ -200,8 +203,8 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   outcomes o[3] = {{0}};
   fuzz_gpu_timed tm[3];
   fuzz_summary sm[3];
-  bool ran = true;
-  for (int m = 0; m < 3; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m]);
+  bool ran = true, drew[3] = {0};
+  for (int m = 0; m < 3; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
   const char *sz = realistic ? " (realistic)" : "";
   for (int m = 1; m < 3; m++) {
     size_t same = 0, nfail = 0;
@@ -214,9 +217,9 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
                fuzz_status_name(o[m].v[i].status), o[0].v[i].msg, fuzz_status_name(o[0].v[i].status));
     }
     const char *how = m == 1 ? "a request a case" : "several cases a request";
-    ok(ran && o[m].n == o[0].n && same == o[m].n && o[m].n > 0,
-       "%s %s%s: %zu/%zu cases with the outcome of the host's comparison, compared on the device, %s "
-       "(%zu not passing)", rel, strategy, sz, same, o[m].n, how, nfail);
+    ok(ran && o[m].n == o[0].n && same == o[m].n && o[m].n > 0 && drew[m] && !drew[0],
+       "%s %s%s: %zu/%zu cases with the outcome of inputs drawn and compared on the host, drawn and compared "
+       "on the device, %s (%zu not passing)", rel, strategy, sz, same, o[m].n, how, nfail);
     ok(ran && sm[m].failed == sm[0].failed && (!sm[m].failed || same_outcome(&sm[m].first, &sm[0].first)) &&
        sm[m].shrunk == sm[0].shrunk && (!sm[m].shrunk || same_outcome(&sm[m].min, &sm[0].min)),
        "%s %s%s, %s: the same first failure and shrunk case (%s)", rel, strategy, sz, how,

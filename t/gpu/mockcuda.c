@@ -163,6 +163,22 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_gen.c's generator, written with the host's definition (fuzz_ctr_value,
+ * dg_dtype_store): bit identity with the CUDA one is t/gpu/gen.c's, on a GPU */
+static cudaError_t gen_fill(dim3 g, dim3 b, void **a)
+{
+  unsigned char *out = *(unsigned char **)a[0];
+  fuzz_ctr c = { .key = *(unsigned long long *)a[1], .dist = (fuzz_dist) * (int *)a[2],
+                 .dtype = (dg_dtype) * (int *)a[3], .row = *(long long *)a[5], .n = *(long long *)a[6],
+                 .lo = *(long long *)a[7], .hi = *(long long *)a[8] };
+  int flags = *(int *)a[4];
+  c.has_range = flags & 1;
+  c.positive = (flags & 2) != 0;
+  long long first = *(long long *)a[9], count = *(long long *)a[10];
+  for (long long i = first; i < first + count; i++) dg_dtype_store(c.dtype, out, i, fuzz_ctr_value(&c, i));
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
@@ -181,6 +197,7 @@ static const mock_kernel kernels[] = {
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
+  { "dg_gen_fill", gen_fill, 11, { 8, 8, 4, 4, 4, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
 };

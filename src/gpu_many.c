@@ -1,0 +1,234 @@
+/* gpu_many.c — several fuzz cases of one shape in one asynchronous request
+ * to the GPU child (gpu_run_many, gpu_run.h), and inputs drawn on the
+ * device (gpu_gen.h) instead of uploaded. */
+#include "gpu_run_int.h"
+#include "gpu_gen.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* The host bytes of input (or accumulate) tensor t of io, as the device holds them. */
+void grun_to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw)
+{
+  int64_t n = io->numel[t];
+  if (ts->dtype == DG_DT_F32)
+    for (int64_t i = 0; i < n; i++) ((float *)raw)[i] = (float)io->data[t][i];
+  else
+    for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);
+}
+
+bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
+                  gpu_many_case *out)
+{
+  gk->ref_out = -1;
+  gk->judged = gk->pending = false;
+  size_t nt = p->tensors.n, per = 0;
+  uint8_t on[FUZZ_MANY_MAX * 64] = {0};   /* this request's registrations (gpu_run_gen), consumed */
+  if (gk->dgen_on) {
+    if (nt <= 64) memcpy(on, gk->dgen_on, nt * FUZZ_MANY_MAX);
+    memset(gk->dgen_on, 0, nt * FUZZ_MANY_MAX);
+    memset(gk->dgen_last, 0, nt);
+  }
+  if (!gk->g || !gk->bin.image || n < 1 || n > FUZZ_MANY_MAX || !gk->dev_cmp || nt > 64) return false;
+  dg_diags d = {0};
+  char *msg = NULL;
+  int bad = -1;
+  bool ok = dg_problem_check_sizes(p, sizes, &d);
+  dg_gpu_status st = ok ? grun_ensure_loaded(gk, &msg) : DG_GPU_BAD_REQUEST;
+  for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = grun_param_sizes(gk, k, &msg);
+  if (st == DG_GPU_OK) st = grun_ensure_buffers(p, gk, ios[0], &bad, &msg);
+  gpu_ref_plan rp;
+  ok = st == DG_GPU_OK && grun_ref_ready(p, gk, sizes, &rp) && grun_cmp_ready(p, gk, rp.out);
+  for (size_t t = 0; ok && t < p->tensors.n; t++)   /* the summary judges the one output alone */
+    ok = p->tensors.v[t].role != DG_TENSOR_OUTPUT || (int)t == rp.out;
+  free(msg);
+  if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
+  bool dgen = ok && grun_dgen_ready(gk);
+  for (size_t t = 0; ok && t < nt; t++) {   /* host bytes a case uploads */
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role == DG_TENSOR_INPUT || ts->accumulate)
+      per += ((size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size + 15) & ~(size_t)15;
+  }
+  /* the launches' arguments: the same sizes, the same buffers in every case */
+  DG_VEC(dg_gpu_arg) args = {0};
+  DG_VEC(size_t) at = {0};
+  typedef struct { dg_gpu_dim3 g, b; uint32_t shared; } dims;
+  DG_VEC(dims) dv = {0};
+  for (int li = 0; ok && li < (int)p->launches.n; li++) {
+    const dg_launch *l = p->launches.v[li];
+    int name = gk->name_of[li];
+    dg_vec_push(&at, args.n);
+    for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&args, dg_gpu_arg_null());
+    int64_t grid[3], block[3], shared = 0;
+    ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, &d) &&
+         grun_launch_args(p, li, sizes, gk->bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name],
+                     args.v + at.v[li], &d);
+    dims x = { { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] },
+               { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] }, (uint32_t)shared };
+    dg_vec_push(&dv, x);
+  }
+  int64_t zero[64] = {0};   /* scratch zero prefixes, per tensor (as gpu_run writes them) */
+  for (size_t t = 0; ok && t < nt && t < 64; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    size_t bytes = (size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
+    if (ts->role == DG_TENSOR_SCRATCH && ts->zero_bytes.text) {
+      ok = dg_problem_zero_bytes(p, (int)t, sizes, &zero[t], &d);
+      if (zero[t] > (int64_t)bytes) zero[t] = (int64_t)bytes;
+      if (ok && zero[t] > 0) {
+        if ((size_t)zero[t] + 1 > gk->raw_cap[t]) {
+          free(gk->raw[t]);
+          gk->raw_cap[t] = (size_t)zero[t] + 1;
+          gk->raw[t] = dg_malloc(gk->raw_cap[t]);
+        }
+        memset(gk->raw[t], 0, (size_t)zero[t]);
+      }
+    }
+  }
+  ok = ok && nt <= 64;
+  dg_diags_free(&d);
+  if (!ok) {
+    dg_vec_free(&args);
+    dg_vec_free(&at);
+    dg_vec_free(&dv);
+    return false;
+  }
+  if (per * (size_t)n + 1 > gk->many_cap) {
+    free(gk->many_raw);
+    gk->many_cap = per * (size_t)n + 1;
+    gk->many_raw = dg_malloc(gk->many_cap);
+  }
+  if (n > gk->many_n) {
+    free(gk->many_sum);
+    gk->many_sum = dg_malloc((size_t)n * GPU_CMP_WORDS * sizeof *gk->many_sum);
+    gk->many_n = n;
+  }
+  uint64_t init[GPU_CMP_WORDS];
+  gpu_cmp_init(init);
+  dg_gpu_arg ra[14], ca[9];
+  int nra = gpu_ref_args(p, &rp, gk->ref_buf, gk->bufs, ra);
+  int nca = gpu_cmp_args(p->tensors.v[rp.out].dtype, gk->bufs[rp.out], gk->ref_buf, gk->want_n,
+                         dg_problem_tol(p, rp.out), gk->cmp_buf, ca);
+  dg_gpu_dim3 cg, cb;
+  gpu_cmp_dims(gk->want_n, &cg, &cb);
+  dg_gpu_batch *b = &gk->batch;
+  dg_gpu_batch_clear(b);
+  b->async = true;
+  int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
+  for (int c = 0; c < n; c++) {
+    first[c] = b->nlaunch;
+    uint8_t *raw = gk->many_raw + per * (size_t)c;
+    for (size_t t = 0; t < nt; t++) {
+      const dg_tensor *ts = &p->tensors.v[t];
+      size_t bytes = (size_t)ios[c]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
+      if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
+        size_t at = (size_t)c * nt + t;
+        if (on[at] && dgen) {   /* drawn on the device (gpu_gen.h) */
+          gpu_gen_batch(b, gk->dgen_kern, gk->bufs[t], &gk->dgen_desc[at]);
+          continue;
+        }
+        if (on[at]) fuzz_ctr_fill(&gk->dgen_desc[at], 0, ios[c]->numel[t], ios[c]->data[t]);
+        grun_to_raw(ts, ios[c], (int)t, raw);
+        dg_gpu_batch_upload(b, gk->bufs[t], 0, raw, bytes);
+        raw += (bytes + 15) & ~(size_t)15;
+        continue;
+      }
+      dg_gpu_batch_poison(b, gk->bufs[t]);
+      if (zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)zero[t]);
+    }
+    dg_gpu_batch_poison(b, gk->ref_buf);
+    dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, nra);
+    for (int li = 0; li < (int)p->launches.n; li++)
+      dg_gpu_batch_launch(b, gk->kern[gk->name_of[li]], dv.v[li].g, dv.v[li].b, dv.v[li].shared,
+                          args.v + at.v[li], (int)p->launches.v[li]->args.n);
+    dg_gpu_batch_upload(b, gk->cmp_buf, 0, init, sizeof init);
+    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, cg, cb, 0, ca, nca);
+    dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)c * GPU_CMP_WORDS, sizeof init);
+  }
+  first[n] = b->nlaunch;
+  dg_vec_free(&args);
+  dg_vec_free(&at);
+  dg_vec_free(&dv);
+  dg_gpu_batch_result r;
+  st = dg_gpu_batch_run(gk->g, b, &r);
+  b->async = false;
+  /* the cases before the first failure stand; from it on, run again one by one */
+  int upto = st == DG_GPU_OK ? n : 0;
+  while (st != DG_GPU_OK && r.failed_launch >= 0 && r.downloaded && upto < n && first[upto + 1] <= r.failed_launch)
+    upto++;
+  for (int c = 0; c < n; c++) {
+    memset(&out[c], 0, sizeof out[c]);
+    if (c >= upto || !r.downloaded) continue;
+    out[c].judged = true;
+    gpu_cmp_decode(gk->many_sum + (size_t)c * GPU_CMP_WORDS, gk->want_n, &out[c].cmp);
+    int lref = first[c + 1] - 2 - (int)p->launches.n;   /* the reference: after the generators */
+    for (int li = lref; li < first[c + 1] - 1 && li < (int)r.launch_ms.n; li++) {
+      if (li == lref) out[c].ref_ms = r.launch_ms.v[li];
+      else out[c].ms += r.launch_ms.v[li];
+    }
+  }
+  if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
+  dg_gpu_batch_result_free(&r);
+  return true;
+}
+
+/* The generator kernel (gpu_gen.c): compiled once, loaded into each child. */
+bool grun_dgen_ready(gpu_kernels *gk)
+{
+  if (gk->dgen_state < 0) return false;
+  if (gk->dgen_state == 0) {
+    const char *off = getenv("DIRIGO_GPU_GEN");
+    dg_diags d = {0};
+    gk->dgen_state = (off && !strcmp(off, "0")) ||
+                     gpu_gen_compile(dg_gpu_info_of(gk->g)->arch, &gk->dgen_bin, &d) != DG_GPU_OK ? -1 : 1;
+    dg_diags_free(&d);
+    if (gk->dgen_state < 0) return false;
+  }
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->dgen_gen != gen) {
+    char *msg = NULL;
+    dg_gpu_status st = dg_gpu_load(gk->g, &gk->dgen_bin, &gk->dgen_kern, &msg);
+    free(msg);
+    if (st != DG_GPU_OK) {
+      if (!grun_child_lost(st)) gk->dgen_state = -1;
+      return false;
+    }
+    gk->dgen_gen = gen;
+  }
+  return gen == dg_gpu_generation(gk->g);
+}
+
+bool gpu_run_gen(gpu_kernels *gk, const dg_problem *p, int slot, int t, const fuzz_ctr *g)
+{
+  if (!gk->g || slot < 0 || slot >= FUZZ_MANY_MAX || t < 0 || t >= (int)p->tensors.n) return false;
+  if (gk->dgen_state == 0) {   /* compiled on first use (the load is the run's) */
+    const char *off = getenv("DIRIGO_GPU_GEN");
+    dg_diags d = {0};
+    gk->dgen_state = (off && !strcmp(off, "0")) ||
+                     gpu_gen_compile(dg_gpu_info_of(gk->g)->arch, &gk->dgen_bin, &d) != DG_GPU_OK ? -1 : 1;
+    dg_diags_free(&d);
+  }
+  if (gk->dgen_state < 0) return false;
+  size_t at = (size_t)slot * p->tensors.n + (size_t)t;
+  gk->dgen_on[at] = 1;
+  gk->dgen_desc[at] = *g;
+  return true;
+}
+
+void gpu_run_host_inputs(const dg_problem *p, gpu_kernels *gk)
+{
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    if (!gk->dgen_last[t]) continue;
+    const fuzz_ctr *g = &gk->dgen_desc[t];
+    const dg_tensor *ts = &p->tensors.v[t];
+    size_t bytes = (size_t)g->n * (size_t)dg_dtypes[ts->dtype].size;
+    if (bytes + 1 > gk->raw_cap[t]) {
+      free(gk->raw[t]);
+      gk->raw_cap[t] = bytes + 1;
+      gk->raw[t] = dg_malloc(gk->raw_cap[t]);
+    }
+    double *v = dg_malloc(sizeof *v * (size_t)(g->n ? g->n : 1));
+    fuzz_ctr_fill(g, 0, g->n, v);
+    for (int64_t i = 0; i < g->n; i++) dg_dtype_store(ts->dtype, gk->raw[t], i, v[i]);
+    free(v);
+    gk->dgen_last[t] = 0;
+  }
+}

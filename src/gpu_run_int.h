@@ -1,0 +1,21 @@
+/* gpu_run_int.h — internal to gpu_run.c and gpu_many.c: the pipeline's
+ * steps that both the one-case run and the several-case request use. */
+#ifndef DG_GPU_RUN_INT_H
+#define DG_GPU_RUN_INT_H
+#include "gpu_run.h"
+#include "fuzz_run.h"   /* FUZZ_MANY_MAX */
+
+#define MAX_PARAMS GPU_RUN_MAX_PARAMS
+bool grun_child_lost(dg_gpu_status st);
+dg_gpu_status grun_ensure_loaded(gpu_kernels *gk, char **msg);
+dg_gpu_status grun_param_sizes(gpu_kernels *gk, int name, char **msg);
+dg_gpu_status grun_ensure_buffers(const dg_problem *p, gpu_kernels *gk, const emu_io *io, int *bad, char **msg);
+bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, gpu_ref_plan *pl);
+bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t);
+bool grun_launch_args(const dg_problem *p, int li, const int64_t *sizes, const dg_gpu_buf *bufs,
+                      const size_t *psize, int np, dg_gpu_arg *args, dg_diags *d);
+/* gpu_many.c: input tensor t of io into raw (the device's bytes), and the
+ * inputs of slot's case drawn on the device (false: upload them) */
+void grun_to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw);
+bool grun_dgen_ready(gpu_kernels *gk);
+#endif
