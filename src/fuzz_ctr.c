@@ -86,9 +86,14 @@ CTR_FN __device__ double ctr_index(ctr_u64 h, int dist, ctr_i64 lo, ctr_i64 hi)
 /* the distributions; r is the row length, j = i mod r the place in the row */
 CTR_FN __device__ double ctr_float(ctr_u64 key, int dist, int dt, ctr_i64 row, ctr_i64 n, ctr_i64 i)
 {
-  ctr_u64 h = ctr_sm(key ^ (ctr_u64)i), h1 = ctr_sm(h + 1);
-  ctr_i64 r = row > 0 ? row : n > 0 ? n : 1, j = i % r;
-  double u = ctr_unit(h), sign = (h1 & 1) ? -1.0 : 1.0;
+  ctr_u64 h = ctr_sm(key ^ (ctr_u64)i), h1 = 0;
+  ctr_i64 r = row > 0 ? row : n > 0 ? n : 1, j = 0;
+  double u = ctr_unit(h), sign = 1.0;
+  if (dist == FUZZ_DIST_SORTED || dist == FUZZ_DIST_MAX_LAST) j = i % r;
+  if (dist == FUZZ_DIST_HUGE || dist == FUZZ_DIST_TINY || dist == FUZZ_DIST_SPECIAL) {
+    h1 = ctr_sm(h + 1);
+    sign = (h1 & 1) ? -1.0 : 1.0;
+  }
   switch (dist) {
   case FUZZ_DIST_UNIFORM: return (double)(h >> 11) * (1.0 / 4503599627370496.0) - 1.0;
   case FUZZ_DIST_POSITIVE: return (double)((h >> 11) + 1) * (1.0 / 9007199254740992.0);

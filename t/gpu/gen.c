@@ -14,6 +14,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static dg_problem *load(const char *rel)
 {
@@ -134,7 +142,7 @@ static int64_t device_diff(dev *v, const fuzz_ctr *g, int64_t first, int64_t cou
   dg_gpu_batch_download(&b, v->buf, (size_t)first * es, v->got, (size_t)count * es);
   dg_gpu_batch_result res = {0};
   dg_gpu_status st = dg_gpu_batch_run(v->g, &b, &res);
-  if (ms) *ms = res.ms;
+  if (ms) *ms = res.launch_ms.n ? res.launch_ms.v[0] : res.ms;
   dg_gpu_batch_free(&b);
   if (st != DG_GPU_OK) printf("# batch: %s\n", res.msg ? res.msg : "?");
   dg_gpu_batch_result_free(&res);
@@ -196,6 +204,34 @@ static void on_device(void)
   ok(device_diff(&v, &g, 0, g.n, &ms) == -1, "16.7 M f32 normals: device = host (%.3f ms on the device)", ms);
   g.dist = FUZZ_DIST_SORTED;
   ok(device_diff(&v, &g, 0, g.n, &ms) == -1, "16.7 M f32 sorted: device = host (%.3f ms on the device)", ms);
+  /* what drawing on the device saves: a case's 64 MiB input drawn there, or
+   * drawn on the host and uploaded (best of 3 round trips each) */
+  double gen_s = 1e9, up_s = 1e9, host_s;
+  for (int rep = 0; rep < 3; rep++) {
+    dg_gpu_batch b = {0};
+    dg_gpu_batch_result res = {0};
+    gpu_gen_batch(&b, v.k, v.buf, &g);
+    double t0 = now();
+    dg_gpu_status st = dg_gpu_batch_run(v.g, &b, &res);
+    double t1 = now();
+    if (st == DG_GPU_OK && t1 - t0 < gen_s) gen_s = t1 - t0;
+    dg_gpu_batch_result_free(&res);
+    dg_gpu_batch_clear(&b);
+    dg_gpu_batch_upload(&b, v.buf, 0, v.want, (size_t)g.n * 4);
+    t0 = now();
+    st = dg_gpu_batch_run(v.g, &b, &res);
+    t1 = now();
+    if (st == DG_GPU_OK && t1 - t0 < up_s) up_s = t1 - t0;
+    dg_gpu_batch_result_free(&res);
+    dg_gpu_batch_free(&b);
+  }
+  double *vals = malloc(sizeof(double) * (size_t)g.n), t0 = now();
+  fuzz_ctr_fill(&g, 0, g.n, vals);
+  for (int64_t i = 0; i < g.n; i++) dg_dtype_store(g.dtype, v.want, i, vals[i]);
+  host_s = now() - t0;
+  free(vals);
+  printf("# 16.7 M f32 sorted, one request each: drawn on the device %.3f ms; drawn on the host %.1f ms "
+         "and uploaded %.3f ms\n", gen_s * 1e3, host_s * 1e3, up_s * 1e3);
   free(v.got);
   free(v.want);
   dg_gpu_close(v.g);
