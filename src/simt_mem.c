@@ -450,6 +450,30 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   uint64_t base = (uint64_t)id << DOM_PTR_OFFBITS, lim = (uint64_t)(lb->mem.size - size);
   bool dense = k->cnt == hi - lo;
   uint8_t bad = 0;
+  /* consecutive elements in consecutive lanes (a[threadIdx.x + c]), in
+   * bounds: one range of bytes from o0, the loops below vectorise */
+  bool contig = false;
+  int64_t o0 = 0;
+  if (dense) {
+    uint64_t a0 = (uint64_t)addr[lo], d = 0;
+    for (int i = lo; i < hi; i++) d |= (uint64_t)addr[i] ^ (a0 + (uint64_t)(i - lo) * (uint64_t)size);
+    uint64_t u0 = a0 - base, u1 = u0 + (uint64_t)(hi - lo - 1) * (uint64_t)size;
+    contig = !d && u0 <= lim && u1 <= lim && u1 >= u0;
+    o0 = (int64_t)u0;
+  }
+#define CRUN(T, conv) do { \
+    const uint8_t *p_ = lb->mem.bytes + o0; \
+    for (int i = lo; i < hi; i++) { T v_; memcpy(&v_, p_ + (size_t)(i - lo) * sizeof v_, sizeof v_); vals[i] = (conv); } \
+  } while (0)
+  if (contig && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
+    switch (kd) {
+    case DG_TY_F32: CRUN(float, dom_of_f((double)v_)); break;
+    case DG_TY_I32: CRUN(int32_t, (dom_val)(int64_t)v_); break;
+    case DG_TY_U32: CRUN(uint32_t, (dom_val)v_); break;
+    default: CRUN(uint64_t, v_); break;
+    }
+    return true;
+  }
   if (dense && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
     /* a plain dense load: bounds and values in one pass; a lane out of
      * bounds sends the whole access to the general path, which rewrites
@@ -471,7 +495,9 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
 #undef FRUN
     return true;
   }
-  if (lim < (1ull << DOM_PTR_OFFBITS)) {
+  if (contig) {
+    /* in bounds: checked above */
+  } else if (lim < (1ull << DOM_PTR_OFFBITS)) {
     /* u = addr - base is in bounds iff u <= lim: then u and lim - u both fit
      * in the offset bits; out of bounds one of them has a higher bit set
      * (no 64-bit compare: the loop vectorises) */
@@ -488,7 +514,9 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   bool race = lb->race && !x->in_atomic;
   if (!write) {
     bool written = lb->all_init;
-    if (!written && dense && size == 4) {    /* usually every lane's bytes were written: one pass, no branch */
+    if (!written && contig)
+      written = !memchr(lb->init + o0, 0, (size_t)((hi - lo) * size));
+    else if (!written && dense && size == 4) {    /* usually every lane's bytes were written: one pass, no branch */
       uint32_t acc = 0x01010101u;
       for (int i = lo; i < hi; i++) {
         uint32_t w;
@@ -508,7 +536,8 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
       }
     const uint8_t *bytes = lb->mem.bytes;
 #define FRUN(T, conv) do { \
-    if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+    if (contig) CRUN(T, conv); \
+    else if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
     else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
   } while (0)
     switch (kd) {
@@ -532,13 +561,26 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     if (x->rlog_n) simt_race_flush(x);
     lb->wepoch = x->epoch;
   }
-  if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, dense, race, sp, addr, vals);
+  if (contig && !race) {     /* distinct bytes: the order they land in does not matter */
+    uint8_t *p_ = lb->mem.bytes + o0;
+#define CST(T, conv) do { \
+    for (int i = lo; i < hi; i++) { T v_ = (conv); memcpy(p_ + (size_t)(i - lo) * sizeof v_, &v_, sizeof v_); } \
+  } while (0)
+    switch (kd) {
+    case DG_TY_F32: CST(float, (float)dom_f(vals[i])); break;
+    case DG_TY_I32: case DG_TY_U32: CST(uint32_t, (uint32_t)vals[i]); break;
+    default: CST(uint64_t, vals[i]); break;
+    }
+#undef CST
+  } else if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, dense, race, sp, addr, vals);
   else
     for (int wi = 0; wi < x->nwarps; wi++) {
       int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
       if (a < z) fast_store_run(x, lb, kd, size, k, a, z, dense, race, sp, addr, vals);
     }
-  if (!lb->all_init || lb->writer) {
+  if (contig && !lb->all_init && !lb->writer) {
+    memset(lb->init + o0, 1, (size_t)((hi - lo) * size));
+  } else if (!lb->all_init || lb->writer) {
     int64_t gbase = x->block * (int64_t)x->n;
     for (int i = lo; i < hi; i++) {
       if (!b[i]) continue;
@@ -556,6 +598,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
 }
 #undef FLD
 #undef FST
+#undef CRUN
 
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write)

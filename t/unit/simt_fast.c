@@ -122,7 +122,7 @@ static const char src[] =
   "  __syncthreads();\n"
   "  int c = sh[threadIdx.x / 4 % 2] + sh[threadIdx.x % 3 == 0 ? 7 : 9];\n"
   "  if (threadIdx.x % 5 == 2) sh[threadIdx.x / 8 + 7] = c;\n"
-  "  out[threadIdx.x] = a + b + c;\n"
+  "  out[threadIdx.x] = a + b + c + out[threadIdx.x + 16];\n"
   "}\n"
   "__global__ void wsync(int *out, int n)\n"
   "{\n"
