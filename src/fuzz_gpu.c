@@ -223,6 +223,7 @@ fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
   if (many_on()) b.run_many = gpu_backend_many;
   b.gen = gpu_backend_gen;
   b.envelope = gpu_backend_envelope;
+  gpu_env_prepare(gk);
   return b;
 }
 
@@ -233,5 +234,6 @@ fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
   if (many_on()) b.run_many = gpu_timed_many;
   b.gen = gpu_timed_gen;
   b.envelope = gpu_timed_envelope;
+  gpu_env_prepare(t->gk);
   return b;
 }

@@ -122,14 +122,20 @@ static int batch_args(const gpu_env_launch *L, dg_gpu_buf ok, dg_gpu_buf cand, i
  * functions whose head says so (host code is blanked, gpu_src.c). */
 static char *device_text(size_t *len)
 {
-  static const char mark[] = "DG_DEV ", dev[] = "__device__ ";
+  static const struct { const char *mark, *dev; } subst[] = {
+    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " },
+  };
   dg_buf b = {0};
-  const char *s = env_source;
-  for (const char *m; (m = strstr(s, mark)); s = m + sizeof mark - 1) {
-    dg_buf_put(&b, s, (size_t)(m - s));
-    dg_buf_put(&b, dev, sizeof dev - 1);
+  for (const char *s = env_source; *s;) {
+    size_t k = 0;
+    while (k < 2 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
+    if (k < 2) {
+      dg_buf_puts(&b, subst[k].dev);
+      s += strlen(subst[k].mark);
+    } else {
+      dg_buf_putc(&b, *s++);
+    }
   }
-  dg_buf_put(&b, s, strlen(s));
   *len = b.n;
   return b.s;
 }
@@ -184,7 +190,6 @@ static void env_off(struct gpu_env *E, char *why)
 
 static struct gpu_env *env_ready(gpu_kernels *gk)
 {
-  if (!gk->env) gk->env = dg_calloc(1, sizeof *gk->env);
   struct gpu_env *E = gk->env;
   if (E->state) return E->state > 0 ? E : NULL;
   const char *off = getenv("DIRIGO_GPU_ENVELOPE");
@@ -203,6 +208,13 @@ static struct gpu_env *env_ready(gpu_kernels *gk)
   }
   dg_diags_free(&d);
   return E->state > 0 ? E : NULL;
+}
+
+void gpu_env_prepare(gpu_kernels *gk)
+{
+  if (!gk->g) return;
+  if (!gk->env) gk->env = dg_calloc(1, sizeof *gk->env);
+  env_ready(gk);
 }
 
 /* The kernel loaded and buffers for m candidates in the current child. */
@@ -244,6 +256,9 @@ bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, i
                    const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok)
 {
   gpu_env_launch L;
+  if (!gk->env) gk->env = dg_calloc(1, sizeof *gk->env);
+  gk->env->st.calls++;
+  gk->env->st.refused++;   /* until the verdicts are in */
   if (m <= 0 || !gk->g || gk->ref_out != t || gk->buf_gen != dg_gpu_generation(gk->g)) return false;
   if (!gpu_env_launch_for(p, sizes, t, tol, &L)) return false;
   struct gpu_env *E = env_ready(gk);
@@ -275,6 +290,7 @@ bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, i
   dg_gpu_status st = dg_gpu_batch_run(gk->g, b, &r);
   bool good = st == DG_GPU_OK && r.downloaded && r.nran == 1;
   if (good) {
+    E->st.refused--;
     E->st.batches++;
     E->st.judged += m;
     E->st.ms += r.ms;

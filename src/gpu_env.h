@@ -61,8 +61,13 @@ dg_gpu_status gpu_env_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
  * it off for the session; gk->env's why says so). */
 bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, const int64_t *idx,
                    const double *got, const double *want, int64_t m, dg_tol tol, uint8_t *ok);
+/* Compiles the kernel now (NVRTC, cached; ~1 s cold) instead of at the
+ * first failing case, so it is not timed as part of a case; the fuzz
+ * backends call it. Nothing without a session. */
+void gpu_env_prepare(gpu_kernels *gk);
 /* Counters of the device envelope in gk (for benches and tests). */
 typedef struct {
+  int64_t calls, refused;      /* gpu_env_judge calls, and those that left it to the host */
   int64_t batches, judged;     /* device batches run, elements judged there */
   double ms;                   /* the kernel's time, all batches */
   const char *why;             /* why it is off, or NULL */
