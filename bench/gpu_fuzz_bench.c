@@ -25,7 +25,7 @@ static const char *const defaults[] = {
 typedef struct {
   int64_t cases;
   double secs, run_s, kernel_ms, ref_ms;
-  int64_t npass, nbad, ref_runs;
+  int64_t npass, nbad, ref_runs, many, dev_judged;
   char label[96];
   char first[400];          /* the first failure's message, when any */
 } row;
@@ -85,15 +85,19 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
   if (r->run_s > 0)
     printf(" %9.3f %9.4f %9.3f %8.1fx %s", run * 1e3, kms, (per - run) * 1e3, kms > 0 ? per * 1e3 / kms : 0,
            r->ref_runs ? "gpu" : "lua");
-  printf("   %" PRId64 "/%" PRId64 " pass\n", r->npass, r->cases);
+  printf("   %" PRId64 "/%" PRId64 " pass", r->npass, r->cases);
+  if (r->run_s > 0)
+    printf(" (%" PRId64 " judged on the device, %" PRId64 " of them several a request)", r->dev_judged, r->many);
+  printf("\n");
   if (r->nbad && r->first[0]) printf("  (first of %" PRId64 " not passing: %s)\n", r->nbad, r->first);
   if (json)
     fprintf(json, "%s{\"problem\": \"%s\", \"sizes\": \"%s\", \"shape\": \"%s\", \"backend\": \"%s\", "
             "\"cases\": %" PRId64 ", \"cases_per_s\": %.3f, \"ms_per_case\": %.4f, \"run_ms\": %.4f, "
-            "\"kernel_ms\": %.5f, \"pass\": %" PRId64 ", \"ref\": \"%s\", \"ref_ms\": %.5f}",
+            "\"kernel_ms\": %.5f, \"pass\": %" PRId64 ", \"ref\": \"%s\", \"ref_ms\": %.5f, "
+            "\"dev_judged\": %" PRId64 ", \"grouped\": %" PRId64 "}",
             *first ? "" : ",\n ", name, sizes, r->label, backend, r->cases, per > 0 ? 1 / per : 0,
             per * 1e3, run * 1e3, kms, r->npass, r->ref_runs ? "gpu" : backend,
-            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0);
+            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0, r->dev_judged, r->many);
   *first = false;
 }
 
@@ -143,14 +147,15 @@ int main(int argc, char **argv)
       campaign(p, &ek, NULL, ncases / 4 > 0 ? ncases / 4 : 1, 0, 0, 5, &r);
       print_row(json, name, "spec", "cpu", &r, &first);
     }
-    gpu_kernels gk;
+    gpu_kernels gk = {0};
     bool gok = ok && have_gpu && gpu_kernels_load(&gk, p, NULL, &d);
     if (ok && have_gpu && !gok) {
       printf("%-26s the GPU cannot load it:\n", name);
       dg_diags_print(stdout, &p->sm, &d);
     }
     fuzz_gpu_timed t = { .gk = &gk };
-    fuzz_backend be = fuzz_backend_gpu_timed(&t);
+    fuzz_backend be = {0};
+    if (gok) be = fuzz_backend_gpu_timed(&t);
     if (gok) {   /* one case first: the GPU child starts, the kernels load */
       row warm = {0};
       campaign(p, &ek, &be, 1, 8192, 0, 0, &warm);
@@ -160,7 +165,7 @@ int main(int argc, char **argv)
         printf("%-26s realistic  (the op has no realistic sizes)\n", name);
         break;
       }
-      t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0;
+      t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0, t.dev_judged = 0, t.many = 0;
       row r = {0};
       campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
                real ? 4096 : 0, real ? 15 : 8, &r);
@@ -168,6 +173,8 @@ int main(int argc, char **argv)
       r.kernel_ms = t.kernel_ms;
       r.ref_runs = t.ref_runs;
       r.ref_ms = t.ref_ms;
+      r.dev_judged = t.dev_judged;
+      r.many = t.many;
       print_row(json, name, real ? "realistic" : "spec", "gpu", &r, &first);
     }
     if (gok) gpu_kernels_free(&gk);
@@ -180,9 +187,11 @@ int main(int argc, char **argv)
     fprintf(json, "]\n");
     fclose(json);
   }
-  printf("(run ms: gpu_run per case — one request to the GPU child: upload, poison, the reference kernel\n"
-         " when ref is gpu, the launches, guard checks, downloads; rest: input generation, validation (and\n"
-         " the Lua reference when ref is lua) on the CPU; /kernel: case time over kernel time)\n");
+  printf("(run ms: the GPU requests per case — inputs drawn on the device, poison, the reference kernel\n"
+         " when ref is gpu, the launches, guard checks, the comparison on the device (passing cases bring back\n"
+         " a 64-byte summary), several same-shape cases a request where they pass; rest: the host's part\n"
+         " (case generation, failing cases judged on the host with the envelope); /kernel: case time over\n"
+         " kernel time)\n");
   for (size_t i = 0; i < paths.n; i++) free(paths.v[i]);
   dg_vec_free(&paths);
   dg_vec_free(&specs);

@@ -522,29 +522,37 @@ static void run_single(const dg_problem *p, const fuzz_backend *be, const fuzz_s
 
 static bool over_budget(const fuzz_opts *o, double t0) { return o->budget_s > 0 && dg_now() - t0 > o->budget_s; }
 
-/* A case's inputs and digest, as fuzz_run_case_on makes them; false: it
- * does not go in a group (its single run says why, if anything is wrong). */
-static bool group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, const fuzz_space *s,
-                         const fuzz_space_ctx *ctx, fuzz_case *c, const int64_t *sizes, emu_io *io,
-                         fuzz_outcome *out)
+/* A case's inputs and digest, as fuzz_run_case_on makes them, for a group:
+ * 0: it stays out (its single run says why, if anything is wrong); 1: its
+ * own io, filled (small cases); 2: the backend draws every input, so the
+ * group's one io (*shared, made on first use) serves it: nothing is read. */
+static int group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, const fuzz_space *s,
+                        const fuzz_space_ctx *ctx, fuzz_case *c, const int64_t *sizes, emu_io *io,
+                        emu_io *shared, bool *have_shared, fuzz_outcome *out)
 {
   memset(out, 0, sizeof *out);
   out->c = *c;
   out->status = FUZZ_PASS;
-  dg_diags d = {0};
-  bool ok = emu_io_init(io, p, sizes, &d);
-  dg_diags_free(&d);
-  if (!ok) return false;
-  int64_t bytes = 0;
-  for (size_t t = 0; t < p->tensors.n; t++) bytes += io->numel[t] * dg_dtypes[p->tensors.v[t].dtype].size;
   case_inputs ci;
-  if (bytes > FUZZ_MANY_BYTES || !input_descs(p, s, ctx, c, sizes, &ci, out->msg, sizeof out->msg)) {
-    emu_io_free(io);
-    return false;
+  if (!input_descs(p, s, ctx, c, sizes, &ci, out->msg, sizeof out->msg)) return 0;
+  int64_t bytes = 0;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    int64_t n = dg_problem_numel(p, (int)t, sizes);
+    if (n < 0) return 0;
+    bytes += n * dg_dtypes[p->tensors.v[t].dtype].size;
   }
   out->input_digest = inputs_digest(&ci);
-  if (!backend_draws(p, be, slot, &ci)) fill_inputs(&ci, io);
-  return true;
+  dg_diags d = {0};
+  int how = 0;
+  if (backend_draws(p, be, slot, &ci)) {
+    how = *have_shared || emu_io_init(shared, p, sizes, &d) ? 2 : 0;
+    *have_shared |= how == 2;
+  } else if (bytes <= FUZZ_MANY_BYTES && emu_io_init(io, p, sizes, &d)) {
+    fill_inputs(&ci, io);
+    how = 1;
+  }
+  dg_diags_free(&d);
+  return how;
 }
 
 /* The cases from *pc on that share its shape (generated ahead; the first of
@@ -570,18 +578,25 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
   double t1 = dg_now();
   int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
   fuzz_case_sizes(ctx, &g[0].c, sizes);
-  emu_io io[FUZZ_MANY_MAX], *ios[FUZZ_MANY_MAX];
+  emu_io io[FUZZ_MANY_MAX], *ios[FUZZ_MANY_MAX], shared;
+  bool have_shared = false, own[FUZZ_MANY_MAX];
   int idx[FUZZ_MANY_MAX], nin = 0;
   fuzz_cmp cmp[FUZZ_MANY_MAX];
   uint8_t passed[FUZZ_MANY_MAX] = {0};
-  for (int j = 0; m > 1 && j < m; j++)
-    if (group_inputs(p, be, nin, s, ctx, &g[j].c, sizes, &io[j], &outs[j])) ios[nin] = &io[j], idx[nin++] = j;
+  for (int j = 0; m > 1 && j < m; j++) {
+    int how = group_inputs(p, be, nin, s, ctx, &g[j].c, sizes, &io[j], &shared, &have_shared, &outs[j]);
+    if (!how) continue;
+    ios[nin] = how == 2 ? &shared : &io[j];
+    own[nin] = how == 1;
+    idx[nin++] = j;
+  }
   bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, cmp, passed);
   double each = (dg_now() - t1) / (nin ? nin : 1);
   bool judged[FUZZ_MANY_MAX] = {0};
+  if (have_shared) emu_io_free(&shared);
   for (int i = 0; i < nin; i++) {
     int j = idx[i];
-    emu_io_free(&io[j]);
+    if (own[i]) emu_io_free(&io[j]);
     if (!ran || !passed[i]) continue;
     judged[j] = true;
     outs[j].k = g[j].k;

@@ -43,11 +43,12 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   free(msg);
   if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
   bool dgen = ok && grun_dgen_ready(gk);
-  for (size_t t = 0; ok && t < nt; t++) {   /* host bytes a case uploads */
-    const dg_tensor *ts = &p->tensors.v[t];
-    if (ts->role == DG_TENSOR_INPUT || ts->accumulate)
-      per += ((size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size + 15) & ~(size_t)15;
-  }
+  for (int c = 0; ok && c < n; c++)   /* host bytes the cases upload (not those drawn on the device) */
+    for (size_t t = 0; t < nt; t++) {
+      const dg_tensor *ts = &p->tensors.v[t];
+      if ((ts->role == DG_TENSOR_INPUT || ts->accumulate) && !(dgen && on[(size_t)c * nt + t]))
+        per += ((size_t)ios[c]->numel[t] * (size_t)dg_dtypes[ts->dtype].size + 15) & ~(size_t)15;
+    }
   /* the launches' arguments: the same sizes, the same buffers in every case */
   DG_VEC(dg_gpu_arg) args = {0};
   DG_VEC(size_t) at = {0};
@@ -91,9 +92,9 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
     dg_vec_free(&dv);
     return false;
   }
-  if (per * (size_t)n + 1 > gk->many_cap) {
+  if (per + 1 > gk->many_cap) {
     free(gk->many_raw);
-    gk->many_cap = per * (size_t)n + 1;
+    gk->many_cap = per + 1;
     gk->many_raw = dg_malloc(gk->many_cap);
   }
   if (n > gk->many_n) {
@@ -113,9 +114,9 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   dg_gpu_batch_clear(b);
   b->async = true;
   int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
+  uint8_t *raw = gk->many_raw;
   for (int c = 0; c < n; c++) {
     first[c] = b->nlaunch;
-    uint8_t *raw = gk->many_raw + per * (size_t)c;
     for (size_t t = 0; t < nt; t++) {
       const dg_tensor *ts = &p->tensors.v[t];
       size_t bytes = (size_t)ios[c]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
