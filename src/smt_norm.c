@@ -105,7 +105,7 @@ static poly *poly_atom(uint32_t atom, int32_t e)
 /* Sorts p's monomials and adds equal ones (dropping zeros). */
 static void poly_canon(norm *N, poly *p)
 {
-  qsort(p->m, p->n, sizeof *p->m, mono_qcmp);
+  if (p->n) qsort(p->m, p->n, sizeof *p->m, mono_qcmp);
   size_t k = 0;
   for (size_t i = 0; i < p->n; i++) {
     if (k && mono_cmp(&p->m[k - 1], &p->m[i]) == 0) {
@@ -219,7 +219,7 @@ static poly *nf_exp(norm *N, dg_term e)
   lin l = { N, { 0 } };
   if (set) term_set_each(N->tc, set, lin_item, &l);
   if (k0 != 0) dg_vec_push(&l.f, ((factor){ keyed(N, dg_printf("ek%a", k0)), 1 }));
-  qsort(l.f.v, l.f.n, sizeof *l.f.v, factor_cmp);
+  if (l.f.n) qsort(l.f.v, l.f.n, sizeof *l.f.v, factor_cmp);
   poly *p = poly_new(1);
   p->m[p->n++] = (mono){ fdup(l.f.v, (uint32_t)l.f.n), (uint32_t)l.f.n, 1 };
   dg_vec_free(&l.f);
@@ -246,7 +246,7 @@ static mono exp_content(norm *N, const poly *q)
       }
       if (lo) dg_vec_push(&f, ((factor){ a, lo }));
     }
-  qsort(f.v, f.n, sizeof *f.v, factor_cmp);
+  if (f.n) qsort(f.v, f.n, sizeof *f.v, factor_cmp);
   mono m = { fdup(f.v, (uint32_t)f.n), (uint32_t)f.n, 1 };
   dg_vec_free(&f);
   return m;
