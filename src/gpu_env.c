@@ -274,7 +274,9 @@ bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, i
   }
   dg_gpu_batch *b = &E->batch;
   dg_gpu_batch_clear(b);
-  /* the inputs as the case uploaded them: the kernel under test may have written into them */
+  /* the inputs as the case had them: the kernel under test may have written
+   * into them (inputs drawn on the device get their bytes on the host first) */
+  gpu_run_host_inputs(p, gk);
   for (int i = 0; i < 3; i++) {
     int64_t it = L.in_t[i];
     if (it < 0) continue;

@@ -324,6 +324,56 @@ static void boundary_vs_host(const char *rel, int *nsamples, int64_t *tot_in, in
   case_free(&c);
 }
 
+/* The child's entry (gpu_env_kernel_args): the 23 arguments, unpacked as
+ * the kernel's parameter list reads them, give the verdicts dev_judge does. */
+static int judge_from_args(void *const *a, int64_t j)
+{
+  dge_st e;
+  memset(&e, 0, sizeof e);
+  for (int i = 0; i < 3; i++) {
+    e.in[i] = *(const void *const *)a[4 + 3 * i];
+    e.dt[i] = (int)*(const long long *)a[5 + 3 * i];
+    e.tid[i] = *(const long long *)a[6 + 3 * i];
+  }
+  long long n[4];
+  double pp[3];
+  for (int i = 0; i < 4; i++) n[i] = *(const long long *)a[13 + i];
+  for (int i = 0; i < 3; i++) pp[i] = *(const double *)a[17 + i];
+  const double *cand = *(const double *const *)a[1];
+  return dge_judge(&e, (int)*(const long long *)a[3], n, pp, (long long)cand[3 * j], cand[3 * j + 1],
+                   cand[3 * j + 2], (int)*(const long long *)a[20], *(const double *)a[21], *(const double *)a[22]);
+}
+
+static void kernel_args(void)
+{
+  static const char *const rels[] = { "norm/layernorm_block", "matmul/matmul_tiled", "elementwise/gelu_bf16x2",
+                                      "reduce/col_sum" };
+  for (size_t r = 0; r < sizeof rels / sizeof *rels; r++) {
+    ecase c;
+    if (!case_make(&c, rels[r], 3, false)) {
+      ok(false, "%s has a device envelope", rels[r]);
+      case_free(&c);
+      continue;
+    }
+    int64_t m = c.n < 64 ? c.n : 64, same = 0;
+    double *cand = dg_calloc((size_t)m * 3, sizeof *cand);
+    for (int64_t j = 0; j < m; j++)
+      cand[3 * j] = (double)j, cand[3 * j + 1] = c.want[j] * 1.01 + 1e-3, cand[3 * j + 2] = c.want[j];
+    const void *in[3] = { NULL, NULL, NULL };
+    for (int i = 0; i < 3; i++)
+      if (c.L.in_t[i] >= 0) in[i] = c.raw[c.L.in_t[i]];
+    uint64_t vals[GPU_ENV_NARGS];
+    void *ptrs[GPU_ENV_NARGS];
+    uint8_t okv[64];
+    gpu_env_kernel_args(&c.L, okv, cand, m, in, vals, ptrs);
+    for (int64_t j = 0; j < m; j++) same += judge_from_args(ptrs, j) == dev_judge(&c, j, cand[3 * j + 1]);
+    ok(same == m && *(const long long *)ptrs[2] == m && *(uint8_t *const *)ptrs[0] == okv,
+       "%s: the child's kernel arguments give the same verdicts (%lld elements)", rels[r], (long long)m);
+    free(cand);
+    case_free(&c);
+  }
+}
+
 /* ---- the hook's plumbing: a fake backend judging with the shared code ---- */
 static const ecase *hook_case;
 static int64_t hook_calls, hook_m;
@@ -516,7 +566,7 @@ int main(void)
   names samples = {0};
   all_samples(&samples);
 #ifdef DG_MOCK_CUDA
-  (void)shared_vs_host, (void)evals_vs_host, (void)boundary_vs_host, (void)hook_plumbing;
+  (void)shared_vs_host, (void)evals_vs_host, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
 #else
   compiles();
   int ns = 0;
@@ -533,6 +583,7 @@ int main(void)
   ok(ns >= 30 && tin > 0 && tout > 0, "%d samples at the bounds: %lld elements inside, %lld outside", ns,
      (long long)tin, (long long)tout);
   hook_plumbing();
+  kernel_args();
 #endif
   char *why = NULL;
   if (!dg_gpu_available(&why)) {
