@@ -83,7 +83,9 @@ CTR_FN __device__ double ctr_index(ctr_u64 h, int dist, ctr_i64 lo, ctr_i64 hi)
   return (double)(lo + (ctr_i64)(h % span));
 }
 
-/* the distributions; r is the row length, j = i mod r the place in the row */
+/* the distributions; r is the row length, j = i mod r the place in the row.
+ * A switch, not a table of functions: the device compiles this same text,
+ * and a uniform branch there costs nothing where an indirect call would. */
 CTR_FN __device__ double ctr_float(ctr_u64 key, int dist, int dt, ctr_i64 row, ctr_i64 n, ctr_i64 i)
 {
   ctr_u64 h = ctr_sm(key ^ (ctr_u64)i), h1 = 0;
