@@ -52,6 +52,62 @@ void msk_fix(msk *k)
 }
 
 /* ---- branches --------------------------------------------------------------------- */
+/* threadIdx.x < v (<=, >, >=) with v one unsigned value in every lane, in a
+ * block of one dimension (lane i's threadIdx.x is i): a reduction's
+ * `if (tid < s)`. The lanes where it holds are one range: the masks are
+ * k cut at its ends, without the compare's vector. The nodes are counted as
+ * the walk counts them (the comparison, threadIdx, v's nodes); v is a
+ * literal, a uniform register, or a uniform program (pure: trying it has no
+ * effect). false: not this form, nothing done. */
+static bool tid_range(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
+{
+  const dg_expr *a = cond->a, *v = cond->b;
+  if (cond->kind != DG_EX_BINARY || !x->ident || x->trace_lane >= 0 || x->stop || x->bdim[1] != 1 || x->bdim[2] != 1
+      || (cond->op != DG_BIN_LT && cond->op != DG_BIN_LE && cond->op != DG_BIN_GT && cond->op != DG_BIN_GE)
+      || a->kind != DG_EX_BUILTIN || a->op != DG_BI_THREADIDX || a->dim != 0 || a->type->kind != DG_TY_U32
+      || v->type->kind != DG_TY_U32)
+    return false;
+  int l = msk_first(k).lo;
+  dom_val bv;
+  uint64_t n = (uint64_t)k->cnt;
+  if (v->kind == DG_EX_INT) {
+    bv = simt_uni_const(x, v->type, v->ival, 0, false);
+    x->lane_ops += n;
+  } else if (v->kind == DG_EX_VAR && (v->var->kind == DG_VAR_LOCAL || v->var->kind == DG_VAR_PARAM)
+             && x->fr->reg[v->var->slot] && x->fr->runi[v->var->slot]) {
+    bv = x->fr->reg[v->var->slot][l];
+    x->lane_ops += n;
+  } else if ((v->kind == DG_EX_BINARY || v->kind == DG_EX_UNARY || v->kind == DG_EX_CAST) && simt_uni_run(x, v, k, &bv)) {
+    x->lane_ops += n;                          /* v's root, as simt_eval_u counts it */
+  } else {
+    return false;
+  }
+  x->lane_ops += 2 * n;                        /* the comparison and threadIdx.x */
+  int64_t u = (int64_t)(uint32_t)bv, tl, th;   /* lanes [tl, th) hold */
+  switch (cond->op) {
+  case DG_BIN_LT: tl = 0, th = u; break;
+  case DG_BIN_LE: tl = 0, th = u + 1; break;
+  case DG_BIN_GT: tl = u + 1, th = INT64_MAX; break;
+  default: tl = u, th = INT64_MAX; break;
+  }
+  const int lo = k->lo, hi = k->hi;
+  int cl = tl > lo ? (tl < hi ? (int)tl : hi) : lo, ch = th < hi ? (th > cl ? (int)th : cl) : hi;
+  /* t: k's lanes in [cl, ch); f: the others */
+  memset(t->b + lo, 0, (size_t)(cl - lo)), memcpy(t->b + cl, k->b + cl, (size_t)(ch - cl)), memset(t->b + ch, 0, (size_t)(hi - ch));
+  memcpy(f->b + lo, k->b + lo, (size_t)(cl - lo)), memset(f->b + cl, 0, (size_t)(ch - cl)), memcpy(f->b + ch, k->b + ch, (size_t)(hi - ch));
+  if (k->cnt == hi - lo) {                     /* dense: the counts and bounds are the ranges' */
+    t->lo = cl, t->hi = ch, t->cnt = ch - cl;
+    if (!t->cnt) t->lo = t->hi = 0;
+    f->cnt = k->cnt - t->cnt;
+    f->lo = cl > lo ? lo : ch, f->hi = ch < hi ? hi : cl;
+    if (!f->cnt) f->lo = f->hi = 0;
+  } else {
+    t->lo = f->lo = lo, t->hi = f->hi = hi;
+    msk_fix(t), msk_fix(f);
+  }
+  return true;
+}
+
 SIMT_LANES static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f, simt_split *sp)
 {
   /* only [lo, hi) of the new masks is ever read */
@@ -59,6 +115,7 @@ SIMT_LANES static void branch_(simt_x *x, const dg_expr *cond, msk *k, msk *t, m
   t->lo = f->lo = k->lo, t->hi = f->hi = k->hi;
   if (sp) sp->any = false;
   if (!k->cnt) { t->cnt = f->cnt = 0, t->hi = f->hi = t->lo; return; }
+  if (tid_range(x, cond, k, t, f)) return;
   dom_val *c = simt_eval_u(x, cond, k);
   uint8_t *o = simt_alloc(x, (size_t)x->n), both = 0;
   const uint8_t *restrict kb = k->b;

@@ -136,6 +136,20 @@ static const char src[] =
   "  int b = sh[threadIdx.x % 8];\n"
   "  __syncthreads();\n"
   "  out[threadIdx.x] = a + b + sh[63 - threadIdx.x];\n"
+  "}\n"
+  "__global__ void tidr(int *out, int n)\n"
+  "{\n"
+  "  int v = 0;\n"
+  "  unsigned m = n * 2;\n"
+  "  if (threadIdx.x < n) v += 1;\n"
+  "  if (threadIdx.x >= m) v += 32;\n"
+  "  if (threadIdx.x % 3 == 1) return;\n"
+  "  if (threadIdx.x <= (unsigned)(n + 2)) v += 2;\n"
+  "  if (threadIdx.x > 5u) v += 4;\n"
+  "  if (threadIdx.x >= blockDim.x / 2) v += 8;\n"
+  "  if (threadIdx.x < m) v += 16; else v -= 1;\n"
+  "  for (int k = 16; k > 0; k >>= 1) if (threadIdx.x < k) v += k;\n"
+  "  out[threadIdx.x + blockIdx.x * blockDim.x] = v;\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -265,6 +279,9 @@ int main(void)
     { "bcast", { 2 }, { 40 }, 9, 1, { { 64 * 4, false, false } }, 1, { 2 } },
     { "wsync", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "wsync", { 2 }, { 64 }, 5, 1, { { 64 * 4, false, false } }, 1, { 40 } },
+    { "tidr", { 2 }, { 40 }, 0, 1, { { 80 * 4, false, false } }, 1, { 7 } },
+    { "tidr", { 2 }, { 33 }, 3, 1, { { 80 * 4, false, false } }, 1, { -1 } },
+    { "tidr", { 2 }, { 16 }, 0, 1, { { 80 * 4, false, false } }, 1, { 0 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
