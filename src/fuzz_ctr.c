@@ -76,11 +76,10 @@ CTR_FN __device__ double ctr_dmin(int dt)
 CTR_FN __device__ double ctr_index(ctr_u64 h, int dist, ctr_i64 lo, ctr_i64 hi)
 {
   if (hi < lo) return (double)lo;
-  ctr_u64 span = (ctr_u64)(hi - lo) + 1, w = span < 16 ? span : 16;
-  if (span == 0) return (double)(lo + (ctr_i64)(h >> 1));
-  if (dist == FUZZ_DIST_HUGE) return (double)(hi - (ctr_i64)(h % w));
-  if (dist == FUZZ_DIST_TINY) return (double)(lo + (ctr_i64)(h % w));
-  return (double)(lo + (ctr_i64)(h % span));
+  ctr_u64 span = (ctr_u64)hi - (ctr_u64)lo + 1, w = span < 16 && span ? span : 16;   /* 0: all of i64 */
+  if (dist == FUZZ_DIST_HUGE) return (double)(ctr_i64)((ctr_u64)hi - h % w);
+  if (dist == FUZZ_DIST_TINY) return (double)(ctr_i64)((ctr_u64)lo + h % w);
+  return (double)(ctr_i64)((ctr_u64)lo + (span ? h % span : h));
 }
 
 /* the distributions; r is the row length, j = i mod r the place in the row.

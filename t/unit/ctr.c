@@ -199,6 +199,14 @@ static void test_index(void)
   ok(bottom, "index, tiny: the bottom 16 values");
   ix.lo = ix.hi = 5;
   ok(fuzz_ctr_value(&ix, 9) == 5, "a one-value range");
+  ix = (fuzz_ctr){ .key = 3, .dist = FUZZ_DIST_NORMAL, .dtype = DG_DT_I64, .has_range = true,
+                   .lo = INT64_MIN, .hi = INT64_MAX };
+  int wide = 1;
+  for (int d = 0; d < 3; d++) {
+    ix.dist = d == 0 ? FUZZ_DIST_NORMAL : d == 1 ? FUZZ_DIST_HUGE : FUZZ_DIST_TINY;
+    for (int i = 0; i < 100; i++) wide &= isfinite(fuzz_ctr_value(&ix, i));
+  }
+  ok(wide, "the whole int64 range (no overflow: t/unit/ctr.t runs under UBSan in CI)");
 }
 
 static void test_fill(void)
