@@ -83,7 +83,7 @@ typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
 typedef struct simt_uprog simt_uprog;     /* a uniform expression program (simt_uni.c) */
 /* A load of shared memory whose race cells wait (simt_mem.c): its lanes'
  * addresses and mask at data + at */
-typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; } simt_rlog;
+typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; int64_t o0; } simt_rlog;  /* o0 >= 0: lanes lo..hi read consecutive cells from byte o0, no data */
 typedef struct { const dg_expr *e; const simt_uprog *p; } simt_uent;
 
 typedef struct simt_chunk simt_chunk;

@@ -279,6 +279,32 @@ static void read_cells(simt_x *x, simt_buf *lb, int lo, int hi, int base, const 
   }
 }
 
+/* The same for every lane of [lo, hi) reading one cell each, consecutive
+ * from byte o0 (a dense load of consecutive elements, one cell an element,
+ * o0 on a cell): no addresses to decode, no cell shared by two lanes. */
+static void read_cells_run(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o0, int64_t size, dg_span sp)
+{
+  const uint32_t ep = x->epoch, *ws = x->wsync;
+  simt_race *c = &lb->race[o0 / lb->gran];
+  for (int i = lo; i < hi; i++, c++) {
+    if (c->epoch != ep) {                 /* first access in this interval */
+      c->epoch = ep, c->w = -1, c->rmulti = false;
+      c->r = i, c->rsync = ws[i / 32], c->rsp = sp;
+    } else if (c->w < 0) {                /* nobody wrote in this interval */
+      if (c->r < 0) c->r = i, c->rsync = ws[i / 32], c->rsp = sp;
+      else if (c->r != i) c->rmulti = true;
+    } else {
+      race_check(x, lb, i, o0 + (int64_t)(i - lo) * size, size, false, sp, NULL);
+    }
+  }
+}
+
+/* a dense access to consecutive elements can use the runs above */
+static inline bool cell_run(const simt_buf *lb, bool contig, int64_t o0, int64_t size)
+{
+  return contig && size == lb->gran && (o0 & (lb->gran - 1)) == 0;
+}
+
 /* A load of a shared buffer nothing stored to in this barrier interval can
  * find no race: no cell of the buffer has a writer in it. Its cells only
  * matter to an access that can (a store to the buffer in this interval),
@@ -289,9 +315,9 @@ static void read_cells(simt_x *x, simt_buf *lb, int lo, int hi, int base, const 
  * loads in program order would have left it; and __syncwarp does, as the
  * cells keep the warps' __syncwarp counts at the load. */
 static void race_wait(simt_x *x, simt_buf *lb, int lo, int hi, const uint8_t *b, const int64_t *addr,
-                      int64_t size, dg_span sp)
+                      int64_t size, dg_span sp, int64_t run)
 {
-  size_t w = (size_t)(hi - lo), need = (w * 9 + 15) & ~(size_t)15;
+  size_t w = (size_t)(hi - lo), need = run >= 0 ? 0 : (w * 9 + 15) & ~(size_t)15;
   if (x->rlog_used + need > x->rlog_dcap) {
     x->rlog_dcap = (x->rlog_used + need) * 2;
     x->rlog_data = dg_realloc(x->rlog_data, x->rlog_dcap);
@@ -300,10 +326,12 @@ static void race_wait(simt_x *x, simt_buf *lb, int lo, int hi, const uint8_t *b,
     x->rlog_cap = x->rlog_cap ? x->rlog_cap * 2 : 64;
     x->rlog = dg_realloc(x->rlog, x->rlog_cap * sizeof *x->rlog);
   }
-  uint8_t *d = x->rlog_data + x->rlog_used;
-  memcpy(d, addr + lo, w * 8);
-  memcpy(d + w * 8, b + lo, w);
-  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used };
+  if (run < 0) {
+    uint8_t *d = x->rlog_data + x->rlog_used;
+    memcpy(d, addr + lo, w * 8);
+    memcpy(d + w * 8, b + lo, w);
+  }
+  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used, run };
   x->rlog_used += need;
 }
 
@@ -313,8 +341,9 @@ void simt_race_flush(simt_x *x)
     const simt_rlog *r = &x->rlog[j];
     const uint8_t *d = x->rlog_data + r->at;
     size_t w = (size_t)(r->hi - r->lo);
-    read_cells(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->lo, d + w * 8, (const int64_t *)(const void *)d,
-               r->size, r->sp);
+    if (r->o0 >= 0) read_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
+    else read_cells(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->lo, d + w * 8, (const int64_t *)(const void *)d,
+                    r->size, r->sp);
   }
   simt_race_drop(x);
 }
@@ -547,7 +576,9 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     default: FRUN(uint64_t, v_); break;
     }
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
-      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp);
+      bool run = cell_run(lb, contig, o0, size);
+      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp, run ? o0 : -1);
+      else if (run) read_cells_run(x, lb, lo, hi, o0, size, sp);
       else read_cells(x, lb, lo, hi, 0, b, addr, size, sp);
     }
 #undef FRUN
@@ -561,7 +592,31 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     if (x->rlog_n) simt_race_flush(x);
     lb->wepoch = x->epoch;
   }
-  if (contig && !race) {     /* distinct bytes: the order they land in does not matter */
+  if (contig && (!race || cell_run(lb, contig, o0, size))) {
+    /* distinct bytes (and a cell a lane): the order the bytes land in does
+     * not matter; the cells are checked in the order the stores land, warp
+     * by warp, each against the bytes as they were (no lane of this store
+     * writes another's) */
+    if (race) {
+      const uint32_t ep = x->epoch, *ws = x->wsync;
+      simt_race *c0 = &lb->race[o0 / lb->gran];
+      for (int wi = 0; wi < x->nwarps; wi++) {
+        int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+        simt_race *c = c0 + (a - lo);
+        for (int i = a; i < z; i++, c++) {
+          if (c->epoch != ep) {          /* the first access to its cell in this interval */
+            c->epoch = ep, c->r = -1, c->rmulti = false;
+            c->w = i, c->wsync = ws[i / 32], c->wsp = sp;
+          } else if ((c->w < 0 || c->w == i) && (c->r < 0 || (c->r == i && !c->rmulti))) {
+            c->w = i, c->wsync = ws[i / 32], c->wsp = sp;     /* only this lane touched it */
+          } else {
+            uint8_t tmp[8];
+            fast_st(kd, tmp, 0, vals, i);
+            race_check(x, lb, i, o0 + (int64_t)(i - lo) * size, size, true, sp, tmp);
+          }
+        }
+      }
+    }
     uint8_t *p_ = lb->mem.bytes + o0;
 #define CST(T, conv) do { \
     for (int i = lo; i < hi; i++) { T v_ = (conv); memcpy(p_ + (size_t)(i - lo) * sizeof v_, &v_, sizeof v_); } \

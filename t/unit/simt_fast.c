@@ -150,6 +150,19 @@ static const char src[] =
   "  if (threadIdx.x < m) v += 16; else v -= 1;\n"
   "  for (int k = 16; k > 0; k >>= 1) if (threadIdx.x < k) v += k;\n"
   "  out[threadIdx.x + blockIdx.x * blockDim.x] = v;\n"
+  "}\n"
+  "__global__ void crun(int *out, int n)\n"
+  "{\n"
+  "  __shared__ int sh[80];\n"
+  "  sh[threadIdx.x] = threadIdx.x;\n"
+  "  __syncthreads();\n"
+  "  int a = sh[threadIdx.x];\n"
+  "  int b = sh[(threadIdx.x + 1) % 32];\n"
+  "  int c = sh[threadIdx.x + n];\n"
+  "  sh[threadIdx.x] = a + b + c;\n"
+  "  sh[threadIdx.x + 2 * n] = a;\n"
+  "  __syncthreads();\n"
+  "  out[threadIdx.x] = sh[threadIdx.x] + sh[threadIdx.x + 40];\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -282,6 +295,8 @@ int main(void)
     { "tidr", { 2 }, { 40 }, 0, 1, { { 80 * 4, false, false } }, 1, { 7 } },
     { "tidr", { 2 }, { 33 }, 3, 1, { { 80 * 4, false, false } }, 1, { -1 } },
     { "tidr", { 2 }, { 16 }, 0, 1, { { 80 * 4, false, false } }, 1, { 0 } },
+    { "crun", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 1 } },
+    { "crun", { 2 }, { 40 }, 7, 1, { { 64 * 4, false, false } }, 1, { 3 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
