@@ -484,8 +484,8 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   bool contig = false;
   int64_t o0 = 0;
   if (dense) {
-    uint64_t a0 = (uint64_t)addr[lo], d = 0;
-    for (int i = lo; i < hi; i++) d |= (uint64_t)addr[i] ^ (a0 + (uint64_t)(i - lo) * (uint64_t)size);
+    uint64_t a0 = (uint64_t)addr[lo], d = 0, ex = a0;
+    for (int i = lo; i < hi; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex;   /* an induction: it vectorises */
     uint64_t u0 = a0 - base, u1 = u0 + (uint64_t)(hi - lo - 1) * (uint64_t)size;
     contig = !d && u0 <= lim && u1 <= lim && u1 >= u0;
     o0 = (int64_t)u0;
