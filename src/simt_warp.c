@@ -25,6 +25,11 @@ static dom_val *from_ints(simt_x *x, const dg_type *t, msk *k, const int64_t *sr
 static dom_val *in_syncthreads(simt_x *x, const dg_expr *e, msk *k)
 {
   int missing = -1, arrived = 0, live = 0, i = 0;
+  const simt_frame *top = x->fr;
+  while (top->up) top = top->up;
+  /* the kernel's frame counts the threads that have not exited (x->live);
+   * the lanes here are among them: as many, and every one arrived */
+  if (k->cnt == top->nlive) i = x->n;
   for (; i + 8 <= x->n; i += 8) {          /* mask bytes are 0/1: eight lanes a word */
     uint64_t l, b;
     memcpy(&l, x->live + i, 8), memcpy(&b, k->b + i, 8);
