@@ -286,6 +286,23 @@ static void batch_scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
   dg_gpu_batch_result_free(&r);
   ok(setup(g, bin, k, &y, &x) && dg_gpu_generation(g) == gen + 1, "a fresh child after it");
 
+  /* a fault in an asynchronous batch: a fault (its launch named where it was
+   * seen at the launch, -1 where at the end), nothing downloaded, a fresh child */
+  gen = dg_gpu_generation(g);
+  a2[0] = dg_gpu_arg_buf(y);
+  dg_gpu_batch_clear(&b);
+  b.async = true;
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_BAD_ADDRESS], d3(1), d3(32), 0, a2, 2);
+  dg_gpu_batch_launch(&b, k[K_FILL_EVEN], d3(4), d3(256), 0, a2, 2);
+  dg_gpu_batch_download(&b, y, 0, ys, sizeof ys);
+  is_int(dg_gpu_batch_run(g, &b, &r), DG_GPU_FAULT, "async: a fault in the batch");
+  ok(!r.downloaded && r.failed_launch != 0, "async: nothing downloaded (failed %d)", r.failed_launch);
+  has_str(r.msg, "illegal", "async: an illegal address");
+  dg_gpu_batch_result_free(&r);
+  b.async = false;
+  ok(setup(g, bin, k, &y, &x) && dg_gpu_generation(g) == gen + 1, "async: a fresh child after it");
+
   /* a hang in a batch: the watchdog names the launch */
   dg_gpu_buf flag;
   int zero = 0;
