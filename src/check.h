@@ -145,6 +145,12 @@ typedef struct { int tensor; int rank; int64_t idx[8]; } check_loc;
  * ranks above 8 are skipped. *locs (NULL when none) is the caller's to free;
  * returns how many. */
 size_t check_auto_locs(const dg_problem *p, uint64_t seed, check_loc **locs);
+/* --auto's boundary instances, checked when the spec's sizes show nothing:
+ * one size moved at a time to spec + 1, 1, spec - 1 (the last declared size
+ * first), admitted by the spec's constraints, no tensor past twice its spec
+ * size; up to max distinct vectors of p->sizes.n values into out. The
+ * elements to check there are check_huge_locs's (the tails). */
+int check_boundary_sizes(const dg_problem *p, int64_t *out, int max);
 /* --auto's huge instances (check_huge.c): the fuzzer's huge sizes (one input
  * past 2^31 elements, the rest small; fuzz_huge_case), up to max distinct
  * vectors of p->sizes.n values each into out; returns how many. None when a

@@ -57,3 +57,37 @@ size_t check_auto_locs(const dg_problem *p, uint64_t seed, check_loc **locs)
   *locs = out.v;
   return out.n;
 }
+
+/* ---- boundary instances ------------------------------------------------------ */
+/* A kernel proved at N = 1000 may still drop the tail at N = 1001: the spec's
+ * sizes are often multiples of everything. One size at a time (the last
+ * declared first: the row length of most ops), the others at the spec's,
+ * moved to spec + 1, then to 1, then to spec - 1; kept when the spec's
+ * constraints admit it, no tensor grows past twice its spec size (plus a
+ * little), every output has an element, and it is new. */
+int check_boundary_sizes(const dg_problem *p, int64_t *out, int max)
+{
+  size_t ns = p->sizes.n;
+  int n = 0;
+  if (!ns || max <= 0) return 0;
+  int64_t *spec = dg_malloc(sizeof *spec * ns), *sz = dg_malloc(sizeof *sz * ns);
+  dg_problem_default_sizes(p, spec);
+  for (int pass = 0; pass < 3 && n < max; pass++)
+    for (size_t j = ns; j-- > 0 && n < max;) {
+      memcpy(sz, spec, sizeof *sz * ns);
+      int64_t v = pass == 0 ? spec[j] + 1 : pass == 1 ? 1 : spec[j] - 1;
+      if (v < 1 || v == spec[j]) continue;
+      sz[j] = v;
+      dg_diags d = {0};
+      bool good = dg_problem_check_sizes(p, sz, &d);
+      for (size_t t = 0; good && t < p->tensors.n; t++) {
+        int64_t ne = dg_problem_numel(p, (int)t, sz), ns0 = dg_problem_numel(p, (int)t, spec);
+        good = ne >= 0 && ne <= 2 * ns0 + 4096 && (p->tensors.v[t].role != DG_TENSOR_OUTPUT || ne > 0);
+      }
+      dg_diags_free(&d);
+      for (int k = 0; good && k < n; k++) good = memcmp(out + (size_t)k * ns, sz, sizeof *sz * ns) != 0;
+      if (good) memcpy(out + (size_t)n++ * ns, sz, sizeof *sz * ns);
+    }
+  free(spec), free(sz);
+  return n;
+}

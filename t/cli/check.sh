@@ -110,6 +110,21 @@ is "$(cat "$rcf")" 0 "argmax_warp --auto --budget 3: exit 0 (unknown is no findi
 ok "[ $dt -lt 40 ]" "it ends near its budget (${dt} s)"
 like "$out" '"verdict":"unknown","reason":"solver: timeout .*the check.s budget is spent' "unknown: the budget stopped the solver"
 
+# A vectorised kernel that drops the tail when n % 4 != 0, specified at
+# N = 1000: every element is proved at the spec's sizes, and --auto goes on to
+# boundary instances (one size at spec + 1, 1, spec - 1): N = 1001 shows the
+# unwritten y[1000], with the line that checks it alone
+out=$(run_dirigo check "$DG_SRCDIR/t/data/specs/silu_vec4_tail.cu" --auto --no-journal --no-gpu)
+is "$(cat "$rcf")" 1 "silu_vec4_tail --auto: the dropped tail (exit 1)"
+like "$out" "^y\[999\] +equivalent" "at the spec's N = 1000 the last element is proved"
+like "$out" "no finding at the spec's sizes; a boundary instance \(N=1001 for 1000\): dirigo check [^ ]*silu_vec4_tail.cu --size N=1001 --at 1000" \
+  "then a boundary instance, as a command line"
+like "$out" "^y\[1000\] +bug +no thread writes this element" "where nothing writes y[1000]"
+line=$(printf '%s\n' "$out" | sed -n 's/.*boundary instance.*: dirigo check //p' | head -1)
+# shellcheck disable=SC2086
+r=$(run_dirigo check $line --no-journal --no-gpu)
+is "$(cat "$rcf")" 1 "the printed line checks that element alone"
+
 # layernorm's one-sweep E[(x-s)^2] - E[x-s]^2 against the two-pass variance
 # expands past the normal form and Z3 does not finish it: the randomised
 # identity test (smt_pit.c) proves it

@@ -15,7 +15,7 @@ like "$out" "no finding at the spec's sizes; a huge instance .*: dirigo check [^
 like "$out" "^y\[0,[0-9]+\] +out-of-bounds +[^ ]*embedding_int32.cu:12:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of w" \
   "the verdict: an out-of-bounds load of w at a negative offset, with its line"
 like "$out" "replayed on the emulator: block 0 of this instance" "the finding was replayed on the emulator"
-line=$(printf '%s\n' "$out" | sed -n 's/.*: dirigo check //p' | head -1)
+line=$(printf '%s\n' "$out" | sed -n 's/.*huge instance.*: dirigo check //p' | head -1)
 # shellcheck disable=SC2086
 r=$(run_dirigo check $line --no-journal --no-gpu)
 is "$(rc_)" 1 "the printed line checks that element alone ($line)"
