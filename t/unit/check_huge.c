@@ -87,8 +87,33 @@ static void test_none(void)
   }
 }
 
+/* --auto's boundary instances (check_auto.c): one size at a time at spec + 1,
+ * 1, spec - 1, the last declared first, only what the constraints admit */
+static void test_boundary(void)
+{
+  dg_problem *p = load("embedding/embedding_vec4.lua");   /* N=5 V=13 D=24, D % 4 == 0 */
+  if (!p) { ok(0, "embedding_vec4 loads"); return; }
+  int64_t s[6 * 16];
+  int n = check_boundary_sizes(p, s, 6);
+  bool admitted = true, one_moved = true, d_only_spec = true;
+  for (int k = 0; k < n; k++) {
+    int64_t *v = s + k * (int)p->sizes.n;
+    int64_t N = sz(p, v, "N"), V = sz(p, v, "V"), D = sz(p, v, "D");
+    admitted &= D % 4 == 0;
+    one_moved &= (N != 5) + (V != 13) + (D != 24) == 1;
+    d_only_spec &= D == 24;
+  }
+  is_int(n, 6, "embedding_vec4: six boundary instances (N and V at +1, 1, -1)");
+  ok(admitted && d_only_spec, "none breaks D %% 4 == 0 (D stays 24: 25, 1 and 23 are refused)");
+  ok(one_moved, "each moves one size");
+  ok(n >= 1 && sz(p, s, "V") == 14, "the first: the last declared size that may move, at spec + 1 (V=14)");
+  is_int(check_boundary_sizes(p, s, 2), 2, "max caps them");
+  dg_problem_free(p);
+}
+
 int main(void)
 {
+  test_boundary();
   test_embedding();
   test_bmm();
   test_none();
