@@ -420,6 +420,9 @@ static void end(tui_app *a, void *ud, const char *failure)
     dg_buf b = {0};
     dg_buf_printf(&b, "check --auto: %d elements checked, %d equivalent%s\n%s", j->nchecked, j->nequiv,
                   j->nequiv < j->nchecked ? "; stopped at the first finding" : "", j->overview.s);
+    if (j->nequiv == j->nchecked)   /* the screen stays at the spec's sizes; the command line goes on */
+      dg_buf_printf(&b, "(at the spec's sizes only: `dirigo check %s --auto` goes on to boundary sizes "
+                    "(one size at spec + 1, 1, spec - 1) and huge ones)\n", a->path ? a->path : "PROBLEM");
     dg_buf_printf(&b, "--\n%s", a->model.result ? a->model.result : "");
     tui_app_result(a, b.s);
     dg_buf_free(&b);
