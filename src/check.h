@@ -149,7 +149,7 @@ size_t check_auto_locs(const dg_problem *p, uint64_t seed, check_loc **locs);
  * one size moved at a time to spec + 1, 1, spec - 1 (the last declared size
  * first), admitted by the spec's constraints, no tensor past twice its spec
  * size; up to max distinct vectors of p->sizes.n values into out. The
- * elements to check there are check_huge_locs's (the tails). */
+ * elements to check there are check_tail_locs's. */
 int check_boundary_sizes(const dg_problem *p, int64_t *out, int max);
 /* --auto's huge instances (check_huge.c): the fuzzer's huge sizes (one input
  * past 2^31 elements, the rest small; fuzz_huge_case), up to max distinct
@@ -157,9 +157,10 @@ int check_boundary_sizes(const dg_problem *p, int64_t *out, int max);
  * kernel of k (NULL: not looked at) has blocks that communicate (global
  * atomics, __threadfence), nor sizes the check would refuse. */
 int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max);
-/* The elements to check there, per output at those sizes: the last element
- * and the start of the last outermost slice. *locs is the caller's. */
-size_t check_huge_locs(const dg_problem *p, const int64_t *sizes, check_loc **locs);
+/* The elements to check at a boundary or huge instance (check_auto.c), per
+ * output at those sizes: the last element and the start of the last
+ * outermost slice. *locs is the caller's. */
+size_t check_tail_locs(const dg_problem *p, const int64_t *sizes, check_loc **locs);
 
 /* ---- steps (check_steps.c) ---- */
 /* Text of r's steps for a screen: one line per step, "line:col  source  ->

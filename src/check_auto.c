@@ -91,3 +91,29 @@ int check_boundary_sizes(const dg_problem *p, int64_t *out, int max)
   free(spec), free(sz);
   return n;
 }
+
+/* ---- the elements at other sizes --------------------------------------------- */
+size_t check_tail_locs(const dg_problem *p, const int64_t *sizes, check_loc **locs)
+{
+  DG_VEC(check_loc) v = {0};
+  dg_diags d = {0};
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int rank = (int)ts->shape.n;
+    int64_t dims[8];
+    if (ts->role != DG_TENSOR_OUTPUT || rank > 8 || !dg_problem_shape(p, (int)t, sizes, dims, &d)) continue;
+    bool empty = false;
+    for (int i = 0; i < rank; i++) empty |= dims[i] <= 0;
+    if (empty) continue;
+    /* the last element (the largest offsets), then the start of the last
+     * outermost slice (the last tile's first row) */
+    check_loc last = { (int)t, rank, {0} }, start = last;
+    for (int i = 0; i < rank; i++) last.idx[i] = dims[i] - 1;
+    if (rank) start.idx[0] = dims[0] - 1;
+    dg_vec_push(&v, last);
+    if (memcmp(start.idx, last.idx, sizeof last.idx)) dg_vec_push(&v, start);
+  }
+  dg_diags_free(&d);
+  *locs = v.v;
+  return v.n;
+}

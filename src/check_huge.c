@@ -19,7 +19,7 @@
  *  - a value difference is not replayed (a witness would need every input
  *    value in memory): the verdict is unknown and says so.
  * --auto's huge instance: the fuzzer's size chooser (fuzz_huge_case) and the
- * output elements at the end of the huge dimension (check_huge_locs). */
+ * output elements at the end of the huge dimension (check_tail_locs, check_auto.c). */
 #include "check_int.h"
 #include "emu_lazy.h"
 #include "fuzz_run.h"
@@ -368,29 +368,4 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
     if (!seen) n++;
   }
   return n;
-}
-
-size_t check_huge_locs(const dg_problem *p, const int64_t *sizes, check_loc **locs)
-{
-  DG_VEC(check_loc) v = {0};
-  dg_diags d = {0};
-  for (size_t t = 0; t < p->tensors.n; t++) {
-    const dg_tensor *ts = &p->tensors.v[t];
-    int rank = (int)ts->shape.n;
-    int64_t dims[8];
-    if (ts->role != DG_TENSOR_OUTPUT || rank > 8 || !dg_problem_shape(p, (int)t, sizes, dims, &d)) continue;
-    bool empty = false;
-    for (int i = 0; i < rank; i++) empty |= dims[i] <= 0;
-    if (empty) continue;
-    /* the last element (the largest offsets), then the start of the last
-     * outermost slice (the last tile's first row) */
-    check_loc last = { (int)t, rank, {0} }, start = last;
-    for (int i = 0; i < rank; i++) last.idx[i] = dims[i] - 1;
-    if (rank) start.idx[0] = dims[0] - 1;
-    dg_vec_push(&v, last);
-    if (memcmp(start.idx, last.idx, sizeof last.idx)) dg_vec_push(&v, start);
-  }
-  dg_diags_free(&d);
-  *locs = v.v;
-  return v.n;
 }

@@ -160,7 +160,7 @@ static void auto_locs(const dg_problem *p, uint64_t seed, locvec *out)
 /* Instances past the spec's sizes, for --auto when those show nothing:
  * first boundary ones (check_boundary_sizes: one size at spec + 1, 1,
  * spec - 1), then huge ones (check_huge.c: an input past 2^31 elements);
- * at each, the tails (check_huge_locs). loc.inst k is sizes[k - 1]. */
+ * at each, the tails (check_tail_locs). loc.inst k is sizes[k - 1]. */
 #define MAX_BOUNDARY 6
 #define MAX_HUGE 4
 typedef struct {
@@ -183,7 +183,7 @@ static bool more_instances(const dg_problem *p, const emu_kernels *k, instances 
     for (int j = first; j < in->n; j++) {
       in->huge[j] = huge;
       check_loc *cl;
-      size_t nl = check_huge_locs(p, in->sizes + (size_t)j * ns, &cl);
+      size_t nl = check_tail_locs(p, in->sizes + (size_t)j * ns, &cl);
       for (size_t i = 0; i < nl; i++) {
         loc l = { cl[i].tensor, {0}, cl[i].rank, j + 1 };
         memcpy(l.idx, cl[i].idx, sizeof l.idx);

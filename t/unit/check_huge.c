@@ -1,4 +1,4 @@
-/* check_huge.c — --auto's huge instances (check_huge_sizes, check_huge_locs):
+/* check_huge.c — --auto's huge instances (check_huge_sizes, check_tail_locs):
  * one input past 1.25 * 2^31 elements, every other tensor at most 2^22, the
  * grid inside CUDA's limits, index ranges inside their dtype, and a row
  * walked inside one block kept short (embedding: the vocabulary grows, not
@@ -37,7 +37,7 @@ static void test_embedding(void)
     ok(D >= 40 && D <= 64, "the row (one block walks it) stays short: D = %lld", (long long)D);
     ok(N * D <= ((int64_t)1 << 22), "the output is small (%lld elements)", (long long)(N * D));
     check_loc *l;
-    size_t nl = check_huge_locs(p, s, &l);
+    size_t nl = check_tail_locs(p, s, &l);
     ok(nl >= 1 && l[0].rank == 2 && l[0].idx[0] == N - 1 && l[0].idx[1] == D - 1, "the first element is the last one");
     if (nl >= 2) ok(l[1].idx[0] == N - 1 && l[1].idx[1] == 0, "then the start of the last row");
     else ok(N == 1 && D == 1, "one element only when the output has one");
@@ -65,7 +65,7 @@ static void test_bmm(void)
   }
   if (n >= 1) {
     check_loc *l;
-    size_t nl = check_huge_locs(p, s, &l);
+    size_t nl = check_tail_locs(p, s, &l);
     ok(nl == 2 && l[0].idx[0] == sz(p, s, "B") - 1 && l[0].idx[1] == sz(p, s, "M") - 1 &&
        l[1].idx[0] == sz(p, s, "B") - 1 && l[1].idx[1] == 0, "the last element and the last batch's first");
     free(l);
