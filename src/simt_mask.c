@@ -183,13 +183,46 @@ void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f) { branc
 /* A loop's test: run keeps the lanes where cond holds, the others join done.
  * A uniform concrete condition (the common loop counter) moves all or none
  * without new masks; anything else is simt_branch. */
+/* A uniform register or a literal of a 32-bit integer type as one value
+ * (false: neither); literals wrapped as dom_concrete's const_int wraps them */
+static bool uni_leaf(simt_x *x, const dg_expr *e, int l, dom_val *v)
+{
+  if (e->kind == DG_EX_INT) {
+    *v = e->type->kind == DG_TY_I32 ? (dom_val)(int64_t)(int32_t)e->ival : (dom_val)(uint32_t)e->ival;
+    return true;
+  }
+  if (e->kind != DG_EX_VAR || (e->var->kind != DG_VAR_LOCAL && e->var->kind != DG_VAR_PARAM)
+      || !x->fr->reg[e->var->slot] || !x->fr->runi[e->var->slot] || e->type->kind == DG_TY_ARRAY)
+    return false;
+  *v = x->fr->reg[e->var->slot][l];
+  return true;
+}
+
+/* i < n, i and n uniform registers or literals of a 32-bit integer type
+ * (the common loop test): the comparison the loop's program would make,
+ * without looking the program up and running it. */
+static bool loop_cmp(simt_x *x, const dg_expr *cond, const msk *run, dom_val *v)
+{
+  dom_val a, b;
+  int l = run->lo;                             /* run is tight: its first lane */
+  dg_tykind kd = cond->a->type->kind;
+  if (cond->kind != DG_EX_BINARY || cond->op < DG_BIN_EQ || cond->op > DG_BIN_GE
+      || (kd != DG_TY_I32 && kd != DG_TY_U32) || cond->b->type->kind != kd
+      || !uni_leaf(x, cond->a, l, &a) || !uni_leaf(x, cond->b, l, &b))
+    return false;
+  *v = simt_uni_bin(x, cond->op, cond->a->type, a, b);
+  return true;
+}
+
 void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
 {
   if (x->ident && x->trace_lane < 0 && !x->stop && run->cnt && run->b[run->lo] && run->b[run->hi - 1]
       && (cond->kind == DG_EX_BINARY || cond->kind == DG_EX_UNARY || cond->kind == DG_EX_CAST)) {
     dom_val v;
     x->lane_ops += (uint64_t)run->cnt;        /* what simt_eval_u counts for the node itself */
-    if (simt_uni_run(x, cond, run, &v)) {
+    bool lc = loop_cmp(x, cond, run, &v);
+    if (lc) x->lane_ops += 2 * (uint64_t)run->cnt;   /* its operands, as the program counts them */
+    if (lc || simt_uni_run(x, cond, run, &v)) {
       if (simt_isfloat(cond->type) ? dom_f(v) != 0 : v != 0) return;
       msk_or(done, done, run->b, run->lo, run->hi);
       memset(run->b + run->lo, 0, (size_t)(run->hi - run->lo));
