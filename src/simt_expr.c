@@ -597,7 +597,9 @@ static dom_val *ev_incdec(simt_x *x, const dg_expr *e, msk *k)
   bool uni = lval_uni(x, &lv);
   if (uni && fast_reg(x, &lv)) {
     int l = msk_first(k).lo;
-    dom_val old = lv.reg[l], nv = simt_uni_bin(x, e->op, t, old, simt_uni_const(x, t, 1, 0, false));
+    /* 1 of an integer type is 1 in its slot (what const_int makes of it) */
+    dom_val one = t->kind <= DG_TY_U64 ? 1 : simt_uni_const(x, t, 1, 0, false);
+    dom_val old = lv.reg[l], nv = simt_uni_bin(x, e->op, t, old, one);
     return reg_set_uni(x, e, &lv, k, nv, e->post ? old : nv);
   }
   msk one, *kk = uni ? (one = msk_first(k), &one) : k;   /* uniform: one lane, then filled */

@@ -44,6 +44,14 @@ struct simt_uprog {
   bool memo;
   int64_t memo_block;
   dom_val memo_in[UNI_MAX_SLOTS], memo_out;
+  /* a root a op leaf (((co * Ci + ci) * 3 + kh) * 3 + kw): a's instructions
+   * (the first asplit) keep their own memo over a's registers, so a miss
+   * caused by the leaf alone (the inner loop's counter) runs two */
+  int asplit, naslots;
+  int32_t aslots[UNI_MAX_SLOTS];
+  bool amemo;
+  int64_t amemo_block;
+  dom_val amemo_in[UNI_MAX_SLOTS], amemo_val;
   uni_ins ins[];
 };
 
@@ -178,6 +186,17 @@ static simt_uprog *compile(simt_x *x, const dg_expr *e)
     p->nins = b->nins, p->nnodes = b->nnodes, p->nslots = b->nslots, p->memo = false;
     memcpy(p->slots, b->slots, sizeof p->slots);
     memcpy(p->ins, b->ins, sizeof *p->ins * (size_t)b->nins);
+    p->asplit = p->naslots = 0, p->amemo = false;
+    const dg_expr *lf = e->kind == DG_EX_BINARY ? e->b : NULL;
+    if (lf && (lf->kind == DG_EX_VAR || lf->kind == DG_EX_INT || lf->kind == DG_EX_BUILTIN)) {
+      /* a's instructions are the program's first ones: compiled alone, the
+       * same (comp is deterministic), which gives their count and registers */
+      b->nins = b->nnodes = b->depth = b->maxdepth = b->nslots = 0;
+      if (comp(x, b, e->a) && b->nins >= 3 && b->nins < p->nins && b->depth == 1) {
+        p->asplit = b->nins, p->naslots = b->nslots;
+        memcpy(p->aslots, b->slots, sizeof p->aslots);
+      }
+    }
   }
   free(b);
   return p;
@@ -263,13 +282,12 @@ dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from,
   return r;
 }
 
-/* The program's postfix instructions over a small stack (lane l of the
- * registers). Out of line: the common calls end at the memo. */
-static __attribute__((noinline)) dom_val interp(simt_x *x, const simt_uprog *p, dom_val *const *reg, int l)
+/* Postfix instructions [i, end) over the stack st holding sp values (lane
+ * l of the registers); the bottom value at the end. */
+static dom_val run_ins(simt_x *x, const uni_ins *i, const uni_ins *end, dom_val *const *reg, int l,
+                       dom_val *st, int sp)
 {
-  dom_val st[UNI_MAX_STACK];
-  int sp = 0;
-  for (const uni_ins *i = p->ins, *end = i + p->nins; i < end; i++) {
+  for (; i < end; i++) {
     switch (i->op) {
     case U_CONST: st[sp++] = i->imm; break;
     case U_REG: st[sp++] = reg[i->slot][l]; break;
@@ -298,6 +316,24 @@ static __attribute__((noinline)) dom_val interp(simt_x *x, const simt_uprog *p, 
     }
   }
   return st[0];
+}
+
+/* The program's value (lane l of the registers). Out of line: the common
+ * calls end at the memo. */
+static __attribute__((noinline)) dom_val interp(simt_x *x, simt_uprog *p, dom_val *const *reg, int l)
+{
+  dom_val st[UNI_MAX_STACK];
+  if (!p->asplit) return run_ins(x, p->ins, p->ins + p->nins, reg, l, st, 0);
+  bool same = p->amemo && p->amemo_block == x->block;
+  for (int s = 0; s < p->naslots; s++) {
+    dom_val v = reg[p->aslots[s]][l];
+    same &= v == p->amemo_in[s];
+    p->amemo_in[s] = v;
+  }
+  if (!same)
+    p->amemo = true, p->amemo_block = x->block, p->amemo_val = run_ins(x, p->ins, p->ins + p->asplit, reg, l, st, 0);
+  st[0] = p->amemo_val;
+  return run_ins(x, p->ins + p->asplit, p->ins + p->nins, reg, l, st, 1);
 }
 
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
