@@ -483,7 +483,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
    * bounds: one range of bytes from o0, the loops below vectorise */
   bool contig = false;
   int64_t o0 = 0;
-  if (dense) {
+  if (dense && (hi - lo < 2 || (uint64_t)addr[lo + 1] == (uint64_t)addr[lo] + (uint64_t)size)) {   /* (the first pair rejects most) */
     uint64_t a0 = (uint64_t)addr[lo], d = 0, ex = a0;
     for (int i = lo; i < hi; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex;   /* an induction: it vectorises */
     uint64_t u0 = a0 - base, u1 = u0 + (uint64_t)(hi - lo - 1) * (uint64_t)size;
