@@ -37,7 +37,8 @@ typedef struct {
   bool nan_input;              /* the element's reference read a NaN input */
   bool overflowed;             /* an fp32 operation on finite operands gave Inf */
   bool round32;                /* round every operation to float */
-  bool perturb;                /* scale every input by 1 +- a few float ulps */
+  bool perturb;                /* move every input by 4 ulps of itself and of maxin (dge_rd) */
+  double maxin[64], scale[64]; /* per tensor: its largest finite value read by the round32 pass; the normwise scale */
   int64_t flat;                /* the element judged, and which perturbed evaluation (k): */
   int k;                       /* they key the perturbation (dge_perturb, gpu_env_dev.h) */
   const fuzz_values *lazy;     /* inputs without data (huge cases): values on demand */
@@ -79,7 +80,13 @@ static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
   if (flat < 0) return false;
   if (!e->data[t] && !(e->lazy && e->lazy->value)) return false;
   double v = e->data[t] ? e->data[t][flat] : e->lazy->value(e->lazy->ud, t, flat);
-  if (e->perturb && !ts->has_range) v *= dge_perturb(e->flat, e->k, t, flat);
+  if (e->perturb && !ts->has_range) {   /* gpu_env_dev.h's dge_rd, the same expression */
+    double d = dge_perturb(e->flat, e->k, t, flat) - 1;
+    double sc = t < 64 ? e->scale[t] : 0;
+    v = v + d * (v + (v < 0 ? -sc : sc));
+  } else if (!e->perturb && !ts->has_range && t < 64 && isfinite(v) && fabs(v) > e->maxin[t]) {
+    e->maxin[t] = fabs(v);
+  }
   e->nan_input |= isnan(v);
   if (isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
   if (ts->has_range) *out = (dg_refval){ .is_sym = false, .num = v };
@@ -121,6 +128,7 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
   double r32;
   e->round32 = true;
   e->perturb = false;
+  memset(e->maxin, 0, sizeof e->maxin);
   if (!eval32(e, t, idx, &r32)) return false;
   /* NaN inputs: PyTorch propagates NaN through max/argmax, CUDA's fmaxf
    * and comparisons skip it; neither is wrong unless the op says so. */
@@ -142,11 +150,16 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
   if (fabs(got - r32) <= tol.atol + tol.rtol * fabs(r32) + slack) return true;
   /* backward error: a kernel that is exact for inputs a few ulps away is
    * right; the exact reference at perturbed inputs measures how far that
-   * moves the output (the problem's conditioning at this element). The
-   * perturbation is a function of (element, k, input tensor, input element)
-   * (dge_perturb), so the GPU's envelope perturbs exactly the same way. */
+   * moves the output (the problem's conditioning at this element). Each
+   * input moves by up to 4 ulps of itself and 4 ulps of the largest value
+   * this element's reference reads from the same tensor (normwise: fp32 reductions are backward
+   * stable that way, not element by element — layernorm_block's shifted mean
+   * is off by an ulp of x[0]; gpu_env_dev.h says more). The perturbation is
+   * a function of (element, k, input tensor, input element) (dge_perturb),
+   * so the GPU's envelope perturbs exactly the same way. */
   e->round32 = false;
   e->perturb = true;
+  memcpy(e->scale, e->maxin, sizeof e->scale);
   double cond = 0;
   for (int k = 0; k < 3; k++) {
     double rp;
@@ -173,10 +186,18 @@ bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_
     rest /= e->dims[t][d];
   }
   e->flat = flat;
+  bool ok = true;
+  if (k >= 0) {   /* the normwise scale: the round32 pass's largest input */
+    double r32;
+    e->round32 = true;
+    e->perturb = false;
+    ok = eval32(e, t, idx, &r32);
+    memcpy(e->scale, e->maxin, sizeof e->scale);
+  }
   e->round32 = k < 0;
   e->perturb = k >= 0;
   e->k = k;
-  bool ok = eval32(e, t, idx, &f->value);
+  ok = ok && eval32(e, t, idx, &f->value);
   f->maxmag = e->maxmag;
   f->overflowed = e->overflowed;
   f->nan_input = e->nan_input;

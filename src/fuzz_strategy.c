@@ -236,7 +236,18 @@ void fuzz_case_label(const fuzz_space *s, fuzz_case *c)
                           s->syms[i], (long long)c->sizes[i]);
   int shown = 0;         /* huge cases: the first value input's distribution (index inputs follow it) */
   while (c->huge && shown + 1 < s->ninputs && s->input_has_range[shown]) shown++;
-  if (s->ninputs && n < sizeof c->label)
+  /* value inputs drawn from different distributions (adversarial's later
+   * cases): each named, "x:max-last w:large-offset b:huge" */
+  bool mixed = false;
+  for (int i = 0; i < s->ninputs && i < FUZZ_MAX_INPUTS; i++)
+    mixed |= !s->input_has_range[i] && !s->input_has_range[shown] && c->dist[i] != c->dist[shown];
+  if (mixed && !c->huge) {
+    for (int i = 0; i < s->ninputs && i < FUZZ_MAX_INPUTS && n < sizeof c->label; i++)
+      if (!s->input_has_range[i])
+        n += (size_t)snprintf(c->label + n, sizeof c->label - n, " %s:%s",
+                              s->input_names[i] ? s->input_names[i] : "?", fuzz_dists[c->dist[i]].name);
+  } else if (s->ninputs && n < sizeof c->label) {
     n += (size_t)snprintf(c->label + n, sizeof c->label - n, " %s%s", c->huge ? "huge " : "",
                           fuzz_dists[c->dist[shown]].name);
+  }
 }

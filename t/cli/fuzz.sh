@@ -41,6 +41,17 @@ rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 like "$out" '"first_failure": {"case": ' "--json reports the first failure"
 like "$out" '"witness": "fuzz:' "--json carries the witness"
 
+# The envelope's backward error is normwise: layernorm_block's mean (shift +
+# sum(x - shift) / C) is off by an ulp of x[0]; adversarial case 42 puts
+# w = 10^4 where x is at the mean, 4e-4 relative off the fp64 reference.
+# A correct fp32 kernel: no inputs a few element-wise ulps away explain it,
+# inputs 4 ulps of the row's largest value away do (gpu_env_dev.h).
+out=$(run_dirigo replay "$S/norm/layernorm_block.lua" "fuzz:adversarial:1:42@N=3,C=599" 2>&1)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 0 "layernorm_block, adversarial case 42 (w = 10^4 at x near the mean): passes"
+like "$out" "pass" "within the kernel-precision envelope"
+like "$out" "N=3 C=599 x:max-last w:large-offset b:all-equal " "a case mixing distributions names each input's"
+
 out=$(run_dirigo fuzz /nonexistent/spec.lua 2>&1)
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 is "$rc" 2 "a missing problem file is an input error"

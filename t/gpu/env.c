@@ -256,6 +256,12 @@ static void evals_vs_host(const char *rel, int *nsamples, int64_t *tot)
         if (!fuzz_envelope_eval(c.p, c.sizes, c.data, c.out, i, k, &h)) continue;
         dge_st e = st_of(&c);
         e.flat = i;
+        if (k >= 0) {   /* the normwise scale, as dge_judge takes it: the round32 pass's largest input */
+          e.round32 = 1;
+          e.maxin[0] = e.maxin[1] = e.maxin[2] = 0;
+          dge_eval(&e, (int)c.L.kind, n, c.L.p, i);
+          for (int s = 0; s < 3; s++) e.scale[s] = e.maxin[s];
+        }
         e.round32 = k < 0;
         e.perturb = k >= 0;
         e.k = k < 0 ? 0 : k;
