@@ -41,6 +41,7 @@ typedef struct {
   int gran;                /* race granule in bytes: the element size (1, 2, 4 or 8) */
   int64_t *writer;         /* writer map, or NULL */
   uint32_t wepoch;         /* BK_SHARED: the barrier interval of its last race-checked store */
+  uint32_t cepoch;         /* BK_SHARED: the barrier interval its race cells were last updated in */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
 } simt_buf;
@@ -83,7 +84,7 @@ typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
 typedef struct simt_uprog simt_uprog;     /* a uniform expression program (simt_uni.c) */
 /* A load of shared memory whose race cells wait (simt_mem.c): its lanes'
  * addresses and mask at data + at */
-typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; int64_t o0; } simt_rlog;  /* o0 >= 0: lanes lo..hi read consecutive cells from byte o0, no data */
+typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; int64_t o0; bool write; } simt_rlog;  /* o0 >= 0: lanes lo..hi read consecutive cells from byte o0, no data; write: a store to them (simt_mem.c log_fits) */
 typedef struct { const dg_expr *e; const simt_uprog *p; } simt_uent;
 
 typedef struct simt_chunk simt_chunk;

@@ -212,6 +212,7 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
   uint32_t ws = x->wsync[lane / 32];
   bool told = false;
   int g = b->gran;
+  b->cepoch = x->epoch;
   for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
     simt_race *c = &b->race[ci];
     if (c->epoch != x->epoch) {
@@ -249,6 +250,7 @@ static void read_cells(simt_x *x, simt_buf *lb, int lo, int hi, int base, const 
   const uint32_t ep = x->epoch;
   simt_race *c = NULL;
   int64_t prev = -1;        /* the previous lane's offset when it left its cell readers only */
+  lb->cepoch = ep;
   for (int i = lo; i < hi; i++) {
     if (!b[i - base]) continue;
     int64_t o = dom_ptr_off((dom_val)addr[i - base]);
@@ -286,6 +288,7 @@ static void read_cells_run(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o0, 
 {
   const uint32_t ep = x->epoch, *ws = x->wsync;
   simt_race *c = &lb->race[o0 / lb->gran];
+  lb->cepoch = ep;
   for (int i = lo; i < hi; i++, c++) {
     if (c->epoch != ep) {                 /* first access in this interval */
       c->epoch = ep, c->w = -1, c->rmulti = false;
@@ -295,6 +298,27 @@ static void read_cells_run(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o0, 
       else if (c->r != i) c->rmulti = true;
     } else {
       race_check(x, lb, i, o0 + (int64_t)(i - lo) * size, size, false, sp, NULL);
+    }
+  }
+}
+
+/* The same for a store of every lane of [lo, hi) to consecutive cells from
+ * byte o0 that log_fits admitted: each cell is new in this interval or
+ * touched by its own lane only (race_check otherwise, as the store would). */
+static void write_cells_run(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o0, int64_t size, dg_span sp)
+{
+  const uint32_t ep = x->epoch, *ws = x->wsync;
+  simt_race *c = &lb->race[o0 / lb->gran];
+  lb->cepoch = ep;
+  for (int i = lo; i < hi; i++, c++) {
+    if (c->epoch != ep) {
+      c->epoch = ep, c->r = -1, c->rmulti = false;
+      c->w = i, c->wsync = ws[i / 32], c->wsp = sp;
+    } else if ((c->w < 0 || c->w == i) && (c->r < 0 || (c->r == i && !c->rmulti))) {
+      c->w = i, c->wsync = ws[i / 32], c->wsp = sp;
+    } else {
+      int64_t o = o0 + (int64_t)(i - lo) * size;
+      race_check(x, lb, i, o, size, true, sp, lb->mem.bytes + o);
     }
   }
 }
@@ -315,7 +339,7 @@ static inline bool cell_run(const simt_buf *lb, bool contig, int64_t o0, int64_t
  * loads in program order would have left it; and __syncwarp does, as the
  * cells keep the warps' __syncwarp counts at the load. */
 static void race_wait(simt_x *x, simt_buf *lb, int lo, int hi, const uint8_t *b, const int64_t *addr,
-                      int64_t size, dg_span sp, int64_t run)
+                      int64_t size, dg_span sp, int64_t run, bool write)
 {
   size_t w = (size_t)(hi - lo), need = run >= 0 ? 0 : (w * 9 + 15) & ~(size_t)15;
   if (x->rlog_used + need > x->rlog_dcap) {
@@ -331,7 +355,7 @@ static void race_wait(simt_x *x, simt_buf *lb, int lo, int hi, const uint8_t *b,
     memcpy(d, addr + lo, w * 8);
     memcpy(d + w * 8, b + lo, w);
   }
-  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used, run };
+  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used, run, write };
   x->rlog_used += need;
 }
 
@@ -341,7 +365,8 @@ void simt_race_flush(simt_x *x)
     const simt_rlog *r = &x->rlog[j];
     const uint8_t *d = x->rlog_data + r->at;
     size_t w = (size_t)(r->hi - r->lo);
-    if (r->o0 >= 0) read_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
+    if (r->write) write_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
+    else if (r->o0 >= 0) read_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
     else read_cells(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->lo, d + w * 8, (const int64_t *)(const void *)d,
                     r->size, r->sp);
   }
@@ -349,6 +374,30 @@ void simt_race_flush(simt_x *x)
 }
 
 void simt_race_drop(simt_x *x) { x->rlog_n = 0, x->rlog_used = 0; }
+
+/* Stores wait in the log too, and loads after them, where ranges alone show
+ * that they cannot race (a tree reduction's step: lanes [0, s) read cells
+ * [0, s) and [s, 2s), then store to [0, s)): the access, lanes lo..hi to
+ * consecutive cells from byte o0, and the buffer's cells hold nothing of
+ * this interval that is not in the log (cepoch), and every logged run of
+ * the buffer it must be checked against (every one for a store, the stores
+ * for a load) either touches none of its cells or the same cells by the
+ * same lanes: each cell is then touched by one lane only, and replaying the
+ * log (simt_race_flush) reports nothing. Anything else, or a long log,
+ * flushes and takes the per-lane path. */
+static bool log_fits(const simt_x *x, const simt_buf *lb, int lo, int hi, int64_t o0, bool write)
+{
+  if (lb->cepoch == x->epoch || x->rlog_n > 64) return false;
+  int64_t c0 = o0 / lb->gran, c1 = c0 + (hi - lo), d = c0 - lo;    /* lane i's cell: i + d */
+  for (size_t j = 0; j < x->rlog_n; j++) {
+    const simt_rlog *r = &x->rlog[j];
+    if (r->buf != lb->mem.id || (!write && !r->write)) continue;
+    if (r->o0 < 0 || r->size != lb->gran) return false;
+    int64_t e0 = r->o0 / lb->gran, e1 = e0 + (r->hi - r->lo);
+    if (e1 > c0 && e0 < c1 && e0 - r->lo != d) return false;
+  }
+  return true;
+}
 
 /* ---- the access path -------------------------------------------------------------- */
 static inline bool all_set(const uint8_t *p, int64_t n)
@@ -425,6 +474,7 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
   const uint8_t *b = k->b;
   if (race) {
     int g = lb->gran, gs = __builtin_ctz((unsigned)g);    /* 1, 2, 4 or 8 */
+    lb->cepoch = x->epoch;
     for (int i = a; i < z; i++) {
       if (!b[i]) continue;
       int64_t o = dom_ptr_off((dom_val)addr[i]);
@@ -577,9 +627,14 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     }
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
       bool run = cell_run(lb, contig, o0, size);
-      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp, run ? o0 : -1);
-      else if (run) read_cells_run(x, lb, lo, hi, o0, size, sp);
-      else read_cells(x, lb, lo, hi, 0, b, addr, size, sp);
+      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp, run ? o0 : -1, false);
+      else if (lb->cepoch != x->epoch && run && log_fits(x, lb, lo, hi, o0, false))
+        race_wait(x, lb, lo, hi, b, addr, size, sp, o0, false);      /* after stores that wait */
+      else {
+        if (lb->cepoch != x->epoch) simt_race_flush(x);     /* this interval's stores to it wait: run them */
+        if (run) read_cells_run(x, lb, lo, hi, o0, size, sp);
+        else read_cells(x, lb, lo, hi, 0, b, addr, size, sp);
+      }
     }
 #undef FRUN
     return true;
@@ -589,7 +644,10 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
   race = race && lb->kind == BK_SHARED;     /* as the general path: a reused buffer may keep its cells */
   if (race) {
-    if (x->rlog_n) simt_race_flush(x);
+    if (cell_run(lb, contig, o0, size) && log_fits(x, lb, lo, hi, o0, true)) {
+      race_wait(x, lb, lo, hi, b, addr, size, sp, o0, true);       /* its cells wait: no race possible */
+      race = false;
+    } else if (x->rlog_n) simt_race_flush(x);
     lb->wepoch = x->epoch;
   }
   if (contig && (!race || cell_run(lb, contig, o0, size))) {
@@ -600,6 +658,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     if (race) {
       const uint32_t ep = x->epoch, *ws = x->wsync;
       simt_race *c0 = &lb->race[o0 / lb->gran];
+      lb->cepoch = ep;
       for (int wi = 0; wi < x->nwarps; wi++) {
         int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
         simt_race *c = c0 + (a - lo);

@@ -163,6 +163,30 @@ static const char src[] =
   "  sh[threadIdx.x + 2 * n] = a;\n"
   "  __syncthreads();\n"
   "  out[threadIdx.x] = sh[threadIdx.x] + sh[threadIdx.x + 40];\n"
+  "}\n"
+  "__global__ void tree(int *out, int n)\n"
+  "{\n"
+  "  __shared__ int sh[160];\n"
+  "  sh[threadIdx.x] = threadIdx.x;\n"
+  "  sh[threadIdx.x + n] = 7;\n"
+  "  int a = sh[threadIdx.x + 2 * n];\n"
+  "  __syncthreads();\n"
+  "  int b = sh[threadIdx.x + n];\n"
+  "  sh[threadIdx.x] = a + b;\n"
+  "  int c = sh[threadIdx.x + (n & 1)];\n"
+  "  __syncthreads();\n"
+  "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+  "    if (threadIdx.x < k) sh[threadIdx.x] += sh[threadIdx.x + k];\n"
+  "    if (threadIdx.x < k && n == 2) sh[threadIdx.x + k / 2] = k;\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  sh[threadIdx.x + 64] = c;\n"
+  "  if (n == 3) __syncwarp();\n"
+  "  int d = sh[threadIdx.x + 64 + n / 2] + sh[threadIdx.x + 1];\n"
+  "  if (threadIdx.x < 32) sh[threadIdx.x + 96] = sh[threadIdx.x + 97 - (n & 2)];\n"
+  "  sh[threadIdx.x + 32 * (n & 1)] = d;\n"
+  "  __syncthreads();\n"
+  "  out[threadIdx.x] = a + b + c + d + sh[threadIdx.x] + sh[threadIdx.x + 96];\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -297,6 +321,11 @@ int main(void)
     { "tidr", { 2 }, { 16 }, 0, 1, { { 80 * 4, false, false } }, 1, { 0 } },
     { "crun", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 1 } },
     { "crun", { 2 }, { 40 }, 7, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "tree", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
+    { "tree", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 1 } },
+    { "tree", { 2 }, { 64 }, 13, 1, { { 64 * 4, false, false } }, 1, { 2 } },
+    { "tree", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "tree", { 3 }, { 32 }, 4, 1, { { 64 * 4, false, false } }, 1, { 2 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
