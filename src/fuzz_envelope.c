@@ -94,13 +94,24 @@ static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
   return true;
 }
 
+/* A float attribute in a perturbed evaluation: gpu_env_dev.h's dge_attr. */
+static double v32_attr(void *ud, int a, double v)
+{
+  env32 *e = ud;
+  (void)a;
+  if (!e->perturb) return v;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return v * dge_perturb(e->flat, e->k, -1, (long long)bits);
+}
+
 /* The reference at element idx of t with the env's current mode. */
 static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
 {
   static const dg_sym_ops ops32 = { v32_constant, v32_apply, NULL };
   dg_sym_ops ops = ops32;
   ops.ud = e;
-  dg_ref_env env = { .sizes = e->sizes, .read = v32_read, .sym = &ops, .ud = e };
+  dg_ref_env env = { .sizes = e->sizes, .read = v32_read, .sym = &ops, .ud = e, .attr = v32_attr };
   dg_refval r;
   char *err = NULL;
   e->vals.n = 0;

@@ -38,7 +38,8 @@
  * N, n1 C, n2 dim, n3 mode: sum mean max min sumsq l2norm), 2 map (n0 count,
  * n1 mode: residual_add add mul scale relu sigmoid silu tanh gelu_erf
  * gelu_tanh leaky_relu elu; p0 the attribute), 3 matmul (n0 M, n1 N, n2 K, n3
- * bit 0 transA, bit 1 transB; p0 alpha; the batch from the flat index).
+ * bit 0 transA, bit 1 transB, bit 2 alpha is not an attribute (gemv); p0
+ * alpha; the batch from the flat index).
  * Input dtypes as gpu_ref.c's dg_ld codes: 0 f32 1 f64 2 f16 3 bf16 4 i32
  * 5 i64 6 u8.
  *
@@ -293,15 +294,28 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
   return dge_mul(e, dge_c(e, alpha), acc);
 }
 
+/* The op's float attribute (eps, alpha, a slope) as a perturbed evaluation
+ * reads it: scaled by dge_perturb(flat, k, -1, its bits) — a kernel takes it
+ * as a float argument, an input like any other (adamw folds 1 - beta2^t
+ * from its float beta2 in fp32). The host rule perturbs every float
+ * attribute of the problem the same way (fuzz_envelope.c's attr hook). */
+DG_DEV double dge_attr(const dge_st *e, double v)
+{
+  union { double d; unsigned long long u; } c;
+  c.d = v;
+  return e->perturb ? v * dge_perturb(e->flat, e->k, -1, (long long)c.u) : v;
+}
+
 DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p, long long flat)
 {
   e->maxmag = 0;
   e->overflowed = 0;
   e->nan_input = 0;
-  if (kind == 0) return dge_rows(e, flat, n[1], n[2], p[0]);
+  double p0 = kind == 3 && (n[3] & 4) ? p[0] : dge_attr(e, p[0]);   /* gemv's alpha: no attribute */
+  if (kind == 0) return dge_rows(e, flat, n[1], n[2], p0);
   if (kind == 1) return dge_reduce(e, flat, n[0], n[1], n[2], n[3]);
-  if (kind == 2) return dge_map(e, flat, n[1], p[0]);
-  return dge_matmul(e, flat, n[0], n[1], n[2], n[3], p[0]);
+  if (kind == 2) return dge_map(e, flat, n[1], p0);
+  return dge_matmul(e, flat, n[0], n[1], n[2], n[3], p0);
 }
 
 DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,

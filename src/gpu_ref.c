@@ -347,7 +347,9 @@ static bool plan_matmul(const dg_problem *p, const int64_t *sizes, int e, gpu_re
   }
   if (B <= 0 || M <= 0 || N <= 0 || K < 0 || B > 65535 || (M + 15) / 16 > 65535 || (N + 15) / 16 > INT32_MAX)
     return false;
-  pl->n[0] = M, pl->n[1] = N, pl->n[2] = K, pl->n[3] = (ta ? 1 : 0) | (tb ? 2 : 0);
+  /* bit 2: alpha is not an attribute of the op (gemv's 1): the envelope's
+   * backward error leaves it alone (gpu_env_dev.h's dge_attr) */
+  pl->n[0] = M, pl->n[1] = N, pl->n[2] = K, pl->n[3] = (ta ? 1 : 0) | (tb ? 2 : 0) | (ref_tab[e].mode == 2 ? 4 : 0);
   pl->p[0] = pl->p[2];                              /* alpha */
   pl->p[1] = pl->p[2] = 0;
   pl->grid = (dg_gpu_dim3){ (uint32_t)((N + 15) / 16), (uint32_t)((M + 15) / 16), (uint32_t)B };

@@ -291,13 +291,29 @@ static dg_ref_status call_ref(lref *r, int t, const int64_t *idx, dg_refval *out
   return s;
 }
 
+/* T's float attributes as env->attr gives them (env NULL: their values again). */
+static void set_attrs(lref *r, const dg_ref_env *env)
+{
+  lua_State *L = r->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, r->T);
+  for (size_t a = 0; a < r->p->attrs.n; a++) {
+    const dg_attr *at = &r->p->attrs.v[a];
+    if (at->kind != DG_ATTR_FLOAT) continue;
+    lua_pushnumber(L, env ? env->attr(env->ud, (int)a, at->f) : at->f);
+    lua_setfield(L, -2, at->name);
+  }
+  lua_pop(L, 1);
+}
+
 static dg_ref_status lref_eval(void *self, const dg_ref_env *env, int t, const int64_t *idx,
                                dg_refval *out, char **err)
 {
   lref *r = self;
   if (!set_sizes(r, env->sizes, err)) return DG_REF_ERROR;
   r->env = env;
+  if (env->attr) set_attrs(r, env);
   dg_ref_status s = call_ref(r, t, idx, out, err);
+  if (env->attr) set_attrs(r, NULL);
   r->env = NULL;
   return s;
 }

@@ -68,6 +68,10 @@ typedef struct dg_ref_env {
   bool (*read)(void *ud, int tensor, const int64_t *idx, dg_refval *out);
   const dg_sym_ops *sym;                 /* needed when read can give symbolic values */
   void *ud;                              /* for read */
+  /* Optional (NULL: the attributes as they are): the value the reference
+   * reads for float attribute a of dg_problem.attrs (v: its value); the
+   * envelope's backward error perturbs them (fuzz_envelope.c). */
+  double (*attr)(void *ud, int a, double v);
 } dg_ref_env;
 
 /* The row-major flat offset of idx in a tensor of these dims (rank at most 8),

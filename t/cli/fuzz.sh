@@ -52,6 +52,13 @@ is "$rc" 0 "layernorm_block, adversarial case 42 (w = 10^4 at x near the mean): 
 like "$out" "pass" "within the kernel-precision envelope"
 like "$out" "N=3 C=599 x:max-last w:large-offset b:all-equal " "a case mixing distributions names each input's"
 
+# and it perturbs the op's float attributes too: adamw's kernel folds
+# 1 - beta2^t from its float beta2 in fp32 (1e-5 relative), the reference in
+# double; case 59 (m large, v small) cancels p - lr * update down to 3e-3
+out=$(run_dirigo replay "$S/optim/adamw.lua" "fuzz:adversarial:1:59@N=124" 2>&1)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 0 "adamw, adversarial case 59 (the bias correction folded in fp32): passes"
+
 out=$(run_dirigo fuzz /nonexistent/spec.lua 2>&1)
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 is "$rc" 2 "a missing problem file is an input error"
