@@ -541,7 +541,7 @@ static bool fast_reg(simt_x *x, const simt_lval *lv)
 
 /* The uniform value v written to every active lane of register lv (what
  * ufill + lval_write do); the node's value ret, thin. */
-static dom_val *reg_set_uni(simt_x *x, const dg_expr *e, const simt_lval *lv, msk *k, dom_val v, dom_val ret)
+SIMT_LANES static dom_val *reg_set_uni(simt_x *x, const dg_expr *e, const simt_lval *lv, msk *k, dom_val v, dom_val ret)
 {
   dom_val *reg = lv->reg;
   if (k->cnt == k->hi - k->lo) for (int i = k->lo; i < k->hi; i++) reg[i] = v;
