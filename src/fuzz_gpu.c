@@ -145,7 +145,7 @@ static int gpu_timed_judged(void *self, const dg_problem *p, int t, emu_io *io, 
  * it and no element failed; any other goes back to the campaign, which runs
  * it alone. */
 static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
-                     emu_io *const *ios, int n, fuzz_cmp *cmp, uint8_t *passed)
+                     emu_io *const *ios, int n, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained)
 {
   gpu_many_case mc[FUZZ_MANY_MAX];
   if (n > FUZZ_MANY_MAX) return false;
@@ -154,6 +154,7 @@ static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
   for (int c = 0; c < n; c++) {
     passed[c] = mc[c].judged && !mc[c].cmp.nfail;
     cmp[c] = mc[c].cmp;
+    explained[c] = passed[c] ? mc[c].nexplained : 0;
     if (t && passed[c]) {   /* counted as the one-by-one runs count theirs */
       t->runs++;
       t->kernel_ms += mc[c].ms;
@@ -161,6 +162,7 @@ static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
       t->ref_ms += mc[c].ref_ms;
       t->dev_judged++;
       t->many++;
+      t->env_passed += mc[c].nexplained > 0;
     }
   }
   if (t) t->run_s += dg_now() - t0;
@@ -168,16 +170,16 @@ static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
 }
 
 static bool gpu_backend_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
-                             fuzz_cmp *cmp, uint8_t *passed)
+                             fuzz_cmp *cmp, uint8_t *passed, int64_t *explained)
 {
-  return gpu_many(self, NULL, p, sizes, ios, n, cmp, passed);
+  return gpu_many(self, NULL, p, sizes, ios, n, cmp, passed, explained);
 }
 
 static bool gpu_timed_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
-                           fuzz_cmp *cmp, uint8_t *passed)
+                           fuzz_cmp *cmp, uint8_t *passed, int64_t *explained)
 {
   fuzz_gpu_timed *t = self;
-  return gpu_many(t->gk, t, p, sizes, ios, n, cmp, passed);
+  return gpu_many(t->gk, t, p, sizes, ios, n, cmp, passed, explained);
 }
 
 static bool gpu_backend_ref(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n)

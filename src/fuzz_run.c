@@ -583,6 +583,7 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
   int idx[FUZZ_MANY_MAX], nin = 0;
   fuzz_cmp cmp[FUZZ_MANY_MAX];
   uint8_t passed[FUZZ_MANY_MAX] = {0};
+  int64_t explained[FUZZ_MANY_MAX] = {0};
   for (int j = 0; m > 1 && j < m; j++) {
     int how = group_inputs(p, be, nin, s, ctx, &g[j].c, sizes, &io[j], &shared, &have_shared, &outs[j]);
     if (!how) continue;
@@ -590,7 +591,7 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
     own[nin] = how == 1;
     idx[nin++] = j;
   }
-  bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, cmp, passed);
+  bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, cmp, passed, explained);
   double each = (dg_now() - t1) / (nin ? nin : 1);
   bool judged[FUZZ_MANY_MAX] = {0};
   if (have_shared) emu_io_free(&shared);
@@ -602,6 +603,7 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
     outs[j].k = g[j].k;
     outs[j].cmp.max_abs = cmp[i].max_abs;
     outs[j].cmp.max_ulp = cmp[i].max_ulp;
+    outs[j].nexplained = explained[i];   /* off the reference, inside the envelope (judged there) */
     outs[j].secs = each;
   }
   free(sizes);

@@ -63,7 +63,7 @@ typedef struct fuzz_backend {
    * outcomes in case order: first failure, shrinking, keep_going and the
    * budget as one by one. */
   bool (*run_many)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
-                   fuzz_cmp *cmp, uint8_t *passed);
+                   fuzz_cmp *cmp, uint8_t *passed, int64_t *explained);
   /* Optional (NULL: none): the backend draws the inputs of its next run
    * itself (the GPU: gpu_gen.h) — slot 0: the next run; slot c: case c of
    * the next run_many — input tensor tens[j] from the counter-based

@@ -3,6 +3,7 @@
  * entry), its parameters from a problem's GPU reference plan, and the
  * session-side driver the fuzz backend's envelope hook calls. */
 #include "gpu_env.h"
+#include "fuzz_run.h"   /* FUZZ_ENVELOPE_JUDGED */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,10 +25,125 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "  double p[3] = { p0, p1, p2 };\n"
   "  ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
   "                                   cand[3 * j + 2], (int)odt, atol, rtol);\n"
+  "}\n"
+  /* inside gpu_run_many's stream (gpu_env_pipe_*): work[0] the inputs' hash
+     before the kernel under test, work[1] the candidates gathered, work[2] 1
+     when they are exactly the summary's failing elements */
+  "__device__ unsigned long long dge_hash_in(const void *p, long long nb, long long t, long long i0, long long step) {\n"
+  "  const unsigned char *b = (const unsigned char *)p;\n"
+  "  unsigned long long h = 0, salt = dge_mix(0x6a09e667f3bcc909ull + (unsigned long long)t);\n"
+  "  long long nw = nb >> 2;\n"
+  "  for (long long w = i0; w < nw; w += step)\n"
+  "    h += dge_mix(dge_mix(salt ^ (unsigned long long)w) ^ ((const unsigned *)b)[w]);\n"
+  "  if (i0 == 0) for (long long k = nw * 4; k < nb; k++) h += dge_mix(salt ^ ((unsigned long long)k << 8 | b[k]) ^ 1ull << 63);\n"
+  "  return h;\n"
+  "}\n"
+  "extern \"C\" __global__ void dg_env_hash(unsigned long long *work, const void *a, long long na,\n"
+  "    const void *b, long long nb, const void *c, long long nc) {\n"
+  "  long long i0 = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;\n"
+  "  unsigned long long h = (a ? dge_hash_in(a, na, 0, i0, step) : 0) + (b ? dge_hash_in(b, nb, 1, i0, step) : 0) +\n"
+  "                        (c ? dge_hash_in(c, nc, 2, i0, step) : 0);\n"
+  "  for (int o = 16; o; o >>= 1) h += __shfl_down_sync(0xffffffffu, h, o);\n"
+  "  if ((threadIdx.x & 31) == 0 && h) atomicAdd(&work[0], h);\n"
+  "}\n"
+  "/* one block: the summary's failing elements (gpu_cmp.c's rule; none unwritten, at most cap), in element order */\n"
+  "extern \"C\" __global__ void dg_env_gather(unsigned long long *sum, unsigned long long *work, double *cand,\n"
+  "    const void *got, const double *want, long long n, long long dt, double atol, double rtol,\n"
+  "    unsigned long long ref_poison, long long cap) {\n"
+  "  __shared__ unsigned long long s_cnt, s_nf;\n"
+  "  __shared__ unsigned s_warp[32];\n"
+  "  int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nwarp = (blockDim.x + 31) >> 5;\n"
+  "  if (tid == 0) {\n"
+  "    s_cnt = 0;\n"
+  "    s_nf = sum[1] > 0 && sum[1] <= (unsigned long long)cap && sum[2] == 0 ? sum[1] : 0;\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "  for (long long base = 0; base < n && s_cnt < s_nf; base += blockDim.x) {\n"
+  "    long long i = base + tid;\n"
+  "    int bad = 0;\n"
+  "    double g = 0, wr = 0;\n"
+  "    if (i < n) {\n"
+  "      wr = want[i];\n"
+  "      if ((unsigned long long)__double_as_longlong(wr) != ref_poison) {\n"
+  "        g = dge_ld(got, (int)dt, i);\n"
+  "        double w = dge_round_dt((int)dt, wr);\n"
+  "        if (dge_isnan(w)) bad = !dge_isnan(g);\n"
+  "        else if (dge_isinf(w)) bad = !(g == w);\n"
+  "        else if (!dge_isfinite(g)) bad = 1;\n"
+  "        else bad = !(fabs(g - w) <= atol + rtol * fabs(w));\n"
+  "      }\n"
+  "    }\n"
+  "    unsigned m = __ballot_sync(0xffffffffu, bad);\n"
+  "    if (lane == 0) s_warp[wid] = __popc(m);\n"
+  "    __syncthreads();\n"
+  "    unsigned long long off = s_cnt;\n"
+  "    for (int k = 0; k < wid; k++) off += s_warp[k];\n"
+  "    off += __popc(m & ((1u << lane) - 1u));\n"
+  "    if (bad && off < (unsigned long long)cap) {\n"
+  "      cand[3 * off] = (double)i;\n"
+  "      cand[3 * off + 1] = g;\n"
+  "      cand[3 * off + 2] = wr;\n"
+  "    }\n"
+  "    __syncthreads();\n"
+  "    if (tid == 0) for (int k = 0; k < nwarp; k++) s_cnt += s_warp[k];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  if (tid == 0) {\n"
+  "    int go = s_nf > 0 && s_cnt == s_nf;\n"
+  "    work[1] = go ? s_cnt : 0;\n"
+  "    work[2] = (unsigned long long)go;\n"
+  "  }\n"
+  "}\n"
+  "/* dg_env over the gathered candidates (their count in work[1]) */\n"
+  "extern \"C\" __global__ void dg_env_many(unsigned char *ok, const double *cand, const long long *work, long long kind,\n"
+  "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
+  "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
+  "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+  "  if (!work[2] || j >= work[1]) return;\n"
+  "  dge_st e;\n"
+  "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
+  "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
+  "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
+  "  long long n[4] = { n0, n1, n2, n3 };\n"
+  "  double p[3] = { p0, p1, p2 };\n"
+  "  ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
+  "                                   cand[3 * j + 2], (int)odt, atol, rtol);\n"
+  "}\n"
+  "/* one block: every candidate inside the envelope and the inputs as before the kernel ran: the case\n"
+  "   passes (sum[1] failing 0, sum[6] first none, sum[7] the elements the envelope explained); work zeroed */\n"
+  "extern \"C\" __global__ void dg_env_fold(unsigned long long *sum, unsigned long long *work, const unsigned char *ok,\n"
+  "    const void *a, long long na, const void *b, long long nb, const void *c, long long nc) {\n"
+  "  __shared__ int s_bad;\n"
+  "  __shared__ unsigned long long s_h;\n"
+  "  int tid = threadIdx.x;\n"
+  "  if (tid == 0) s_bad = 0, s_h = 0;\n"
+  "  __syncthreads();\n"
+  "  long long m = work[2] ? (long long)work[1] : 0;\n"
+  "  if (m > 0) {\n"
+  "    for (long long j = tid; j < m; j += blockDim.x) if (!ok[j]) s_bad = 1;\n"
+  "    __syncthreads();\n"
+  "    if (!s_bad) {\n"
+  "      unsigned long long h = (a ? dge_hash_in(a, na, 0, tid, blockDim.x) : 0) +\n"
+  "                             (b ? dge_hash_in(b, nb, 1, tid, blockDim.x) : 0) +\n"
+  "                             (c ? dge_hash_in(c, nc, 2, tid, blockDim.x) : 0);\n"
+  "      atomicAdd(&s_h, h);\n"
+  "    }\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "  if (tid == 0) {\n"
+  "    if (m > 0 && !s_bad && s_h == work[0]) {\n"
+  "      sum[7] = sum[1];\n"
+  "      sum[1] = 0;\n"
+  "      sum[6] = ~0ull;\n"
+  "    }\n"
+  "    work[0] = work[1] = work[2] = 0;\n"
+  "  }\n"
   "}\n";
 #undef DG_ENV_EMIT
 
-static const char *const env_names[] = { "dg_env" };
+static const char *const env_names[] = { "dg_env", "dg_env_hash", "dg_env_gather", "dg_env_many", "dg_env_fold" };
+#define ENV_NK 5
 
 const char *gpu_env_source(void) { return env_source; }
 const char *gpu_env_kernel_name(void) { return env_names[0]; }
@@ -148,7 +264,7 @@ dg_gpu_status gpu_env_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
   char *text = device_text(&len);
   uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu envelope>", text, len);
   static const char *const extra[] = { "--fmad=false" };
-  dg_gpu_copts o = { .names = env_names, .nnames = 1, .arch = arch, .extra = extra, .nextra = 1 };
+  dg_gpu_copts o = { .names = env_names, .nnames = ENV_NK, .arch = arch, .extra = extra, .nextra = 1 };
   dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
   if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
     for (size_t i = 0; i < d->v.n; i++)
@@ -169,7 +285,7 @@ struct gpu_env {
   int state;                   /* 0 not tried, 1 compiled, -1 off (why) */
   char *why;
   dg_gpu_binary bin;
-  dg_gpu_kernel kern[1];
+  dg_gpu_kernel kern[ENV_NK];
   unsigned gen;                /* kern loaded in this child generation */
   dg_gpu_buf cand, ok;         /* valid in buf_gen */
   int64_t cap;                 /* candidates they hold */
@@ -178,6 +294,8 @@ struct gpu_env {
   int64_t hcap;
   dg_gpu_batch batch;
   gpu_env_stats st;
+  dg_gpu_buf work;             /* the pipeline's words (gpu_env_pipe_*), valid in work_gen */
+  unsigned work_gen;
 };
 
 static void env_off(struct gpu_env *E, char *why)
@@ -301,6 +419,97 @@ bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, i
   }
   dg_gpu_batch_result_free(&r);
   return good;
+}
+
+/* ---- inside gpu_run_many's stream ------------------------------------------ */
+static const uint64_t zero_words[4];
+
+static bool input_bytes(const dg_problem *p, const int64_t *sizes, int64_t t, int64_t *nb)
+{
+  *nb = 0;
+  if (t < 0) return true;
+  const dg_tensor *ts = &p->tensors.v[t];
+  if (ts->role != DG_TENSOR_INPUT || ts->accumulate) return false;   /* its bytes before the kernel are gone */
+  int64_t n = dg_problem_numel(p, (int)t, sizes);
+  if (n < 0) return false;
+  *nb = n * dg_dtypes[ts->dtype].size;
+  return true;
+}
+
+bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, gpu_env_pipe *P)
+{
+  memset(P, 0, sizeof *P);
+  const char *off = getenv("DIRIGO_GPU_ENV_MANY");
+  dg_dtype od = p->tensors.v[t].dtype;
+  dg_tol tol = dg_problem_tol(p, t);
+  if ((off && !strcmp(off, "0")) || !gk->g || !gk->cmp_buf || !gk->ref_buf || !gpu_cmp_supported(od) ||
+      gk->buf_gen != dg_gpu_generation(gk->g) || !gpu_env_launch_for(p, sizes, t, tol, &P->L))
+    return false;
+  int64_t nb[3];
+  for (int i = 0; i < 3; i++)
+    if (!input_bytes(p, sizes, P->L.in_t[i], &nb[i])) return false;
+  if (!gk->env) gk->env = dg_calloc(1, sizeof *gk->env);
+  struct gpu_env *E = env_ready(gk);
+  if (!E || !env_setup(gk, E, FUZZ_ENVELOPE_JUDGED)) return false;
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (E->work_gen != gen) {
+    char *msg = NULL;
+    if (dg_gpu_alloc(gk->g, sizeof zero_words, dg_gpu_poison_for("i64"), &E->work, &msg) != DG_GPU_OK) {
+      free(msg);
+      return false;
+    }
+    if (gen != dg_gpu_generation(gk->g)) return false;
+    E->work_gen = gen;
+  }
+  P->hash = E->kern[1], P->gather = E->kern[2], P->judge = E->kern[3], P->fold = E->kern[4];
+  P->work = E->work;
+  dg_gpu_arg *h = P->hash_args, *f = P->fold_args, *g = P->gather_args;
+  h[0] = f[1] = dg_gpu_arg_buf(E->work);
+  f[0] = dg_gpu_arg_buf(gk->cmp_buf);
+  f[2] = dg_gpu_arg_buf(E->ok);
+  for (int i = 0; i < 3; i++) {
+    int64_t it = P->L.in_t[i];
+    h[1 + 2 * i] = f[3 + 2 * i] = it >= 0 ? dg_gpu_arg_buf(gk->bufs[it]) : dg_gpu_arg_null();
+    h[2 + 2 * i] = f[4 + 2 * i] = dg_gpu_arg_i64(nb[i]);
+  }
+  int k = 0;
+  g[k++] = dg_gpu_arg_buf(gk->cmp_buf);
+  g[k++] = dg_gpu_arg_buf(E->work);
+  g[k++] = dg_gpu_arg_buf(E->cand);
+  g[k++] = dg_gpu_arg_buf(gk->bufs[t]);
+  g[k++] = dg_gpu_arg_buf(gk->ref_buf);
+  g[k++] = dg_gpu_arg_i64(gk->want_n);
+  g[k++] = dg_gpu_arg_i64(dt_code(od));
+  g[k++] = dg_gpu_arg_f64(tol.atol);
+  g[k++] = dg_gpu_arg_f64(tol.rtol);
+  dg_gpu_pattern fp = dg_gpu_poison_for("f64");
+  uint64_t rp;
+  memcpy(&rp, fp.b, 8);
+  g[k++] = dg_gpu_arg_i64((int64_t)rp);
+  g[k++] = dg_gpu_arg_i64(FUZZ_ENVELOPE_JUDGED);
+  batch_args(&P->L, E->ok, E->cand, 0, gk->bufs, P->env_args);
+  P->env_args[2] = dg_gpu_arg_buf(E->work);   /* the count gathered, on the device */
+  E->st.pipe_requests++;
+  return true;
+}
+
+void gpu_env_pipe_start(const gpu_env_pipe *P, dg_gpu_batch *b)
+{
+  dg_gpu_batch_upload(b, P->work, 0, zero_words, sizeof zero_words);
+}
+
+void gpu_env_pipe_before(const gpu_env_pipe *P, dg_gpu_batch *b)
+{
+  dg_gpu_batch_launch_unguarded(b, P->hash, (dg_gpu_dim3){ 256, 1, 1 }, (dg_gpu_dim3){ 256, 1, 1 }, 0, P->hash_args, 7);
+}
+
+void gpu_env_pipe_after(const gpu_env_pipe *P, dg_gpu_batch *b)
+{
+  dg_gpu_dim3 one = { 1, 1, 1 }, wide = { 1024, 1, 1 };
+  dg_gpu_batch_launch_unguarded(b, P->gather, one, wide, 0, P->gather_args, 11);
+  dg_gpu_batch_launch_unguarded(b, P->judge, gpu_env_grid(FUZZ_ENVELOPE_JUDGED), gpu_env_block(), 0, P->env_args,
+                                GPU_ENV_NARGS);
+  dg_gpu_batch_launch_unguarded(b, P->fold, one, wide, 0, P->fold_args, 9);
 }
 
 gpu_env_stats gpu_env_stats_of(const gpu_kernels *gk)

@@ -70,9 +70,33 @@ typedef struct {
   int64_t calls, refused;      /* gpu_env_judge calls, and those that left it to the host */
   int64_t batches, judged;     /* device batches run, elements judged there */
   double ms;                   /* the kernel's time, all batches */
+  int64_t pipe_requests;       /* gpu_run_many requests that judged inside their stream */
   const char *why;             /* why it is off, or NULL */
 } gpu_env_stats;
 gpu_env_stats gpu_env_stats_of(const gpu_kernels *gk);
 void gpu_env_free(gpu_kernels *gk);
+
+/* Inside gpu_run_many's stream, per case, no host round trip: before the
+ * kernel under test a hash of the inputs the envelope reads (dg_env_hash);
+ * after the comparison (dg_cmp), when its summary has failing elements, none
+ * unwritten and at most FUZZ_ENVELOPE_JUDGED, one block gathers them in
+ * element order (dg_env_gather), dg_env_many judges them, and one block
+ * (dg_env_fold) turns the summary into a pass (word 1 failing 0, word 6 first
+ * none, word 7 the elements the envelope explained) when every one is inside
+ * the envelope and the inputs hash as before the kernel ran (a kernel that
+ * wrote into its inputs is judged on the host). A case that still fails keeps
+ * its summary, and the host judges it as before. Ready: the op has a device
+ * envelope, its inputs are plain inputs, the kernels load (DIRIGO_GPU_ENVELOPE=0
+ * or DIRIGO_GPU_ENV_MANY=0: off). */
+typedef struct {
+  gpu_env_launch L;
+  dg_gpu_kernel hash, gather, judge, fold;
+  dg_gpu_buf work;
+  dg_gpu_arg hash_args[7], gather_args[11], env_args[GPU_ENV_NARGS], fold_args[9];
+} gpu_env_pipe;
+bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, gpu_env_pipe *P);
+void gpu_env_pipe_start(const gpu_env_pipe *P, dg_gpu_batch *b);    /* once a request: the words zeroed */
+void gpu_env_pipe_before(const gpu_env_pipe *P, dg_gpu_batch *b);   /* before the kernel under test */
+void gpu_env_pipe_after(const gpu_env_pipe *P, dg_gpu_batch *b);    /* after dg_cmp, before the download */
 
 #endif

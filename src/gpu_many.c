@@ -3,6 +3,7 @@
  * device (gpu_gen.h) instead of uploaded. */
 #include "gpu_run_int.h"
 #include "gpu_gen.h"
+#include "gpu_env.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,10 +111,14 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
                          dg_problem_tol(p, rp.out), gk->cmp_buf, ca);
   dg_gpu_dim3 cg, cb;
   gpu_cmp_dims(gk->want_n, &cg, &cb);
+  gpu_env_pipe envp;   /* the envelope inside the stream (gpu_env.h), when the op has one */
+  bool env = gpu_env_pipe_ready(gk, p, sizes, rp.out, &envp);
   dg_gpu_batch *b = &gk->batch;
   dg_gpu_batch_clear(b);
   b->async = true;
+  if (env) gpu_env_pipe_start(&envp, b);
   int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
+  int lref[FUZZ_MANY_MAX];        /* and its reference's (the kernels follow it) */
   uint8_t *raw = gk->many_raw;
   for (int c = 0; c < n; c++) {
     first[c] = b->nlaunch;
@@ -135,13 +140,16 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
       dg_gpu_batch_poison(b, gk->bufs[t]);
       if (zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)zero[t]);
     }
+    if (env) gpu_env_pipe_before(&envp, b);
     dg_gpu_batch_poison(b, gk->ref_buf);
+    lref[c] = b->nlaunch;
     dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, nra);
     for (int li = 0; li < (int)p->launches.n; li++)
       dg_gpu_batch_launch(b, gk->kern[gk->name_of[li]], dv.v[li].g, dv.v[li].b, dv.v[li].shared,
                           args.v + at.v[li], (int)p->launches.v[li]->args.n);
     dg_gpu_batch_upload(b, gk->cmp_buf, 0, init, sizeof init);
     dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, cg, cb, 0, ca, nca);
+    if (env) gpu_env_pipe_after(&envp, b);
     dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)c * GPU_CMP_WORDS, sizeof init);
   }
   first[n] = b->nlaunch;
@@ -159,10 +167,11 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
     memset(&out[c], 0, sizeof out[c]);
     if (c >= upto || !r.downloaded) continue;
     out[c].judged = true;
-    gpu_cmp_decode(gk->many_sum + (size_t)c * GPU_CMP_WORDS, gk->want_n, &out[c].cmp);
-    int lref = first[c + 1] - 2 - (int)p->launches.n;   /* the reference: after the generators */
-    for (int li = lref; li < first[c + 1] - 1 && li < (int)r.launch_ms.n; li++) {
-      if (li == lref) out[c].ref_ms = r.launch_ms.v[li];
+    const uint64_t *sum = gk->many_sum + (size_t)c * GPU_CMP_WORDS;
+    gpu_cmp_decode(sum, gk->want_n, &out[c].cmp);
+    out[c].nexplained = env && !out[c].cmp.nfail ? (int64_t)sum[7] : 0;
+    for (int li = lref[c]; li <= lref[c] + (int)p->launches.n && li < (int)r.launch_ms.n; li++) {
+      if (li == lref[c]) out[c].ref_ms = r.launch_ms.v[li];
       else out[c].ms += r.launch_ms.v[li];
     }
   }

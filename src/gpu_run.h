@@ -128,6 +128,8 @@ typedef struct {
   fuzz_cmp cmp;
   double ms;                 /* the kernels' time (events) */
   double ref_ms;             /* the reference's */
+  int64_t nexplained;        /* judged: elements off the reference the envelope explained
+                                on the device (gpu_env_pipe_*; the case passes) */
 } gpu_many_case;
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
                   gpu_many_case *out);

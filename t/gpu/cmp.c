@@ -17,7 +17,8 @@
 static dg_problem *load(const char *rel)
 {
   const char *src = getenv("DG_SRCDIR");
-  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
+  char *path = !strncmp(rel, "t/", 2) ? dg_printf("%s/%s.lua", src ? src : "..", rel)
+                                      : dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
   dg_diags d = {0};
   dg_problem *p = dg_spec_load(path, &d);
   if (p && d.nerrors) {
@@ -191,6 +192,8 @@ static bool same_outcome(const fuzz_outcome *a, const fuzz_outcome *b)
 }
 
 static int64_t big_n;   /* > 0: "realistic" is this size (the mock's) */
+static bool zero_tol;   /* the tolerance 0: elements off the reference the envelope explains */
+static int64_t env_passed_all;
 
 static void campaigns(const char *rel, const char *strategy, bool realistic)
 {
@@ -199,6 +202,7 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
     ok(false, "%s loads", rel);
     return;
   }
+  if (zero_tol) p->has_tol = true, p->tol = (dg_tol){ 0, 0 };
   if (realistic)
     for (size_t i = 0; i < p->sizes.n; i++)
       if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = big_n > 0 ? big_n : p->sizes.v[i].realistic;
@@ -207,7 +211,7 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   fuzz_summary sm[3];
   bool ran = true, drew[3] = {0};
   for (int m = 0; m < 3; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
-  const char *sz = realistic ? " (realistic)" : "";
+  const char *sz = realistic ? " (realistic)" : zero_tol ? " (tolerance 0)" : "";
   for (int m = 1; m < 3; m++) {
     size_t same = 0, nfail = 0;
     for (size_t i = 0; ran && i < o[m].n && i < o[0].n; i++) {
@@ -233,6 +237,15 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   bool grouped = !strcmp(strategy, "adversarial");
   ok(ran && (!grouped || tm[2].many > 0 || sm[2].npass == 0),
      "%s %s%s: %lld passing cases judged several a request", rel, strategy, sz, (long long)tm[2].many);
+  if (zero_tol) {   /* the envelope inside the request passed cases off the reference, and only there */
+    int64_t expl = 0;
+    for (size_t i = 0; i < o[0].n; i++) expl += o[0].v[i].status == FUZZ_PASS && o[0].v[i].nexplained > 0;
+    ok(ran && tm[0].env_passed == 0 && tm[1].env_passed == 0 && tm[2].env_passed <= expl &&
+       (!grouped || tm[2].env_passed == expl),
+       "%s %s%s: %lld cases off the reference passed by the envelope inside the request (the host's run: %lld "
+       "passing with elements explained)", rel, strategy, sz, (long long)tm[2].env_passed, (long long)expl);
+    env_passed_all += tm[2].env_passed;
+  }
   for (int m = 0; m < 3; m++) dg_vec_free(&o[m]);
   dg_problem_free(p);
 }
@@ -266,6 +279,18 @@ int main(void)
   campaigns("elementwise/residual_add", "adversarial", false);
   campaigns("elementwise/residual_add", "boundary+adversarial", false);
   campaigns("elementwise/residual_add_gridfloor", "adversarial", false);
+  zero_tol = true;
+  campaigns("elementwise/residual_add", "adversarial", false);
+  campaigns("elementwise/residual_add", "boundary+adversarial", false);
+  campaigns("elementwise/residual_add_gridfloor", "adversarial", false);
+  zero_tol = false;
+  int64_t before = env_passed_all;   /* a kernel that writes into its input: never passed there */
+  zero_tol = true;
+  campaigns("t/gpu/fixtures/clobber_add", "adversarial", false);
+  zero_tol = false;
+  ok(env_passed_all == before, "t/gpu/fixtures/clobber_add: no case passed by the envelope inside a request");
+  ok(env_passed_all > 0, "tolerance 0: %lld cases passed by the envelope inside a request in all",
+     (long long)env_passed_all);
   big_n = 300000;   /* 3.6 MB of tensors: grouped only because the inputs are drawn on the device */
   campaigns("elementwise/residual_add", "adversarial", true);
   big_n = 0;

@@ -466,7 +466,10 @@ static void compiles(void)
   if (d.v.n) dg_diag_format(&b, NULL, &d.v.v[0]);
   is_int(st, DG_GPU_OK, "the envelope kernel compiles with NVRTC for sm_90%s%s", b.s ? ": " : "", b.s ? b.s : "");
   dg_buf_free(&b);
-  ok(st == DG_GPU_OK && bin.nnames == 1 && !strcmp(bin.lowered[0], gpu_env_kernel_name()), "one kernel, dg_env");
+  static const char *const names[] = { "dg_env", "dg_env_hash", "dg_env_gather", "dg_env_many", "dg_env_fold" };
+  bool all = st == DG_GPU_OK && bin.nnames == 5 && !strcmp(bin.lowered[0], gpu_env_kernel_name());
+  for (int i = 0; all && i < 5; i++) all = !strcmp(bin.lowered[i], names[i]);
+  ok(all, "five kernels: dg_env and the pipeline's (gpu_env_pipe_*)");
   ok(st == DG_GPU_OK && bin.image_len > 4 && !memcmp(bin.image, "\177ELF", 4), "a CUBIN came back");
   if (st == DG_GPU_OK) dg_gpu_binary_free(&bin);
   dg_diags_free(&d);

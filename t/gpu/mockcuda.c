@@ -70,6 +70,16 @@ static cudaError_t residual_add(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* t/gpu/fixtures/clobber_add.cu: x doubled in place, y = alpha r + 2x */
+static cudaError_t clobber_add(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0], *x = *(float **)a[1], *r = *(float **)a[2];
+  float alpha = *(float *)a[3];
+  int n = *(int *)a[4];
+  FOR_THREADS(g, b) if ((long)i < n) x[i] = 2.0f * x[i], y[i] = alpha * r[i] + x[i];
+  return cudaSuccess;
+}
+
 /* gpu_ref.c's elementwise reference, mode 0 (residual_add) of f32 inputs
  * only: y = x + alpha r in double; other modes leave y alone (the f64
  * poison then says "undefined") */
@@ -163,6 +173,80 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_env.c's pipeline kernels (gpu_env_pipe_*), whole launches at once */
+typedef unsigned long long u64;
+static u64 hash_in(const void *p, long long nb, long long t)
+{
+  const unsigned char *b = p;
+  u64 h = 0, salt = dge_mix(0x6a09e667f3bcc909ull + (u64)t);
+  long long nw = nb >> 2;
+  for (long long w = 0; w < nw; w++) {
+    unsigned x;
+    memcpy(&x, b + 4 * w, 4);
+    h += dge_mix(dge_mix(salt ^ (u64)w) ^ x);
+  }
+  for (long long k = nw * 4; k < nb; k++) h += dge_mix(salt ^ ((u64)k << 8 | b[k]) ^ 1ull << 63);
+  return h;
+}
+static u64 hash3(void **a)
+{
+  u64 h = 0;
+  for (int i = 0; i < 3; i++) {
+    const void *p = *(const void **)a[2 * i];
+    if (p) h += hash_in(p, *(long long *)a[2 * i + 1], i);
+  }
+  return h;
+}
+static cudaError_t env_hash(dim3 g, dim3 b, void **a)
+{
+  (*(u64 **)a[0])[0] += hash3(a + 1);
+  return cudaSuccess;
+}
+static cudaError_t env_gather(dim3 g, dim3 b, void **a)
+{
+  static const dg_dtype dts[4] = { DG_DT_F32, DG_DT_F64, DG_DT_F16, DG_DT_BF16 };
+  u64 *sum = *(u64 **)a[0], *work = *(u64 **)a[1];
+  double *cand = *(double **)a[2];
+  const unsigned char *got = *(const unsigned char **)a[3];
+  const double *want = *(const double **)a[4];
+  long long n = *(long long *)a[5], cap = *(long long *)a[10];
+  dg_dtype dt = dts[*(long long *)a[6] & 3];
+  dg_tol tol = { *(double *)a[7], *(double *)a[8] };
+  u64 ref_poison = *(u64 *)a[9], nf = sum[1] > 0 && sum[1] <= (u64)cap && sum[2] == 0 ? sum[1] : 0, cnt = 0;
+  for (long long i = 0; i < n && cnt < nf; i++) {
+    u64 rb;
+    memcpy(&rb, &want[i], 8);
+    double gv = dg_dtype_load(dt, got, i);
+    if (rb == ref_poison || fuzz_elem_check(dt, gv, want[i], tol) == FUZZ_ELEM_OK) continue;
+    cand[3 * cnt] = (double)i, cand[3 * cnt + 1] = gv, cand[3 * cnt + 2] = want[i];
+    cnt++;
+  }
+  work[1] = nf && cnt == nf ? cnt : 0;
+  work[2] = nf && cnt == nf;
+  return cudaSuccess;
+}
+static cudaError_t env_judge(dim3 g, dim3 b, void **a);
+static cudaError_t env_many(dim3 g, dim3 b, void **a)
+{
+  const u64 *work = *(const u64 **)a[2];
+  long long m = work[2] ? (long long)work[1] : 0;
+  void *aa[23];
+  for (int i = 0; i < 23; i++) aa[i] = a[i];
+  aa[2] = &m;
+  return env_judge(g, b, aa);
+}
+static cudaError_t env_fold(dim3 g, dim3 b, void **a)
+{
+  u64 *sum = *(u64 **)a[0], *work = *(u64 **)a[1];
+  const unsigned char *ok = *(const unsigned char **)a[2];
+  long long m = work[2] ? (long long)work[1] : 0;
+  bool all = m > 0;
+  for (long long j = 0; j < m; j++) all = all && ok[j];
+  if (all && hash3(a + 3) == work[0]) sum[7] = sum[1], sum[1] = 0, sum[6] = ~0ull;
+  work[0] = work[1] = work[2] = 0;
+  return cudaSuccess;
+}
+
 /* gpu_gen.c's generator, written with the host's definition (fuzz_ctr_value,
  * dg_dtype_store): bit identity with the CUDA one is t/gpu/gen.c's, on a GPU */
 static cudaError_t gen_fill(dim3 g, dim3 b, void **a)
@@ -192,6 +276,7 @@ static const mock_kernel kernels[] = {
   { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
   { "say", say, 2, { 8, 4 } },
   { "_Z19residual_add_kernelPfPKfS1_fi", residual_add, 5, { 8, 8, 8, 4, 4 } },
+  { "_Z18clobber_add_kernelPfS_PKffi", clobber_add, 5, { 8, 8, 8, 4, 4 } },
   { "dg_guard_check", guard_check, 4, { 8, 8, 8, 8 } },
   { "dg_ref_map", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
@@ -200,6 +285,10 @@ static const mock_kernel kernels[] = {
   { "dg_gen_fill", gen_fill, 11, { 8, 8, 4, 4, 4, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_env_hash", env_hash, 7, { 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_env_gather", env_gather, 11, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_env_many", env_many, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_env_fold", env_fold, 9, { 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
 };
 
 static const struct { cudaError_t e; const char *name, *text; } errs[] = {
