@@ -25,7 +25,7 @@ static const char *const defaults[] = {
 typedef struct {
   int64_t cases;
   double secs, run_s, kernel_ms, ref_ms;
-  int64_t npass, nbad, ref_runs, many, dev_judged;
+  int64_t npass, nbad, ref_runs, many, dev_judged, env_passed;
   char label[96];
   char first[400];          /* the first failure's message, when any */
 } row;
@@ -87,17 +87,19 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
            r->ref_runs ? "gpu" : "lua");
   printf("   %" PRId64 "/%" PRId64 " pass", r->npass, r->cases);
   if (r->run_s > 0)
-    printf(" (%" PRId64 " judged on the device, %" PRId64 " of them several a request)", r->dev_judged, r->many);
+    printf(" (%" PRId64 " judged on the device, %" PRId64 " of them several a request, %" PRId64
+           " of those off the reference and passed by the envelope there; reference kernel %.4f ms)",
+           r->dev_judged, r->many, r->env_passed, r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0);
   printf("\n");
   if (r->nbad && r->first[0]) printf("  (first of %" PRId64 " not passing: %s)\n", r->nbad, r->first);
   if (json)
     fprintf(json, "%s{\"problem\": \"%s\", \"sizes\": \"%s\", \"shape\": \"%s\", \"backend\": \"%s\", "
             "\"cases\": %" PRId64 ", \"cases_per_s\": %.3f, \"ms_per_case\": %.4f, \"run_ms\": %.4f, "
             "\"kernel_ms\": %.5f, \"pass\": %" PRId64 ", \"ref\": \"%s\", \"ref_ms\": %.5f, "
-            "\"dev_judged\": %" PRId64 ", \"grouped\": %" PRId64 "}",
+            "\"dev_judged\": %" PRId64 ", \"grouped\": %" PRId64 ", \"env_passed\": %" PRId64 "}",
             *first ? "" : ",\n ", name, sizes, r->label, backend, r->cases, per > 0 ? 1 / per : 0,
             per * 1e3, run * 1e3, kms, r->npass, r->ref_runs ? "gpu" : backend,
-            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0, r->dev_judged, r->many);
+            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0, r->dev_judged, r->many, r->env_passed);
   *first = false;
 }
 
@@ -169,7 +171,8 @@ int main(int argc, char **argv)
         row warm = {0};
         campaign(p, &ek, &be, 1, (int64_t)1 << 28, 4096, 0, &warm);
       }
-      t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0, t.dev_judged = 0, t.many = 0;
+      memset(&gk.prof, 0, sizeof gk.prof);
+      t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0, t.dev_judged = 0, t.many = 0, t.env_passed = 0;
       row r = {0};
       campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
                real ? 4096 : 0, real ? 15 : 8, &r);
@@ -179,7 +182,16 @@ int main(int argc, char **argv)
       r.ref_ms = t.ref_ms;
       r.dev_judged = t.dev_judged;
       r.many = t.many;
+      r.env_passed = t.env_passed;
       print_row(json, name, real ? "realistic" : "spec", "gpu", &r, &first);
+      const struct gpu_many_prof *pf = &gk.prof;
+      if (pf->cases) {   /* where a grouped case's time went */
+        double c = (double)pf->cases;
+        printf("  grouped: %" PRId64 " cases in %" PRId64 " requests; per case: host %.3f ms building, request %.3f ms "
+               "(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
+               pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c, pf->ms[0] / c, pf->ms[1] / c,
+               pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+      }
     }
     if (gok) gpu_kernels_free(&gk);
     if (loaded) emu_kernels_free(&ek);

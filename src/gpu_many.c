@@ -20,6 +20,7 @@ void grun_to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw)
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
                   gpu_many_case *out)
 {
+  double t0 = dg_now();
   gk->ref_out = -1;
   gk->judged = gk->pending = false;
   size_t nt = p->tensors.n, per = 0;
@@ -157,7 +158,11 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   dg_vec_free(&at);
   dg_vec_free(&dv);
   dg_gpu_batch_result r;
+  double t1 = dg_now();
   st = dg_gpu_batch_run(gk->g, b, &r);
+  gk->prof.requests++;
+  gk->prof.prep_s += t1 - t0;
+  gk->prof.run_s += dg_now() - t1;
   b->async = false;
   /* the cases before the first failure stand; from it on, run again one by one */
   int upto = st == DG_GPU_OK ? n : 0;
@@ -173,6 +178,12 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
     for (int li = lref[c]; li <= lref[c] + (int)p->launches.n && li < (int)r.launch_ms.n; li++) {
       if (li == lref[c]) out[c].ref_ms = r.launch_ms.v[li];
       else out[c].ms += r.launch_ms.v[li];
+    }
+    gk->prof.cases++;
+    int lk = lref[c] + (int)p->launches.n;   /* the last kernel; the comparison, then the envelope's */
+    for (int li = first[c]; li < first[c + 1] && li < (int)r.launch_ms.n; li++) {
+      int cat = li < lref[c] - env ? 0 : li < lref[c] ? 1 : li == lref[c] ? 2 : li <= lk ? 3 : li == lk + 1 ? 4 : 5;
+      gk->prof.ms[cat] += r.launch_ms.v[li];
     }
   }
   if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;

@@ -135,19 +135,37 @@ static const char ref_source[] =
   "}\n"
   "/* c[z] = p0 * op(a[z]) op(b[z]), row-major {M, N}, K terms summed in order;\n"
   "   n3 = bit 0 transA, bit 1 transB; blockIdx.z the batch. One thread an element. */\n"
+  /* a 32 x 32 tile of the output a block (32 x 8 threads, four rows each),
+     the operands staged in shared memory 32 k at a time; every element still
+     sums its K products one by one in k order (--fmad=false), so the values
+     are those of one thread per element looping over k */
   "extern \"C\" __global__ void dg_ref_matmul(double *y, const void *a, int ta, const void *b, int tb, const void *u,\n"
   "                              int tu, i64 M, i64 N, i64 K, i64 flags, double alpha, double p1, double p2) {\n"
-  "  i64 m = blockIdx.y * (i64)blockDim.y + threadIdx.y, n = blockIdx.x * (i64)blockDim.x + threadIdx.x;\n"
-  "  i64 z = blockIdx.z;\n"
-  "  if (m >= M || n >= N) return;\n"
+  "  __shared__ double As[32][33], Bs[32][33];\n"
+  "  int tx = threadIdx.x, ty = threadIdx.y;\n"
+  "  i64 m0 = blockIdx.y * (i64)32, n = blockIdx.x * (i64)32 + tx, z = blockIdx.z;\n"
   "  i64 ab = z * M * K, bb = z * K * N;\n"
-  "  double acc = 0;\n"
-  "  for (i64 k = 0; k < K; k++) {\n"
-  "    double av = dg_ld(a, ta, ab + (flags & 1 ? k * M + m : m * K + k));\n"
-  "    double bv = dg_ld(b, tb, bb + (flags & 2 ? n * K + k : k * N + n));\n"
-  "    acc = acc + av * bv;\n"
+  "  double acc[4] = { 0, 0, 0, 0 };\n"
+  "  for (i64 k0 = 0; k0 < K; k0 += 32) {\n"
+  "    for (int q = ty * 32 + tx; q < 1024; q += 256) {\n"
+  "      int r = q >> 5, c = q & 31;\n"
+  "      i64 gm = m0 + r, gk = k0 + c;\n"
+  "      As[r][c] = gm < M && gk < K ? dg_ld(a, ta, ab + (flags & 1 ? gk * M + gm : gm * K + gk)) : 0;\n"
+  "      i64 bk = k0 + r, bn = blockIdx.x * (i64)32 + c;\n"
+  "      Bs[r][c] = bk < K && bn < N ? dg_ld(b, tb, bb + (flags & 2 ? bn * K + bk : bk * N + bn)) : 0;\n"
+  "    }\n"
+  "    __syncthreads();\n"
+  "    int kn = K - k0 < 32 ? (int)(K - k0) : 32;\n"
+  "    for (int kk = 0; kk < kn; kk++) {\n"
+  "      double bv = Bs[kk][tx];\n"
+  "      for (int i = 0; i < 4; i++) acc[i] = acc[i] + As[ty + 8 * i][kk] * bv;\n"
+  "    }\n"
+  "    __syncthreads();\n"
   "  }\n"
-  "  y[z * M * N + m * N + n] = alpha * acc;\n"
+  "  for (int i = 0; i < 4; i++) {\n"
+  "    i64 m = m0 + ty + 8 * i;\n"
+  "    if (m < M && n < N) y[z * M * N + m * N + n] = alpha * acc[i];\n"
+  "  }\n"
   "}\n";
 
 typedef enum { REF_ROWS, REF_REDUCE, REF_MAP, REF_MATMUL, REF_NKINDS } ref_kind;
@@ -345,15 +363,15 @@ static bool plan_matmul(const dg_problem *p, const int64_t *sizes, int e, gpu_re
     N = cd[o + 1];
     if (cd[o] != M || (tb ? bd[o] != N || bd[o + 1] != K : bd[o] != K || bd[o + 1] != N)) return false;
   }
-  if (B <= 0 || M <= 0 || N <= 0 || K < 0 || B > 65535 || (M + 15) / 16 > 65535 || (N + 15) / 16 > INT32_MAX)
+  if (B <= 0 || M <= 0 || N <= 0 || K < 0 || B > 65535 || (M + 31) / 32 > 65535 || (N + 31) / 32 > INT32_MAX)
     return false;
   /* bit 2: alpha is not an attribute of the op (gemv's 1): the envelope's
    * backward error leaves it alone (gpu_env_dev.h's dge_attr) */
   pl->n[0] = M, pl->n[1] = N, pl->n[2] = K, pl->n[3] = (ta ? 1 : 0) | (tb ? 2 : 0) | (ref_tab[e].mode == 2 ? 4 : 0);
   pl->p[0] = pl->p[2];                              /* alpha */
   pl->p[1] = pl->p[2] = 0;
-  pl->grid = (dg_gpu_dim3){ (uint32_t)((N + 15) / 16), (uint32_t)((M + 15) / 16), (uint32_t)B };
-  pl->block = (dg_gpu_dim3){ 16, 16, 1 };
+  pl->grid = (dg_gpu_dim3){ (uint32_t)((N + 31) / 32), (uint32_t)((M + 31) / 32), (uint32_t)B };
+  pl->block = (dg_gpu_dim3){ 32, 8, 1 };
   return true;
 }
 

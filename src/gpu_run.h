@@ -73,6 +73,12 @@ typedef struct {
   uint8_t *dgen_on;          /* [slot * ntensors + t]: drawn on the device in the next run */
   fuzz_ctr *dgen_desc;       /* the same shape: its descriptor */
   uint8_t *dgen_last;        /* per tensor: the last gpu_run drew it on the device */
+  struct gpu_many_prof {     /* where gpu_run_many's time went, all requests (benches) */
+    int64_t requests, cases;
+    double prep_s, run_s;    /* host: building the request; the request (child, GPU, sync) */
+    double ms[6];            /* device, events: inputs drawn, inputs hashed, reference, kernels,
+                                comparison, envelope (gather, judge, fold) */
+  } prof;
 } gpu_kernels;
 #define GPU_RUN_MAX_PARAMS 64
 
