@@ -213,7 +213,7 @@ static cudaError_t env_gather(dim3 g, dim3 b, void **a)
   dg_dtype dt = dts[*(long long *)a[6] & 3];
   dg_tol tol = { *(double *)a[7], *(double *)a[8] };
   u64 ref_poison = *(u64 *)a[9], nf = sum[1] > 0 && sum[1] <= (u64)cap && sum[2] == 0 ? sum[1] : 0, cnt = 0;
-  for (long long i = 0; i < n && cnt < nf; i++) {
+  for (long long i = sum[6] < (u64)n ? (long long)sum[6] : 0; i < n && cnt < nf; i++) {
     u64 rb;
     memcpy(&rb, &want[i], 8);
     double gv = dg_dtype_load(dt, got, i);
