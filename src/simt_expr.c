@@ -404,7 +404,7 @@ static dom_val *ev_lvalue(simt_x *x, const dg_expr *e, msk *k)
   if (e->type->kind == DG_TY_ARRAY)           /* an array as a value is its address */
     return lv.mem ? simt_const_vec(x, &ty_ptr8, k, lv.addr) : x->zeros;
   if (lv.uaddr && x->ident && !x->gm && x->trace_lane < 0) {
-    dom_val *r = simt_uni_load(x, &lv, k);
+    dom_val *r = simt_uni_load(x, &lv, k, e->span);
     if (r) return thin_ret(x, e, r);
   }
   return lval_read(x, &lv, k, e->span);

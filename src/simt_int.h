@@ -84,7 +84,7 @@ typedef struct { const dg_expr *e; int64_t block; dom_val *v; } simt_kc;
 typedef struct simt_uprog simt_uprog;     /* a uniform expression program (simt_uni.c) */
 /* A load of shared memory whose race cells wait (simt_mem.c): its lanes'
  * addresses and mask at data + at */
-typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; int64_t o0; bool write; } simt_rlog;  /* o0 >= 0: lanes lo..hi read consecutive cells from byte o0, no data; write: a store to them (simt_mem.c log_fits) */
+typedef struct { int buf; dg_span sp; int lo, hi; int64_t size; size_t at; int64_t o0; bool write, uni; } simt_rlog;  /* o0 >= 0: lanes lo..hi read consecutive cells from byte o0, no data; write: a store to them (simt_mem.c log_fits); uni: every lane read byte at, no data */
 typedef struct { const dg_expr *e; const simt_uprog *p; } simt_uent;
 
 typedef struct simt_chunk simt_chunk;
@@ -213,6 +213,7 @@ void simt_poison(simt_buf *b, int64_t off, int64_t n);
 void simt_shared_settle(simt_x *x);           /* at a barrier: shared buffers now all written skip the check */
 void simt_race_flush(simt_x *x);              /* the waiting loads' race cells, now (before __syncwarp) */
 void simt_race_drop(simt_x *x);               /* a new barrier interval: the waiting loads are moot */
+bool simt_race_wait_uni(simt_x *x, simt_buf *lb, const msk *k, int64_t o, int64_t size, dg_span sp);
 int simt_var_buf(simt_x *x, const dg_var *v);
 int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
 
@@ -255,7 +256,7 @@ void simt_uni_free(simt_x *x);
 /* The value of a load whose address is one for every lane of k (lv->uaddr),
  * loaded once into the first active lane (thin), when the buffer is global,
  * written throughout and the access in bounds; NULL: load it lane by lane. */
-dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k);
+dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k, dg_span sp);
 /* One lane of the concrete domain's operations (scalar types), as the
  * programs compute them: a constant (isf: from fv, else iv), a binary
  * operation on operand type t, a cast. */

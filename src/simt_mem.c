@@ -355,8 +355,34 @@ static void race_wait(simt_x *x, simt_buf *lb, int lo, int hi, const uint8_t *b,
     memcpy(d, addr + lo, w * 8);
     memcpy(d + w * 8, b + lo, w);
   }
-  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used, run, write };
+  x->rlog[x->rlog_n++] = (simt_rlog){ lb->mem.id, sp, lo, hi, size, x->rlog_used, run, write, false };
   x->rlog_used += need;
+}
+
+/* A load of one address by every lane of [lo, hi) (simt_race_wait_uni): the
+ * cells as read_cells leaves them for that mask and those addresses. */
+static void read_cells_uni(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o, int64_t size, dg_span sp)
+{
+  simt_mark mk = simt_mark_get(x);
+  size_t w = (size_t)(hi - lo);
+  int64_t *a = simt_alloc(x, sizeof *a * w);
+  uint8_t *b = simt_alloc(x, w);
+  for (size_t i = 0; i < w; i++) a[i] = (int64_t)dom_ptr((uint32_t)lb->mem.id, o), b[i] = 1;
+  read_cells(x, lb, lo, hi, lo, b, a, size, sp);
+  simt_mark_release(x, mk);
+}
+
+/* A load by every lane of k (dense) from byte o of shared buffer lb, which
+ * nothing stored to in this barrier interval: its cells wait in the log as
+ * fast_access's would, without the lanes' addresses (one value, thin: the
+ * caller reads it once). False: not such a load, nothing done. */
+bool simt_race_wait_uni(simt_x *x, simt_buf *lb, const msk *k, int64_t o, int64_t size, dg_span sp)
+{
+  if (x->in_atomic || lb->kind != BK_SHARED || lb->wepoch == x->epoch || k->cnt != k->hi - k->lo) return false;
+  race_wait(x, lb, k->lo, k->hi, NULL, NULL, size, sp, 0, false);   /* no data: run 0 reserves none */
+  simt_rlog *r = &x->rlog[x->rlog_n - 1];
+  r->o0 = -1, r->at = (size_t)o, r->uni = true;
+  return true;
 }
 
 void simt_race_flush(simt_x *x)
@@ -365,7 +391,8 @@ void simt_race_flush(simt_x *x)
     const simt_rlog *r = &x->rlog[j];
     const uint8_t *d = x->rlog_data + r->at;
     size_t w = (size_t)(r->hi - r->lo);
-    if (r->write) write_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
+    if (r->uni) read_cells_uni(x, &x->m->bufs.v[r->buf], r->lo, r->hi, (int64_t)r->at, r->size, r->sp);
+    else if (r->write) write_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
     else if (r->o0 >= 0) read_cells_run(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->o0, r->size, r->sp);
     else read_cells(x, &x->m->bufs.v[r->buf], r->lo, r->hi, r->lo, d + w * 8, (const int64_t *)(const void *)d,
                     r->size, r->sp);

@@ -364,10 +364,11 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
 }
 
 /* ---- uniform loads --------------------------------------------------------------- */
-/* A load every lane makes from one address of a global buffer that is
- * written throughout, in bounds: nothing to report, one value (thin). NULL:
- * not such a load (shared memory keeps its race shadow lane by lane). */
-dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k)
+/* A load every lane makes from one address of a buffer that is written
+ * throughout, in bounds: nothing to report, one value (thin). A shared
+ * buffer's race cells for it wait in the read log (simt_race_wait_uni).
+ * NULL: not such a load. */
+dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k, dg_span sp)
 {
   dg_tykind kd = lv->t->kind;
   int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4
@@ -376,8 +377,9 @@ dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k)
   uint32_t id = dom_ptr_buf((dom_val)lv->addr[l]);
   int64_t o = dom_ptr_off((dom_val)lv->addr[l]);
   if (!size || id == 0 || id >= (uint32_t)x->top) return NULL;
-  const simt_buf *b = &x->m->bufs.v[id];
-  if (b->race || !b->all_init || o < 0 || o + size > b->mem.size) return NULL;
+  simt_buf *b = &x->m->bufs.v[id];
+  if (!b->all_init || o < 0 || o + size > b->mem.size) return NULL;
+  if (b->race && !simt_race_wait_uni(x, b, k, o, size, sp)) return NULL;
   dom_val *r = simt_vals(x, lv->t);
   const uint8_t *p = b->mem.bytes + o;
   switch (kd) {            /* as fast_access loads them */

@@ -187,6 +187,24 @@ static const char src[] =
   "  sh[threadIdx.x + 32 * (n & 1)] = d;\n"
   "  __syncthreads();\n"
   "  out[threadIdx.x] = a + b + c + d + sh[threadIdx.x] + sh[threadIdx.x + 96];\n"
+  "}\n"
+  "__global__ void uload(int *out, int n)\n"
+  "{\n"
+  "  __shared__ int sh[64];\n"
+  "  sh[threadIdx.x] = threadIdx.x;\n"
+  "  __syncthreads();\n"
+  "  int a = sh[n];\n"
+  "  if (threadIdx.x == 5) sh[n] = 1;\n"
+  "  int b = sh[n + 1];\n"
+  "  if (n > 2) __syncwarp();\n"
+  "  sh[threadIdx.x] = b;\n"
+  "  int c = sh[n + 2] + sh[n + 2];\n"
+  "  if (threadIdx.x % 2) c += sh[n + 3];\n"
+  "  __syncthreads();\n"
+  "  int d = sh[n] + sh[2 * n];\n"
+  "  if (threadIdx.x == n) sh[n + 1] = d;\n"
+  "  __syncthreads();\n"
+  "  out[threadIdx.x] = a + b + c + d;\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -326,6 +344,9 @@ int main(void)
     { "tree", { 2 }, { 64 }, 13, 1, { { 64 * 4, false, false } }, 1, { 2 } },
     { "tree", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "tree", { 3 }, { 32 }, 4, 1, { { 64 * 4, false, false } }, 1, { 2 } },
+    { "uload", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
+    { "uload", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "uload", { 2 }, { 64 }, 21, 1, { { 64 * 4, false, false } }, 1, { 7 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
