@@ -244,26 +244,51 @@ static dom_val *in_convert(simt_x *x, const dg_expr *e, msk *k)
   return simt_convert(x, e->type, e->args[0]->type, k, arg(x, e, 0, k));
 }
 
+/* Scalar arguments each one value in every lane (rsqrtf(red[0] / C + eps)):
+ * the function runs in the first lane only and its result is thin (the
+ * caller reads that lane, simt_eval fills the rest). */
+static bool math_args(simt_x *x, const dg_expr *e, int na, msk *k, dom_val **a)
+{
+  bool uni = x->ident && simt_ncomp(e->type) == 1, thin[3] = { false };
+  for (int i = 0; i < na; i++) {
+    a[i] = simt_eval_u(x, e->args[i], k);
+    uni &= x->uni && simt_ncomp(e->args[i]->type) == 1;
+    thin[i] = x->thin;
+  }
+  int l = msk_first(k).lo;
+  if (!uni)
+    for (int i = 0; i < na; i++)
+      if (thin[i]) {
+        int nc = e->args[i]->type->kind == DG_TY_ARRAY ? 1 : simt_ncomp(e->args[i]->type);
+        for (int c = 0; c < nc; c++) {
+          dom_val *rc = a[i] + (size_t)c * x->n, v = rc[l];
+          for (int j = k->lo; j < k->hi; j++) rc[j] = v;
+        }
+      }
+  return uni;
+}
+
 static dom_val *in_math(simt_x *x, const dg_expr *e, msk *k)
 {
   dg_iclass c = dg_intrins[e->op].cls;
   int na = e->nargs < 3 ? e->nargs : 3;
   dom_val *a[3] = { 0 };
   const dg_type *t = na ? e->args[0]->type : e->type;
-  for (int i = 0; i < na; i++) {
-    a[i] = arg(x, e, i, k);
-    if (i && e->args[i]->type != t) a[i] = simt_convert(x, t, e->args[i]->type, k, a[i]);
-  }
+  bool uni = math_args(x, e, na, k, a);
+  msk one, *kk = uni ? (one = msk_first(k), &one) : k;
+  for (int i = 1; i < na; i++)
+    if (e->args[i]->type != t) a[i] = simt_convert(x, t, e->args[i]->type, kk, a[i]);
   int nc = simt_ncomp(e->type);
   dom_val *r = simt_vals(x, e->type);
   for (int cc = 0; cc < nc; cc++) {
     const dom_val *s[3] = { 0 };
-    for (int i = 0; i < na; i++) s[i] = AT(a[i] + (size_t)cc * x->n * (simt_ncomp(t) > 1), k);
-    if (!x->d->math(x->d, c, simt_scalar(e->type), simt_scalar(t), na, SL(k), AT(r + (size_t)cc * x->n, k), s)) {
+    for (int i = 0; i < na; i++) s[i] = AT(a[i] + (size_t)cc * x->n * (simt_ncomp(t) > 1), kk);
+    if (!x->d->math(x->d, c, simt_scalar(e->type), simt_scalar(t), na, SL(kk), AT(r + (size_t)cc * x->n, kk), s)) {
       simt_fatal(x, SIMT_EV_UNSUPPORTED, e->span, k->lo, dg_intrins[e->op].name);
       break;
     }
   }
+  if (uni) x->u_node = x->t_node = e;
   return r;
 }
 

@@ -205,6 +205,17 @@ static const char src[] =
   "  if (threadIdx.x == n) sh[n + 1] = d;\n"
   "  __syncthreads();\n"
   "  out[threadIdx.x] = a + b + c + d;\n"
+  "}\n"
+  "__global__ void umath(int *out, int n)\n"
+  "{\n"
+  "  __shared__ float sh[64];\n"
+  "  sh[threadIdx.x] = sqrtf((float)threadIdx.x);\n"
+  "  __syncthreads();\n"
+  "  float u = rsqrtf(sh[n] / 3.0f + 1e-5f) + fmaxf((float)n, 2.5f) + fminf(sh[n + 1], (float)n);\n"
+  "  float v = fmaxf((float)threadIdx.x, sqrtf((float)n)) + expf(sh[threadIdx.x] - u) + fmaf(u, 2.0f, (float)n);\n"
+  "  double w = pow(2.0, (double)n) + sqrt((double)u) + fabs(-(double)n);\n"
+  "  if (threadIdx.x % 3 == 0) v += logf(u) + __expf(-u) + fabsf(-u);\n"
+  "  out[threadIdx.x] = __float_as_int(u) ^ __float_as_int(v) ^ (int)(w * 1000.0);\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -347,6 +358,8 @@ int main(void)
     { "uload", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
     { "uload", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "uload", { 2 }, { 64 }, 21, 1, { { 64 * 4, false, false } }, 1, { 7 } },
+    { "umath", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 5 } },
+    { "umath", { 2 }, { 64 }, 3, 1, { { 64 * 4, false, false } }, 1, { 0 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
