@@ -25,11 +25,6 @@
 
 static const dg_type ty_ptr8 = { .kind = DG_TY_PTR, .name = "void *" };
 
-dom_val *simt_vals(simt_x *x, const dg_type *t)
-{
-  return simt_alloc(x, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(t));
-}
-
 dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v)
 {
   dom_val *r = simt_vals(x, t);

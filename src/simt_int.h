@@ -227,7 +227,10 @@ int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_spa
 void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc);
 /* a register slot of the current frame was written under k; uni: one value in every lane of k */
 void simt_reg_wrote(simt_x *x, int slot, const dg_type *t, const msk *k, bool uni);
-dom_val *simt_vals(simt_x *x, const dg_type *t);
+static inline dom_val *simt_vals(simt_x *x, const dg_type *t)   /* a value vector of type t (n lanes a component) */
+{
+  return simt_alloc(x, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(t));
+}
 dom_val *simt_eval(simt_x *x, const dg_expr *e, msk *k);
 /* as simt_eval, for callers that take a thin uniform result (x->uni, x->thin) */
 dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k);
