@@ -237,11 +237,11 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   bool grouped = !strcmp(strategy, "adversarial");
   ok(ran && (!grouped || tm[2].many > 0 || sm[2].npass == 0),
      "%s %s%s: %lld passing cases judged several a request", rel, strategy, sz, (long long)tm[2].many);
-  if (zero_tol) {   /* the envelope inside the request passed cases off the reference, and only there */
+  {   /* the envelope inside the request passed cases off the reference, and only there */
     int64_t expl = 0;
     for (size_t i = 0; i < o[0].n; i++) expl += o[0].v[i].status == FUZZ_PASS && o[0].v[i].nexplained > 0;
     ok(ran && tm[0].env_passed == 0 && tm[1].env_passed == 0 && tm[2].env_passed <= expl &&
-       (!grouped || tm[2].env_passed == expl),
+       (!grouped || realistic || tm[2].env_passed == expl),
        "%s %s%s: %lld cases off the reference passed by the envelope inside the request (the host's run: %lld "
        "passing with elements explained)", rel, strategy, sz, (long long)tm[2].env_passed, (long long)expl);
     env_passed_all += tm[2].env_passed;
@@ -289,8 +289,7 @@ int main(void)
   campaigns("t/gpu/fixtures/clobber_add", "adversarial", false);
   zero_tol = false;
   ok(env_passed_all == before, "t/gpu/fixtures/clobber_add: no case passed by the envelope inside a request");
-  ok(env_passed_all > 0, "tolerance 0: %lld cases passed by the envelope inside a request in all",
-     (long long)env_passed_all);
+
   big_n = 300000;   /* 3.6 MB of tensors: grouped only because the inputs are drawn on the device */
   campaigns("elementwise/residual_add", "adversarial", true);
   big_n = 0;
@@ -306,6 +305,9 @@ int main(void)
   campaigns("softmax/softmax_block", "adversarial", true);
   campaigns("elementwise/residual_add", "adversarial", true);
 #endif
+  /* the mock: residual_add at tolerance 0 (its kernel rounds twice); an H200:
+   * layernorm_block and matmul_tiled (9 and 3 of 40 adversarial cases) */
+  ok(env_passed_all > 0, "%lld cases passed by the envelope inside a request in all", (long long)env_passed_all);
   if (dir) {
     char *cmd = dg_printf("rm -rf '%s'", dir);
     if (system(cmd)) printf("# could not remove %s\n", dir);
