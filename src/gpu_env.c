@@ -444,7 +444,7 @@ bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *siz
   const char *off = getenv("DIRIGO_GPU_ENV_MANY");
   dg_dtype od = p->tensors.v[t].dtype;
   dg_tol tol = dg_problem_tol(p, t);
-  if ((off && !strcmp(off, "0")) || !gk->g || !gk->cmp_buf || !gk->ref_buf || !gpu_cmp_supported(od) ||
+  if ((off && !strcmp(off, "0")) || !gk->g || !gk->cmp_have || !gpu_cmp_supported(od) ||
       gk->buf_gen != dg_gpu_generation(gk->g) || !gpu_env_launch_for(p, sizes, t, tol, &P->L))
     return false;
   int64_t nb[3];
