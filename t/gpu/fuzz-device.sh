@@ -115,9 +115,20 @@ fi
 # --- 5. the GPU layer's tests ---------------------------------------------------------
 if want tests; then
 say "device-run.sh --no-bench"
-timeout 330 sh t/gpu/device-run.sh --no-bench >"$out/device-run.log" 2>&1 || status=1
+# (OUT= : its per-test logs stay out of $out; device-run.log has them all)
+OUT= timeout 330 sh t/gpu/device-run.sh --no-bench >"$out/device-run.log" 2>&1 || status=1
 tail -8 "$out/device-run.log"
 fi
 rm -rf "$out/cubin"
+# The device tool brings back at most 8 files from $OUT: beyond 6, everything but
+# the two bench logs travels as one archive (logs.tar.gz).
+if [ "$(find "$out" -type f | wc -l)" -gt 6 ]; then
+  tmp=$(mktemp)
+  if (cd "$out" && tar -czf "$tmp" --exclude=./gpu_fuzz_bench.log --exclude=./torch_harness.log .); then
+    find "$out" -type f ! -name gpu_fuzz_bench.log ! -name torch_harness.log -delete
+    find "$out" -mindepth 1 -type d -empty -delete
+    mv "$tmp" "$out/logs.tar.gz"
+  fi
+fi
 say "status $status"
 exit $status
