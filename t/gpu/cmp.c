@@ -284,6 +284,25 @@ int main(void)
   campaigns("elementwise/residual_add", "boundary+adversarial", false);
   campaigns("elementwise/residual_add_gridfloor", "adversarial", false);
   zero_tol = false;
+  {   /* DIRIGO_GPU_ENV_MANY=0: grouped, the envelope back on the host, the same outcomes */
+    dg_problem *p = load("elementwise/residual_add");
+    outcomes o[2] = {{0}};
+    fuzz_gpu_timed tm[2];
+    fuzz_summary sm[2];
+    bool drew[2], ran = p != NULL;
+    if (p) p->has_tol = true, p->tol = (dg_tol){ 0, 0 };
+    ran = ran && run_campaign(p, 0, "adversarial", false, &o[0], &tm[0], &sm[0], &drew[0]);
+    setenv("DIRIGO_GPU_ENV_MANY", "0", 1);
+    ran = ran && run_campaign(p, 2, "adversarial", false, &o[1], &tm[1], &sm[1], &drew[1]);
+    unsetenv("DIRIGO_GPU_ENV_MANY");
+    size_t same = 0;
+    for (size_t i = 0; ran && i < o[0].n && i < o[1].n; i++) same += same_outcome(&o[0].v[i], &o[1].v[i]);
+    ok(ran && o[1].n == o[0].n && same == o[0].n && tm[1].env_passed == 0 && tm[1].many > 0,
+       "DIRIGO_GPU_ENV_MANY=0: %zu/%zu outcomes as the host's, %lld passed by the envelope inside a request",
+       same, o[0].n, ran ? (long long)tm[1].env_passed : -1LL);
+    dg_vec_free(&o[0]), dg_vec_free(&o[1]);
+    if (p) dg_problem_free(p);
+  }
   int64_t before = env_passed_all;   /* a kernel that writes into its input: never passed there */
   zero_tol = true;
   campaigns("t/gpu/fixtures/clobber_add", "adversarial", false);
