@@ -103,6 +103,12 @@ typedef struct {
  * DG_GPU_NO_DEVICE when built without CUDA (message in d, no span). */
 dg_gpu_status dg_gpu_compile(dg_srcmgr *sm, uint32_t file, const dg_gpu_copts *o,
                              dg_gpu_binary *out, dg_diags *d);
+/* dirigo's own CUDA source (the references, the comparison, the generator,
+ * the envelope): text (taken, freed here) compiled with --fmad=false for
+ * arch, kernels names[0..n-1], through the cache. The source is no user's
+ * file: a diagnostic's position becomes text, "<what>, line L:C: message". */
+dg_gpu_status dg_gpu_compile_own(const char *what, char *text, size_t len, const char *const *names, int nnames,
+                                 const char *arch, dg_gpu_binary *bin, dg_diags *d);
 void dg_gpu_binary_free(dg_gpu_binary *b);
 /* $DIRIGO_CUBIN_CACHE, else $XDG_CACHE_HOME/dirigo/cubin, else ~/.cache/dirigo/cubin. */
 char *dg_gpu_cache_dir(void);

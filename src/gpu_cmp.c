@@ -195,23 +195,7 @@ void gpu_cmp_decode(const uint64_t sum[GPU_CMP_WORDS], int64_t n, fuzz_cmp *c)
 
 dg_gpu_status gpu_cmp_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
-  dg_srcmgr sm;
-  dg_srcmgr_init(&sm);
-  uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu comparison>", dg_strdup(cmp_source), sizeof cmp_source - 1);
   static const char *const names[] = { "dg_cmp" };
-  static const char *const extra[] = { "--fmad=false" };
-  dg_gpu_copts o = { .names = names, .nnames = 1, .arch = arch, .extra = extra, .nextra = 1 };
-  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
-  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
-    for (size_t i = 0; i < d->v.n; i++)
-      if (d->v.v[i].span.file == f) {
-        char *m = dg_printf("GPU comparison source, line %u:%u: %s", d->v.v[i].span.line,
-                            d->v.v[i].span.col, d->v.v[i].msg);
-        free(d->v.v[i].msg);
-        d->v.v[i].msg = m;
-        d->v.v[i].span = (dg_span){ 0, 0, 0 };
-      }
-  }
-  dg_srcmgr_free(&sm);
-  return st;
+  return dg_gpu_compile_own("GPU comparison source", dg_strdup(cmp_source), sizeof cmp_source - 1, names, 1, arch,
+                            bin, d);
 }

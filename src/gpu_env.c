@@ -260,26 +260,9 @@ static char *device_text(size_t *len)
 
 dg_gpu_status gpu_env_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
-  dg_srcmgr sm;
-  dg_srcmgr_init(&sm);
   size_t len;
   char *text = device_text(&len);
-  uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu envelope>", text, len);
-  static const char *const extra[] = { "--fmad=false" };
-  dg_gpu_copts o = { .names = env_names, .nnames = ENV_NK, .arch = arch, .extra = extra, .nextra = 1 };
-  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
-  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
-    for (size_t i = 0; i < d->v.n; i++)
-      if (d->v.v[i].span.file == f) {
-        char *msg = dg_printf("GPU envelope source, line %u:%u: %s", d->v.v[i].span.line, d->v.v[i].span.col,
-                              d->v.v[i].msg);
-        free(d->v.v[i].msg);
-        d->v.v[i].msg = msg;
-        d->v.v[i].span = (dg_span){ 0, 0, 0 };
-      }
-  }
-  dg_srcmgr_free(&sm);
-  return st;
+  return dg_gpu_compile_own("GPU envelope source", text, len, env_names, ENV_NK, arch, bin, d);
 }
 
 /* ---- the session side ------------------------------------------------------ */

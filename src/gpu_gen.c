@@ -66,24 +66,8 @@ const char *gpu_gen_source(void)
 dg_gpu_status gpu_gen_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
   const char *src = gpu_gen_source();
-  dg_srcmgr sm;
-  dg_srcmgr_init(&sm);
-  uint32_t f = dg_srcmgr_add(&sm, "<dirigo input generator>", dg_strdup(src), strlen(src));
   static const char *const names[] = { GPU_GEN_KERNEL };
-  static const char *const extra[] = { "--fmad=false" };
-  dg_gpu_copts o = { .names = names, .nnames = 1, .arch = arch, .extra = extra, .nextra = 1 };
-  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
-  if (st != DG_GPU_OK && d)     /* the diagnostics point into sm: flatten them to text */
-    for (size_t i = 0; i < d->v.n; i++)
-      if (d->v.v[i].span.file == f) {
-        char *m = dg_printf("GPU input generator, line %u:%u: %s", d->v.v[i].span.line,
-                            d->v.v[i].span.col, d->v.v[i].msg);
-        free(d->v.v[i].msg);
-        d->v.v[i].msg = m;
-        d->v.v[i].span = (dg_span){ 0, 0, 0 };
-      }
-  dg_srcmgr_free(&sm);
-  return st;
+  return dg_gpu_compile_own("GPU input generator", dg_strdup(src), strlen(src), names, 1, arch, bin, d);
 }
 
 bool gpu_gen_desc_of(const dg_problem *p, int t, fuzz_dist dist, uint64_t case_seed,

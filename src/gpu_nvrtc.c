@@ -486,3 +486,27 @@ dg_gpu_status dg_gpu_compile(dg_srcmgr *sm, uint32_t file, const dg_gpu_copts *o
   return st;
 #endif
 }
+
+dg_gpu_status dg_gpu_compile_own(const char *what, char *text, size_t len, const char *const *names, int nnames,
+                                 const char *arch, dg_gpu_binary *bin, dg_diags *d)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  char *path = dg_printf("<dirigo: %s>", what);
+  uint32_t f = dg_srcmgr_add(&sm, path, text, len);
+  free(path);
+  static const char *const extra[] = { "--fmad=false" };
+  dg_gpu_copts o = { .names = names, .nnames = nnames, .arch = arch, .extra = extra, .nextra = 1 };
+  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
+  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
+    for (size_t i = 0; i < d->v.n; i++)
+      if (d->v.v[i].span.file == f) {
+        char *m = dg_printf("%s, line %u:%u: %s", what, d->v.v[i].span.line, d->v.v[i].span.col, d->v.v[i].msg);
+        free(d->v.v[i].msg);
+        d->v.v[i].msg = m;
+        d->v.v[i].span = (dg_span){ 0, 0, 0 };
+      }
+  }
+  dg_srcmgr_free(&sm);
+  return st;
+}

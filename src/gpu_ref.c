@@ -410,22 +410,6 @@ int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, co
 
 dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
-  dg_srcmgr sm;
-  dg_srcmgr_init(&sm);
-  uint32_t f = dg_srcmgr_add(&sm, "<dirigo gpu references>", dg_strdup(ref_source), sizeof ref_source - 1);
-  static const char *const extra[] = { "--fmad=false" };
-  dg_gpu_copts o = { .names = kind_kernel, .nnames = REF_NKINDS, .arch = arch, .extra = extra, .nextra = 1 };
-  dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
-  if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
-    for (size_t i = 0; i < d->v.n; i++)
-      if (d->v.v[i].span.file == f) {
-        char *m = dg_printf("GPU reference source, line %u:%u: %s", d->v.v[i].span.line,
-                            d->v.v[i].span.col, d->v.v[i].msg);
-        free(d->v.v[i].msg);
-        d->v.v[i].msg = m;
-        d->v.v[i].span = (dg_span){ 0, 0, 0 };
-      }
-  }
-  dg_srcmgr_free(&sm);
-  return st;
+  return dg_gpu_compile_own("GPU reference source", dg_strdup(ref_source), sizeof ref_source - 1, kind_kernel,
+                            REF_NKINDS, arch, bin, d);
 }
