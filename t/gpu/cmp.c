@@ -12,23 +12,9 @@
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include "../tap.h"
+#include "samples.h"
 #include <math.h>
 
-static dg_problem *load(const char *rel)
-{
-  const char *src = getenv("DG_SRCDIR");
-  char *path = !strncmp(rel, "t/", 2) ? dg_printf("%s/%s.lua", src ? src : "..", rel)
-                                      : dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
-  dg_diags d = {0};
-  dg_problem *p = dg_spec_load(path, &d);
-  if (p && d.nerrors) {
-    dg_problem_free(p);
-    p = NULL;
-  }
-  dg_diags_free(&d);
-  free(path);
-  return p;
-}
 
 /* Element i's (got, want) of a crafted case: a class by i % 20. */
 static void craft(dg_dtype dt, dg_tol tol, dg_rng *r, int64_t i, double *got, double *want, int *kind)
@@ -197,7 +183,7 @@ static int64_t env_passed_all;
 
 static void campaigns(const char *rel, const char *strategy, bool realistic)
 {
-  dg_problem *p = load(rel);
+  dg_problem *p = gt_load(rel);
   if (!p) {
     ok(false, "%s loads", rel);
     return;
@@ -285,7 +271,7 @@ int main(void)
   campaigns("elementwise/residual_add_gridfloor", "adversarial", false);
   zero_tol = false;
   {   /* DIRIGO_GPU_ENV_MANY=0: grouped, the envelope back on the host, the same outcomes */
-    dg_problem *p = load("elementwise/residual_add");
+    dg_problem *p = gt_load("elementwise/residual_add");
     outcomes o[2] = {{0}};
     fuzz_gpu_timed tm[2];
     fuzz_summary sm[2];

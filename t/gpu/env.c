@@ -15,6 +15,7 @@
 #include "gpu_env.h"
 #include "lua_spec.h"
 #include "../tap.h"
+#include "samples.h"
 #include <dirent.h>
 #include <math.h>
 
@@ -24,50 +25,7 @@
 #undef DG_DEV
 #undef DG_ENV_EMIT
 
-static dg_problem *load(const char *rel)
-{
-  const char *src = getenv("DG_SRCDIR");
-  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
-  dg_diags d = {0};
-  dg_problem *p = dg_spec_load(path, &d);
-  if (p && d.nerrors) {
-    dg_problem_free(p);
-    p = NULL;
-  }
-  dg_diags_free(&d);
-  free(path);
-  return p;
-}
 
-typedef DG_VEC(char *) names;
-
-static void all_samples(names *out)
-{
-  const char *src = getenv("DG_SRCDIR");
-  char *root = dg_printf("%s/samples", src ? src : "..");
-  DIR *top = opendir(root);
-  struct dirent *e, *f;
-  while (top && (e = readdir(top))) {
-    if (e->d_name[0] == '.') continue;
-    char *dir = dg_printf("%s/%s", root, e->d_name);
-    DIR *sub = opendir(dir);
-    while (sub && (f = readdir(sub))) {
-      size_t n = strlen(f->d_name);
-      if (n > 4 && !strcmp(f->d_name + n - 4, ".lua"))
-        dg_vec_push(out, dg_printf("%s/%.*s", e->d_name, (int)(n - 4), f->d_name));
-    }
-    if (sub) closedir(sub);
-    free(dir);
-  }
-  if (top) closedir(top);
-  free(root);
-  for (size_t i = 0; i < out->n; i++)
-    for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
-      char *t = out->v[j];
-      out->v[j] = out->v[j - 1];
-      out->v[j - 1] = t;
-    }
-}
 
 /* A case of a problem with a GPU reference: adversarial inputs (as doubles
  * and as the device's bytes), the fp64 reference of the output. */
@@ -99,7 +57,7 @@ static double adversarial(dg_rng *r, bool positive)
 static bool case_make(ecase *c, const char *rel, uint64_t seed, bool mild)
 {
   memset(c, 0, sizeof *c);
-  c->p = load(rel);
+  c->p = gt_load(rel);
   if (!c->p) return false;
   dg_problem *p = c->p;
   c->sizes = dg_calloc(p->sizes.n + 1, sizeof *c->sizes);
@@ -523,7 +481,7 @@ static bool run_campaign(dg_problem *p, const char *strategy, bool device, seen_
 
 static void agreement(const char *rel, const char *strategy, double alpha, int64_t *tot_judged)
 {
-  dg_problem *p = load(rel);
+  dg_problem *p = gt_load(rel);
   if (!p) return;
   int a = alpha != 0 ? dg_problem_attr(p, "alpha") : -1;
   if (a >= 0) {   /* alpha * r rounded to float, judged with no tolerance: every rounding is off fp64 */
@@ -572,8 +530,8 @@ static void agreement(const char *rel, const char *strategy, double alpha, int64
 
 int main(void)
 {
-  names samples = {0};
-  all_samples(&samples);
+  gt_names samples = {0};
+  gt_all_samples(&samples);
 #ifdef DG_MOCK_CUDA
   (void)shared_vs_host, (void)evals_vs_host, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
 #else

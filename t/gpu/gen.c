@@ -14,6 +14,7 @@
 #include "gpu_gen.h"
 #include "lua_spec.h"
 #include "../tap.h"
+#include "samples.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,20 +27,6 @@ static double now(void)
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static dg_problem *load(const char *rel)
-{
-  const char *src = getenv("DG_SRCDIR");
-  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
-  dg_diags d = {0};
-  dg_problem *p = dg_spec_load(path, &d);
-  if (p && d.nerrors) {
-    dg_problem_free(p);
-    p = NULL;
-  }
-  dg_diags_free(&d);
-  free(path);
-  return p;
-}
 
 #ifndef DG_MOCK_CUDA
 static bool compiles(void)
@@ -68,7 +55,7 @@ static bool compiles(void)
 /* What fuzz_run.c's fill_inputs does for tensor t, against the descriptor. */
 static void same_as_fill(const char *rel)
 {
-  dg_problem *p = load(rel);
+  dg_problem *p = gt_load(rel);
   if (!p) {
     ok(false, "%s loads", rel);
     return;

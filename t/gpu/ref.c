@@ -10,55 +10,12 @@
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include "../tap.h"
+#include "samples.h"
 #include "../unit/problem_inputs.h"
 #include <dirent.h>
 #include <math.h>
 
-static dg_problem *load(const char *rel)
-{
-  const char *src = getenv("DG_SRCDIR");
-  char *path = dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
-  dg_diags d = {0};
-  dg_problem *p = dg_spec_load(path, &d);
-  if (p && d.nerrors) {
-    dg_problem_free(p);
-    p = NULL;
-  }
-  dg_diags_free(&d);
-  free(path);
-  return p;
-}
 
-typedef DG_VEC(char *) names;
-
-/* Samples (dir/name) in samples/, sorted. */
-static void all_samples(names *out)
-{
-  const char *src = getenv("DG_SRCDIR");
-  char *root = dg_printf("%s/samples", src ? src : "..");
-  DIR *top = opendir(root);
-  struct dirent *e, *f;
-  while (top && (e = readdir(top))) {
-    if (e->d_name[0] == '.') continue;
-    char *dir = dg_printf("%s/%s", root, e->d_name);
-    DIR *sub = opendir(dir);
-    while (sub && (f = readdir(sub))) {
-      size_t n = strlen(f->d_name);
-      if (n > 4 && !strcmp(f->d_name + n - 4, ".lua"))
-        dg_vec_push(out, dg_printf("%s/%.*s", e->d_name, (int)(n - 4), f->d_name));
-    }
-    if (sub) closedir(sub);
-    free(dir);
-  }
-  if (top) closedir(top);
-  free(root);
-  for (size_t i = 0; i < out->n; i++)   /* insertion sort: a few dozen names */
-    for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
-      char *t = out->v[j];
-      out->v[j] = out->v[j - 1];
-      out->v[j - 1] = t;
-    }
-}
 
 #ifndef DG_MOCK_CUDA
 static void compiles(void)
@@ -87,7 +44,7 @@ static void compiles(void)
 }
 
 /* Which samples get a GPU reference, at their spec sizes. */
-static void coverage(names *samples)
+static void coverage(gt_names *samples)
 {
   static const char *const want[] = {
     "softmax/softmax_block", "softmax/log_softmax_warp", "norm/layernorm_block", "norm/rmsnorm_half",
@@ -98,7 +55,7 @@ static void coverage(names *samples)
   static const char *const not_want[] = { "conv/conv2d_direct", "scan/cumsum_block", "optim/adamw" };
   int with = 0;
   for (size_t i = 0; i < samples->n; i++) {
-    dg_problem *p = load(samples->v[i]);
+    dg_problem *p = gt_load(samples->v[i]);
     if (!p) continue;
     int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
     dg_problem_default_sizes(p, sizes);
@@ -119,7 +76,7 @@ static void coverage(names *samples)
 /* The GPU reference against the Lua one on random inputs at the spec sizes. */
 static void agrees(const char *rel, uint64_t seed)
 {
-  dg_problem *p = load(rel);
+  dg_problem *p = gt_load(rel);
   if (!p) return;   /* not a problem spec (scripts/) */
   int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
   dg_problem_default_sizes(p, sizes);
@@ -198,7 +155,7 @@ out:
 /* A campaign with the GPU backend: its cases are judged by the GPU reference. */
 static void campaign(const char *rel, bool expect_pass)
 {
-  dg_problem *p = load(rel);
+  dg_problem *p = gt_load(rel);
   dg_diags d = {0};
   gpu_kernels gk;
   if (!p || !gpu_kernels_load(&gk, p, NULL, &d)) {
@@ -253,7 +210,7 @@ static bool fake_ref(void *self, const dg_problem *p, int t, double *want, uint8
 
 static void sampled_fallback(void)
 {
-  dg_problem *p = load("elementwise/residual_add");
+  dg_problem *p = gt_load("elementwise/residual_add");
   if (!p) {
     ok(false, "residual_add loads");
     return;
@@ -280,8 +237,8 @@ static void sampled_fallback(void)
 
 int main(void)
 {
-  names samples = {0};
-  all_samples(&samples);
+  gt_names samples = {0};
+  gt_all_samples(&samples);
 #ifndef DG_MOCK_CUDA
   compiles();
   coverage(&samples);

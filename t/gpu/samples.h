@@ -1,0 +1,58 @@
+/* samples.h — what the GPU tests that walk the samples share: loading a
+ * problem by its name under samples/ (or a path under t/), and the sorted
+ * list of every sample. Header-only: each test is one program. */
+#ifndef DG_T_GPU_SAMPLES_H
+#define DG_T_GPU_SAMPLES_H
+#include "lua_spec.h"
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "softmax/softmax_block" (samples/) or "t/gpu/fixtures/x" (the tree), without .lua */
+static inline dg_problem *gt_load(const char *rel)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *path = !strncmp(rel, "t/", 2) ? dg_printf("%s/%s.lua", src ? src : "..", rel)
+                                      : dg_printf("%s/samples/%s.lua", src ? src : "..", rel);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  if (p && d.nerrors) {
+    dg_problem_free(p);
+    p = NULL;
+  }
+  dg_diags_free(&d);
+  free(path);
+  return p;
+}
+
+typedef DG_VEC(char *) gt_names;
+
+/* Samples (dir/name) in samples/, sorted. */
+static inline void gt_all_samples(gt_names *out)
+{
+  const char *src = getenv("DG_SRCDIR");
+  char *root = dg_printf("%s/samples", src ? src : "..");
+  DIR *top = opendir(root);
+  struct dirent *e, *f;
+  while (top && (e = readdir(top))) {
+    if (e->d_name[0] == '.') continue;
+    char *dir = dg_printf("%s/%s", root, e->d_name);
+    DIR *sub = opendir(dir);
+    while (sub && (f = readdir(sub))) {
+      size_t n = strlen(f->d_name);
+      if (n > 4 && !strcmp(f->d_name + n - 4, ".lua"))
+        dg_vec_push(out, dg_printf("%s/%.*s", e->d_name, (int)(n - 4), f->d_name));
+    }
+    if (sub) closedir(sub);
+    free(dir);
+  }
+  if (top) closedir(top);
+  free(root);
+  for (size_t i = 0; i < out->n; i++)   /* insertion sort: a few dozen names */
+    for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
+      char *t = out->v[j];
+      out->v[j] = out->v[j - 1];
+      out->v[j - 1] = t;
+    }
+}
+#endif
