@@ -259,8 +259,7 @@ int main(void)
   printf("# GPU: %s\n", why);
   free(why);
   char tmpl[] = "/tmp/dg-cubin-XXXXXX";
-  char *dir = mkdtemp(tmpl);
-  if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+  char *dir = gt_cubin_cache(tmpl);
   rules();
   campaigns("elementwise/residual_add", "adversarial", false);
   campaigns("elementwise/residual_add", "boundary+adversarial", false);
@@ -313,10 +312,6 @@ int main(void)
   /* the mock: residual_add at tolerance 0 (its kernel rounds twice); an H200:
    * layernorm_block and matmul_tiled (9 and 3 of 40 adversarial cases) */
   ok(env_passed_all > 0, "%lld cases passed by the envelope inside a request in all", (long long)env_passed_all);
-  if (dir) {
-    char *cmd = dg_printf("rm -rf '%s'", dir);
-    if (system(cmd)) printf("# could not remove %s\n", dir);
-    free(cmd);
-  }
+  gt_cubin_cache_drop(dir);
   return tap_done();
 }

@@ -558,8 +558,7 @@ int main(void)
   } else {
     printf("# GPU: %s\n", why);
     char tmpl[] = "/tmp/dg-cubin-XXXXXX";
-    char *dir = mkdtemp(tmpl);
-    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+    char *dir = gt_cubin_cache(tmpl);
     int64_t judged = 0;
 #ifdef DG_MOCK_CUDA
     agreement("elementwise/residual_add", "adversarial", 0.1, &judged);
@@ -571,11 +570,7 @@ int main(void)
     }
 #endif
     ok(judged > 0, "%lld elements judged by the device envelope in all", (long long)judged);
-    if (dir) {
-      char *cmd = dg_printf("rm -rf '%s'", dir);
-      if (system(cmd)) printf("# could not remove %s\n", dir);
-      free(cmd);
-    }
+    gt_cubin_cache_drop(dir);
   }
   free(why);
   for (size_t i = 0; i < samples.n; i++) free(samples.v[i]);

@@ -269,14 +269,9 @@ int main(void)
   same_as_fill("norm/batchnorm_infer");
   if (dg_gpu_available(NULL)) {
     char tmpl[] = "/tmp/dg-cubin-XXXXXX";
-    char *dir = mkdtemp(tmpl);
-    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+    char *dir = gt_cubin_cache(tmpl);
     on_device();
-    if (dir) {
-      char *cmd = dg_printf("rm -rf '%s'", dir);
-      if (system(cmd)) printf("# could not remove %s\n", dir);
-      free(cmd);
-    }
+    gt_cubin_cache_drop(dir);
   } else {
     char *why = NULL;
     dg_gpu_available(&why);

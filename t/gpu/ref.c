@@ -250,8 +250,7 @@ int main(void)
   } else {
     printf("# GPU: %s\n", why);
     char tmpl[] = "/tmp/dg-cubin-XXXXXX";
-    char *dir = mkdtemp(tmpl);
-    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+    char *dir = gt_cubin_cache(tmpl);
 #ifdef DG_MOCK_CUDA
     agrees("elementwise/residual_add", 1);
 #else
@@ -267,11 +266,7 @@ int main(void)
     campaign("norm/layernorm_block", true);
     campaign("matmul/matmul_tiled", true);
 #endif
-    if (dir) {
-      char *cmd = dg_printf("rm -rf '%s'", dir);
-      if (system(cmd)) printf("# could not remove %s\n", dir);
-      free(cmd);
-    }
+    gt_cubin_cache_drop(dir);
   }
   free(why);
   for (size_t i = 0; i < samples.n; i++) free(samples.v[i]);

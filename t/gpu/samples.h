@@ -1,10 +1,12 @@
 /* samples.h — what the GPU tests that walk the samples share: loading a
- * problem by its name under samples/ (or a path under t/), and the sorted
- * list of every sample. Header-only: each test is one program. */
+ * problem by its name under samples/ (or a path under t/), the sorted list
+ * of every sample, and a cubin cache of their own for the run. Header-only:
+ * each test is one program. */
 #ifndef DG_T_GPU_SAMPLES_H
 #define DG_T_GPU_SAMPLES_H
 #include "lua_spec.h"
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,5 +56,23 @@ static inline void gt_all_samples(gt_names *out)
       out->v[j] = out->v[j - 1];
       out->v[j - 1] = t;
     }
+}
+
+/* A fresh, empty cubin cache for this run (DIRIGO_CUBIN_CACHE), made from
+ * tmpl ("/tmp/dg-cubin-XXXXXX", the caller's array); NULL when none could be
+ * made (the default cache is used). gt_cubin_cache_drop removes it. */
+static inline char *gt_cubin_cache(char *tmpl)
+{
+  char *dir = mkdtemp(tmpl);
+  if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+  return dir;
+}
+
+static inline void gt_cubin_cache_drop(const char *dir)
+{
+  if (!dir) return;
+  char *cmd = dg_printf("rm -rf '%s'", dir);
+  if (system(cmd)) printf("# could not remove %s\n", dir);
+  free(cmd);
 }
 #endif
