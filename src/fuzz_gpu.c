@@ -212,11 +212,7 @@ static bool gpu_timed_envelope(void *self, const dg_problem *p, const int64_t *s
 }
 
 /* DIRIGO_GPU_MANY=0: every case in a request of its own. */
-static bool many_on(void)
-{
-  const char *v = getenv("DIRIGO_GPU_MANY");
-  return !v || strcmp(v, "0");
-}
+static bool many_on(void) { return !gpu_run_switched_off("DIRIGO_GPU_MANY"); }
 
 fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
 {

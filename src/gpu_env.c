@@ -295,8 +295,7 @@ static struct gpu_env *env_ready(gpu_kernels *gk)
 {
   struct gpu_env *E = gk->env;
   if (E->state) return E->state > 0 ? E : NULL;
-  const char *off = getenv("DIRIGO_GPU_ENVELOPE");
-  if (off && !strcmp(off, "0")) {
+  if (gpu_run_switched_off("DIRIGO_GPU_ENVELOPE")) {
     env_off(E, dg_strdup("disabled by DIRIGO_GPU_ENVELOPE=0"));
     return NULL;
   }
@@ -424,10 +423,9 @@ static bool input_bytes(const dg_problem *p, const int64_t *sizes, int64_t t, in
 bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, gpu_env_pipe *P)
 {
   memset(P, 0, sizeof *P);
-  const char *off = getenv("DIRIGO_GPU_ENV_MANY");
   dg_dtype od = p->tensors.v[t].dtype;
   dg_tol tol = dg_problem_tol(p, t);
-  if ((off && !strcmp(off, "0")) || !gk->g || !gk->cmp_have || !gpu_cmp_supported(od) ||
+  if (gpu_run_switched_off("DIRIGO_GPU_ENV_MANY") || !gk->g || !gk->cmp_have || !gpu_cmp_supported(od) ||
       gk->buf_gen != dg_gpu_generation(gk->g) || !gpu_env_launch_for(p, sizes, t, tol, &P->L))
     return false;
   int64_t nb[3];

@@ -191,18 +191,22 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   return true;
 }
 
+/* The generator kernel compiled, once (DIRIGO_GPU_GEN=0: never): false when it is off. */
+static bool dgen_compiled(gpu_kernels *gk)
+{
+  if (gk->dgen_state == 0) {
+    dg_diags d = {0};
+    gk->dgen_state = gpu_run_switched_off("DIRIGO_GPU_GEN") ||
+                     gpu_gen_compile(dg_gpu_info_of(gk->g)->arch, &gk->dgen_bin, &d) != DG_GPU_OK ? -1 : 1;
+    dg_diags_free(&d);
+  }
+  return gk->dgen_state > 0;
+}
+
 /* The generator kernel (gpu_gen.c): compiled once, loaded into each child. */
 bool grun_dgen_ready(gpu_kernels *gk)
 {
-  if (gk->dgen_state < 0) return false;
-  if (gk->dgen_state == 0) {
-    const char *off = getenv("DIRIGO_GPU_GEN");
-    dg_diags d = {0};
-    gk->dgen_state = (off && !strcmp(off, "0")) ||
-                     gpu_gen_compile(dg_gpu_info_of(gk->g)->arch, &gk->dgen_bin, &d) != DG_GPU_OK ? -1 : 1;
-    dg_diags_free(&d);
-    if (gk->dgen_state < 0) return false;
-  }
+  if (!dgen_compiled(gk)) return false;
   unsigned gen = dg_gpu_generation(gk->g);
   if (gk->dgen_gen != gen) {
     char *msg = NULL;
@@ -220,14 +224,7 @@ bool grun_dgen_ready(gpu_kernels *gk)
 bool gpu_run_gen(gpu_kernels *gk, const dg_problem *p, int slot, int t, const fuzz_ctr *g)
 {
   if (!gk->g || slot < 0 || slot >= FUZZ_MANY_MAX || t < 0 || t >= (int)p->tensors.n) return false;
-  if (gk->dgen_state == 0) {   /* compiled on first use (the load is the run's) */
-    const char *off = getenv("DIRIGO_GPU_GEN");
-    dg_diags d = {0};
-    gk->dgen_state = (off && !strcmp(off, "0")) ||
-                     gpu_gen_compile(dg_gpu_info_of(gk->g)->arch, &gk->dgen_bin, &d) != DG_GPU_OK ? -1 : 1;
-    dg_diags_free(&d);
-  }
-  if (gk->dgen_state < 0) return false;
+  if (!dgen_compiled(gk)) return false;   /* compiled on first use (the load is the run's) */
   size_t at = (size_t)slot * p->tensors.n + (size_t)t;
   gk->dgen_on[at] = 1;
   gk->dgen_desc[at] = *g;

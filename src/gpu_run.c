@@ -113,6 +113,12 @@ static void fail(gpu_run_result *res, dg_gpu_status st, int launch, char *msg)
 }
 
 /* Whether the session lost the child (its buffers and modules are gone). */
+bool gpu_run_switched_off(const char *var)
+{
+  const char *v = getenv(var);
+  return v && !strcmp(v, "0");
+}
+
 bool grun_child_lost(dg_gpu_status st)
 {
   return st == DG_GPU_FAULT || st == DG_GPU_TIMEOUT || st == DG_GPU_CHILD_DIED || st == DG_GPU_NO_DEVICE;
@@ -256,8 +262,7 @@ bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, 
   gk->ref_out = -1;
   if (!gk->use_ref || gk->ref_state < 0) return false;
   if (gk->ref_state == 0) {
-    const char *off = getenv("DIRIGO_GPU_REF");
-    if (off && !strcmp(off, "0")) {
+    if (gpu_run_switched_off("DIRIGO_GPU_REF")) {
       ref_off(gk, dg_strdup("disabled by DIRIGO_GPU_REF=0"));
       return false;
     }
@@ -311,9 +316,8 @@ bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t)
 {
   if (!gk->dev_cmp || gk->cmp_state < 0 || !gpu_cmp_supported(p->tensors.v[t].dtype)) return false;
   if (gk->cmp_state == 0) {
-    const char *off = getenv("DIRIGO_GPU_CMP");
     dg_diags d = {0};
-    gk->cmp_state = (off && !strcmp(off, "0")) ||
+    gk->cmp_state = gpu_run_switched_off("DIRIGO_GPU_CMP") ||
                     gpu_cmp_compile(dg_gpu_info_of(gk->g)->arch, &gk->cmp_bin, &d) != DG_GPU_OK ? -1 : 1;
     dg_diags_free(&d);
     if (gk->cmp_state < 0) return false;

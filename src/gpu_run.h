@@ -195,4 +195,8 @@ int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, co
 /* NVRTC for arch (NULL: sm_90), with --fmad=false; no GPU needed. */
 dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d);
 
+/* One of the GPU backend's environment switches (DIRIGO_GPU_REF, _CMP, _GEN,
+ * _MANY, _ENVELOPE, _ENV_MANY) set to "0": that step stays on the host. */
+bool gpu_run_switched_off(const char *var);
+
 #endif
