@@ -99,7 +99,6 @@ static double v32_attr(void *ud, int a, double v)
 {
   env32 *e = ud;
   (void)a;
-  if (!e->perturb) return v;
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   return v * dge_perturb(e->flat, e->k, -1, (long long)bits);
@@ -111,7 +110,8 @@ static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
   static const dg_sym_ops ops32 = { v32_constant, v32_apply, NULL };
   dg_sym_ops ops = ops32;
   ops.ud = e;
-  dg_ref_env env = { .sizes = e->sizes, .read = v32_read, .sym = &ops, .ud = e, .attr = v32_attr };
+  /* the attributes are perturbed with the inputs; otherwise read as they are */
+  dg_ref_env env = { .sizes = e->sizes, .read = v32_read, .sym = &ops, .ud = e, .attr = e->perturb ? v32_attr : NULL };
   dg_refval r;
   char *err = NULL;
   e->vals.n = 0;
