@@ -33,6 +33,11 @@ static const uint8_t canary[8] = { 0xca, 0xfe, 0xf0, 0x0d, 0x5a, 0xfe, 0x6a, 0x4
 
 typedef DG_VEC(gp_guard) guard_vec;
 
+/* A kernel's parameter sizes as cudaFuncGetParamInfo gives them, asked once
+ * (asking on every launch cost a driver call per argument: 24 for the
+ * envelope's kernel). n < 0: this driver cannot say. */
+struct kparams { int32_t n; size_t size[]; };
+
 typedef struct {
   uint8_t *base;      /* cudaMalloc'd: guard | bytes | guard */
   size_t size;
@@ -45,6 +50,7 @@ static struct {
   size_t guard;
   DG_VEC(cbuf) bufs;
   DG_VEC(cudaKernel_t) kernels;
+  DG_VEC(struct kparams *) params;   /* per kernel: its parameter sizes, asked once */
   DG_VEC(uint8_t *) images;   /* loaded module images */
   cudaEvent_t ev0, ev1;
   uint8_t *stage;     /* host staging for fills and guard checks */
@@ -388,6 +394,7 @@ static struct {
   uint8_t **tab;                   /* device: the regions' addresses */
   unsigned long long *res, *hres;  /* device: per slot counts then firsts; pinned host:
                                       the initial values (2n), then per slot the results */
+  unsigned long long *hinit;       /* pinned host: the initial values of every slot */
   size_t cap_n, cap_slots, nreg, n;
 } GD;
 
@@ -398,11 +405,12 @@ static cudaError_t guard_reserve(size_t live, size_t nslots)
   cudaError_t e = cudaSuccess;
   if (n > GD.cap_n || nslots > GD.cap_slots) {
     size_t cn = n > GD.cap_n ? n : GD.cap_n, cs = nslots > GD.cap_slots ? nslots : GD.cap_slots;
-    if (GD.tab) cudaFree(GD.tab), cudaFree(GD.res), cudaFreeHost(GD.hres);
-    GD.tab = NULL, GD.res = GD.hres = NULL, GD.cap_n = GD.cap_slots = 0;
+    if (GD.tab) cudaFree(GD.tab), cudaFree(GD.res), cudaFreeHost(GD.hres), cudaFreeHost(GD.hinit);
+    GD.tab = NULL, GD.res = GD.hres = GD.hinit = NULL, GD.cap_n = GD.cap_slots = 0;
     if ((e = cudaMalloc((void **)&GD.tab, cn * sizeof *GD.tab)) ||
         (e = cudaMalloc((void **)&GD.res, 2 * cn * cs * sizeof *GD.res)) ||
-        (e = cudaMallocHost((void **)&GD.hres, 2 * cn * (cs + 1) * sizeof *GD.hres)))
+        (e = cudaMallocHost((void **)&GD.hres, 2 * cn * (cs + 1) * sizeof *GD.hres)) ||
+        (e = cudaMallocHost((void **)&GD.hinit, 2 * cn * cs * sizeof *GD.hinit)))
       return e;
     GD.cap_n = cn, GD.cap_slots = cs;
     C.regions_dirty = true;
@@ -423,19 +431,46 @@ static cudaError_t guard_reserve(size_t live, size_t nslots)
   return cudaSuccess;
 }
 
+/* The check kernel alone, into slot's results (initialised beforehand). */
+static cudaError_t guard_kernel(size_t slot)
+{
+  size_t n = GD.n;
+  unsigned long long *res = GD.res + 2 * n * slot;
+  unsigned long long len = C.guard, nn = n;
+  void *args[] = { &GD.tab, &len, &nn, &res };
+  dim3 grid = { 16, (unsigned)n, 1 }, block = { 256, 1, 1 };
+  return cudaLaunchKernel((const void *)C.kernels.v[C.guard_k], grid, block, args, 0, 0);
+}
+
 static cudaError_t guard_enqueue(size_t slot)
 {
   size_t n = GD.n;
   unsigned long long *res = GD.res + 2 * n * slot, *out = GD.hres + 2 * n * (slot + 1);
-  unsigned long long len = C.guard, nn = n;
-  void *args[] = { &GD.tab, &len, &nn, &res };
-  dim3 grid = { 16, (unsigned)n, 1 }, block = { 256, 1, 1 };
   cudaError_t e;
   if ((e = cudaMemcpyAsync(res, GD.hres, 2 * n * sizeof *res, cudaMemcpyHostToDevice, 0))
-      || (e = cudaLaunchKernel((const void *)C.kernels.v[C.guard_k], grid, block, args, 0, 0))
+      || (e = guard_kernel(slot))
       || (e = cudaMemcpyAsync(out, res, 2 * n * sizeof *res, cudaMemcpyDeviceToHost, 0)))
     return e;
   return cudaSuccess;
+}
+
+/* An asynchronous batch's slots 0..nslots-1 in two copies instead of two a
+ * check: every slot initialised before the batch's first launch
+ * (guard_slots_init), every slot's results read back after its last
+ * (guard_slots_back); in between each guarded launch queues guard_kernel. */
+static cudaError_t guard_slots_init(size_t nslots)
+{
+  size_t n = GD.n;
+  for (size_t s = 0; s < nslots; s++) memcpy(GD.hinit + 2 * n * s, GD.hres, 2 * n * sizeof *GD.hinit);
+  return nslots ? cudaMemcpyAsync(GD.res, GD.hinit, 2 * n * nslots * sizeof *GD.res, cudaMemcpyHostToDevice, 0)
+                : cudaSuccess;
+}
+
+static cudaError_t guard_slots_back(size_t nslots)
+{
+  size_t n = GD.n;
+  return nslots ? cudaMemcpyAsync(GD.hres + 2 * n, GD.res, 2 * n * nslots * sizeof *GD.res, cudaMemcpyDeviceToHost, 0)
+                : cudaSuccess;
 }
 
 /* Slot's hits (appended to hits, when not NULL); the canary restored where
@@ -521,28 +556,40 @@ static cudaError_t check_guards(guard_vec *hits)
 
 /* The kernel's own parameter list against the arguments: a count or size
  * that differs would make CUDA read past an argument (or crash the child).
- * NULL when they agree, or when this driver cannot say. */
-static char *check_params(const void *fn, const gp_arg *args, uint32_t nargs)
+ * NULL when they agree, or when this driver cannot say. The sizes are asked
+ * once a kernel (struct kparams); the verdicts are those of asking each time. */
+static const struct kparams *kernel_params(uint32_t k)
 {
-  size_t off, size;
-  char *why = NULL;
-  for (uint32_t i = 0; i < nargs && !why; i++) {
-    cudaError_t e = cudaFuncGetParamInfo(fn, i, &off, &size);
-    if (e == cudaErrorInvalidValue)
-      why = dg_printf("the kernel takes %u argument(s), %u given", i, nargs);
-    else if (e)
-      break;                       /* not supported here: launch unchecked */
-    else if (args[i].size != size)
-      why = dg_printf("argument %u: %llu bytes given for a parameter of %zu bytes", i + 1,
-                      (unsigned long long)args[i].size, size);
+  while (C.params.n < C.kernels.n) dg_vec_push(&C.params, (struct kparams *)NULL);
+  if (C.params.v[k]) return C.params.v[k];
+  const void *fn = (const void *)C.kernels.v[k];
+  size_t off, size, cap = 16;
+  struct kparams *kp = dg_malloc(sizeof *kp + cap * sizeof(size_t));
+  kp->n = 0;
+  for (;;) {
+    cudaError_t e = cudaFuncGetParamInfo(fn, (size_t)kp->n, &off, &size);
+    if (e == cudaErrorInvalidValue) break;
+    if (e || kp->n >= 256) {       /* not supported here: launched unchecked */
+      if (e) kp->n = -1;
+      break;
+    }
+    if ((size_t)kp->n == cap) kp = dg_realloc(kp, sizeof *kp + (cap *= 2) * sizeof(size_t));
+    kp->size[kp->n++] = size;
   }
-  if (!why && cudaFuncGetParamInfo(fn, nargs, &off, &size) == cudaSuccess) {
-    uint32_t more = nargs + 1;
-    while (more < 256 && cudaFuncGetParamInfo(fn, more, &off, &size) == cudaSuccess) more++;
-    why = dg_printf("the kernel takes %u argument(s), %u given", more, nargs);
-  }
-  cudaGetLastError();              /* the probes past the end are no launch error */
-  return why;
+  cudaGetLastError();              /* the probe past the end is no launch error */
+  return C.params.v[k] = kp;
+}
+
+static char *check_params(uint32_t k, const gp_arg *args, uint32_t nargs)
+{
+  const struct kparams *kp = kernel_params(k);
+  if (kp->n < 0) return NULL;
+  uint32_t n = (uint32_t)kp->n;
+  for (uint32_t i = 0; i < nargs && i < n; i++)
+    if (args[i].size != kp->size[i])
+      return dg_printf("argument %u: %llu bytes given for a parameter of %zu bytes", i + 1,
+                       (unsigned long long)args[i].size, kp->size[i]);
+  return n != nargs ? dg_printf("the kernel takes %u argument(s), %u given", n, nargs) : NULL;
 }
 
 /* What a CUDA error means: OK, CUDA (the context lives on) or FAULT (*fatal:
@@ -591,7 +638,7 @@ static dg_gpu_status launch_only(const gp_launch *L, const gp_arg *args, cudaEve
     }
   }
   const void *fn = (const void *)C.kernels.v[L->kernel];
-  if (st == DG_GPU_OK && (*msg = check_params(fn, args, L->nargs))) st = DG_GPU_BAD_REQUEST;
+  if (st == DG_GPU_OK && (*msg = check_params(L->kernel, args, L->nargs))) st = DG_GPU_BAD_REQUEST;
   cudaError_t e;
   if (st == DG_GPU_OK && L->shmem > 48 * 1024
       && (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->shmem))) {
@@ -757,7 +804,7 @@ static bool async_reserve(size_t nlaunch, size_t live)
     AB.nguarded = nlaunch;
   }
   memset(AB.guarded, 0, nlaunch);
-  if (live && guard_reserve(live, nlaunch) != cudaSuccess) {
+  if (live && (guard_reserve(live, nlaunch) != cudaSuccess || guard_slots_init(nlaunch) != cudaSuccess)) {
     cudaGetLastError();
     return false;
   }
@@ -780,7 +827,7 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
   free(args);
   if (st == DG_GPU_OK && live && !(L.flags & GP_LAUNCH_UNGUARDED)) {
     AB.guarded[li] = 1;
-    st = cuda_status(guard_enqueue(li), "queueing a guard check", &msg, &bs->fatal);
+    st = cuda_status(guard_kernel(li), "queueing a guard check", &msg, &bs->fatal);
   }
   if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
   else free(msg);
@@ -918,7 +965,8 @@ static void do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   memcpy(recs.s, &nran, 4);
   if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
     char *m = NULL;
-    cudaError_t e = cudaStreamSynchronize(0);
+    cudaError_t e = async && live ? guard_slots_back(nran) : cudaSuccess;
+    if (!e) e = cudaStreamSynchronize(0);
     if (async && !e) e = cudaGetLastError();
     if (async) collect_output();
     dg_gpu_status st = cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs.fatal);
