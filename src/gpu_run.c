@@ -334,7 +334,8 @@ bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t)
     gk->cmp_have = false;
   }
   if (!gk->cmp_have) {
-    dg_gpu_status st = dg_gpu_alloc(gk->g, GPU_CMP_WORDS * sizeof(uint64_t), dg_gpu_poison_for("i64"),
+    /* a summary a case of a request (gpu_many.c) */
+    dg_gpu_status st = dg_gpu_alloc(gk->g, FUZZ_MANY_MAX * GPU_CMP_WORDS * sizeof(uint64_t), dg_gpu_poison_for("i64"),
                                     &gk->cmp_buf, &msg);
     free(msg);
     if (st != DG_GPU_OK) return false;
