@@ -549,6 +549,10 @@ SIMT_LANES static dom_val *reg_set_uni(simt_x *x, const dg_expr *e, const simt_l
 
 static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
 {
+  if (e->op != DG_BIN_NONE && e->a->kind == DG_EX_INDEX && e->b->kind == DG_EX_INDEX) {
+    dom_val *f = simt_fuse_assign(x, e, k);    /* sh[threadIdx.x] += sh[threadIdx.x + s] */
+    if (f) return f;
+  }
   simt_lval lv;
   if (!simt_lval_of(x, e->a, k, &lv)) return x->zeros;
   dom_val *v = simt_eval_u(x, e->b, k), *v0 = v;

@@ -287,6 +287,11 @@ dom_val *simt_ev_comma(simt_x *x, const dg_expr *e, msk *k);
 /* integers or pointer encodings src as values of t (the lanes of k) */
 dom_val *simt_const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *src);
 
+/* sh[threadIdx.x] op= sh[threadIdx.x + u] between shared arrays in a block of
+ * one dimension, as the walk's three accesses without the index nodes'
+ * dispatch (simt_fuse.c); NULL: not this shape now, nothing done. */
+dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k);
+
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);
 dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k);

@@ -278,6 +278,7 @@ dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from,
   static const uint8_t on = 1;
   if (ck == DG_CAST_CONVERT && cast_id(to, from)) return a;
   dom_val r;
+  if (ck == DG_CAST_CONVERT && simt_fast_cast(to->kind, from->kind, 0, 1, &r, &a)) return r;   /* c_cast's bits, one lane */
   x->d->cast(x->d, (dg_castkind)ck, to, from, 1, &on, &r, &a);
   return r;
 }

@@ -206,6 +206,34 @@ static const char src[] =
   "  __syncthreads();\n"
   "  out[threadIdx.x] = a + b + c + d;\n"
   "}\n"
+  "__global__ void fuse(int *out, int n)\n"
+  "{\n"
+  "  __shared__ float f[96];\n"
+  "  __shared__ float g[96];\n"
+  "  __shared__ int a[96];\n"
+  "  __shared__ unsigned b[96];\n"
+  "  f[threadIdx.x] = (float)threadIdx.x * 0.5f;\n"
+  "  a[threadIdx.x] = threadIdx.x * 3 - n;\n"
+  "  b[threadIdx.x + 1] = threadIdx.x;\n"
+  "  if (threadIdx.x < 16) g[threadIdx.x + 2] = 1.5f;\n"
+  "  __syncthreads();\n"
+  "  unsigned un = n, uv = threadIdx.x % 2;\n"
+  "  int k = n, m = n + threadIdx.x % 3;\n"
+  "  if (threadIdx.x < k) f[threadIdx.x] += f[threadIdx.x + k];\n"
+  "  __syncthreads();\n"
+  "  if (threadIdx.x % 3) a[threadIdx.x] -= a[threadIdx.x + 2 * k];\n"
+  "  __syncthreads();\n"
+  "  b[threadIdx.x] *= b[un + threadIdx.x];\n"
+  "  __syncthreads();\n"
+  "  g[threadIdx.x] += f[threadIdx.x + 3];\n"
+  "  f[threadIdx.x] /= g[threadIdx.x + (unsigned)(n - 4)];\n"
+  "  __syncthreads();\n"
+  "  a[threadIdx.x] += a[threadIdx.x + m];\n"
+  "  b[threadIdx.x] += b[threadIdx.x + uv];\n"
+  "  __syncthreads();\n"
+  "  if (threadIdx.x >= 8) f[threadIdx.x] -= f[threadIdx.x + 8];\n"
+  "  out[threadIdx.x] = __float_as_int(f[threadIdx.x]) ^ __float_as_int(g[threadIdx.x]) ^ a[threadIdx.x] ^ (int)b[threadIdx.x];\n"
+  "}\n"
   "__global__ void umath(int *out, int n)\n"
   "{\n"
   "  __shared__ float sh[64];\n"
@@ -358,6 +386,12 @@ int main(void)
     { "uload", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
     { "uload", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "uload", { 2 }, { 64 }, 21, 1, { { 64 * 4, false, false } }, 1, { 7 } },
+    { "fuse", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 4 } },
+    { "fuse", { 2 }, { 64 }, 9, 1, { { 64 * 4, false, false } }, 1, { 32 } },
+    { "fuse", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 1 } },
+    { "fuse", { 2 }, { 48 }, 3, 1, { { 64 * 4, false, false } }, 1, { 20 } },
+    { "fuse", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
+    { "fuse", { 2 }, { 16, 2, 1 }, 0, 1, { { 64 * 4, false, false } }, 1, { 4 } },
     { "umath", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 5 } },
     { "umath", { 2 }, { 64 }, 3, 1, { { 64 * 4, false, false } }, 1, { 0 } },
   };

@@ -1,0 +1,117 @@
+/* simt_fuse.c — a compound assignment between two shared arrays indexed by
+ * threadIdx.x (a tree reduction's step: sh[threadIdx.x] += sh[threadIdx.x + k])
+ * as one operation (concrete domain only).
+ *
+ * The tree walk of ev_assign spends most of such a step on its index
+ * expressions — threadIdx.x and the cast and sum around it, each one node
+ * dispatch, one uniform-program attempt and one lane loop, twice — before
+ * the three accesses (the right side's load, the old value, the store).
+ * Here the two address vectors come straight from the lane numbers (a block
+ * of one dimension: lane i's threadIdx.x is i) and the uniform offsets, and
+ * the three accesses are the walk's own calls of simt_mem_access, in its
+ * order, with the same spans, types, masks and addresses: bounds,
+ * initialisation, races and the read log see exactly what they saw. The
+ * index nodes are counted as the walk counts them (each node times the
+ * active lanes). Nothing is done (NULL) when the shape or the state is not
+ * the one handled: the caller walks the tree as before. */
+#include "simt_int.h"
+
+/* A uniform u32 offset: a literal, a uniform register, or a uniform program
+ * (pure). Counts its nodes as the walk would; false: not one now. */
+static bool uni_u32(simt_x *x, const dg_expr *e, const msk *k, uint64_t *u)
+{
+  if (e->type->kind != DG_TY_U32) return false;
+  int l = msk_first(k).lo;
+  dom_val v;
+  if (e->kind == DG_EX_INT) {
+    v = simt_uni_const(x, e->type, e->ival, 0, false);
+  } else if (e->kind == DG_EX_VAR && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)) {
+    int s = e->var->slot;
+    if (!x->fr->reg[s] || !x->fr->runi[s]) return false;
+    v = x->fr->reg[s][l];
+  } else if (e->kind == DG_EX_BINARY || e->kind == DG_EX_UNARY || e->kind == DG_EX_CAST) {
+    if (!simt_uni_run(x, e, k, &v)) return false;      /* counts the nodes under the root */
+  } else {
+    return false;
+  }
+  x->lane_ops += (uint64_t)k->cnt;                     /* the root */
+  *u = (uint64_t)(uint32_t)v;
+  return true;
+}
+
+static bool is_tid(const dg_expr *e)
+{
+  return e->kind == DG_EX_BUILTIN && e->op == DG_BI_THREADIDX && e->dim == 0 && e->type->kind == DG_TY_U32;
+}
+
+/* threadIdx.x, threadIdx.x + u or u + threadIdx.x (u32): *u the offset. */
+static bool tid_index(simt_x *x, const dg_expr *e, const msk *k, uint64_t *u)
+{
+  if (is_tid(e)) {
+    x->lane_ops += (uint64_t)k->cnt;
+    *u = 0;
+    return true;
+  }
+  if (e->kind != DG_EX_BINARY || e->op != DG_BIN_ADD || e->type->kind != DG_TY_U32) return false;
+  const dg_expr *o = is_tid(e->a) ? e->b : is_tid(e->b) ? e->a : NULL;
+  if (!o || !uni_u32(x, o, k, u)) return false;
+  x->lane_ops += 2 * (uint64_t)k->cnt;                 /* the sum and threadIdx.x */
+  return true;
+}
+
+/* The buffer of a shared (or __device__) array variable indexed directly. */
+static int array_buf(simt_x *x, const dg_expr *ix)
+{
+  const dg_expr *a = ix->a;
+  if (ix->kind != DG_EX_INDEX || a->kind != DG_EX_VAR || a->type->kind != DG_TY_ARRAY || !a->var
+      || a->var->kind == DG_VAR_LOCAL || a->var->kind == DG_VAR_PARAM)
+    return 0;
+  return simt_var_buf(x, a->var);
+}
+
+/* Lane i's address of element (uint32)(i + u) of buffer b: lval_of's bits. */
+static int64_t *tid_addrs(simt_x *x, const msk *k, int b, uint64_t u, int64_t es)
+{
+  const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1, ub = dom_ptr((uint32_t)b, 0);
+  int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
+  uint64_t *restrict ap = (uint64_t *)a;
+  const int lo = k->lo, hi = k->hi;
+  if (u + (uint64_t)hi <= UINT32_MAX && (u + (uint64_t)hi) * (uint64_t)es <= lm) {
+    /* no index wraps, no offset leaves the buffer's bits: ub + (i + u) * es */
+    uint64_t a0 = ub + u * (uint64_t)es, ues = (uint64_t)es;
+    for (int i = lo; i < hi; i++) ap[i] = a0 + (uint64_t)i * ues;
+    return a;
+  }
+  for (int i = lo; i < hi; i++)
+    ap[i] = (ub & ~lm) | ((ub + (uint64_t)(uint32_t)((uint64_t)i + u) * (uint64_t)es) & lm);
+  return a;
+}
+
+dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
+{
+  const dg_expr *l = e->a, *r = e->b;
+  if (!x->ident || x->trace_lane >= 0 || x->gm || x->stop || x->bdim[1] != 1 || x->bdim[2] != 1
+      || l->kind != DG_EX_INDEX || r->kind != DG_EX_INDEX)
+    return NULL;
+  dg_tykind kd = l->type->kind;
+  if (r->type->kind != kd || e->type->kind != kd
+      || !(kd == DG_TY_F32 ? e->op == DG_BIN_ADD || e->op == DG_BIN_SUB || e->op == DG_BIN_MUL || e->op == DG_BIN_DIV
+           : (kd == DG_TY_I32 || kd == DG_TY_U32) && (e->op == DG_BIN_ADD || e->op == DG_BIN_SUB || e->op == DG_BIN_MUL)))
+    return NULL;
+  int lb = array_buf(x, l), rb = lb ? array_buf(x, r) : 0;
+  if (!rb) return NULL;
+  uint64_t ops0 = x->lane_ops, ul, ur;
+  if (!tid_index(x, l->b, k, &ul) || !tid_index(x, r->b, k, &ur)) {
+    x->lane_ops = ops0;                                 /* the walk counts them again */
+    return NULL;
+  }
+  x->lane_ops += (uint64_t)k->cnt;                     /* the right side's index node */
+  int64_t es = dom_tysize(l->type);
+  int64_t *la = tid_addrs(x, k, lb, ul, es), *ra = tid_addrs(x, k, rb, ur, es);
+  dom_val *v = simt_vals(x, r->type), *old = simt_vals(x, l->type), *res = simt_vals(x, l->type);
+  simt_mem_access(x, r->span, r->type, k, ra, v, false);
+  simt_mem_access(x, l->span, l->type, k, la, old, false);
+  simt_fast_bin(e->op, kd, k->lo, k->hi, res, old, v, SIMT_VV);
+  simt_mem_access(x, e->span, l->type, k, la, res, true);
+  return res;
+}
