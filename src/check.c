@@ -547,6 +547,10 @@ static void solve(chk *c, dg_term kt, dg_term rt)
       check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model; randomised "
                 "identity test over two prime fields, chance of a wrong claim below 2^%d)%s",
                 (int)floor(log2(res.identity_err)), fixed_note(c));
+    else if (res.selection)
+      check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model; both sides select "
+                "the first maximum, value descending then index ascending, over the same (value, index) pairs, every "
+                "merge checked, no solver needed)%s", fixed_note(c));
     else check_say(r, CHECK_EQUIVALENT, "proved equal to the reference for all finite inputs (real model%s)%s",
                    res.normal_form ? "; both sides expand to one polynomial over the same atoms, no solver needed" : "",
                    fixed_note(c));

@@ -50,6 +50,8 @@ typedef struct {
   double seconds;        /* solver time */
   size_t nlipschitz;     /* opts.lipschitz: pair facts the query held (0: the answer rests on none) */
   bool normal_form;      /* EQUIVALENT without Z3: both sides have one normal form (smt_norm.c) */
+  bool selection;        /* EQUIVALENT without Z3: both sides are the index of the first maximum
+                            over the same (value, index) pairs (smt_select.c) */
   double identity_err;   /* EQUIVALENT by the randomised identity test (smt_pit.c): the bound on
                             the chance that unequal sides passed it; 0: not by that test */
 } smt_result;
@@ -70,6 +72,12 @@ smt_verdict smt_sat(smt_solver *s, dg_term cond, smt_result *out);
 /* Whether two REAL terms expand to one polynomial over the same atoms
  * (smt_norm.c says which identities it uses): true proves them equal. */
 bool smt_same_normal_form(term_ctx *c, dg_term a, dg_term b);
+
+/* Whether two index terms (an argmax's) each select the lexicographically
+ * greatest (value descending, index ascending) of the same set of (value term,
+ * index) pairs, every merge checked (smt_select.c): true proves them equal
+ * in the real model. */
+bool smt_same_selection(term_ctx *c, dg_term a, dg_term b);
 
 /* The randomised identity test (smt_pit.c says what it assumes): true when
  * the two REAL terms agree at random points of two prime fields and the

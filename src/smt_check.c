@@ -377,6 +377,17 @@ smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_res
   if (kernel == ref && !s->opts.want_smtlib) return out->verdict = SMT_EQUIVALENT;  /* one term */
   bool same = ts == TERM_S_REAL && smt_same_normal_form(s->tc, kernel, ref);
   if (same && !s->opts.want_smtlib) return out->normal_form = true, out->verdict = SMT_EQUIVALENT;
+  if (!same && smt_same_selection(s->tc, kernel, ref)) {
+    out->selection = true;
+    if (!s->opts.want_smtlib) return out->verdict = SMT_EQUIVALENT;
+    Z3_ast k = smt_tr(s, kernel), r = k ? smt_tr(s, ref) : NULL;
+    if (k && r) {   /* the query's text, for --explain; not solved */
+      char *text = query_text(s, kernel, ref, Z3_mk_not(s->z, Z3_mk_eq(s->z, k, r)));
+      out->smtlib = dg_printf("; not solved: both sides select the first maximum over the same pairs (smt_select.c)\n%s", text);
+      free(text);
+    }
+    return out->verdict = SMT_EQUIVALENT;
+  }
   double err;
   if (!same && ts == TERM_S_REAL && smt_pit_same(s->tc, kernel, ref, &err)) {
     out->identity_err = fmax(err, 1e-300);

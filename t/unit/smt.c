@@ -6,6 +6,7 @@
 #include "ir.h"
 #include "../tap.h"
 #include <math.h>
+#include <string.h>
 
 enum { N = 4 };  /* small: the tests also run under valgrind, with Z3 inside */
 static term_ctx *C;
@@ -268,6 +269,77 @@ static void test_identity(void)
                            term_mul(C, X(2), X(2))), NULL), "(x + y)^2 = x^2 + 2xy + y^2");
 }
 
+/* ---- argmax: the first maximum's index (smt_select.c) ---------------------------- */
+typedef struct { dg_term v, i; } vi_pair;
+enum { TIE_LOW, TIE_HIGH, TIE_NONE };
+
+/* the kernel's merge `if (ov > v || (ov == v && oi < i)) { v = ov; i = oi; }` as
+ * the symbolic domain builds it (ite(a < b, b, a) is max(a, b)), other tie rules */
+static vi_pair merge(vi_pair a, vi_pair o, int tie)
+{
+  dg_term gt = term_lt(C, a.v, o.v);
+  dg_term c = tie == TIE_NONE ? gt
+            : term_or(C, gt, term_and(C, term_eq(C, o.v, a.v), tie == TIE_LOW ? term_lt(C, o.i, a.i) : term_lt(C, a.i, o.i)));
+  dg_term v = c == gt ? term_max(C, a.v, o.v) : term_ite(C, c, o.v, a.v);
+  return (vi_pair){ v, term_ite(C, c, o.i, a.i) };
+}
+
+/* a warp of `lanes` lanes, lane l merging l, l + lanes, ... into (-inf, n); then a butterfly;
+ * lane 0's index, converted to the reference's real sort */
+static dg_term argmax_warp(int n, int lanes, int tie)
+{
+  vi_pair p[32];
+  for (int l = 0; l < lanes; l++) {
+    p[l] = (vi_pair){ term_real(C, -INFINITY), term_int(C, TERM_S_I32, n) };   /* the kernel's start */
+    for (int k = l; k < n; k += lanes) p[l] = merge(p[l], (vi_pair){ X(k), term_int(C, TERM_S_I32, k) }, tie);
+  }
+  for (int o = lanes / 2; o > 0; o /= 2) {
+    vi_pair q[32];
+    for (int l = 0; l < lanes; l++) q[l] = merge(p[l], p[l ^ o], tie);
+    memcpy(p, q, sizeof p);
+  }
+  return term_convert(C, p[0].i, TERM_S_REAL, true);
+}
+
+/* the op's reference: idx = where(x[k] > best, k, idx); best = max(best, x[k]);
+ * `last` ties to the last maximum (>=), `shift` pairs index k with x[k + shift] */
+static dg_term argmax_scan(int n, bool last, int shift, int skip)
+{
+  int k0 = skip == 0 ? 1 : 0;
+  dg_term best = X(k0 + shift), idx = term_real(C, k0);
+  for (int k = k0 + 1; k < n; k++) {
+    if (k == skip) continue;
+    dg_term v = X(k + shift);
+    idx = term_ite(C, last ? term_le(C, best, v) : term_lt(C, best, v), term_real(C, k), idx);
+    best = term_max(C, best, v);
+  }
+  return idx;
+}
+
+static void test_selection(void)
+{
+  const int n = 75;    /* the sample's row: Z3 did not finish it */
+  dg_term ker = argmax_warp(n, 32, TIE_LOW), ref = argmax_scan(n, false, 0, -1);
+  ok(smt_same_selection(C, ker, ref), "argmax: a warp butterfly over 75 values selects as the sequential scan does");
+  ok(!smt_same_normal_form(C, ker, ref), "(which the polynomial normal form does not show)");
+  smt_result r;
+  double t0 = dg_now();
+  is_int(smt_differ(C, ker, ref, NULL, 0, &(smt_opts){ .timeout_ms = 1000 }, &r), SMT_EQUIVALENT, "so the check says equivalent");
+  ok(r.selection && !r.normal_form && r.identity_err == 0, "by the selection lemma, without Z3 (%.3f s)", dg_now() - t0);
+  smt_result_free(&r);
+  ok(smt_same_selection(C, argmax_warp(7, 8, TIE_LOW), argmax_scan(7, false, 0, -1)),
+     "lanes without a value: 7 values over 8 lanes");
+  ok(!smt_same_selection(C, argmax_warp(n, 32, TIE_HIGH), ref), "ties to the higher index in the merge: no claim");
+  ok(!smt_same_selection(C, argmax_warp(n, 32, TIE_NONE), ref), "no tie rule in the butterfly (lane order decides): no claim");
+  ok(!smt_same_selection(C, ker, argmax_scan(n, true, 0, -1)), "a reference that keeps the last maximum: no claim");
+  ok(!smt_same_selection(C, ker, argmax_scan(n, false, 1, -1)), "index k paired with x[k+1]: no claim");
+  ok(!smt_same_selection(C, ker, argmax_scan(n, false, 0, 40)), "a value missing from one side: no claim");
+  /* a small wrong tie rule is refuted by Z3 with ties in the model */
+  is_int(smt_differ(C, argmax_warp(6, 4, TIE_HIGH), argmax_scan(6, false, 0, -1), NULL, 0, &(smt_opts){ .timeout_ms = 20000 }, &r),
+         SMT_DIFFERENT, "ties to the higher index, 6 values: Z3 finds a difference");
+  smt_result_free(&r);
+}
+
 static void test_assume(void)
 {
   term_varinfo vi = { TERM_VAR_INPUT, "targets", 3, DG_TY_I32, NULL };
@@ -366,6 +438,7 @@ int main(void)
   test_lipschitz();
   test_normal_form();
   test_identity();
+  test_selection();
   test_assume();
   test_ieee();
   test_timeout();
