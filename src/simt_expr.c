@@ -139,9 +139,9 @@ SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     }
     bool ui, ti;
     dom_val *iv = operand(x, e->b, k, &ui, &ti);
-    int64_t es = dom_tysize(e->type);
+    int64_t es = simt_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
-    bool usg = !dom_is_signed(e->b->type) && dom_tysize(e->b->type) == 8;
+    bool usg = simt_tysize(e->b->type) == 8 && !dom_is_signed(e->b->type);
     const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1;
     if (ui && !simt_isfloat(e->b->type)) {   /* a uniform concrete index: one offset for every lane */
       int64_t ix = (int64_t)iv[msk_first(k).lo];
@@ -193,7 +193,7 @@ SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     simt_lval al;
     if (!simt_lval_of(x, e->a, k, &al)) return false;
     if (!al.mem) { lv->reg = al.reg + (size_t)e->ival * x->n, lv->part = al.slot >= 0 ? al.slot : al.part; return true; }
-    int64_t es = dom_tysize(e->type);
+    int64_t es = simt_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
     for (int i = k->lo; i < k->hi; i++) a[i] = al.addr[i] + e->ival * es;
     lv->mem = true, lv->addr = a;

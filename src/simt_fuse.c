@@ -14,6 +14,10 @@
  * index nodes are counted as the walk counts them (each node times the
  * active lanes). Nothing is done (NULL) when the shape or the state is not
  * the one handled: the caller walks the tree as before. */
+/* the lane loops should vectorise (see simt_mem.c) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
 #include "simt_int.h"
 
 /* A uniform u32 offset: a literal, a uniform register, or a uniform program
@@ -106,7 +110,7 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
     return NULL;
   }
   x->lane_ops += (uint64_t)k->cnt;                     /* the right side's index node */
-  int64_t es = dom_tysize(l->type);
+  int64_t es = simt_tysize(l->type);
   int64_t *la = tid_addrs(x, k, lb, ul, es), *ra = tid_addrs(x, k, rb, ur, es);
   dom_val *v = simt_vals(x, r->type), *old = simt_vals(x, l->type), *res = simt_vals(x, l->type);
   simt_mem_access(x, r->span, r->type, k, ra, v, false);

@@ -185,6 +185,15 @@ static inline msk msk_first(const msk *k)
 /* dom_scalar and dom_is_float, inlined */
 static inline const dg_type *simt_scalar(const dg_type *t) { return t->kind == DG_TY_VEC ? t->elem : t; }
 static inline bool simt_isfloat(const dg_type *t) { return t->kind >= DG_TY_F16 && t->kind <= DG_TY_F64; }
+/* dom_tysize, inlined for the common scalar kinds */
+static inline int64_t simt_tysize(const dg_type *t)
+{
+  switch (t->kind) {
+  case DG_TY_I32: case DG_TY_U32: case DG_TY_F32: return 4;
+  case DG_TY_I64: case DG_TY_U64: case DG_TY_F64: case DG_TY_PTR: return 8;
+  default: return dom_tysize(t);
+  }
+}
 /* dom_ncomp, inlined: components of a value of type t */
 static inline int simt_ncomp(const dg_type *t)
 {

@@ -748,7 +748,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   simt *m = x->m;
   dom *d = x->d;
   int n = x->n, lo = k->lo, hi = k->hi;
-  int64_t size = dom_tysize(t), es = dom_tysize(simt_scalar(t));
+  int64_t size = simt_tysize(t), es = simt_tysize(simt_scalar(t));
   const dg_type *et = simt_scalar(t);
   int nc = simt_ncomp(t);
   if (!k->cnt || x->stop) return;

@@ -46,7 +46,8 @@ struct simt_uprog {
   dom_val memo_in[UNI_MAX_SLOTS], memo_out;
   /* a root a op leaf (((co * Ci + ci) * 3 + kh) * 3 + kw): a's instructions
    * (the first asplit) keep their own memo over a's registers, so a miss
-   * caused by the leaf alone (the inner loop's counter) runs two */
+   * caused by the leaf alone (the inner loop's counter) is the leaf and
+   * the operation (the last two instructions), without the interpreter */
   int asplit, naslots;
   int32_t aslots[UNI_MAX_SLOTS];
   bool amemo;
@@ -192,7 +193,7 @@ static simt_uprog *compile(simt_x *x, const dg_expr *e)
       /* a's instructions are the program's first ones: compiled alone, the
        * same (comp is deterministic), which gives their count and registers */
       b->nins = b->nnodes = b->depth = b->maxdepth = b->nslots = 0;
-      if (comp(x, b, e->a) && b->nins >= 3 && b->nins < p->nins && b->depth == 1) {
+      if (comp(x, b, e->a) && b->nins >= 3 && b->nins + 2 == p->nins && b->depth == 1) {
         p->asplit = b->nins, p->naslots = b->nslots;
         memcpy(p->aslots, b->slots, sizeof p->aslots);
       }
@@ -283,6 +284,35 @@ dom_val simt_uni_cast(simt_x *x, int ck, const dg_type *to, const dg_type *from,
   return r;
 }
 
+/* A binary instruction on a and b. */
+static inline dom_val op2(simt_x *x, const uni_ins *i, dom_val a, dom_val b)
+{
+  switch (i->op) {
+  case U_ADD32: return (dom_val)(int64_t)(int32_t)(a + b);
+  case U_SUB32: return (dom_val)(int64_t)(int32_t)(a - b);
+  case U_MUL32: return (dom_val)(int64_t)(int32_t)(a * b);
+  case U_LT32: return (dom_val)((int64_t)a < (int64_t)b);
+  case U_LE32: return (dom_val)((int64_t)a <= (int64_t)b);
+  case U_GT32: return (dom_val)((int64_t)a > (int64_t)b);
+  case U_GE32: return (dom_val)((int64_t)a >= (int64_t)b);
+  case U_EQ: return (dom_val)(a == b);
+  case U_NE: return (dom_val)(a != b);
+  case U_ADD64: return a + b;
+  case U_MUL64: return a * b;
+  default: return simt_uni_bin(x, i->code, i->t, a, b);     /* U_BIN */
+  }
+}
+
+/* A leaf instruction's value (U_CONST, U_REG, U_BIDX). */
+static inline dom_val leaf(simt_x *x, const uni_ins *i, dom_val *const *reg, int l)
+{
+  switch (i->op) {
+  case U_CONST: return i->imm;
+  case U_REG: return reg[i->slot][l];
+  default: return simt_uni_const(x, i->t, x->bidx[i->code], 0, false);
+  }
+}
+
 /* Postfix instructions [i, end) over the stack st holding sp values (lane
  * l of the registers); the bottom value at the end. */
 static dom_val run_ins(simt_x *x, const uni_ins *i, const uni_ins *end, dom_val *const *reg, int l,
@@ -290,30 +320,15 @@ static dom_val run_ins(simt_x *x, const uni_ins *i, const uni_ins *end, dom_val 
 {
   for (; i < end; i++) {
     switch (i->op) {
-    case U_CONST: st[sp++] = i->imm; break;
-    case U_REG: st[sp++] = reg[i->slot][l]; break;
-    case U_BIDX: st[sp++] = simt_uni_const(x, i->t, x->bidx[i->code], 0, false); break;
+    case U_CONST: case U_REG: case U_BIDX: st[sp++] = leaf(x, i, reg, l); break;
     case U_UN: {
       static const uint8_t on = 1;
       dom_val a = st[sp - 1];
       x->d->unop(x->d, (dg_unop)i->code, i->t, 1, &on, &st[sp - 1], &a);
       break;
     }
-#define OP2(expr) do { sp--; dom_val a = st[sp - 1], b = st[sp]; st[sp - 1] = (expr); } while (0)
-    case U_ADD32: OP2((dom_val)(int64_t)(int32_t)(a + b)); break;
-    case U_SUB32: OP2((dom_val)(int64_t)(int32_t)(a - b)); break;
-    case U_MUL32: OP2((dom_val)(int64_t)(int32_t)(a * b)); break;
-    case U_LT32: OP2((dom_val)((int64_t)a < (int64_t)b)); break;
-    case U_LE32: OP2((dom_val)((int64_t)a <= (int64_t)b)); break;
-    case U_GT32: OP2((dom_val)((int64_t)a > (int64_t)b)); break;
-    case U_GE32: OP2((dom_val)((int64_t)a >= (int64_t)b)); break;
-    case U_EQ: OP2((dom_val)(a == b)); break;
-    case U_NE: OP2((dom_val)(a != b)); break;
-    case U_ADD64: OP2(a + b); break;
-    case U_MUL64: OP2(a * b); break;
-#undef OP2
-    case U_BIN: sp--, st[sp - 1] = simt_uni_bin(x, i->code, i->t, st[sp - 1], st[sp]); break;
-    default: st[sp - 1] = simt_uni_cast(x, i->code, i->t, i->t2, st[sp - 1]); break;
+    case U_CAST: st[sp - 1] = simt_uni_cast(x, i->code, i->t, i->t2, st[sp - 1]); break;
+    default: sp--, st[sp - 1] = op2(x, i, st[sp - 1], st[sp]); break;
     }
   }
   return st[0];
@@ -324,17 +339,7 @@ static dom_val run_ins(simt_x *x, const uni_ins *i, const uni_ins *end, dom_val 
 static __attribute__((noinline)) dom_val interp(simt_x *x, simt_uprog *p, dom_val *const *reg, int l)
 {
   dom_val st[UNI_MAX_STACK];
-  if (!p->asplit) return run_ins(x, p->ins, p->ins + p->nins, reg, l, st, 0);
-  bool same = p->amemo && p->amemo_block == x->block;
-  for (int s = 0; s < p->naslots; s++) {
-    dom_val v = reg[p->aslots[s]][l];
-    same &= v == p->amemo_in[s];
-    p->amemo_in[s] = v;
-  }
-  if (!same)
-    p->amemo = true, p->amemo_block = x->block, p->amemo_val = run_ins(x, p->ins, p->ins + p->asplit, reg, l, st, 0);
-  st[0] = p->amemo_val;
-  return run_ins(x, p->ins + p->asplit, p->ins + p->nins, reg, l, st, 1);
+  return run_ins(x, p->ins, p->ins + p->nins, reg, l, st, 0);
 }
 
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
@@ -359,6 +364,25 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
     p->memo_in[s] = v;
   }
   x->lane_ops += (uint64_t)(p->nnodes - 1) * (uint64_t)k->cnt;
+  if (p->asplit && !same) {
+    /* a op leaf whose leaf changed (the inner loop's counter): a's memo,
+     * then the leaf and the operation (the program's last two
+     * instructions), without the interpreter */
+    bool as = p->amemo && p->amemo_block == x->block;
+    for (int s = 0; s < p->naslots; s++) {
+      dom_val v = reg[p->aslots[s]][l];
+      as &= v == p->amemo_in[s];
+      p->amemo_in[s] = v;
+    }
+    if (!as) {
+      dom_val st[UNI_MAX_STACK];
+      p->amemo = true, p->amemo_block = x->block, p->amemo_val = run_ins(x, p->ins, p->ins + p->asplit, reg, l, st, 0);
+    }
+    const uni_ins *t = p->ins + p->asplit;
+    p->memo = true, p->memo_block = x->block;
+    *out = p->memo_out = op2(x, t + 1, p->amemo_val, leaf(x, t, reg, l));
+    return true;
+  }
   if (!same) p->memo = true, p->memo_block = x->block, p->memo_out = interp(x, p, reg, l);
   *out = p->memo_out;
   return true;
