@@ -20,26 +20,52 @@ static const char prelude[] =
 
 /* Element i of the descriptor in the bytes dg_dtype_store writes on the
  * host; a NaN as the host's (float)NAN (0x7fc00000), not the GPU's
- * canonical 0x7fffffff. Grid-stride over [first, first + count). */
+ * canonical 0x7fffffff. dg_gen_fill: grid-stride over [first, first + count).
+ * dg_gen_many: the tasks of a case in one launch (gpu_gen_many_*), blockIdx.y
+ * the task, read from a table of GPU_GEN_TASK_WORDS words a task: an input
+ * drawn (the same dg_gen_store) or a buffer filled with its poison. */
 static const char kernel[] =
+  "static __device__ __forceinline__ void dg_gen_store(void *out, ctr_u64 key, int dist, int dt, int flags,\n"
+  "    ctr_i64 row, ctr_i64 n, ctr_i64 lo, ctr_i64 hi, ctr_i64 i) {\n"
+  "  double v = ctr_value(key, dist, dt, flags, row, n, lo, hi, i);\n"
+  "  float f = v != v ? __uint_as_float(0x7fc00000u) : (float)v;\n"
+  "  switch (dt) {\n"
+  "  case DG_DT_F32: ((float *)out)[i] = f; break;\n"
+  "  case DG_DT_F16: ((unsigned short *)out)[i] = (unsigned short)ctr_f16_bits(f); break;\n"
+  "  case DG_DT_BF16: ((unsigned short *)out)[i] = (unsigned short)ctr_bf16_bits(f); break;\n"
+  "  case DG_DT_F64: ((double *)out)[i] = v; break;\n"
+  "  case DG_DT_I32: ((int *)out)[i] = (int)(ctr_i64)v; break;\n"
+  "  case DG_DT_I64: ((ctr_i64 *)out)[i] = (ctr_i64)v; break;\n"
+  "  case DG_DT_U8: ((unsigned char *)out)[i] = (unsigned char)(ctr_i64)v; break;\n"
+  "  case DG_DT_BOOL: ((unsigned char *)out)[i] = v != 0.0; break;\n"
+  "  }\n"
+  "}\n"
   "extern \"C\" __global__ void dg_gen_fill(void *out, ctr_u64 key, int dist, int dt, int flags,\n"
   "                                       ctr_i64 row, ctr_i64 n, ctr_i64 lo, ctr_i64 hi,\n"
   "                                       ctr_i64 first, ctr_i64 count) {\n"
   "  for (ctr_i64 k = blockIdx.x * (ctr_i64)blockDim.x + threadIdx.x; k < count;\n"
-  "       k += (ctr_i64)gridDim.x * blockDim.x) {\n"
-  "    ctr_i64 i = first + k;\n"
-  "    double v = ctr_value(key, dist, dt, flags, row, n, lo, hi, i);\n"
-  "    float f = v != v ? __uint_as_float(0x7fc00000u) : (float)v;\n"
-  "    switch (dt) {\n"
-  "    case DG_DT_F32: ((float *)out)[i] = f; break;\n"
-  "    case DG_DT_F16: ((unsigned short *)out)[i] = (unsigned short)ctr_f16_bits(f); break;\n"
-  "    case DG_DT_BF16: ((unsigned short *)out)[i] = (unsigned short)ctr_bf16_bits(f); break;\n"
-  "    case DG_DT_F64: ((double *)out)[i] = v; break;\n"
-  "    case DG_DT_I32: ((int *)out)[i] = (int)(ctr_i64)v; break;\n"
-  "    case DG_DT_I64: ((ctr_i64 *)out)[i] = (ctr_i64)v; break;\n"
-  "    case DG_DT_U8: ((unsigned char *)out)[i] = (unsigned char)(ctr_i64)v; break;\n"
-  "    case DG_DT_BOOL: ((unsigned char *)out)[i] = v != 0.0; break;\n"
-  "    }\n"
+  "       k += (ctr_i64)gridDim.x * blockDim.x)\n"
+  "    dg_gen_store(out, key, dist, dt, flags, row, n, lo, hi, first + k);\n"
+  "}\n"
+  "/* task words: 0 kind (0 draw, 1 poison) | buffer slot << 8 | dist << 16 | dtype << 32 | flags << 48;\n"
+  " * draw: 1 key, 2 row, 3 n, 4 lo, 5 hi; poison: 1 the pattern in 8 bytes, 3 bytes */\n"
+  "extern \"C\" __global__ void dg_gen_many(const ctr_u64 *tab, ctr_i64 ntask, unsigned char *b0,\n"
+  "    unsigned char *b1, unsigned char *b2, unsigned char *b3, unsigned char *b4, unsigned char *b5,\n"
+  "    unsigned char *b6, unsigned char *b7) {\n"
+  "  if ((ctr_i64)blockIdx.y >= ntask) return;\n"
+  "  const ctr_u64 *w = tab + 8 * blockIdx.y;\n"
+  "  ctr_u64 h = w[0];\n"
+  "  unsigned char *bs[8] = { b0, b1, b2, b3, b4, b5, b6, b7 };\n"
+  "  unsigned char *out = bs[(h >> 8) & 7];\n"
+  "  ctr_i64 stride = (ctr_i64)gridDim.x * blockDim.x, k0 = blockIdx.x * (ctr_i64)blockDim.x + threadIdx.x;\n"
+  "  if ((h & 255) == 0) {\n"
+  "    for (ctr_i64 i = k0; i < (ctr_i64)w[3]; i += stride)\n"
+  "      dg_gen_store(out, w[1], (int)((h >> 16) & 0xffff), (int)((h >> 32) & 0xffff), (int)(h >> 48),\n"
+  "                   (ctr_i64)w[2], (ctr_i64)w[3], (ctr_i64)w[4], (ctr_i64)w[5], i);\n"
+  "  } else {\n"
+  "    ctr_i64 bytes = (ctr_i64)w[3], words = bytes >> 3;\n"
+  "    for (ctr_i64 i = k0; i < words; i += stride) ((ctr_u64 *)out)[i] = w[1];\n"
+  "    for (ctr_i64 i = 8 * words + k0; i < bytes; i += stride) out[i] = (unsigned char)(w[1] >> (8 * (i & 7)));\n"
   "  }\n"
   "}\n";
 
@@ -66,8 +92,8 @@ const char *gpu_gen_source(void)
 dg_gpu_status gpu_gen_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
   const char *src = gpu_gen_source();
-  static const char *const names[] = { GPU_GEN_KERNEL };
-  return dg_gpu_compile_own("GPU input generator", dg_strdup(src), strlen(src), names, 1, arch, bin, d);
+  static const char *const names[] = { GPU_GEN_KERNEL, GPU_GEN_MANY_KERNEL };
+  return dg_gpu_compile_own("GPU input generator", dg_strdup(src), strlen(src), names, 2, arch, bin, d);
 }
 
 bool gpu_gen_desc_of(const dg_problem *p, int t, fuzz_dist dist, uint64_t case_seed,
@@ -124,4 +150,56 @@ void gpu_gen_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf buf, const fuzz_
   gpu_gen_launch l;
   gpu_gen_launch_of(g, buf, 0, g->n, &l);
   dg_gpu_batch_launch_unguarded(b, k, l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
+}
+
+bool gpu_gen_many_draw(gpu_gen_many *m, int slot, const fuzz_ctr *g)
+{
+  if (m->ntask >= GPU_GEN_MANY_TASKS || slot < 0 || slot >= m->nbuf) return false;
+  uint64_t *w = m->tab + (size_t)m->ntask++ * GPU_GEN_TASK_WORDS;
+  memset(w, 0, GPU_GEN_TASK_WORDS * sizeof *w);
+  w[0] = (uint64_t)slot << 8 | (uint64_t)(g->dist & 0xffff) << 16 | (uint64_t)(g->dtype & 0xffff) << 32 |
+         (uint64_t)(fuzz_ctr_flags(g) & 0xffff) << 48;
+  w[1] = g->key;
+  w[2] = (uint64_t)g->row, w[3] = (uint64_t)g->n, w[4] = (uint64_t)g->lo, w[5] = (uint64_t)g->hi;
+  if (g->n > m->most) m->most = g->n;
+  return true;
+}
+
+bool gpu_gen_many_poison(gpu_gen_many *m, int slot, dg_gpu_pattern pat, int64_t bytes)
+{
+  if (m->ntask >= GPU_GEN_MANY_TASKS || slot < 0 || slot >= m->nbuf || pat.len < 1 || 8 % pat.len || bytes < 0)
+    return false;
+  uint64_t *w = m->tab + (size_t)m->ntask++ * GPU_GEN_TASK_WORDS;
+  memset(w, 0, GPU_GEN_TASK_WORDS * sizeof *w);
+  uint8_t eight[8];
+  for (int i = 0; i < 8; i++) eight[i] = pat.b[i % pat.len];
+  w[0] = 1 | (uint64_t)slot << 8;
+  memcpy(&w[1], eight, 8);
+  w[3] = (uint64_t)bytes;
+  if (bytes / 8 > m->most) m->most = bytes / 8;
+  return true;
+}
+
+int gpu_gen_many_slot(gpu_gen_many *m, dg_gpu_buf b)
+{
+  for (int i = 0; i < m->nbuf; i++)
+    if (m->buf[i] == b) return i;
+  if (m->nbuf == 8) return -1;
+  m->buf[m->nbuf] = b;
+  return m->nbuf++;
+}
+
+void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t tab_off, const gpu_gen_many *m)
+{
+  if (!m->ntask) return;
+  int64_t blocks = (m->most + 255) / 256;
+  if (blocks > 4096) blocks = 4096;   /* grid-stride beyond */
+  if (blocks < 1) blocks = 1;
+  dg_gpu_arg a[GPU_GEN_MANY_NARGS];
+  a[0] = dg_gpu_arg_buf(tab);
+  a[0].buf_off = tab_off;
+  a[1] = dg_gpu_arg_i64(m->ntask);
+  for (int i = 0; i < 8; i++) a[2 + i] = i < m->nbuf ? dg_gpu_arg_buf(m->buf[i]) : dg_gpu_arg_null();
+  dg_gpu_batch_launch_unguarded(b, k, (dg_gpu_dim3){ (uint32_t)blocks, (uint32_t)m->ntask, 1 },
+                                (dg_gpu_dim3){ 256, 1, 1 }, 0, a, GPU_GEN_MANY_NARGS);
 }

@@ -40,6 +40,10 @@ bool gpu_gen_desc_of(const dg_problem *p, int t, fuzz_dist dist, uint64_t case_s
  * (no GPU needed; cached like any module; --fmad=false). */
 #define GPU_GEN_KERNEL "dg_gen_fill"
 #define GPU_GEN_NARGS 11
+/* The module's second kernel (dg_gpu_load gives two handles: fill, many). */
+#define GPU_GEN_MANY_KERNEL "dg_gen_many"
+#define GPU_GEN_MANY_NARGS 10
+#define GPU_GEN_NKERNELS 2
 const char *gpu_gen_source(void);
 dg_gpu_status gpu_gen_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d);
 
@@ -53,5 +57,25 @@ typedef struct {
 void gpu_gen_launch_of(const fuzz_ctr *g, dg_gpu_buf buf, int64_t first, int64_t count, gpu_gen_launch *l);
 /* Appends that launch (all of buf) to a batch, unguarded (dirigo's own kernel). */
 void gpu_gen_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf buf, const fuzz_ctr *g);
+
+/* A case's inputs drawn and buffers poisoned in one launch of dg_gen_many
+ * (instead of a launch an input and copies a poison): the tasks go into a
+ * table of GPU_GEN_TASK_WORDS words each, which the caller uploads to a
+ * device buffer (one upload for every case of a request) before the launch.
+ * At most 8 buffers (gpu_gen_many_slot: -1 beyond) and GPU_GEN_MANY_TASKS
+ * tasks (false beyond): then draw and poison as before. A poison writes the
+ * pattern over `bytes` bytes from the buffer's start, as dg_gpu_poison does. */
+#define GPU_GEN_TASK_WORDS 8
+#define GPU_GEN_MANY_TASKS 16
+typedef struct {
+  uint64_t tab[GPU_GEN_MANY_TASKS * GPU_GEN_TASK_WORDS];
+  int ntask, nbuf;
+  dg_gpu_buf buf[8];
+  int64_t most;                 /* the largest task's elements (words for a poison) */
+} gpu_gen_many;
+int gpu_gen_many_slot(gpu_gen_many *m, dg_gpu_buf b);
+bool gpu_gen_many_draw(gpu_gen_many *m, int slot, const fuzz_ctr *g);
+bool gpu_gen_many_poison(gpu_gen_many *m, int slot, dg_gpu_pattern pat, int64_t bytes);
+void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t tab_off, const gpu_gen_many *m);
 
 #endif

@@ -39,6 +39,7 @@ typedef struct {
   dg_gpu_dim3 cg, cb;
   gpu_env_pipe envp;
   const uint64_t *init;
+  bool fuse;                    /* dg_gen_many and its table buffer are there */
 } many_req;
 
 /* One asynchronous request for cases cs[0..m-1] (with the envelope in the
@@ -64,17 +65,42 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
   int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
   int lref[FUZZ_MANY_MAX];        /* and its reference's (the kernels follow it) */
   uint8_t *raw = gk->many_raw;
+  /* each case's draws and poisons in one launch of dg_gen_many (gpu_gen.h),
+   * every case's task table in one upload (filled below, before the request
+   * is sent); a case that does not fit (over 8 buffers or 16 tasks) draws and
+   * poisons with a launch or copies a tensor as before */
+  const size_t tab_case = sizeof ((gpu_gen_many *)0)->tab;
+  uint64_t *tabs = R->fuse ? dg_malloc(tab_case * (size_t)m) : NULL;
+  if (tabs) dg_gpu_batch_upload(b, gk->dgen_tab, 0, tabs, tab_case * (size_t)m);
   for (int k = 0; k < m; k++) {
     int c = cs[k];
     emu_io *io = R->ios[c];
     first[k] = b->nlaunch;
+    bool fused = tabs != NULL;
+    if (fused) {
+      gpu_gen_many g;
+      memset(&g, 0, sizeof g);
+      for (size_t t = 0; t < nt && fused; t++) {
+        const dg_tensor *ts = &p->tensors.v[t];
+        size_t at = (size_t)c * nt + t;
+        if (ts->role == DG_TENSOR_INPUT || ts->accumulate)
+          fused = !(R->on[at] && R->dgen) || gpu_gen_many_draw(&g, gpu_gen_many_slot(&g, gk->bufs[t]), &gk->dgen_desc[at]);
+        else
+          fused = gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->bufs[t]), dg_gpu_poison_for(dg_dtypes[ts->dtype].name),
+                                      (int64_t)gk->buf_bytes[t] - 1);
+      }
+      fused = fused && gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->ref_buf), dg_gpu_poison_for("f64"),
+                                           (int64_t)gk->ref_bytes - 1);
+      memcpy((uint8_t *)tabs + (size_t)k * tab_case, g.tab, tab_case);
+      if (fused) gpu_gen_many_batch(b, gk->dgen_kern[1], gk->dgen_tab, (size_t)k * tab_case, &g);
+    }
     for (size_t t = 0; t < nt; t++) {
       const dg_tensor *ts = &p->tensors.v[t];
       size_t bytes = (size_t)io->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
       if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
         size_t at = (size_t)c * nt + t;
         if (R->on[at] && R->dgen) {   /* drawn on the device (gpu_gen.h) */
-          gpu_gen_batch(b, gk->dgen_kern, gk->bufs[t], &gk->dgen_desc[at]);
+          if (!fused) gpu_gen_batch(b, gk->dgen_kern[0], gk->bufs[t], &gk->dgen_desc[at]);
           continue;
         }
         if (R->on[at]) fuzz_ctr_fill(&gk->dgen_desc[at], 0, io->numel[t], io->data[t]);
@@ -83,11 +109,11 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
         raw += (bytes + 15) & ~(size_t)15;
         continue;
       }
-      dg_gpu_batch_poison(b, gk->bufs[t]);
+      if (!fused) dg_gpu_batch_poison(b, gk->bufs[t]);
       if (R->zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)R->zero[t]);
     }
     if (env) gpu_env_pipe_before(&R->envp, b);
-    dg_gpu_batch_poison(b, gk->ref_buf);
+    if (!fused) dg_gpu_batch_poison(b, gk->ref_buf);
     lref[k] = b->nlaunch;
     dg_gpu_batch_launch_unguarded(b, gk->ref_kern[R->rp->kind], R->rp->grid, R->rp->block, 0, R->ra, R->nra);
     for (int li = 0; li < (int)p->launches.n; li++)
@@ -102,6 +128,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
   if (!env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum, (size_t)m * words);
   first[m] = b->nlaunch;
   dg_gpu_batch_result r;
+  /* (tabs is read when the request is sent, in dg_gpu_batch_run) */
   double t1 = dg_now();
   dg_gpu_status st = dg_gpu_batch_run(gk->g, b, &r);
   gk->prof.requests++;
@@ -133,6 +160,22 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
   }
   if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
   dg_gpu_batch_result_free(&r);
+  free(tabs);
+}
+
+/* dg_gen_many's table buffer (every case's tasks) in the current child. */
+static bool gen_tab_ready(gpu_kernels *gk)
+{
+  if (gpu_run_switched_off("DIRIGO_GPU_GEN_MANY")) return false;
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->dgen_tab_gen == gen) return true;
+  char *msg = NULL;
+  dg_gpu_status st = dg_gpu_alloc(gk->g, sizeof ((gpu_gen_many *)0)->tab * FUZZ_MANY_MAX, dg_gpu_poison_for("u8"),
+                                  &gk->dgen_tab, &msg);
+  free(msg);
+  if (st != DG_GPU_OK || gen != dg_gpu_generation(gk->g)) return false;
+  gk->dgen_tab_gen = gen;
+  return true;
 }
 
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
@@ -236,6 +279,7 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
    * could explain, run again in a second request (most cases have none, and
    * the hash and the three envelope launches were a third of a small case) */
   bool env = gpu_env_pipe_ready(gk, p, sizes, rp.out, &R.envp);
+  R.fuse = dgen && gen_tab_ready(gk);
   int cs[FUZZ_MANY_MAX], m = 0;
   for (int c = 0; c < n; c++) cs[c] = c;
   gk->prof.prep_s += dg_now() - t0;   /* loads and buffers on a first request, the arguments */
@@ -270,7 +314,7 @@ bool grun_dgen_ready(gpu_kernels *gk)
   unsigned gen = dg_gpu_generation(gk->g);
   if (gk->dgen_gen != gen) {
     char *msg = NULL;
-    dg_gpu_status st = dg_gpu_load(gk->g, &gk->dgen_bin, &gk->dgen_kern, &msg);
+    dg_gpu_status st = dg_gpu_load(gk->g, &gk->dgen_bin, gk->dgen_kern, &msg);
     free(msg);
     if (st != DG_GPU_OK) {
       if (!grun_child_lost(st)) gk->dgen_state = -1;

@@ -421,7 +421,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     }
     if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
       if (gk->dgen_last[t] && grun_dgen_ready(gk)) {   /* drawn on the device (gpu_gen.h) */
-        gpu_gen_batch(b, gk->dgen_kern, bufs[t], &gk->dgen_desc[t]);
+        gpu_gen_batch(b, gk->dgen_kern[0], bufs[t], &gk->dgen_desc[t]);
         ngen++;
         continue;
       }

@@ -68,8 +68,10 @@ typedef struct {
   /* inputs drawn on the device (gpu_gen.h), registered per run with gpu_run_gen */
   int dgen_state;            /* 0 not tried, 1 compiled, -1 unavailable */
   dg_gpu_binary dgen_bin;
-  dg_gpu_kernel dgen_kern;
+  dg_gpu_kernel dgen_kern[2]; /* dg_gen_fill, dg_gen_many (GPU_GEN_NKERNELS) */
   unsigned dgen_gen;         /* dgen_kern loaded in this generation */
+  dg_gpu_buf dgen_tab;       /* gpu_run_many: every case's dg_gen_many tasks */
+  unsigned dgen_tab_gen;     /* allocated in this generation */
   uint8_t *dgen_on;          /* [slot * ntensors + t]: drawn on the device in the next run */
   fuzz_ctr *dgen_desc;       /* the same shape: its descriptor */
   uint8_t *dgen_last;        /* per tensor: the last gpu_run drew it on the device */

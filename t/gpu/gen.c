@@ -43,8 +43,9 @@ static bool compiles(void)
          d.v.n ? d.v.v[0].msg : "");
   for (size_t i = 0; i < d.v.n; i++) printf("# %s\n", d.v.v[i].msg);
   if (st == DG_GPU_OK) {
-    ok(bin.lowered && bin.lowered[0] && !strcmp(bin.lowered[0], GPU_GEN_KERNEL),
-       "one kernel, " GPU_GEN_KERNEL ", unmangled");
+    ok(bin.lowered && bin.lowered[0] && !strcmp(bin.lowered[0], GPU_GEN_KERNEL) && bin.lowered[1] &&
+       !strcmp(bin.lowered[1], GPU_GEN_MANY_KERNEL),
+       "two kernels, " GPU_GEN_KERNEL " and " GPU_GEN_MANY_KERNEL ", unmangled");
     dg_gpu_binary_free(&bin);
   }
   dg_diags_free(&d);
@@ -109,7 +110,7 @@ static const dg_dtype dtypes[] = { DG_DT_F32, DG_DT_F16, DG_DT_BF16, DG_DT_F64, 
 
 typedef struct {
   dg_gpu *g;
-  dg_gpu_kernel k;
+  dg_gpu_kernel k, kk[GPU_GEN_NKERNELS];   /* k: dg_gen_fill; kk[1]: dg_gen_many */
   dg_gpu_buf buf;
   size_t cap;
   uint8_t *got, *want;
@@ -153,6 +154,68 @@ static int64_t device_diff(dev *v, const fuzz_ctr *g, int64_t first, int64_t cou
   return -1;
 }
 
+/* dg_gen_many (gpu_gen_many_*): per dtype, one launch drawing two inputs
+ * (normal, and index-valued or positive) and poisoning a third buffer over
+ * an odd number of bytes; every byte against the host's values (the poison:
+ * the pattern repeated, and the bytes past it untouched). */
+static void many_on_device(dev *v)
+{
+  int64_t n = 100003, nb = 30011;
+  for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+    dg_dtype dt = dtypes[k];
+    size_t es = dg_dtypes[dt].size, bytes = (size_t)n * es;
+    dg_gpu_buf b[3];
+    char *msg = NULL;
+    int nalloc = 0;
+    for (; nalloc < 3; nalloc++)
+      if (dg_gpu_alloc(v->g, nalloc == 2 ? (size_t)nb + 16 : bytes, dg_gpu_poison_for("u8"), &b[nalloc], &msg) !=
+          DG_GPU_OK)
+        break;
+    dg_gpu_buf tab;
+    bool good = nalloc == 3 &&
+                dg_gpu_alloc(v->g, sizeof(uint64_t) * GPU_GEN_MANY_TASKS * GPU_GEN_TASK_WORDS,
+                             dg_gpu_poison_for("u8"), &tab, &msg) == DG_GPU_OK;
+    fuzz_ctr g1 = { .key = fuzz_input_key(0x5eed, (int)k), .dist = FUZZ_DIST_NORMAL, .dtype = dt, .row = 1000, .n = n };
+    fuzz_ctr g2 = { .key = fuzz_input_key(0x5eed + 1, (int)k), .dist = FUZZ_DIST_SPECIAL, .dtype = dt,
+                    .row = 1000, .n = n, .positive = true };
+    dg_gpu_pattern pat = dg_gpu_poison_for(dt == DG_DT_BOOL ? "u8" : dg_dtypes[dt].name);
+    gpu_gen_many m = {0};
+    good = good && gpu_gen_many_draw(&m, gpu_gen_many_slot(&m, b[0]), &g1) &&
+           gpu_gen_many_poison(&m, gpu_gen_many_slot(&m, b[2]), pat, nb) &&
+           gpu_gen_many_draw(&m, gpu_gen_many_slot(&m, b[1]), &g2);
+    uint8_t *got[3] = { malloc(bytes), malloc(bytes), malloc((size_t)nb + 16) };
+    dg_gpu_batch bt = {0};
+    dg_gpu_batch_result res = {0};
+    if (good) {
+      dg_gpu_batch_upload(&bt, tab, 0, m.tab, sizeof m.tab);
+      gpu_gen_many_batch(&bt, v->kk[1], tab, 0, &m);
+      for (int i = 0; i < 3; i++) dg_gpu_batch_download(&bt, b[i], 0, got[i], i == 2 ? (size_t)nb + 16 : bytes);
+      good = dg_gpu_batch_run(v->g, &bt, &res) == DG_GPU_OK;
+      if (!good) printf("# batch: %s\n", res.msg ? res.msg : "?");
+    }
+    int64_t bad = -1;
+    const char *where = "";
+    uint8_t *want = malloc(bytes);
+    for (int i = 0; good && i < 2 && bad < 0; i++) {
+      const fuzz_ctr *g = i ? &g2 : &g1;
+      for (int64_t e = 0; e < n; e++) dg_dtype_store(dt, want, e, fuzz_ctr_value(g, e));
+      for (int64_t e = 0; e < n && bad < 0; e++)
+        if (memcmp(got[i] + e * (int64_t)es, want + e * (int64_t)es, es)) bad = e, where = i ? "second input" : "first input";
+    }
+    for (int64_t e = 0; good && e < nb + 16 && bad < 0; e++)
+      if (got[2][e] != (e < nb ? pat.b[e % pat.len] : dg_gpu_poison_for("u8").b[0])) bad = e, where = "poison";
+    ok(good && bad < 0, "%s: dg_gen_many draws two inputs and poisons %lld bytes in one launch, byte for byte as the "
+       "host%s%s", dg_dtypes[dt].name, (long long)nb, bad >= 0 ? "; first difference in the " : "", where);
+    dg_gpu_batch_result_free(&res);
+    dg_gpu_batch_free(&bt);
+    free(want);
+    for (int i = 0; i < 3; i++) free(got[i]);
+    for (int i = 0; i < nalloc; i++) dg_gpu_free(v->g, b[i], NULL);
+    if (nalloc == 3 && good) dg_gpu_free(v->g, tab, NULL);
+    free(msg);
+  }
+}
+
 static void on_device(void)
 {
   char *why = NULL;
@@ -167,7 +230,7 @@ static void on_device(void)
   dg_diags d = {0};
   char *msg = NULL;
   if (gpu_gen_compile(dg_gpu_info_of(v.g)->arch, &bin, &d) != DG_GPU_OK ||
-      dg_gpu_load(v.g, &bin, &v.k, &msg) != DG_GPU_OK) {
+      dg_gpu_load(v.g, &bin, v.kk, &msg) != DG_GPU_OK) {
     ok(false, "the generator loads on %s: %s", dg_gpu_info_of(v.g)->name, msg ? msg : "compile error");
     free(msg);
     dg_diags_free(&d);
@@ -176,6 +239,7 @@ static void on_device(void)
   }
   dg_gpu_binary_free(&bin);
   dg_diags_free(&d);
+  v.k = v.kk[0];
   printf("# GPU: %s (%s)\n", dg_gpu_info_of(v.g)->name, dg_gpu_info_of(v.g)->arch);
   int64_t n = 100003;   /* rows of 1000 and a tail of 3 */
   for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++)
@@ -199,6 +263,7 @@ static void on_device(void)
       }
   fuzz_ctr g = { .key = 99, .dist = FUZZ_DIST_MAX_LAST, .dtype = DG_DT_F16, .row = 77, .n = 5000 };
   ok(device_diff(&v, &g, 1234, 2000, NULL) == -1, "a part of a buffer (elements 1234..3233)");
+  many_on_device(&v);
   g = (fuzz_ctr){ .key = 7, .dist = FUZZ_DIST_NORMAL, .dtype = DG_DT_F32, .row = 16384, .n = BIG };
   double ms = 0;
   ok(device_diff(&v, &g, 0, g.n, NULL) == -1, BIG_NAME " f32 normals: device = host");

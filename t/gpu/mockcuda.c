@@ -263,6 +263,28 @@ static cudaError_t gen_fill(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_gen.c's dg_gen_many: the tasks of its table, as its source says */
+static cudaError_t gen_many(dim3 g, dim3 b, void **a)
+{
+  const unsigned long long *tab = *(const unsigned long long **)a[0];
+  long long ntask = *(long long *)a[1];
+  for (long long t = 0; t < ntask; t++) {
+    const unsigned long long *w = tab + 8 * t;
+    unsigned long long h = w[0];
+    unsigned char *out = *(unsigned char **)a[2 + ((h >> 8) & 7)];
+    if ((h & 255) == 0) {
+      int flags = (int)(h >> 48);
+      fuzz_ctr c = { .key = w[1], .dist = (fuzz_dist)((h >> 16) & 0xffff), .dtype = (dg_dtype)((h >> 32) & 0xffff),
+                     .row = (long long)w[2], .n = (long long)w[3], .lo = (long long)w[4], .hi = (long long)w[5],
+                     .has_range = flags & 1, .positive = (flags & 2) != 0 };
+      for (long long i = 0; i < c.n; i++) dg_dtype_store(c.dtype, out, i, fuzz_ctr_value(&c, i));
+    } else {
+      for (long long i = 0; i < (long long)w[3]; i++) out[i] = (unsigned char)(w[1] >> (8 * (i & 7)));
+    }
+  }
+  return cudaSuccess;
+}
+
 static cudaError_t spin(dim3 g, dim3 b, void **a)
 {
   for (;;) pause();   /* until the watchdog's SIGKILL */
@@ -283,6 +305,7 @@ static const mock_kernel kernels[] = {
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
   { "dg_gen_fill", gen_fill, 11, { 8, 8, 4, 4, 4, 8, 8, 8, 8, 8, 8 } },
+  { "dg_gen_many", gen_many, 10, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env_hash", env_hash, 7, { 8, 8, 8, 8, 8, 8, 8 } },
