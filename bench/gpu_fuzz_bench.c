@@ -192,6 +192,11 @@ int main(int argc, char **argv)
                "(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
                pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c, pf->ms[0] / c, pf->ms[1] / c,
                pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+        if (pf->left[0] + pf->left[1] + pf->left[2] + pf->left[3])
+          printf("  left to the host (run again alone): %" PRId64 " with more elements off the reference than the "
+                 "envelope judges in the request (%d), %" PRId64 " with unwritten elements, %" PRId64 " off the "
+                 "reference and not explained in the request, %" PRId64 " not judged\n",
+                 pf->left[0], FUZZ_ENVELOPE_JUDGED, pf->left[1], pf->left[2], pf->left[3]);
       }
     }
     if (gok) gpu_kernels_free(&gk);

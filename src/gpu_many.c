@@ -289,6 +289,13 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
         out[c].cmp.nfail <= FUZZ_ENVELOPE_JUDGED)
       cs[m++] = c;
   if (m) many_group(&R, cs, m, true, out);
+  for (int c = 0; c < n; c++) {
+    const fuzz_cmp *x = &out[c].cmp;
+    if (!out[c].judged) gk->prof.left[3]++;
+    else if (x->nunwritten) gk->prof.left[1]++;
+    else if (x->nfail > FUZZ_ENVELOPE_JUDGED) gk->prof.left[0]++;
+    else if (x->nfail) gk->prof.left[2]++;
+  }
   dg_vec_free(&args);
   dg_vec_free(&at);
   dg_vec_free(&dv);

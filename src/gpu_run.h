@@ -80,6 +80,11 @@ typedef struct {
     double prep_s, run_s;    /* host: building the request; the request (child, GPU, sync) */
     double ms[6];            /* device, events: inputs drawn, inputs hashed, reference, kernels,
                                 comparison, envelope (gather, judge, fold) */
+    int64_t left[4];         /* cases left to the host (run again alone), why: more elements off the
+                                reference than the envelope judges (FUZZ_ENVELOPE_JUDGED), unwritten
+                                elements, off the reference and not explained inside the request
+                                (outside the envelope, or the op has none there), not judged (the
+                                request failed at or before the case) */
   } prof;
 } gpu_kernels;
 #define GPU_RUN_MAX_PARAMS 64
