@@ -96,12 +96,61 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
   return false;
 }
 
+/* (a') a one-launch problem on a large grid: the writer by inverting the
+ * store addresses (check_invert.c proves no other thread may store into L),
+ * confirmed by running the candidate's block in full: it must store L.
+ * 1: found (c->wl...), 0: not (the search runs), -1: a verdict was said. */
+static int invert_writer(chk *c)
+{
+  check_mach cm;
+  simt_launch L;
+  char *err = NULL;
+  int64_t b, t;
+  const char *why;
+  if (c->p->launches.n != 1 || !check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) { free(err); return 0; }
+  int res = 0;
+  if (check_mach_dims(&cm, 0, &L, &err)) {
+    int64_t nb = (int64_t)(L.grid[0] ? L.grid[0] : 1) * (L.grid[1] ? L.grid[1] : 1) * (L.grid[2] ? L.grid[2] : 1);
+    int64_t tpb = (int64_t)(L.block[0] ? L.block[0] : 1) * (L.block[1] ? L.block[1] : 1) * (L.block[2] ? L.block[2] : 1);
+    if (nb >= CHECK_INVERT_BLOCKS && check_invert_writer(c, 0, &L, &b, &t, &why)) {
+      int buf = cm.bufs[c->t];
+      simt_track_writes(cm.m, buf);
+      cm.deadline = c->deadline;
+      simt_status st = check_mach_launch(&cm, c->k, 0, &b, 1, &err);
+      size_t ne;
+      const simt_event *ev = simt_events(cm.m, &ne);
+      if (st != SIMT_BADARGS && event_verdict(c, ev, ne, "concrete run on the emulator (the writer's block)")) {
+        res = -1;
+      } else if (st == SIMT_OK) {
+        bool mine = false, other = false;
+        for (int i = 0; i < c->es; i++) {
+          int nw = 0;
+          int64_t w = simt_writer(cm.m, buf, c->off + i, &nw);
+          if (w < 0) continue;
+          if (w == b * tpb + t && nw == 1) mine = true;
+          else other = true;
+        }
+        if (mine && !other) {
+          c->wl = 0, c->wblock = b, c->wthread = t, c->wthreads = tpb, c->multi = false;
+          c->r->writer_inverted = true;
+          res = 1;
+        }
+      }
+    }
+  }
+  free(err);
+  check_mach_free(&cm);
+  return res;
+}
+
 /* (a) the concrete run: who writes L? */
 static bool find_writer(chk *c)
 {
   check_mach cm;
   char *err = NULL;
   c->wl = -1;
+  int inv = invert_writer(c);
+  if (inv) return inv > 0;
   if (!check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
     check_say(c->r, CHECK_ERROR, "%s", err);
     free(err);

@@ -90,6 +90,8 @@ typedef struct {
   size_t nslice;
   int64_t writer_block, writer_thread;
   int writer_launch;
+  bool writer_inverted;    /* the writer was found by inverting the store addresses (check_invert.c),
+                              not by running every block */
   char *kernel_term, *ref_term, *smtlib;
   check_step *steps;       /* want_steps: the writer thread statement by statement, in order */
   size_t nsteps;

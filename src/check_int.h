@@ -73,6 +73,14 @@ dg_term check_as_num(chk *c, dg_term x);       /* bool/int/f32 term as the refer
 bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int t,
                   const int64_t *idx, int64_t flat, double **in, double *got, double *want);
 
+/* ---- the writer by inverting store addresses (check_invert.c) ------------------- */
+#define CHECK_INVERT_BLOCKS ((int64_t)1 << 16)   /* grids from this many blocks try it first */
+/* The one thread of launch li (dims L) that may store into L, found by
+ * solving the kernel's store addresses for blockIdx/threadIdx (false with
+ * *why when the addresses cannot be built, no thread or several may store
+ * there, or the solver gives no answer). Not yet confirmed by a run. */
+bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why);
+
 /* ---- sizes beyond memory (check_huge.c) ---------------------------------------- */
 #define CHECK_HUGE_ELEMS ((int64_t)1 << 28)   /* inputs with more elements are lazy */
 /* c->io at c->sizes: emu_io_init, or, when an input passes CHECK_HUGE_ELEMS,

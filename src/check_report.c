@@ -78,8 +78,8 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
                   (long long)r->event.off);
   }
   if (r->writer_launch >= 0)
-    dg_buf_printf(b, ",\"writer\":{\"launch\":%d,\"block\":%lld,\"thread\":%lld}", r->writer_launch,
-                  (long long)r->writer_block, (long long)r->writer_thread);
+    dg_buf_printf(b, ",\"writer\":{\"launch\":%d,\"block\":%lld,\"thread\":%lld%s}", r->writer_launch,
+                  (long long)r->writer_block, (long long)r->writer_thread, r->writer_inverted ? ",\"inverted\":true" : "");
   dg_buf_puts(b, ",\"slice\":[");
   for (size_t i = 0; i < r->nslice; i++) {
     if (i) dg_buf_putc(b, ',');

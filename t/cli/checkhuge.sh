@@ -72,10 +72,12 @@ ok "! printf '%s\n' \"\$out\" | grep -q 'random in-range values in the symbolic 
   "and not 'random in-range values'"
 
 # --auto's budget holds in a huge instance's writer search too: cross_entropy's huge
-# instance (N=4194304 rows, 1M blocks) took minutes and was killed by sweep's limit
-out=$(timeout 120 "$DIRIGO" check "$S/loss/cross_entropy.cu" --auto --budget 3 --no-journal --no-gpu 2>&1)
+# instance (N=4194304 rows, 1M blocks) took minutes and was killed by sweep's limit.
+# (The sample's writer is now found by inverting its store address, check_invert.c;
+# this copy calls a __device__ function, which the inversion does not look into.)
+out=$(timeout 120 "$DIRIGO" check "$DG_SRCDIR/t/data/specs/cross_entropy_devfn.cu" --auto --budget 3 --no-journal --no-gpu 2>&1)
 st=$?
-ok "[ $st -ne 124 ]" "cross_entropy --auto --budget 3 ends on its own (not killed after 120 s)"
+ok "[ $st -ne 124 ]" "cross_entropy_devfn --auto --budget 3 ends on its own (not killed after 120 s)"
 like "$out" "unknown +the budget was spent finding the writer \\(launch 1: time limit reached after [0-9]+ of 1048576 blocks\\)" \
   "its huge element is unknown: the budget was spent finding the writer, after how many blocks"
 

@@ -1,0 +1,419 @@
+/* check_invert.c — the writer of L by inverting the kernel's store addresses,
+ * for grids too large to search (check.c's find_writer).
+ *
+ * The writer search runs every block of the launch (the store slice, or the
+ * whole kernel when a store's address or condition reads memory): at
+ * cross_entropy's huge instance that is 1 M blocks at ~7,500 blocks/s, past
+ * any budget. Here the global stores of the kernel are read off its IR and
+ * their byte offsets built as bit-vector terms over blockIdx and threadIdx
+ * (everything else concrete: blockDim, gridDim, the launch's integer
+ * arguments); Z3 then answers two questions over every thread of the grid:
+ *   1. which thread may store a byte of L? (a model: block b, thread t)
+ *   2. may any other thread? — it must be unsat.
+ * A store counts as executed by a thread when the conditions of the ifs
+ * around it that can be built (from the same things as an address: `lane ==
+ * 0`) hold; every other condition (one that reads memory, a loop's test, an
+ * early return before it, a switch) is ignored, i.e. taken as true. So the
+ * set of threads that may store into L over-approximates the real one, and
+ * "no other thread may" is a proof that at most thread (b, t) writes L. The candidate is then confirmed by running block b
+ * in full on the emulator with the writer map: it must store L (its
+ * conditions on the data decide). Only then is (b, t) the writer, exactly
+ * what the search would have found.
+ *
+ * An address is built only from: integer constants, the builtins, the
+ * launch's arguments (a tensor argument is its buffer at offset 0), locals
+ * declared once with an initialiser and never assigned again (so their value
+ * is that expression's, whichever iteration declares them), parameters never
+ * assigned, integer arithmetic, comparisons, ?:, casts between integers and
+ * between pointers, pointer + integer and a[i]. A load, a call, an atomic
+ * or any other intrinsic taking a pointer, or a store whose target buffer or
+ * offset cannot be built stops it (the search runs as before); so does a
+ * store through a local pointer assigned twice. Stores to shared memory,
+ * local arrays and other tensors cannot touch L and are not counted. */
+#include "check_int.h"
+#include "smt.h"
+#include <string.h>
+
+enum { V_FAIL, V_INT, V_PTR, V_OTHER };   /* V_OTHER: a pointer to shared/local memory */
+
+typedef struct { int kind; dg_term t; int tensor; } ival;   /* V_PTR: t = byte offset (i64) */
+
+typedef struct {
+  chk *c;
+  const dg_func *f;
+  const dg_launch *l;
+  int li;
+  simt_launch L;
+  term_ctx *tc;
+  dg_term bid[3], tid[3];
+  int *assigns;            /* per local slot: assignments, DECLs counted apart */
+  int *decls;
+  const dg_expr **init;    /* per local slot: the DECL's initialiser */
+  ival *memo;              /* per local slot (kind 0 = V_FAIL: not yet / failed) */
+  uint8_t *done;
+  DG_VEC(dg_term) hits;    /* per store into the output: "it overlaps L" */
+  const char *why;
+} inv;
+
+static ival fail(inv *I, const char *why)
+{
+  if (!I->why) I->why = why;
+  return (ival){ V_FAIL, TERM_NONE, -1 };
+}
+
+static ival ev(inv *I, const dg_expr *e);
+
+static term_sort isort(const dg_type *t) { return term_int_sort(t->kind); }
+
+static ival as_int(inv *I, const dg_expr *e)
+{
+  ival v = ev(I, e);
+  if (v.kind != V_INT) return v.kind == V_FAIL ? v : fail(I, "a pointer used as an integer");
+  return v;
+}
+
+/* a pointer expression plus count elements of its pointee */
+static ival ptr_add(inv *I, ival p, const dg_expr *pe, const dg_expr *count, bool sub)
+{
+  if (p.kind != V_PTR) return p;
+  ival n = as_int(I, count);
+  if (n.kind == V_FAIL) return n;
+  const dg_type *pt = pe->type;
+  int64_t es = pt->elem ? dg_type_size(pt->elem) : 0;
+  if (es <= 0) return fail(I, "pointer arithmetic on an unsized pointee");
+  dg_term k = term_convert(I->tc, n.t, TERM_S_I64, dg_type_is_signed(count->type));
+  k = term_mul(I->tc, k, term_int(I->tc, TERM_S_I64, es));
+  p.t = sub ? term_sub(I->tc, p.t, k) : term_add(I->tc, p.t, k);
+  return p;
+}
+
+static ival var_value(inv *I, const dg_var *v)
+{
+  const dg_func *f = I->f;
+  if (v->kind == DG_VAR_SHARED || v->kind == DG_VAR_SHARED_EXTERN) return (ival){ V_OTHER, TERM_NONE, -1 };
+  if (v->kind == DG_VAR_GLOBAL) return fail(I, "a __device__ variable");
+  if (v->addr_taken || v->by_ref) {
+    if (v->kind == DG_VAR_LOCAL && v->type->kind == DG_TY_ARRAY) return (ival){ V_OTHER, TERM_NONE, -1 };
+    return fail(I, "a variable in memory");
+  }
+  int s = v->slot;
+  if (s < 0 || s >= f->nslots || I->assigns[s]) return fail(I, "a variable assigned after its declaration");
+  if (v->kind == DG_VAR_PARAM) {
+    int a = -1;
+    for (int i = 0; i < f->nparams; i++)
+      if (f->params[i] == v) a = i;
+    if (a < 0 || a >= (int)I->l->args.n) return fail(I, "a parameter without an argument");
+    const dg_launch_arg *x = &I->l->args.v[a];
+    if (x->kind == DG_ARG_TENSOR) return (ival){ V_PTR, term_int(I->tc, TERM_S_I64, 0), x->index };
+    int64_t val = 0;
+    dg_diags d = {0};
+    bool ok = (x->kind == DG_ARG_EXPR || x->kind == DG_ARG_BOOL) &&
+              dg_problem_arg_int(I->c->p, I->li, a, I->c->sizes, &val, &d);
+    dg_diags_free(&d);
+    if (!ok || !dg_type_is_int(v->type)) return fail(I, "a parameter that is not an integer or a tensor");
+    return (ival){ V_INT, term_int(I->tc, isort(v->type), val), -1 };
+  }
+  if (I->decls[s] != 1 || !I->init[s]) return fail(I, "a local declared without an initialiser");
+  if (I->done[s] == 2) return I->memo[s];
+  if (I->done[s] == 1) return fail(I, "a recursive definition");
+  I->done[s] = 1;
+  ival r = ev(I, I->init[s]);
+  if (r.kind == V_INT && dg_type_is_int(v->type))      /* the declaration converts (st_decl) */
+    r.t = term_convert(I->tc, r.t, isort(v->type), dg_type_is_signed(I->init[s]->type));
+  else if (r.kind == V_INT) r = fail(I, "a local that is not an integer or a pointer");
+  I->memo[s] = r;
+  I->done[s] = 2;
+  return r;
+}
+
+static ival binary(inv *I, const dg_expr *e)
+{
+  term_ctx *tc = I->tc;
+  if (e->op == DG_BIN_PTRADD) {
+    bool pa = e->a->type->kind == DG_TY_PTR;
+    return ptr_add(I, ev(I, pa ? e->a : e->b), pa ? e->a : e->b, pa ? e->b : e->a, false);
+  }
+  if (e->op == DG_BIN_PTRDIFF) return fail(I, "a pointer difference");
+  ival a = as_int(I, e->a);
+  if (a.kind == V_FAIL) return a;
+  ival b = as_int(I, e->b);
+  if (b.kind == V_FAIL) return b;
+  bool sg = dg_type_is_signed(e->a->type);
+  dg_term x = a.t, y = b.t, r;
+  switch (e->op) {
+  case DG_BIN_ADD: r = term_add(tc, x, y); break;
+  case DG_BIN_SUB: r = term_sub(tc, x, y); break;
+  case DG_BIN_MUL: r = term_mul(tc, x, y); break;
+  case DG_BIN_DIV: r = term_idiv(tc, x, y, sg); break;
+  case DG_BIN_MOD: r = term_irem(tc, x, y, sg); break;
+  case DG_BIN_SHL: r = term_shl(tc, x, y); break;
+  case DG_BIN_SHR: r = term_shr(tc, x, y, sg); break;
+  case DG_BIN_AND: r = term_sort_of(tc, x) == TERM_S_BOOL ? term_and(tc, x, y) : term_band(tc, x, y); break;
+  case DG_BIN_OR: r = term_sort_of(tc, x) == TERM_S_BOOL ? term_or(tc, x, y) : term_bor(tc, x, y); break;
+  case DG_BIN_XOR: r = term_sort_of(tc, x) == TERM_S_BOOL ? term_not(tc, term_eq(tc, x, y)) : term_bxor(tc, x, y); break;
+  case DG_BIN_EQ: r = term_icmp(tc, TERM_CMP_EQ, x, y, sg); break;
+  case DG_BIN_NE: r = term_icmp(tc, TERM_CMP_NE, x, y, sg); break;
+  case DG_BIN_LT: r = term_icmp(tc, TERM_CMP_LT, x, y, sg); break;
+  case DG_BIN_LE: r = term_icmp(tc, TERM_CMP_LE, x, y, sg); break;
+  case DG_BIN_GT: r = term_icmp(tc, TERM_CMP_GT, x, y, sg); break;
+  case DG_BIN_GE: r = term_icmp(tc, TERM_CMP_GE, x, y, sg); break;
+  default: return fail(I, "an operator the inversion does not model");
+  }
+  return (ival){ V_INT, r, -1 };
+}
+
+static ival ev(inv *I, const dg_expr *e)
+{
+  term_ctx *tc = I->tc;
+  if (I->why) return (ival){ V_FAIL, TERM_NONE, -1 };
+  switch (e->kind) {
+  case DG_EX_INT:
+    if (!dg_type_is_int(e->type)) return fail(I, "a non-integer constant");
+    return (ival){ V_INT, e->type->kind == DG_TY_BOOL ? term_bool(tc, e->ival != 0) : term_int(tc, isort(e->type), e->ival), -1 };
+  case DG_EX_BUILTIN: {
+    int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
+    uint32_t k;
+    switch (e->op) {
+    case DG_BI_THREADIDX: return (ival){ V_INT, term_convert(tc, I->tid[d], isort(e->type), false), -1 };
+    case DG_BI_BLOCKIDX: return (ival){ V_INT, term_convert(tc, I->bid[d], isort(e->type), false), -1 };
+    case DG_BI_BLOCKDIM: k = I->L.block[d] ? I->L.block[d] : 1; break;
+    case DG_BI_GRIDDIM: k = I->L.grid[d] ? I->L.grid[d] : 1; break;
+    default: k = 32; break;
+    }
+    return (ival){ V_INT, term_int(tc, isort(e->type), k), -1 };
+  }
+  case DG_EX_VAR: return var_value(I, e->var);
+  case DG_EX_UNARY: {
+    ival a = as_int(I, e->a);
+    if (a.kind == V_FAIL) return a;
+    bool isbool = term_sort_of(tc, a.t) == TERM_S_BOOL;
+    if (e->op == DG_UN_NOT)
+      return (ival){ V_INT, term_not(tc, isbool ? a.t : term_convert(tc, a.t, TERM_S_BOOL, false)), -1 };
+    if (isbool) return fail(I, "arithmetic on a bool");
+    return (ival){ V_INT, e->op == DG_UN_NEG ? term_neg(tc, a.t) : term_bnot(tc, a.t), -1 };
+  }
+  case DG_EX_BINARY: return binary(I, e);
+  case DG_EX_LAND: case DG_EX_LOR: {
+    ival a = as_int(I, e->a), b = a.kind == V_FAIL ? a : as_int(I, e->b);
+    if (b.kind == V_FAIL) return b;
+    dg_term x = term_convert(tc, a.t, TERM_S_BOOL, false), y = term_convert(tc, b.t, TERM_S_BOOL, false);
+    if (term_sort_of(tc, a.t) == TERM_S_BOOL) x = a.t;
+    if (term_sort_of(tc, b.t) == TERM_S_BOOL) y = b.t;
+    return (ival){ V_INT, e->kind == DG_EX_LAND ? term_and(tc, x, y) : term_or(tc, x, y), -1 };
+  }
+  case DG_EX_COND: {
+    ival k = as_int(I, e->a), a = k.kind == V_FAIL ? k : as_int(I, e->b), b = a.kind == V_FAIL ? a : as_int(I, e->c);
+    if (b.kind == V_FAIL) return b;
+    dg_term cond = term_sort_of(tc, k.t) == TERM_S_BOOL ? k.t : term_convert(tc, k.t, TERM_S_BOOL, false);
+    return (ival){ V_INT, term_ite(tc, cond, a.t, b.t), -1 };
+  }
+  case DG_EX_CAST: {
+    ival a = ev(I, e->a);
+    if (a.kind == V_FAIL) return a;
+    if (e->op == DG_CAST_PTR) return a.kind == V_INT ? fail(I, "an integer cast to a pointer") : a;
+    if (e->op != DG_CAST_CONVERT || a.kind != V_INT || !dg_type_is_int(e->type))
+      return fail(I, "a cast the inversion does not model");
+    return (ival){ V_INT, term_convert(tc, a.t, isort(e->type), dg_type_is_signed(e->a->type)), -1 };
+  }
+  case DG_EX_INDEX: return fail(I, "a load");
+  case DG_EX_ADDR: {
+    const dg_expr *x = e->a;
+    if (x->kind == DG_EX_INDEX) {
+      bool pa = x->a->type->kind == DG_TY_PTR || x->a->type->kind == DG_TY_ARRAY;
+      if (!pa) return fail(I, "an index into a non-pointer");
+      ival p = ev(I, x->a);
+      return p.kind == V_PTR ? ptr_add(I, p, x->a, x->b, false) : p;
+    }
+    if (x->kind == DG_EX_DEREF) return ev(I, x->a);
+    if (x->kind == DG_EX_VAR && x->var->kind != DG_VAR_GLOBAL) return (ival){ V_OTHER, TERM_NONE, -1 };
+    return fail(I, "an address the inversion does not model");
+  }
+  default: return fail(I, "an expression the inversion does not model (a load, a call, an intrinsic)");
+  }
+}
+
+/* ---- the stores ------------------------------------------------------------------ */
+static const dg_expr *strip_lv(const dg_expr *lv)
+{
+  while (lv->kind == DG_EX_LANE || lv->kind == DG_EX_FIELD) lv = lv->a;
+  return lv;
+}
+
+/* A store to memory lvalue m (INDEX or DEREF): into the output's buffer, the
+ * term "it overlaps L" joins I->hits. */
+static void store(inv *I, const dg_expr *m, dg_term path)
+{
+  ival p;
+  if (m->kind == DG_EX_INDEX) {
+    p = ev(I, m->a);
+    if (p.kind == V_PTR) p = ptr_add(I, p, m->a, m->b, false);
+  } else {
+    p = ev(I, m->a);
+  }
+  if (p.kind == V_FAIL) { fail(I, "a store whose address cannot be built"); return; }
+  if (p.kind != V_PTR || p.tensor != I->c->t) return;
+  term_ctx *tc = I->tc;
+  int64_t size = dg_type_size(m->type);
+  dg_term lo = term_int(tc, TERM_S_I64, I->c->off), hi = term_int(tc, TERM_S_I64, I->c->off + I->c->es);
+  dg_term end = term_add(tc, p.t, term_int(tc, TERM_S_I64, size));
+  dg_term hit = term_and(tc, path, term_and(tc, term_lt(tc, p.t, hi), term_lt(tc, lo, end)));
+  dg_vec_push(&I->hits, hit);
+}
+
+/* Walks every expression of the function: counts assignments of locals
+ * (count) or collects the stores (!count), each under path: the conditions
+ * of the ifs around it that can be built (others count as true). */
+static void walk_e(inv *I, const dg_expr *e, bool count, dg_term path)
+{
+  if (!e || I->why) return;
+  if (e->kind == DG_EX_CALL) { fail(I, "a call (it may store)"); return; }
+  if (e->kind == DG_EX_INTRIN) {
+    for (int i = 0; i < e->nargs; i++)
+      if (e->args[i]->type && e->args[i]->type->kind == DG_TY_PTR) { fail(I, "an intrinsic on a pointer (an atomic)"); return; }
+  }
+  if (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC) {
+    const dg_expr *m = strip_lv(e->a);
+    if (m->kind == DG_EX_VAR && m->var->by_ref) {
+      fail(I, "a store through a reference");
+      return;
+    }
+    if (m->kind == DG_EX_VAR) {
+      if (count && m->var->slot >= 0 && m->var->slot < I->f->nslots) I->assigns[m->var->slot]++;
+    } else if (m->kind == DG_EX_INDEX || m->kind == DG_EX_DEREF) {
+      if (!count) store(I, m, path);
+    } else {
+      fail(I, "a store to an lvalue the inversion does not model");
+      return;
+    }
+  }
+  walk_e(I, e->a, count, path);
+  walk_e(I, e->b, count, path);
+  walk_e(I, e->c, count, path);
+  for (int i = 0; i < e->nargs; i++) walk_e(I, e->args[i], count, path);
+}
+
+/* An if's condition as a bool term; TERM_NONE when it cannot be built (it
+ * reads memory, or a variable assigned twice): then neither branch is
+ * constrained. */
+static dg_term try_cond(inv *I, const dg_expr *e)
+{
+  ival v = ev(I, e);
+  if (v.kind != V_INT) {
+    I->why = NULL;
+    return TERM_NONE;
+  }
+  if (term_sort_of(I->tc, v.t) == TERM_S_BOOL) return v.t;
+  return term_convert(I->tc, v.t, TERM_S_BOOL, false);
+}
+
+static void walk_s(inv *I, const dg_stmt *s, bool count, dg_term path)
+{
+  if (!s || I->why) return;
+  if (s->kind == DG_ST_DECL && count && s->var && s->var->slot >= 0 && s->var->slot < I->f->nslots) {
+    I->decls[s->var->slot]++;
+    I->init[s->var->slot] = s->e;
+  }
+  if (s->kind == DG_ST_DECL && s->var && s->var->type->kind == DG_TY_ARRAY && s->ninits) {
+    for (int i = 0; i < s->ninits; i++) walk_e(I, s->inits[i], count, path);
+  }
+  walk_e(I, s->e, count, path);
+  walk_s(I, s->init, count, path);
+  walk_e(I, s->step, count, path);
+  if (s->kind == DG_ST_IF && !count) {
+    dg_term k = try_cond(I, s->e);
+    walk_s(I, s->then, count, k ? term_and(I->tc, path, k) : path);
+    walk_s(I, s->els, count, k ? term_and(I->tc, path, term_not(I->tc, k)) : path);
+  } else {
+    walk_s(I, s->then, count, path);
+    walk_s(I, s->els, count, path);
+  }
+  for (int i = 0; i < s->nbody; i++) walk_s(I, s->body[i], count, path);
+}
+
+static dg_term free_var(term_ctx *tc, const char *name, int d)
+{
+  static const char *const dn[3] = { "x", "y", "z" };
+  char *n = dg_printf("%s.%s", name, dn[d]);
+  term_varinfo vi = { TERM_VAR_FREE, n, 0, DG_TY_U32, NULL };
+  dg_term v = term_var(tc, TERM_S_I32, &vi);
+  free(n);
+  return v;
+}
+
+bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why)
+{
+  inv I = { .c = c, .f = c->k->kern.v[li], .l = c->p->launches.v[li], .li = li, .L = *L };
+  const dg_func *f = I.f;
+  *why = NULL;
+  I.tc = term_ctx_new(TERM_MODEL_REAL);
+  int ns = f->nslots > 0 ? f->nslots : 1;
+  I.assigns = dg_calloc((size_t)ns, sizeof *I.assigns);
+  I.decls = dg_calloc((size_t)ns, sizeof *I.decls);
+  I.init = dg_calloc((size_t)ns, sizeof *I.init);
+  I.memo = dg_calloc((size_t)ns, sizeof *I.memo);
+  I.done = dg_calloc((size_t)ns, 1);
+  for (int d = 0; d < 3; d++) I.bid[d] = free_var(I.tc, "blockIdx", d), I.tid[d] = free_var(I.tc, "threadIdx", d);
+  walk_s(&I, f->body, true, term_true(I.tc));
+  walk_s(&I, f->body, false, term_true(I.tc));
+  bool found = false;
+  if (!I.why && !I.hits.n) I.why = "no store into the output";
+  if (!I.why) {
+    term_ctx *tc = I.tc;
+    dg_term any = term_false(tc), in = term_true(tc);
+    for (size_t i = 0; i < I.hits.n; i++) any = term_or(tc, any, I.hits.v[i]);
+    for (int d = 0; d < 3; d++) {
+      uint32_t g = L->grid[d] ? L->grid[d] : 1, b = L->block[d] ? L->block[d] : 1;
+      in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I.bid[d], term_int(tc, TERM_S_I32, g), false));
+      in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I.tid[d], term_int(tc, TERM_S_I32, b), false));
+    }
+    smt_opts so = { .timeout_ms = 5000 };
+    if (c->deadline > 0) {
+      double left = (c->deadline - dg_now()) * 1000;
+      so.timeout_ms = left < 1 ? 1 : left < so.timeout_ms ? (unsigned)left : so.timeout_ms;
+    }
+    smt_solver *s = smt_new(tc, &so);
+    smt_assume(s, in);
+    smt_result r;
+    smt_verdict v = smt_sat(s, any, &r);
+    uint32_t bv[3] = {0}, tv[3] = {0};
+    if (v == SMT_SAT) {
+      for (size_t i = 0; i < r.nmodel; i++)
+        for (int d = 0; d < 3; d++) {
+          if (r.model[i].var == I.bid[d]) bv[d] = (uint32_t)r.model[i].value.i;
+          if (r.model[i].var == I.tid[d]) tv[d] = (uint32_t)r.model[i].value.i;
+        }
+    } else {
+      *why = v == SMT_UNSAT ? "no thread's store address reaches the element" : "the solver gave no writer";
+    }
+    smt_result_free(&r);
+    if (v == SMT_SAT) {   /* any other thread? */
+      dg_term other = term_false(tc);
+      for (int d = 0; d < 3; d++) {
+        other = term_or(tc, other, term_not(tc, term_eq(tc, I.bid[d], term_int(tc, TERM_S_I32, bv[d]))));
+        other = term_or(tc, other, term_not(tc, term_eq(tc, I.tid[d], term_int(tc, TERM_S_I32, tv[d]))));
+      }
+      v = smt_sat(s, term_and(tc, any, other), &r);
+      smt_result_free(&r);
+      if (v == SMT_UNSAT) {
+        int64_t gx = L->grid[0] ? L->grid[0] : 1, gy = L->grid[1] ? L->grid[1] : 1;
+        int64_t bx = L->block[0] ? L->block[0] : 1, by = L->block[1] ? L->block[1] : 1;
+        *block = bv[0] + gx * (bv[1] + gy * (int64_t)bv[2]);
+        *thread = tv[0] + bx * (tv[1] + by * (int64_t)tv[2]);
+        found = true;
+      } else {
+        *why = v == SMT_SAT ? "several threads may store into the element" : "the solver did not rule out other writers";
+      }
+    }
+    smt_free(s);
+  } else {
+    *why = I.why;
+  }
+  free(I.assigns);
+  free(I.decls);
+  free(I.init);
+  free(I.memo);
+  free(I.done);
+  dg_vec_free(&I.hits);
+  term_ctx_free(I.tc);
+  return found;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The writer of an element on a large grid by inverting the kernel's store
+# addresses (check_invert.c): one solver query instead of a search over every
+# block, confirmed by running the candidate's block; a fallback to the search
+# when several threads may store there.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+rcf="${TMPDIR:-/tmp}/dg_rc.$$"
+D=$DG_SRCDIR/t/data/specs
+
+# cross_entropy's huge instance: 1 M blocks, whose search ran out of a 20 s
+# budget after ~100 k of them; the condition `lane == 0` around the store
+# leaves one thread, and its block runs once
+t0=$(date +%s)
+out=$(run_dirigo check "$DG_SRCDIR/samples/loss/cross_entropy.cu" --size N=4194304 --size V=641 --at 4194303 \
+      --budget 20 --json --no-journal --no-gpu)
+dt=$(( $(date +%s) - t0 ))
+is "$(cat "$rcf")" 0 "cross_entropy, 1 M blocks: exit 0"
+like "$out" '"verdict":"equivalent"' "the last row is proved"
+like "$out" '"writer":\{"launch":0,"block":1048575,"thread":96,"inverted":true\}' \
+  "its writer, block 1048575 thread 96 (warp 3, lane 0), by inversion"
+ok "[ $dt -lt 15 ]" "in seconds, not the search's minutes (${dt} s)"
+
+# the same kernel with an int32 row offset: the writer's block, run to confirm
+# it, loads at a negative offset
+out=$(run_dirigo check "$D/cross_entropy_int32.cu" --size N=4194304 --size V=641 --at 4194303 --budget 20 --no-journal --no-gpu)
+is "$(cat "$rcf")" 1 "cross_entropy_int32, 1 M blocks: the overflow (exit 1)"
+like "$out" "^loss\[4194303\] +out-of-bounds +.*cross_entropy_int32.cu:[0-9]+:[0-9]+: out-of-bounds: load .* at byte -[0-9]+ .*block \(1048575,0,0\)" \
+  "out-of-bounds in the writer's block, with the line"
+
+# every lane stores y[row]: 32 threads may store there, no claim from the
+# inversion; the search finds the 32 writers, as without it
+out=$(run_dirigo check "$D/rowmax_every_lane.cu" --at 65535 --json --no-journal --no-gpu)
+is "$(cat "$rcf")" 0 "rowmax_every_lane: exit 0"
+like "$out" '"writer":\{"launch":0,"block":65535,"thread":[0-9]+\}' "the writer came from the search (not inverted)"
+like "$out" '"verdict":"unknown","reason":"launch 1 needs [0-9]+ symbolic threads .*several writers' \
+  "several writers, as the search says"
+done_testing
