@@ -35,8 +35,6 @@ void *simt_alloc_more(simt_x *x, size_t n)
   return p;
 }
 
-simt_mark simt_mark_get(simt_x *x) { return (simt_mark){ x->cur, x->cur->used }; }
-void simt_mark_release(simt_x *x, simt_mark k) { x->cur = k.c; x->cur->used = k.used; }
 
 /* ---- events ----------------------------------------------------------------- */
 static const char *ev_names[SIMT_EV__COUNT] = {

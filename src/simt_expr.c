@@ -135,7 +135,7 @@ SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       bool bt;
       dom_val *bv = operand(x, e->a, k, &bu, &bt);      /* operand_full, keeping "uniform" */
       if (bt) ufill(x, bv, 1, k, msk_first(k).lo);
-      base = simt_conc(x, e->a->type, k, bv, e->a->span);
+      base = x->ident && !simt_isfloat(e->a->type) ? (int64_t *)bv : simt_conc(x, e->a->type, k, bv, e->a->span);
     }
     bool ui, ti;
     dom_val *iv = operand(x, e->b, k, &ui, &ti);
@@ -156,7 +156,7 @@ SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
       return true;
     }
     if (ti) ufill(x, iv, 1, k, msk_first(k).lo);
-    int64_t *idx = simt_conc(x, e->b->type, k, iv, e->b->span);
+    int64_t *idx = x->ident && !simt_isfloat(e->b->type) ? (int64_t *)iv : simt_conc(x, e->b->type, k, iv, e->b->span);
     if (usg) {
       for (int i = k->lo; i < k->hi; i++) {
         int64_t ix = idx[i] < 0 ? INT64_MAX / 2 : idx[i];

@@ -119,3 +119,21 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
   simt_mem_access(x, e->span, l->type, k, la, res, true);
   return res;
 }
+
+bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
+{
+  const dg_expr *v = e->a;
+  if (e->kind != DG_EX_INCDEC || !x->ident || x->gm || x->trace_lane >= 0 || x->stop || !k->cnt
+      || v->kind != DG_EX_VAR || (v->var->kind != DG_VAR_LOCAL && v->var->kind != DG_VAR_PARAM)
+      || (v->type->kind != DG_TY_I32 && v->type->kind != DG_TY_U32))
+    return false;
+  int s = v->var->slot;
+  dom_val *reg = x->fr->reg[s];
+  if (!reg || !x->fr->runi[s]) return false;
+  x->lane_ops += (uint64_t)k->cnt;                     /* the node (its variable is an lvalue: not counted) */
+  dom_val nv = simt_uni_bin(x, e->op, v->type, reg[msk_first(k).lo], 1);
+  if (k->cnt == k->hi - k->lo) for (int i = k->lo; i < k->hi; i++) reg[i] = nv;
+  else for (int i = k->lo; i < k->hi; i++) if (k->b[i]) reg[i] = nv;
+  simt_reg_wrote(x, s, v->type, k, true);
+  return true;
+}

@@ -199,8 +199,8 @@ static inline int simt_ncomp(const dg_type *t)
 {
   return t->kind == DG_TY_VEC ? (int)t->count : t->kind == DG_TY_STRUCT ? t->nslots : 1;
 }
-simt_mark simt_mark_get(simt_x *x);
-void simt_mark_release(simt_x *x, simt_mark k);
+static inline simt_mark simt_mark_get(simt_x *x) { return (simt_mark){ x->cur, x->cur->used }; }
+static inline void simt_mark_release(simt_x *x, simt_mark k) { x->cur = k.c; x->cur->used = k.used; }
 
 /* masks (simt_mask.c) */
 msk msk_new(simt_x *x);                       /* all zero */
@@ -300,6 +300,10 @@ dom_val *simt_const_vec(simt_x *x, const dg_type *t, msk *k, const int64_t *src)
  * one dimension, as the walk's three accesses without the index nodes'
  * dispatch (simt_fuse.c); NULL: not this shape now, nothing done. */
 dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k);
+/* A loop's step ++i / i++ / --i / i-- on a uniform register of a 32-bit
+ * integer type, as ev_incdec's uniform path leaves it, without the node's
+ * dispatch (its value is not read); false: not this, nothing done. */
+bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

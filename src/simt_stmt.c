@@ -147,7 +147,8 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
     }
     if (s->step && run.cnt) {
       if (tr && traced(x, &run)) step_update(x, s, &run);
-      else simt_eval_u(x, s->step, &run);   /* the value is not read: a thin one stays thin */
+      else if (!simt_fuse_step(x, s->step, &run))
+        simt_eval_u(x, s->step, &run);      /* the value is not read: a thin one stays thin */
     }
     simt_mark_release(x, mk);
   }

@@ -234,6 +234,19 @@ static const char src[] =
   "  if (threadIdx.x >= 8) f[threadIdx.x] -= f[threadIdx.x + 8];\n"
   "  out[threadIdx.x] = __float_as_int(f[threadIdx.x]) ^ __float_as_int(g[threadIdx.x]) ^ a[threadIdx.x] ^ (int)b[threadIdx.x];\n"
   "}\n"
+  "__global__ void steps(int *out, int n)\n"
+  "{\n"
+  "  int s = 0;\n"
+  "  for (int i = 0; i < n; ++i) s += i * 3;\n"
+  "  for (unsigned u = n; u > 0u; u--) s ^= (int)u;\n"
+  "  for (int j = n; j >= 0; --j) { if (threadIdx.x == j) break; s += j; }\n"
+  "  for (int a = 0; a < 3; a++)\n"
+  "    for (int b = a; b < n; b++) { if (threadIdx.x % 4 == b) continue; s += a * b; }\n"
+  "  int c = 0;\n"
+  "  for (c = threadIdx.x % 3; c < n; c++) s += c;\n"
+  "  for (unsigned w = 4294967294u; w != 1u; w++) s += (int)w;\n"
+  "  out[threadIdx.x] = s + c;\n"
+  "}\n"
   "__global__ void umath(int *out, int n)\n"
   "{\n"
   "  __shared__ float sh[64];\n"
@@ -392,6 +405,8 @@ int main(void)
     { "fuse", { 2 }, { 48 }, 3, 1, { { 64 * 4, false, false } }, 1, { 20 } },
     { "fuse", { 2 }, { 32 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
     { "fuse", { 2 }, { 16, 2, 1 }, 0, 1, { { 64 * 4, false, false } }, 1, { 4 } },
+    { "steps", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 6 } },
+    { "steps", { 2 }, { 24 }, 5, 1, { { 64 * 4, false, false } }, 1, { 0 } },
     { "umath", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 5 } },
     { "umath", { 2 }, { 64 }, 3, 1, { { 64 * 4, false, false } }, 1, { 0 } },
   };
