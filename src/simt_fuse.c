@@ -132,8 +132,9 @@ bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
   if (!reg || !x->fr->runi[s]) return false;
   x->lane_ops += (uint64_t)k->cnt;                     /* the node (its variable is an lvalue: not counted) */
   dom_val nv = simt_uni_bin(x, e->op, v->type, reg[msk_first(k).lo], 1);
-  if (k->cnt == k->hi - k->lo) for (int i = k->lo; i < k->hi; i++) reg[i] = nv;
-  else for (int i = k->lo; i < k->hi; i++) if (k->b[i]) reg[i] = nv;
+  const int lo = k->lo, hi = k->hi;           /* locals: the stores must not reload them */
+  if (k->cnt == hi - lo) for (int i = lo; i < hi; i++) reg[i] = nv;
+  else for (int i = lo; i < hi; i++) if (k->b[i]) reg[i] = nv;
   simt_reg_wrote(x, s, v->type, k, true);
   return true;
 }

@@ -185,7 +185,7 @@ void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f) { branc
  * without new masks; anything else is simt_branch. */
 /* A uniform register or a literal of a 32-bit integer type as one value
  * (false: neither); literals wrapped as dom_concrete's const_int wraps them */
-static bool uni_leaf(simt_x *x, const dg_expr *e, int l, dom_val *v)
+static inline bool uni_leaf(simt_x *x, const dg_expr *e, int l, dom_val *v)
 {
   if (e->kind == DG_EX_INT) {
     *v = e->type->kind == DG_TY_I32 ? (dom_val)(int64_t)(int32_t)e->ival : (dom_val)(uint32_t)e->ival;
@@ -210,7 +210,17 @@ static bool loop_cmp(simt_x *x, const dg_expr *cond, const msk *run, dom_val *v)
       || (kd != DG_TY_I32 && kd != DG_TY_U32) || cond->b->type->kind != kd
       || !uni_leaf(x, cond->a, l, &a) || !uni_leaf(x, cond->b, l, &b))
     return false;
-  *v = simt_uni_bin(x, cond->op, cond->a->type, a, b);
+  /* the slots hold the values sign- (i32) or zero-extended (u32): a 64-bit
+   * comparison is the 32-bit one; only the truth of the answer is read */
+  int64_t p = (int64_t)a, q = (int64_t)b;
+  switch (cond->op) {
+  case DG_BIN_EQ: *v = p == q; break;
+  case DG_BIN_NE: *v = p != q; break;
+  case DG_BIN_LT: *v = p < q; break;
+  case DG_BIN_LE: *v = p <= q; break;
+  case DG_BIN_GT: *v = p > q; break;
+  default: *v = p >= q; break;
+  }
   return true;
 }
 
