@@ -25,7 +25,8 @@
  * declared once with an initialiser and never assigned again (so their value
  * is that expression's, whichever iteration declares them), parameters never
  * assigned, integer arithmetic, comparisons, ?:, casts between integers and
- * between pointers, pointer + integer and a[i]. A load, a call, an atomic
+ * between pointers, pointer + integer and a[i] (shifts and divisions by
+ * positive constants only: C leaves the rest undefined). A load, a call, an atomic
  * or any other intrinsic taking a pointer, or a store whose target buffer or
  * offset cannot be built stops it (the search runs as before); so does a
  * store through a local pointer assigned twice. Stores to shared memory,
@@ -140,6 +141,14 @@ static ival binary(inv *I, const dg_expr *e)
   if (b.kind == V_FAIL) return b;
   bool sg = dg_type_is_signed(e->a->type);
   dg_term x = a.t, y = b.t, r;
+  int64_t k;
+  /* where C leaves it undefined (a shift past the width, a division by zero) the
+   * engine and the terms need not agree: only constant shifts and divisors */
+  bool konst = term_const_int(tc, y, &k);
+  if ((e->op == DG_BIN_SHL || e->op == DG_BIN_SHR) && (!konst || k < 0 || k >= term_sort_bits(term_sort_of(tc, x))))
+    return fail(I, "a shift by a non-constant amount");
+  if ((e->op == DG_BIN_DIV || e->op == DG_BIN_MOD) && (!konst || k <= 0))
+    return fail(I, "a division by a non-constant or non-positive divisor");
   switch (e->op) {
   case DG_BIN_ADD: r = term_add(tc, x, y); break;
   case DG_BIN_SUB: r = term_sub(tc, x, y); break;

@@ -75,11 +75,13 @@ static void fill_model(smt_solver *s, Z3_model m, const dg_term *roots, size_t n
   for (size_t i = 0; i < c->varterms.n; i++) {
     dg_term v = c->varterms.v[i];
     if (!seen[v] || v >= s->ncache || !s->cache[v]) continue;
-    term_value val;
+    term_value val = {0};
     if (!value_of(s, m, s->cache[v], term_sort_of(c, v), &val)) continue;
     out->values[i] = val;
     out->model = dg_realloc(out->model, (out->nmodel + 1) * sizeof *out->model);
-    out->model[out->nmodel++] = (smt_binding){ v, i, val };
+    smt_binding *b = &out->model[out->nmodel++];
+    memset(b, 0, sizeof *b);      /* the padding too: a child sends the array through a pipe */
+    b->var = v, b->ordinal = i, b->value = val;
   }
   free(seen);
 }
@@ -234,6 +236,7 @@ static void check_job_run(void *ud, int fd)
     r.reason = dg_strdup(j->s->error);
   }
   send_result(fd, &r);
+  smt_result_free(&r);
 }
 
 static void smtlib_job_run(void *ud, int fd)
