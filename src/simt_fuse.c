@@ -74,7 +74,7 @@ static int array_buf(simt_x *x, const dg_expr *ix)
 }
 
 /* Lane i's address of element (uint32)(i + u) of buffer b: lval_of's bits. */
-static int64_t *tid_addrs(simt_x *x, const msk *k, int b, uint64_t u, int64_t es)
+SIMT_LANES static int64_t *tid_addrs(simt_x *x, const msk *k, int b, uint64_t u, int64_t es)
 {
   const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1, ub = dom_ptr((uint32_t)b, 0);
   int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
@@ -82,8 +82,8 @@ static int64_t *tid_addrs(simt_x *x, const msk *k, int b, uint64_t u, int64_t es
   const int lo = k->lo, hi = k->hi;
   if (u + (uint64_t)hi <= UINT32_MAX && (u + (uint64_t)hi) * (uint64_t)es <= lm) {
     /* no index wraps, no offset leaves the buffer's bits: ub + (i + u) * es */
-    uint64_t a0 = ub + u * (uint64_t)es, ues = (uint64_t)es;
-    for (int i = lo; i < hi; i++) ap[i] = a0 + (uint64_t)i * ues;
+    uint64_t ad = ub + (u + (uint64_t)lo) * (uint64_t)es, ues = (uint64_t)es;
+    for (int i = lo; i < hi; i++, ad += ues) ap[i] = ad;      /* an induction: it vectorises */
     return a;
   }
   for (int i = lo; i < hi; i++)
