@@ -1,0 +1,280 @@
+/* gpu_child_batch.c — the GPU child's batches (gpu_proto.h GP_BATCH): a
+ * fuzz case's uploads, poisons, launches and downloads in one request and one
+ * reply, synchronous (each launch checked and timed on its own) or
+ * asynchronous (GP_BATCH_ASYNC: one synchronisation for all, doc/gpu.md §3).
+ * Split from gpu_child.c, whose launches and guard checks it uses. */
+#define _GNU_SOURCE
+#include "gpu_proto.h"
+#include "config.h"
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#ifdef DG_HAVE_CUDA
+#include "gpu_child_int.h"
+
+/* A batch (gpu_proto.h GP_BATCH): the ops in order, one gch_reply. */
+typedef struct {
+  dg_gpu_status st;
+  char *msg;
+  uint32_t failed;     /* the failed launch, UINT32_MAX: none */
+  bool stopped;        /* no more launches, uploads or poisons */
+  bool fatal;
+  bool no_downloads;   /* a download was refused: send none */
+  uint8_t *pin;        /* pinned staging for this batch's copies (NULL: pageable, synchronous) */
+  size_t up_at, down0, down_at;   /* uploads from 0, downloads from down0 (contiguous) */
+} batch_state;
+
+/* Pinned host memory for a batch's copies, kept and grown. */
+static uint8_t *pinned_arena(size_t n)
+{
+  static pinned_buf batch;            /* apart from the guards': both can be in use at once */
+  return gch_pinned_grow(&batch, n);
+}
+
+static void batch_fail(batch_state *bs, dg_gpu_status st, uint32_t launch, char *msg)
+{
+  bs->stopped = true;
+  if (bs->st == DG_GPU_OK) {
+    bs->st = st;
+    bs->msg = msg;
+    bs->failed = launch;
+  } else {
+    free(msg);
+  }
+}
+
+static void batch_launch(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, dg_buf *recs)
+{
+  gp_launch L;
+  float ms = 0;
+  uint32_t nh = 0;
+  guard_vec hits = {0};
+  if (len < sizeof L || (memcpy(&L, body, sizeof L), len != sizeof L + L.nargs * sizeof(gp_arg))) {
+    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
+  } else {
+    gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
+    memcpy(args, body + sizeof L, L.nargs * sizeof *args);
+    char *msg;
+    if (gp_progress) *gp_progress = li;
+    dg_gpu_status st = gch_run_launch(&L, args, &hits, &ms, &msg, &bs->fatal);
+    free(args);
+    if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
+    else free(msg);
+    nh = (uint32_t)hits.n;
+  }
+  dg_buf_put(recs, (const char *)&ms, 4);
+  dg_buf_put(recs, (const char *)&nh, 4);
+  if (nh) dg_buf_put(recs, (const char *)hits.v, nh * sizeof *hits.v);
+  dg_vec_free(&hits);
+}
+
+/* The asynchronous batch's launches: events around each, and which ran guarded. */
+static struct { cudaEvent_t *ev; size_t nev; uint8_t *guarded; size_t nguarded; } AB;
+
+static bool async_reserve(size_t nlaunch, size_t live)
+{
+  if (2 * nlaunch > AB.nev) {
+    AB.ev = dg_realloc(AB.ev, 2 * nlaunch * sizeof *AB.ev);
+    for (; AB.nev < 2 * nlaunch; AB.nev++)
+      if (cudaEventCreate(&AB.ev[AB.nev]) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+  }
+  if (nlaunch > AB.nguarded) {
+    AB.guarded = dg_realloc(AB.guarded, nlaunch);
+    AB.nguarded = nlaunch;
+  }
+  memset(AB.guarded, 0, nlaunch);
+  if (live && (gch_guard_reserve(live, nlaunch) != cudaSuccess || gch_guard_slots_init(nlaunch) != cudaSuccess)) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+/* Launch li of an asynchronous batch: queued, its guard check queued behind it. */
+static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, size_t live)
+{
+  gp_launch L;
+  if (len < sizeof L || (memcpy(&L, body, sizeof L), len != sizeof L + L.nargs * sizeof(gp_arg))) {
+    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
+    return;
+  }
+  gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
+  memcpy(args, body + sizeof L, L.nargs * sizeof *args);
+  char *msg;
+  if (gp_progress) *gp_progress = li;
+  dg_gpu_status st = gch_launch_only(&L, args, AB.ev[2 * li], AB.ev[2 * li + 1], &msg, &bs->fatal);
+  free(args);
+  if (st == DG_GPU_OK && live && !(L.flags & GP_LAUNCH_UNGUARDED)) {
+    AB.guarded[li] = 1;
+    st = gch_cuda_status(gch_guard_kernel(li), "queueing a guard check", &msg, &bs->fatal);
+  }
+  if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
+  else free(msg);
+}
+
+/* After the asynchronous batch's synchronisation: per launch that ran, its
+ * time and the guard hits its check saw (the first launch with hits fails
+ * the batch; the canary is restored). */
+static void async_records(batch_state *bs, uint32_t nran, dg_buf *recs)
+{
+  for (uint32_t li = 0; li < nran; li++) {
+    float ms = 0;
+    guard_vec hits = {0};
+    if (cudaEventElapsedTime(&ms, AB.ev[2 * li], AB.ev[2 * li + 1]) != cudaSuccess) {
+      ms = 0;            /* a launch refused before it ran */
+      cudaGetLastError();
+    }
+    cudaError_t e = AB.guarded[li] ? gch_guard_collect(li, &hits, NULL) : cudaSuccess;
+    char *m = NULL;
+    dg_gpu_status st = gch_cuda_status(e, "restoring guard regions", &m, &bs->fatal);
+    if (st != DG_GPU_OK) batch_fail(bs, st, li, m);
+    else if (hits.n)
+      batch_fail(bs, DG_GPU_OOB_WRITE, li, dg_printf("the kernel wrote outside %zu buffer guard region(s)", hits.n));
+    uint32_t nh = (uint32_t)hits.n;
+    dg_buf_put(recs, (const char *)&ms, 4);
+    dg_buf_put(recs, (const char *)&nh, 4);
+    if (nh) dg_buf_put(recs, (const char *)hits.v, nh * sizeof *hits.v);
+    dg_vec_free(&hits);
+  }
+}
+
+static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg_buf *downs)
+{
+  cbuf *b = gch_get_buf(op->buf);
+  bool down = op->kind == GP_OP_DOWNLOAD;
+  if (!b || op->off > b->size || op->len > b->size - op->off) {
+    char *m = b ? dg_printf("copy of %llu bytes at offset %llu outside a buffer of %zu",
+                            (unsigned long long)op->len, (unsigned long long)op->off, b->size)
+                : dg_printf("no buffer %u", op->buf);
+    if (down) bs->no_downloads = true;
+    batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, m);
+    return;
+  }
+  uint8_t *d = b->base + gch_st.guard + op->off;
+  char *m = NULL;
+  cudaError_t e;
+  if (op->kind == GP_OP_POISON) e = gch_fill(d, b->size, b->poison.b, b->poison.len);
+  else if (!down && bs->pin) {     /* through pinned memory, asynchronously */
+    memcpy(bs->pin + bs->up_at, body, op->len);
+    e = cudaMemcpyAsync(d, bs->pin + bs->up_at, op->len, cudaMemcpyHostToDevice, 0);
+    bs->up_at += op->len;
+  } else if (down && bs->pin) {    /* collected at the end of the batch */
+    e = cudaMemcpyAsync(bs->pin + bs->down_at, d, op->len, cudaMemcpyDeviceToHost, 0);
+    bs->down_at += op->len;
+  } else if (!down) e = cudaMemcpy(d, body, op->len, cudaMemcpyHostToDevice);
+  else {
+    uint8_t *h = gch_stage(op->len ? op->len : 1);
+    e = cudaMemcpy(h, d, op->len, cudaMemcpyDeviceToHost);
+    if (!e) dg_buf_put(downs, (const char *)h, op->len);
+  }
+  dg_gpu_status st = gch_cuda_status(e, down ? "download" : op->kind == GP_OP_POISON ? "poison" : "upload",
+                                 &m, &bs->fatal);
+  if (st != DG_GPU_OK) {
+    if (down) bs->no_downloads = true;
+    batch_fail(bs, st, UINT32_MAX, m);
+  }
+}
+
+/* The bytes a batch uploads and downloads (malformed ops end the count;
+ * the main pass refuses them). */
+static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, size_t *down, size_t *nlaunch)
+{
+  size_t at = 0;
+  *up = *down = *nlaunch = 0;
+  for (uint32_t i = 0; i < nops && n - at >= sizeof(gp_op); i++) {
+    gp_op op;
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
+    if (n - at < body) break;
+    at += (body + 7) & ~(size_t)7;
+    if (at > n) at = n;
+    if (op.kind == GP_OP_UPLOAD) *up += op.len;
+    if (op.kind == GP_OP_LAUNCH) ++*nlaunch;
+    if (op.kind == GP_OP_DOWNLOAD && op.len < ((size_t)1 << 40)) *down += op.len;
+  }
+}
+
+void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false, NULL, 0, 0, 0 };
+  dg_buf recs = {0}, downs = {0};
+  uint32_t nlaunch = 0, nran = 0;
+  dg_buf_put(&recs, (const char *)&nran, 4);
+  size_t up, down, nl;
+  batch_bytes(rq->a, pl, n, &up, &down, &nl);
+  bs.pin = pinned_arena(up + down + 1);
+  size_t live = gch_guarded_live();
+  bool async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0 && bs.pin && async_reserve(nl, live);
+  bs.down0 = bs.down_at = up;
+  size_t at = 0;
+  for (uint32_t i = 0; i < rq->a && !bs.fatal; i++) {
+    gp_op op;
+    if (n - at < sizeof op) {
+      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
+      bs.no_downloads = true;
+      break;
+    }
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
+    if (n - at < body) {
+      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
+      bs.no_downloads = true;
+      break;
+    }
+    const uint8_t *bp = pl + at;
+    at += (body + 7) & ~(size_t)7;
+    if (at > n) at = n;
+    if (op.kind == GP_OP_LAUNCH) {
+      uint32_t li = nlaunch++;
+      if (bs.stopped) continue;
+      if (async) batch_launch_async(&bs, li, bp, body, live);
+      else batch_launch(&bs, li, bp, body, &recs);
+      nran++;
+    } else if (op.kind == GP_OP_DOWNLOAD) {
+      if (!bs.no_downloads) batch_copy(&bs, &op, bp, &downs);
+    } else if (op.kind == GP_OP_UPLOAD || op.kind == GP_OP_POISON) {
+      if (!bs.stopped) batch_copy(&bs, &op, bp, &downs);
+    } else {
+      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_printf("unknown batch op %u", op.kind));
+      bs.no_downloads = true;
+    }
+  }
+  memcpy(recs.s, &nran, 4);
+  if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
+    char *m = NULL;
+    cudaError_t e = async && live ? gch_guard_slots_back(nran) : cudaSuccess;
+    if (!e) e = cudaStreamSynchronize(0);
+    if (async && !e) e = cudaGetLastError();
+    if (async) gch_collect_output();
+    dg_gpu_status st = gch_cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs.fatal);
+    if (st != DG_GPU_OK) {
+      bs.no_downloads = true;
+      batch_fail(&bs, st, UINT32_MAX, m);
+    } else if (async) {
+      async_records(&bs, nran, &recs);
+    }
+  }
+  if (async && recs.n == 4) nran = 0, memcpy(recs.s, &nran, 4);   /* no records: none to report */
+  const uint8_t *dl = NULL;
+  size_t dn = 0;
+  if (!bs.no_downloads && !bs.fatal) {
+    dl = bs.pin ? bs.pin + bs.down0 : (const uint8_t *)downs.s;
+    dn = bs.pin ? bs.down_at - bs.down0 : downs.n;
+  }
+  gch_st.pad = bs.failed;
+  if (bs.fatal) gch_reply(bs.st, 0, NULL, 0, "%s", bs.msg ? bs.msg : "the CUDA context is lost");
+  else gch_reply_parts(bs.st, 0, recs.s, recs.n, dl, dn, bs.msg);
+  gch_st.pad = 0;
+  free(bs.msg);
+  dg_buf_free(&recs);
+  dg_buf_free(&downs);
+  if (bs.fatal) _exit(3);
+}
+
+#endif

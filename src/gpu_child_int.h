@@ -1,0 +1,69 @@
+/* gpu_child_int.h — what the GPU child's two files share: gpu_child.c (the
+ * requests, buffers, guards, launches) and gpu_child_batch.c (batches, the
+ * synchronous and the asynchronous). CUDA builds only; nothing else includes
+ * it. */
+#ifndef DG_GPU_CHILD_INT_H
+#define DG_GPU_CHILD_INT_H
+#include "gpu_proto.h"
+#include <cuda_runtime_api.h>
+
+#define CUERR(e) cudaGetErrorString(e), cudaGetErrorName(e)
+
+typedef DG_VEC(gp_guard) guard_vec;
+
+struct kparams;   /* a kernel's parameter sizes (gpu_child.c) */
+
+typedef struct {
+  uint8_t *base;      /* cudaMalloc'd: guard | bytes | guard */
+  size_t size;
+  dg_gpu_pattern poison;
+  bool live;
+} cbuf;
+
+/* The child's state. */
+struct gch_state {
+  int fd;
+  size_t guard;
+  DG_VEC(cbuf) bufs;
+  DG_VEC(cudaKernel_t) kernels;
+  DG_VEC(struct kparams *) params;   /* per kernel: its parameter sizes, asked once */
+  DG_VEC(uint8_t *) images;   /* loaded module images */
+  cudaEvent_t ev0, ev1;
+  uint8_t *stage;     /* host staging for fills and guard checks */
+  size_t stage_len;
+  bool capture;       /* fd 1 is a memfd holding what kernels printf'd */
+  dg_buf out;         /* that output, sent with the next reply */
+  uint32_t pad;       /* the next reply's pad (a batch's failed launch) */
+  int guard_k;        /* the guard check kernel's index (GP_GUARD); -1: compare on the host */
+  bool regions_dirty; /* buffers came or went: the kernel's region table is stale */
+};
+extern struct gch_state gch_st;
+
+/* Pinned host memory kept and grown: at least n bytes, or NULL (the caller
+ * then copies pageable and synchronously). */
+typedef struct { uint8_t *p; size_t len; } pinned_buf;
+
+void gch_collect_output(void);
+void gch_reply_parts(dg_gpu_status st, double ms, const void *d1, size_t n1, const void *d2, size_t n2,
+                     const char *msg);
+void gch_reply(dg_gpu_status st, double ms, const void *data, size_t n, const char *fmt, ...)
+  __attribute__((format(printf, 5, 6)));
+uint8_t *gch_stage(size_t n);
+cudaError_t gch_fill(uint8_t *d, size_t n, const uint8_t *p, size_t len);
+cbuf *gch_get_buf(uint32_t id);
+uint8_t *gch_pinned_grow(pinned_buf *b, size_t n);
+cudaError_t gch_guard_reserve(size_t live, size_t nslots);
+cudaError_t gch_guard_kernel(size_t slot);
+cudaError_t gch_guard_slots_init(size_t nslots);
+cudaError_t gch_guard_slots_back(size_t nslots);
+cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, size_t *nhit);
+size_t gch_guarded_live(void);
+dg_gpu_status gch_cuda_status(cudaError_t e, const char *what, char **msg, bool *fatal);
+dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_t e0, cudaEvent_t e1,
+                              char **msg, bool *fatal);
+dg_gpu_status gch_run_launch(const gp_launch *L, const gp_arg *args, guard_vec *hits, float *ms,
+                             char **msg, bool *fatal);
+/* GP_BATCH (gpu_child_batch.c) */
+void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n);
+
+#endif
