@@ -38,6 +38,13 @@
  * integer index to the real reference sort keeps its value (indices are
  * checked to lie in [0, 2^(bits-1))).
  *
+ * Computed bottom-up in id order: each node keeps only what its parent's
+ * check needs (the max terms, the least and greatest index); the sets
+ * themselves are collected once, from each root's leaves with the values
+ * their parents compare (a path count, linear when merges are disjoint as
+ * in a scan or a butterfly), so a scan over 50257 values costs n log n, not
+ * the n^2 of merging sets node by node.
+ *
  * Only the real model: its values are totally ordered (no NaN). A pair whose
  * value is an infinite constant is not admitted. Anything else that does not
  * match gives no claim and the caller asks Z3 (a wrong tie rule, `>=` where
@@ -47,27 +54,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEL_MAX_NODES = 1 << 16, SEL_MAX_WORK = 1 << 24 };
+enum { SEL_MAX_NODES = 1 << 20, SEL_MAX_LEAVES = 1 << 22 };
 
 typedef struct { dg_term v; int64_t k; } sel_pair;
 
+/* What a checked node selects over, in summary: the pair set itself is
+ * collected once, at the root, from its leaves (leaf_pairs). */
 typedef struct {
-  sel_pair *p;            /* sorted by (k, v), no duplicates */
-  size_t n;
   dg_term vmax;           /* term_max of the values */
-  dg_term vite;           /* ite(c, VT, VE) of the node: the same value (below) */
-  int64_t kmin, kmax;
+  dg_term vite;           /* ite(c, VT, VE) of the node: the same value (above) */
+  int64_t kmin, kmax;     /* the least and greatest index */
   uint8_t state;          /* 0 not done, 1 ok, 2 failed */
 } sel_set;
 
 typedef struct {
   term_ctx *tc;
   sel_set *memo;          /* by term id */
-  size_t nmemo, work;
+  size_t nmemo;
 } sel;
 
-static int pair_cmp(const sel_pair *a, const sel_pair *b)
+static int pair_cmp(const void *x, const void *y)
 {
+  const sel_pair *a = x, *b = y;
   if (a->k != b->k) return a->k < b->k ? -1 : 1;
   return a->v < b->v ? -1 : a->v > b->v;
 }
@@ -95,29 +103,21 @@ static bool admissible_value(const term_ctx *tc, dg_term v)
   return !(term_const_double(tc, v, &d) && !isfinite(d));
 }
 
-/* The pair set of child t (an index constant or a done ite node) whose value
- * the parent compares as v; false when t does not select, or selects over a
- * set whose maximum is not v. *tmp holds a leaf's one pair. */
+/* The summary of child t (an index constant or a checked ite node) whose
+ * value the parent compares as v; false when t does not select, or selects
+ * over a set whose maximum is not v. A leaf's summary goes in *tmp. */
 static bool child_set(sel *S, dg_term t, dg_term v, sel_set *tmp, const sel_set **out)
 {
   int64_t k;
   if (!admissible_value(S->tc, v)) return false;
   if (index_const(S->tc, t, &k)) {
-    tmp->p = NULL;
-    tmp->n = 1, tmp->vmax = tmp->vite = v, tmp->kmin = tmp->kmax = k, tmp->state = 1;
+    *tmp = (sel_set){ .vmax = v, .vite = v, .kmin = k, .kmax = k, .state = 1 };
     *out = tmp;
     return true;
   }
   if (t >= S->nmemo || S->memo[t].state != 1 || (S->memo[t].vmax != v && S->memo[t].vite != v)) return false;
   *out = &S->memo[t];
   return true;
-}
-
-static const sel_pair *set_pairs(const sel_set *s, sel_pair *one)
-{
-  if (s->p) return s->p;
-  *one = (sel_pair){ s->vmax, s->kmin };
-  return one;
 }
 
 /* c holds exactly when (vt, it) is lexicographically greater than (ve, ie)? */
@@ -163,24 +163,46 @@ static void node(sel *S, dg_term t)
   const sel_set *pt, *pe;
   if (!child_set(S, n.b, vt, &lt_, &pt) || !child_set(S, n.c, ve, &le_, &pe)) return;
   if (!beats(S, n.a, vt, n.b, ve, n.c, pt, pe)) return;
-  S->work += pt->n + pe->n;
-  if (S->work > SEL_MAX_WORK) return;
-  sel_pair one_t, one_e;
-  const sel_pair *a = set_pairs(pt, &one_t), *b = set_pairs(pe, &one_e);
-  out->p = dg_malloc(sizeof *out->p * (pt->n + pe->n));
-  size_t i = 0, j = 0, m = 0;
-  while (i < pt->n || j < pe->n) {
-    int d = i == pt->n ? 1 : j == pe->n ? -1 : pair_cmp(&a[i], &b[j]);
-    out->p[m++] = d <= 0 ? a[i] : b[j];
-    if (d <= 0) i++;
-    if (d >= 0) j++;
+  sel_set r = {
+    .vmax = term_max(tc, pt->vmax, pe->vmax), .vite = term_ite(tc, n.a, vt, ve),
+    .kmin = pt->kmin < pe->kmin ? pt->kmin : pe->kmin, .kmax = pt->kmax > pe->kmax ? pt->kmax : pe->kmax,
+    .state = 1,
+  };
+  S->memo[t] = r;     /* (term_max may have grown the ctx; memo is by the ids before) */
+}
+
+/* The pairs a checked root selects over: every leaf reached from it through
+ * then/else, with the value its parent compares; sorted, without repeats.
+ * NULL past SEL_MAX_LEAVES paths (a merge of overlapping sets repeats). */
+static sel_pair *leaf_pairs(sel *S, dg_term root, size_t *n)
+{
+  term_ctx *tc = S->tc;
+  DG_VEC(sel_pair) st = {0}, out = {0};
+  dg_vec_push(&st, ((sel_pair){ TERM_NONE, (int64_t)root }));
+  bool ok = true;
+  while (st.n && ok) {
+    sel_pair x = st.v[--st.n];
+    dg_term t = (dg_term)x.k;
+    int64_t k;
+    if (index_const(tc, t, &k)) {
+      dg_vec_push(&out, ((sel_pair){ x.v, k }));
+      ok = out.n <= SEL_MAX_LEAVES;
+      continue;
+    }
+    dg_term ve, vt;
+    if (!compared_values(tc, term_node_of(tc, t)->a, &ve, &vt)) { ok = false; break; }
+    dg_term th = term_node_of(tc, t)->b, el = term_node_of(tc, t)->c;
+    dg_vec_push(&st, ((sel_pair){ vt, (int64_t)th }));
+    dg_vec_push(&st, ((sel_pair){ ve, (int64_t)el }));
   }
-  out->n = m;
-  out->vmax = term_max(tc, pt->vmax, pe->vmax);
-  out->vite = term_ite(tc, n.a, vt, ve);
-  out->kmin = pt->kmin < pe->kmin ? pt->kmin : pe->kmin;
-  out->kmax = pt->kmax > pe->kmax ? pt->kmax : pe->kmax;
-  out->state = 1;
+  dg_vec_free(&st);
+  if (!ok) { dg_vec_free(&out); return NULL; }
+  qsort(out.v, out.n, sizeof *out.v, pair_cmp);
+  size_t m = 0;
+  for (size_t i = 0; i < out.n; i++)
+    if (!m || pair_cmp(&out.v[m - 1], &out.v[i])) out.v[m++] = out.v[i];
+  *n = m;
+  return out.v ? out.v : dg_malloc(sizeof(sel_pair));
 }
 
 /* The index term under conversions that keep its value (int -> real, int
@@ -231,11 +253,15 @@ bool smt_same_selection(term_ctx *c, dg_term a, dg_term b)
      * nodes made here (max, comparisons) get ids past n and are never visited */
     for (dg_term t = 1; t < n; t++)
       if (mark[t]) node(&S, t);
-    const sel_set *x = &S.memo[ra], *y = &S.memo[rb];
-    same = x->state == 1 && y->state == 1 && x->n == y->n;
-    for (size_t i = 0; same && i < x->n; i++) same = pair_cmp(&x->p[i], &y->p[i]) == 0;
+    if (S.memo[ra].state == 1 && S.memo[rb].state == 1) {
+      size_t na = 0, nb = 0;
+      sel_pair *pa = leaf_pairs(&S, ra, &na), *pb = pa ? leaf_pairs(&S, rb, &nb) : NULL;
+      same = pa && pb && na == nb;
+      for (size_t i = 0; same && i < na; i++) same = !pair_cmp(&pa[i], &pb[i]);   /* (not memcmp: padding) */
+      free(pa);
+      free(pb);
+    }
   }
-  for (size_t i = 0; i < n; i++) free(S.memo[i].p);
   free(S.memo);
   free(mark);
   return same;

@@ -106,6 +106,10 @@ out=$(run_dirigo check "$S/reduce/argmax_warp.lua" --auto --budget 20 --no-journ
 is "$(cat "$rcf")" 0 "argmax_warp --auto: exit 0"
 like "$out" '^y\[5\] +equivalent .*select the first maximum.*no solver needed' "the last row is proved by the selection lemma"
 ok "! printf '%s\\n' \"\$out\" | grep -q unknown" "no element unknown"
+# at a GPT-2 vocabulary's row (the op's realistic C = 50257): the pair sets are
+# collected once at the root, not merged node by node (quadratic in a scan)
+out=$(run_dirigo check "$S/reduce/argmax_warp.lua" --size N=1 --size C=50257 --at 0 --timeout 10 --no-journal --no-gpu)
+like "$out" '^y\[0\] +equivalent .*select the first maximum' "argmax over 50257 values: proved by the selection lemma"
 # the seeded tie bugs fail the lemma and Z3 refutes them with ties that replay
 for f in tiehigh notie; do
   out=$(run_dirigo check "$DG_SRCDIR/t/data/specs/argmax_warp_$f.cu" --auto --budget 20 --no-journal --no-gpu)
