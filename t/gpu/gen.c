@@ -172,9 +172,10 @@ static void many_on_device(dev *v)
           DG_GPU_OK)
         break;
     dg_gpu_buf tab;
-    bool good = nalloc == 3 &&
-                dg_gpu_alloc(v->g, sizeof(uint64_t) * GPU_GEN_MANY_TASKS * GPU_GEN_TASK_WORDS,
-                             dg_gpu_poison_for("u8"), &tab, &msg) == DG_GPU_OK;
+    bool have_tab = nalloc == 3 &&
+                    dg_gpu_alloc(v->g, sizeof(uint64_t) * GPU_GEN_MANY_TASKS * GPU_GEN_TASK_WORDS,
+                                 dg_gpu_poison_for("u8"), &tab, &msg) == DG_GPU_OK;
+    bool good = have_tab;
     fuzz_ctr g1 = { .key = fuzz_input_key(0x5eed, (int)k), .dist = FUZZ_DIST_NORMAL, .dtype = dt, .row = 1000, .n = n };
     fuzz_ctr g2 = { .key = fuzz_input_key(0x5eed + 1, (int)k), .dist = FUZZ_DIST_SPECIAL, .dtype = dt,
                     .row = 1000, .n = n, .positive = true };
@@ -211,7 +212,7 @@ static void many_on_device(dev *v)
     free(want);
     for (int i = 0; i < 3; i++) free(got[i]);
     for (int i = 0; i < nalloc; i++) dg_gpu_free(v->g, b[i], NULL);
-    if (nalloc == 3 && good) dg_gpu_free(v->g, tab, NULL);
+    if (have_tab) dg_gpu_free(v->g, tab, NULL);
     free(msg);
   }
 }
