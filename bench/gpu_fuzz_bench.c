@@ -211,6 +211,9 @@ int main(int argc, char **argv)
                "(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
                pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c, pf->ms[0] / c, pf->ms[1] / c,
                pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+        if (pf->sampled)
+          printf("  judged on the validator's sample inside a request (more than %d elements off the whole "
+                 "reference, as the host would): %" PRId64 " passed\n", FUZZ_ENVELOPE_JUDGED, pf->sampled);
         if (pf->left[0] + pf->left[1] + pf->left[2] + pf->left[3])
           printf("  left to the host (run again alone): %" PRId64 " with more elements off the reference than the "
                  "envelope judges in the request (%d), %" PRId64 " with unwritten elements, %" PRId64 " off the "

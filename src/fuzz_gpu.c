@@ -145,16 +145,18 @@ static int gpu_timed_judged(void *self, const dg_problem *p, int t, emu_io *io, 
  * it and no element failed; any other goes back to the campaign, which runs
  * it alone. */
 static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
-                     emu_io *const *ios, int n, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained)
+                     emu_io *const *ios, int n, const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp,
+                     uint8_t *passed, int64_t *explained, uint8_t *sampled)
 {
   gpu_many_case mc[FUZZ_MANY_MAX];
   if (n > FUZZ_MANY_MAX) return false;
   double t0 = t ? dg_now() : 0;
-  if (!gpu_run_many(p, gk, sizes, ios, n, mc)) return false;
+  if (!gpu_run_many(p, gk, sizes, ios, n, seeds, max_check, mc)) return false;
   for (int c = 0; c < n; c++) {
     passed[c] = mc[c].judged && !mc[c].cmp.nfail;
     cmp[c] = mc[c].cmp;
     explained[c] = passed[c] ? mc[c].nexplained : 0;
+    sampled[c] = passed[c] && mc[c].sampled;
     if (t && passed[c]) {   /* counted as the one-by-one runs count theirs */
       t->runs++;
       t->kernel_ms += mc[c].ms;
@@ -163,6 +165,7 @@ static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
       t->dev_judged++;
       t->many++;
       t->env_passed += mc[c].nexplained > 0;
+      t->sampled += sampled[c];
     }
   }
   if (t) t->run_s += dg_now() - t0;
@@ -170,16 +173,18 @@ static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
 }
 
 static bool gpu_backend_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
-                             fuzz_cmp *cmp, uint8_t *passed, int64_t *explained)
+                             const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp, uint8_t *passed,
+                             int64_t *explained, uint8_t *sampled)
 {
-  return gpu_many(self, NULL, p, sizes, ios, n, cmp, passed, explained);
+  return gpu_many(self, NULL, p, sizes, ios, n, seeds, max_check, cmp, passed, explained, sampled);
 }
 
 static bool gpu_timed_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
-                           fuzz_cmp *cmp, uint8_t *passed, int64_t *explained)
+                           const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp, uint8_t *passed,
+                           int64_t *explained, uint8_t *sampled)
 {
   fuzz_gpu_timed *t = self;
-  return gpu_many(t->gk, t, p, sizes, ios, n, cmp, passed, explained);
+  return gpu_many(t->gk, t, p, sizes, ios, n, seeds, max_check, cmp, passed, explained, sampled);
 }
 
 static bool gpu_backend_ref(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n)

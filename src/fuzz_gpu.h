@@ -22,6 +22,7 @@ typedef struct {
   int64_t dev_judged;        /* outputs judged by the comparison on the device (passing) */
   int64_t many;              /* cases that passed in a request of several (gpu_run_many) */
   int64_t env_passed;        /* of those, cases off the reference the envelope passed there */
+  int64_t sampled;           /* of those, cases judged on the validator's sample there */
 } fuzz_gpu_timed;
 fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t);
 

@@ -199,6 +199,47 @@ static int64_t envelope_filter(const fuzz_backend *be, const dg_problem *p, cons
                                  ctx);
 }
 
+/* The sample's rows: the last dimension of output t (n when it has none). */
+static int64_t sample_row(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t dims[8])
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  int rank = ts->shape.n <= 8 ? (int)ts->shape.n : 0;
+  if (rank && dg_problem_shape(p, t, sizes, dims, NULL) && dims[rank - 1] > 0) return dims[rank - 1];
+  return n;
+}
+
+/* The sample's k-th pick (ref_sampled's rule; may repeat or fall outside). */
+static int64_t sample_at(int64_t k, int64_t n, int64_t row, dg_rng *r)
+{
+  if (k < 64) return k;
+  if (k < 128) return n - 1 - (k - 64);
+  if (k < 384 && (k - 128) * row < n) return (k - 127) * row - 1;
+  return (int64_t)dg_rng_below(r, (uint64_t)n);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
+                            uint64_t seed, int64_t *idx)
+{
+  int64_t dims[8] = {0}, row = sample_row(p, t, sizes, n, dims), m = 0;
+  dg_rng r;
+  dg_rng_seed(&r, seed ^ 0xc0ffee);
+  for (int64_t k = 0; k < max_check; k++) {
+    int64_t i = sample_at(k, n, row, &r);
+    if (i >= 0 && i < n) idx[m++] = i;
+  }
+  qsort(idx, (size_t)m, sizeof *idx, cmp_i64);
+  int64_t u = 0;
+  for (int64_t j = 0; j < m; j++)
+    if (!u || idx[j] != idx[u - 1]) idx[u++] = idx[j];
+  return u;
+}
+
 /* The reference at a sample of the elements of output t, for outputs too
  * large to compute whole on the CPU: the first and last elements, the last
  * element of rows (where tails live), and a seeded uniform sample. */
@@ -210,18 +251,13 @@ static dg_ref_status ref_sampled(const dg_problem *p, const dg_ref_env *env, con
   dg_ref_status whole = given ? DG_REF_NIL : dg_problem_ref_eval_all_within(p, env, t, max_check, want, defined, err);
   if (whole != DG_REF_NIL) return whole;
   const dg_tensor *ts = &p->tensors.v[t];
-  int64_t dims[8] = {0}, row = n;
+  int64_t dims[8] = {0}, row = sample_row(p, t, sizes, n, dims);
   int rank = ts->shape.n <= 8 ? (int)ts->shape.n : 0;
-  if (rank && dg_problem_shape(p, t, sizes, dims, NULL) && dims[rank - 1] > 0) row = dims[rank - 1];
   dg_rng r;
   dg_rng_seed(&r, seed ^ 0xc0ffee);
   int64_t budget = max_check;
   for (int64_t k = 0; k < budget; k++) {
-    int64_t i;
-    if (k < 64) i = k;
-    else if (k < 128) i = n - 1 - (k - 64);
-    else if (k < 384 && (k - 128) * row < n) i = (k - 127) * row - 1;
-    else i = (int64_t)dg_rng_below(&r, (uint64_t)n);
+    int64_t i = sample_at(k, n, row, &r);
     if (i < 0 || i >= n || defined[i]) continue;
     if (given) {   /* the values are known (a backend's reference): the sample alone */
       want[i] = given[i];
@@ -584,14 +620,18 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
   fuzz_cmp cmp[FUZZ_MANY_MAX];
   uint8_t passed[FUZZ_MANY_MAX] = {0};
   int64_t explained[FUZZ_MANY_MAX] = {0};
+  uint64_t seeds[FUZZ_MANY_MAX] = {0};
+  uint8_t sampled[FUZZ_MANY_MAX] = {0};
   for (int j = 0; m > 1 && j < m; j++) {
     int how = group_inputs(p, be, nin, s, ctx, &g[j].c, sizes, &io[j], &shared, &have_shared, &outs[j]);
     if (!how) continue;
     ios[nin] = how == 2 ? &shared : &io[j];
+    seeds[nin] = g[j].c.seed;
     own[nin] = how == 1;
     idx[nin++] = j;
   }
-  bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, cmp, passed, explained);
+  bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, seeds, ctx->max_check, cmp, passed, explained,
+                                       sampled);
   double each = (dg_now() - t1) / (nin ? nin : 1);
   bool judged[FUZZ_MANY_MAX] = {0};
   if (have_shared) emu_io_free(&shared);
@@ -604,6 +644,7 @@ static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_str
     outs[j].cmp.max_abs = cmp[i].max_abs;
     outs[j].cmp.max_ulp = cmp[i].max_ulp;
     outs[j].nexplained = explained[i];   /* off the reference, inside the envelope (judged there) */
+    outs[j].sampled = sampled[i];        /* judged there on the validator's sample */
     outs[j].secs = each;
   }
   free(sizes);

@@ -61,9 +61,13 @@ typedef struct fuzz_backend {
    * nothing ran. The campaign groups consecutive cases of one shape
    * (FUZZ_MANY_MAX, tensors of FUZZ_MANY_BYTES at most) and consumes the
    * outcomes in case order: first failure, shrinking, keep_going and the
-   * budget as one by one. */
+   * budget as one by one. seeds[c]: case c's seed, max_check: the
+   * campaign's (for a case judged on the validator's sample,
+   * fuzz_sample_indices, as the host judges one with more elements off the
+   * whole reference than FUZZ_ENVELOPE_JUDGED: sampled[c] = 1). */
   bool (*run_many)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
-                   fuzz_cmp *cmp, uint8_t *passed, int64_t *explained);
+                   const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained,
+                   uint8_t *sampled);
   /* Optional (NULL: none): the backend draws the inputs of its next run
    * itself (the GPU: gpu_gen.h) — slot 0: the next run; slot c: case c of
    * the next run_many — input tensor tens[j] from the counter-based
@@ -168,6 +172,14 @@ typedef struct { double (*value)(void *ud, int t, int64_t flat); void *ud; } fuz
  * failures (the first in *first). Inputs come from env_data[t], else lazy
  * (may be NULL). */
 #define FUZZ_ENVELOPE_JUDGED 8192
+/* The elements of output t (n of them) a realistic case is validated at
+ * when it is judged on a sample (max_check picks, the case's seed; the
+ * validator's rule for outputs over max_check, and for those with more than
+ * FUZZ_ENVELOPE_JUDGED elements off the backend's whole reference): the
+ * distinct ones into idx[] (room for max_check) in ascending order; returns
+ * how many. */
+int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
+                            uint64_t seed, int64_t *idx);
 int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data,
                              const fuzz_values *lazy, int t, const double *got, const double *want,
                              const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,

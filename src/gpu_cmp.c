@@ -15,7 +15,9 @@
  * |want| evaluated in double without contraction (--fmad=false); max abs
  * and max ulp error (dg_dtype_ulps) over elements where both are finite.
  * p99_abs is not computed (a passing case's outcome never carried it).
- * Output dtypes f32, f64, f16, bf16; others compare on the host. */
+ * Output dtypes f32, f64, f16, bf16; others compare on the host.
+ * dg_cmp_pick copies the reference at a sample's elements into a buffer
+ * poisoned elsewhere: dg_cmp over it judges the sample alone. */
 #include "gpu_run.h"
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,13 @@ static const char cmp_source[] =
   "    if (mu) atomicMax(&sum[5], mu);\n"
   "    if (first != ~0ull) atomicMin(&sum[6], first);\n"
   "  }\n"
+  "}\n"
+  "/* a realistic case judged on the validator's sample (gpu_many.c): the\n"
+  "   reference at idx[0..m-1] copied into dst, which holds the f64 poison\n"
+  "   elsewhere, so dg_cmp over dst checks those elements alone */\n"
+  "extern \"C\" __global__ void dg_cmp_pick(const double *ref, double *dst, const long long *idx, long long m) {\n"
+  "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+  "  if (j < m) dst[idx[j]] = ref[idx[j]];\n"
   "}\n";
 
 const char *gpu_cmp_source(void) { return cmp_source; }
@@ -195,7 +204,7 @@ void gpu_cmp_decode(const uint64_t sum[GPU_CMP_WORDS], int64_t n, fuzz_cmp *c)
 
 dg_gpu_status gpu_cmp_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
-  static const char *const names[] = { "dg_cmp" };
-  return dg_gpu_compile_own("GPU comparison source", dg_strdup(cmp_source), sizeof cmp_source - 1, names, 1, arch,
+  static const char *const names[] = { "dg_cmp", "dg_cmp_pick" };
+  return dg_gpu_compile_own("GPU comparison source", dg_strdup(cmp_source), sizeof cmp_source - 1, names, 2, arch,
                             bin, d);
 }

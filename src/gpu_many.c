@@ -40,6 +40,8 @@ typedef struct {
   gpu_env_pipe envp;
   const uint64_t *init;
   bool fuse;                    /* dg_gen_many and its table buffer are there */
+  int64_t *const *samp;         /* case c judged on its sample: samp[c][0..samp_m[c]-1], else NULL */
+  const int64_t *samp_m;
 } many_req;
 
 /* One asynchronous request for cases cs[0..m-1] (with the envelope in the
@@ -64,6 +66,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
   if (!env) dg_gpu_batch_upload(b, gk->cmp_buf, 0, gk->many_sum, (size_t)m * words);
   int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
   int lref[FUZZ_MANY_MAX];        /* and its reference's (the kernels follow it) */
+  int lcmp[FUZZ_MANY_MAX];        /* and its comparison's (dg_cmp_pick before it: a sample) */
   uint8_t *raw = gk->many_raw;
   /* each case's draws and poisons in one launch of dg_gen_many (gpu_gen.h),
    * every case's task table in one upload (filled below, before the request
@@ -121,8 +124,21 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
                           R->args + R->at[li], (int)p->launches.v[li]->args.n);
     if (env) dg_gpu_batch_upload(b, gk->cmp_buf, 0, R->init, words);
     ca[8].buf_off = env ? 0 : (size_t)k * words;
-    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, R->cg, R->cb, 0, ca, R->nca);
-    if (env) gpu_env_pipe_after(&R->envp, b);
+    gpu_env_pipe ep = R->envp;
+    const int64_t *si = R->samp ? R->samp[c] : NULL;
+    if (si) {   /* the validator's sample: the reference there alone, poison elsewhere */
+      int64_t sm = R->samp_m[c];
+      dg_gpu_batch_poison(b, gk->samp_ref);
+      dg_gpu_batch_upload(b, gk->samp_idx, 0, si, (size_t)sm * sizeof *si);
+      dg_gpu_arg pa[4] = { dg_gpu_arg_buf(gk->ref_buf), dg_gpu_arg_buf(gk->samp_ref), dg_gpu_arg_buf(gk->samp_idx),
+                           dg_gpu_arg_i64(sm) };
+      dg_gpu_dim3 pg = { (uint32_t)((sm + 255) / 256), 1, 1 }, pb = { 256, 1, 1 };
+      dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[1], pg, pb, 0, pa, 4);
+      ca[1] = ep.gather_args[4] = dg_gpu_arg_buf(gk->samp_ref);
+    } else ca[1] = R->ca[1];
+    lcmp[k] = b->nlaunch;
+    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], R->cg, R->cb, 0, ca, R->nca);
+    if (env) gpu_env_pipe_after(&ep, b);
     if (env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)k * GPU_CMP_WORDS, words);
   }
   if (!env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum, (size_t)m * words);
@@ -151,10 +167,14 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
       if (li == lref[k]) out[c].ref_ms = r.launch_ms.v[li];
       else out[c].ms += r.launch_ms.v[li];
     }
-    if (!env) gk->prof.cases++;   /* a case run again with the envelope is counted once */
+    if (!env && !R->samp) gk->prof.cases++;   /* a case run again (envelope, sample) is counted once */
+    if (R->samp) {   /* the sample as the host's: every element of it checked */
+      out[c].sampled = true;
+      if (out[c].cmp.checked != R->samp_m[c]) out[c].judged = false;
+    }
     int lk = lref[k] + (int)p->launches.n;   /* the last kernel; the comparison, then the envelope's */
     for (int li = first[k]; li < first[k + 1] && li < (int)r.launch_ms.n; li++) {
-      int cat = li < lref[k] - env ? 0 : li < lref[k] ? 1 : li == lref[k] ? 2 : li <= lk ? 3 : li == lk + 1 ? 4 : 5;
+      int cat = li < lref[k] - env ? 0 : li < lref[k] ? 1 : li == lref[k] ? 2 : li <= lk ? 3 : li <= lcmp[k] ? 4 : 5;
       gk->prof.ms[cat] += r.launch_ms.v[li];
     }
   }
@@ -178,8 +198,63 @@ static bool gen_tab_ready(gpu_kernels *gk)
   return true;
 }
 
+/* The buffers of a sampled comparison (the reference's size; the sample's
+ * indices) in the current child. */
+static bool samp_ready(gpu_kernels *gk, size_t ref_bytes, size_t idx_bytes)
+{
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->samp_gen != gen) gk->samp_bytes = gk->samp_idx_bytes = 0;   /* gone with their child */
+  gk->samp_gen = gen;
+  char *msg = NULL;
+  if (gk->samp_bytes != ref_bytes + 1) {
+    if (gk->samp_bytes) dg_gpu_free(gk->g, gk->samp_ref, NULL);
+    gk->samp_bytes = 0;
+    if (dg_gpu_alloc(gk->g, ref_bytes, dg_gpu_poison_for("f64"), &gk->samp_ref, &msg) != DG_GPU_OK) {
+      free(msg);
+      return false;
+    }
+    gk->samp_bytes = ref_bytes + 1;
+  }
+  if (gk->samp_idx_bytes < idx_bytes + 1) {
+    if (gk->samp_idx_bytes) dg_gpu_free(gk->g, gk->samp_idx, NULL);
+    gk->samp_idx_bytes = 0;
+    if (dg_gpu_alloc(gk->g, idx_bytes, dg_gpu_poison_for("i64"), &gk->samp_idx, &msg) != DG_GPU_OK) {
+      free(msg);
+      return false;
+    }
+    gk->samp_idx_bytes = idx_bytes + 1;
+  }
+  return gen == dg_gpu_generation(gk->g);
+}
+
+/* Cases with more elements off the whole reference than the envelope
+ * judges (none unwritten) on an output over max_check elements: the host
+ * would judge them on the validator's sample (fuzz_run.c); they run again,
+ * the comparison (and the envelope) over that sample alone. */
+static void many_sampled(many_req *R, const int64_t *sizes, const uint64_t *seeds, int64_t max_check, int n,
+                         bool env, gpu_many_case *out)
+{
+  gpu_kernels *gk = R->gk;
+  int64_t nout = gk->want_n;
+  if (!seeds || max_check <= 0 || nout <= max_check || gpu_run_switched_off("DIRIGO_GPU_SAMPLE")) return;
+  int cs[FUZZ_MANY_MAX], m = 0;
+  for (int c = 0; c < n; c++)
+    if (out[c].judged && out[c].cmp.nunwritten == 0 && out[c].cmp.nfail > FUZZ_ENVELOPE_JUDGED) cs[m++] = c;
+  if (!m || !samp_ready(gk, (size_t)nout * sizeof(double), (size_t)max_check * sizeof(int64_t))) return;
+  int64_t *samp[FUZZ_MANY_MAX] = {0}, samp_m[FUZZ_MANY_MAX] = {0};
+  for (int k = 0; k < m; k++) {
+    int c = cs[k];
+    samp[c] = dg_malloc((size_t)max_check * sizeof(int64_t));
+    samp_m[c] = fuzz_sample_indices(R->p, R->rp->out, sizes, nout, max_check, seeds[c], samp[c]);
+  }
+  R->samp = samp, R->samp_m = samp_m;
+  many_group(R, cs, m, env, out);
+  R->samp = NULL, R->samp_m = NULL;
+  for (int k = 0; k < m; k++) free(samp[cs[k]]);
+}
+
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
-                  gpu_many_case *out)
+                  const uint64_t *seeds, int64_t max_check, gpu_many_case *out)
 {
   double t0 = dg_now();
   gk->ref_out = -1;
@@ -289,8 +364,10 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
         out[c].cmp.nfail <= FUZZ_ENVELOPE_JUDGED)
       cs[m++] = c;
   if (m) many_group(&R, cs, m, true, out);
+  many_sampled(&R, sizes, seeds, max_check, n, env, out);
   for (int c = 0; c < n; c++) {
     const fuzz_cmp *x = &out[c].cmp;
+    if (out[c].sampled && out[c].judged && !x->nfail) gk->prof.sampled++;
     if (!out[c].judged) gk->prof.left[3]++;
     else if (x->nunwritten) gk->prof.left[1]++;
     else if (x->nfail > FUZZ_ENVELOPE_JUDGED) gk->prof.left[0]++;

@@ -325,7 +325,7 @@ bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t)
   char *msg = NULL;
   unsigned gen = dg_gpu_generation(gk->g);
   if (gk->cmp_gen != gen) {
-    if (dg_gpu_load(gk->g, &gk->cmp_bin, &gk->cmp_kern, &msg) != DG_GPU_OK) {
+    if (dg_gpu_load(gk->g, &gk->cmp_bin, gk->cmp_kern, &msg) != DG_GPU_OK) {
       free(msg);
       gk->cmp_state = -1;
       return false;
@@ -479,7 +479,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
                           dg_problem_tol(p, rp.out), gk->cmp_buf, ca);
     gpu_cmp_dims(gk->want_n, &cg, &cb);
     dg_gpu_batch_upload(b, gk->cmp_buf, 0, gk->cmp_sum, sizeof init);
-    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern, cg, cb, 0, ca, na);
+    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], cg, cb, 0, ca, na);
     dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->cmp_sum, sizeof init);
   }
   for (size_t t = 0; t < nt && ok; t++) {   /* outputs and scratch back (or later) */

@@ -52,8 +52,13 @@ typedef struct {
   bool dev_cmp;              /* set by the caller (fuzz_backend_gpu does; DIRIGO_GPU_CMP=0: off) */
   int cmp_state;             /* 0 not tried, 1 compiled, -1 unavailable */
   dg_gpu_binary cmp_bin;
-  dg_gpu_kernel cmp_kern;
+  dg_gpu_kernel cmp_kern[2]; /* dg_cmp, dg_cmp_pick */
   unsigned cmp_gen;          /* cmp_kern loaded in this generation */
+  dg_gpu_buf samp_ref;       /* gpu_run_many: the reference at a case's sample, f64 poison elsewhere */
+  size_t samp_bytes;         /* its bytes + 1 (0: none), valid in samp_gen */
+  dg_gpu_buf samp_idx;       /* the sample's element indices (i64) */
+  size_t samp_idx_bytes;
+  unsigned samp_gen;
   dg_gpu_buf cmp_buf;        /* the summary, valid in buf_gen when cmp_have */
   bool cmp_have;
   bool judged;               /* after a run: cmp_sum judges output ref_out */
@@ -80,6 +85,7 @@ typedef struct {
     double prep_s, run_s;    /* host: building the request; the request (child, GPU, sync) */
     double ms[6];            /* device, events: inputs drawn, inputs hashed, reference, kernels,
                                 comparison, envelope (gather, judge, fold) */
+    int64_t sampled;         /* cases judged on the validator's sample inside a request */
     int64_t left[4];         /* cases left to the host (run again alone), why: more elements off the
                                 reference than the envelope judges (FUZZ_ENVELOPE_JUDGED), unwritten
                                 elements, off the reference and not explained inside the request
@@ -143,9 +149,15 @@ typedef struct {
   double ref_ms;             /* the reference's */
   int64_t nexplained;        /* judged: elements off the reference the envelope explained
                                 on the device (gpu_env_pipe_*; the case passes) */
+  bool sampled;              /* judged on the validator's sample (fuzz_sample_indices): more
+                                elements off the whole reference than FUZZ_ENVELOPE_JUDGED */
 } gpu_many_case;
+/* seeds (NULL: none) and max_check > 0: a case whose output has more than
+ * max_check elements, none unwritten and more than FUZZ_ENVELOPE_JUDGED off
+ * the reference runs again in a later request that judges the validator's
+ * sample of it (seeds[c], as fuzz_run.c's validator does on the host). */
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
-                  gpu_many_case *out);
+                  const uint64_t *seeds, int64_t max_check, gpu_many_case *out);
 
 /* Input (or accumulate) tensor t of the next gpu_run (slot 0) or of case
  * `slot` of the next gpu_run_many drawn on the device from the counter-based

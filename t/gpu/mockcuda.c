@@ -110,6 +110,17 @@ static cudaError_t guard_check(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_cmp.c's dg_cmp_pick: the reference at the sample's elements */
+static cudaError_t cmp_pick(dim3 g, dim3 b, void **a)
+{
+  const double *ref = *(const double **)a[0];
+  double *dst = *(double **)a[1];
+  const long long *idx = *(const long long **)a[2];
+  long long m = *(long long *)a[3];
+  for (long long j = 0; j < m && j < (long long)g.x * b.x; j++) dst[idx[j]] = ref[idx[j]];
+  return cudaSuccess;
+}
+
 /* gpu_cmp.c's comparison, written with the host validator's own functions
  * (the kernel's rule is checked against them on a GPU: t/gpu/cmp.c) */
 static cudaError_t cmp(dim3 g, dim3 b, void **a)
@@ -304,6 +315,7 @@ static const mock_kernel kernels[] = {
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
+  { "dg_cmp_pick", cmp_pick, 4, { 8, 8, 8, 8 } },
   { "dg_gen_fill", gen_fill, 11, { 8, 8, 4, 4, 4, 8, 8, 8, 8, 8, 8 } },
   { "dg_gen_many", gen_many, 10, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
