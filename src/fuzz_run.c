@@ -558,10 +558,28 @@ static void run_single(const dg_problem *p, const fuzz_backend *be, const fuzz_s
 
 static bool over_budget(const fuzz_opts *o, double t0) { return o->budget_s > 0 && dg_now() - t0 > o->budget_s; }
 
+/* The group's shared io when the backend draws every input: the sizes
+ * alone, no element arrays (a request reads nothing else of it; at realistic
+ * sizes allocating and freeing them was most of the host's part of a case). */
+static bool io_shell(emu_io *io, const dg_problem *p, const int64_t *sizes)
+{
+  memset(io, 0, sizeof *io);
+  io->ntensors = (int)p->tensors.n;
+  io->numel = dg_calloc((size_t)io->ntensors + 1, sizeof *io->numel);
+  io->data = dg_calloc((size_t)io->ntensors + 1, sizeof *io->data);
+  io->written = dg_calloc((size_t)io->ntensors + 1, sizeof *io->written);
+  for (int t = 0; t < io->ntensors; t++)
+    if ((io->numel[t] = dg_problem_numel(p, t, sizes)) < 0) {
+      emu_io_free(io);
+      return false;
+    }
+  return true;
+}
+
 /* A case's inputs and digest, as fuzz_run_case_on makes them, for a group:
  * 0: it stays out (its single run says why, if anything is wrong); 1: its
  * own io, filled (small cases); 2: the backend draws every input, so the
- * group's one io (*shared, made on first use) serves it: nothing is read. */
+ * group's one io (*shared, made on first use: sizes, no elements) serves it. */
 static int group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, const fuzz_space *s,
                         const fuzz_space_ctx *ctx, fuzz_case *c, const int64_t *sizes, emu_io *io,
                         emu_io *shared, bool *have_shared, fuzz_outcome *out)
@@ -581,7 +599,7 @@ static int group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, c
   dg_diags d = {0};
   int how = 0;
   if (backend_draws(p, be, slot, &ci)) {
-    how = *have_shared || emu_io_init(shared, p, sizes, &d) ? 2 : 0;
+    how = *have_shared || io_shell(shared, p, sizes) ? 2 : 0;
     *have_shared |= how == 2;
   } else if (bytes <= FUZZ_MANY_BYTES && emu_io_init(io, p, sizes, &d)) {
     fill_inputs(&ci, io);
