@@ -46,21 +46,18 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "  for (int o = 16; o; o >>= 1) h += __shfl_down_sync(0xffffffffu, h, o);\n"
   "  if ((threadIdx.x & 31) == 0 && h) atomicAdd(&work[0], h);\n"
   "}\n"
-  "/* one block: the summary's failing elements (gpu_cmp.c's rule; none unwritten, at most cap), in element order */\n"
+  "/* the whole grid: the summary's failing elements (gpu_cmp.c's rule; none unwritten, at most cap), in\n"
+  "   no particular order (each is judged alone, the fold wants them all); the last block to finish\n"
+  "   (work[3] counts them) says whether they are exactly the summary's */\n"
   "extern \"C\" __global__ void dg_env_gather(unsigned long long *sum, unsigned long long *work, double *cand,\n"
   "    const void *got, const double *want, long long n, long long dt, double atol, double rtol,\n"
   "    unsigned long long ref_poison, long long cap) {\n"
-  "  __shared__ unsigned long long s_cnt, s_nf;\n"
-  "  __shared__ long long s_from;   /* none fails before the summary's first */\n"
-  "  __shared__ unsigned s_warp[32];\n"
-  "  int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nwarp = (blockDim.x + 31) >> 5;\n"
-  "  if (tid == 0) {\n"
-  "    s_cnt = 0;\n"
-  "    s_nf = sum[1] > 0 && sum[1] <= (unsigned long long)cap && sum[2] == 0 ? sum[1] : 0;\n"
-  "    s_from = sum[6] < (unsigned long long)n ? (long long)sum[6] : 0;\n"
-  "  }\n"
-  "  __syncthreads();\n"
-  "  for (long long base = s_from; base < n && s_cnt < s_nf; base += blockDim.x) {\n"
+  "  __shared__ int s_last;\n"
+  "  int tid = threadIdx.x, lane = tid & 31;\n"
+  "  unsigned long long nf = sum[1] > 0 && sum[1] <= (unsigned long long)cap && sum[2] == 0 ? sum[1] : 0;\n"
+  "  long long from = sum[6] < (unsigned long long)n ? (long long)sum[6] : 0;\n"
+  "  for (long long base = from + blockIdx.x * (long long)blockDim.x; nf && base < n;\n"
+  "       base += (long long)gridDim.x * blockDim.x) {\n"
   "    long long i = base + tid;\n"
   "    int bad = 0;\n"
   "    double g = 0, wr = 0;\n"
@@ -76,24 +73,28 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "      }\n"
   "    }\n"
   "    unsigned m = __ballot_sync(0xffffffffu, bad);\n"
-  "    if (lane == 0) s_warp[wid] = __popc(m);\n"
-  "    __syncthreads();\n"
-  "    unsigned long long off = s_cnt;\n"
-  "    for (int k = 0; k < wid; k++) off += s_warp[k];\n"
-  "    off += __popc(m & ((1u << lane) - 1u));\n"
+  "    unsigned long long off = 0;\n"
+  "    if (lane == 0 && m) off = atomicAdd(&work[1], (unsigned long long)__popc(m));\n"
+  "    off = __shfl_sync(0xffffffffu, off, 0) + __popc(m & ((1u << lane) - 1u));\n"
   "    if (bad && off < (unsigned long long)cap) {\n"
   "      cand[3 * off] = (double)i;\n"
   "      cand[3 * off + 1] = g;\n"
   "      cand[3 * off + 2] = wr;\n"
   "    }\n"
-  "    __syncthreads();\n"
-  "    if (tid == 0) for (int k = 0; k < nwarp; k++) s_cnt += s_warp[k];\n"
-  "    __syncthreads();\n"
   "  }\n"
+  "  __syncthreads();\n"
   "  if (tid == 0) {\n"
-  "    int go = s_nf > 0 && s_cnt == s_nf;\n"
-  "    work[1] = go ? s_cnt : 0;\n"
+  "    __threadfence();\n"
+  "    s_last = atomicAdd(&work[3], 1ull) == (unsigned long long)gridDim.x - 1;\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "  if (s_last && tid == 0) {\n"
+  "    __threadfence();\n"
+  "    unsigned long long cnt = atomicAdd(&work[1], 0ull);\n"
+  "    int go = nf > 0 && cnt == nf;\n"
+  "    work[1] = go ? cnt : 0;\n"
   "    work[2] = (unsigned long long)go;\n"
+  "    work[3] = 0;\n"
   "  }\n"
   "}\n"
   "/* dg_env over the gathered candidates (their count in work[1]) */\n"
@@ -112,34 +113,41 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "  ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
   "                                   cand[3 * j + 2], (int)odt, atol, rtol);\n"
   "}\n"
-  "/* one block: every candidate inside the envelope and the inputs as before the kernel ran: the case\n"
-  "   passes (sum[1] failing 0, sum[6] first none, sum[7] the elements the envelope explained); work zeroed */\n"
+  "/* every candidate inside the envelope and the inputs as before the kernel ran: the case passes\n"
+  "   (sum[1] failing 0, sum[6] first none, sum[7] the elements the envelope explained). The whole grid\n"
+  "   hashes the inputs again (work[4]); the last block to finish (work[5] counts them) decides; work zeroed */\n"
   "extern \"C\" __global__ void dg_env_fold(unsigned long long *sum, unsigned long long *work, const unsigned char *ok,\n"
   "    const void *a, long long na, const void *b, long long nb, const void *c, long long nc) {\n"
-  "  __shared__ int s_bad;\n"
-  "  __shared__ unsigned long long s_h;\n"
+  "  __shared__ int s_bad, s_last;\n"
   "  int tid = threadIdx.x;\n"
-  "  if (tid == 0) s_bad = 0, s_h = 0;\n"
+  "  if (tid == 0) s_bad = 0;\n"
   "  __syncthreads();\n"
   "  long long m = work[2] ? (long long)work[1] : 0;\n"
   "  if (m > 0) {\n"
   "    for (long long j = tid; j < m; j += blockDim.x) if (!ok[j]) s_bad = 1;\n"
   "    __syncthreads();\n"
   "    if (!s_bad) {\n"
-  "      unsigned long long h = (a ? dge_hash_in(a, na, 0, tid, blockDim.x) : 0) +\n"
-  "                             (b ? dge_hash_in(b, nb, 1, tid, blockDim.x) : 0) +\n"
-  "                             (c ? dge_hash_in(c, nc, 2, tid, blockDim.x) : 0);\n"
-  "      atomicAdd(&s_h, h);\n"
+  "      long long i0 = blockIdx.x * (long long)blockDim.x + tid, step = (long long)gridDim.x * blockDim.x;\n"
+  "      unsigned long long h = (a ? dge_hash_in(a, na, 0, i0, step) : 0) + (b ? dge_hash_in(b, nb, 1, i0, step) : 0) +\n"
+  "                             (c ? dge_hash_in(c, nc, 2, i0, step) : 0);\n"
+  "      for (int o = 16; o; o >>= 1) h += __shfl_down_sync(0xffffffffu, h, o);\n"
+  "      if ((tid & 31) == 0 && h) atomicAdd(&work[4], h);\n"
   "    }\n"
   "  }\n"
   "  __syncthreads();\n"
   "  if (tid == 0) {\n"
-  "    if (m > 0 && !s_bad && s_h == work[0]) {\n"
+  "    __threadfence();\n"
+  "    s_last = atomicAdd(&work[5], 1ull) == (unsigned long long)gridDim.x - 1;\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "  if (s_last && tid == 0) {\n"
+  "    __threadfence();\n"
+  "    if (m > 0 && !s_bad && atomicAdd(&work[4], 0ull) == work[0]) {\n"
   "      sum[7] = sum[1];\n"
   "      sum[1] = 0;\n"
   "      sum[6] = ~0ull;\n"
   "    }\n"
-  "    work[0] = work[1] = work[2] = 0;\n"
+  "    work[0] = work[1] = work[2] = work[3] = work[4] = work[5] = 0;\n"
   "  }\n"
   "}\n";
 #undef DG_ENV_EMIT
@@ -406,7 +414,7 @@ bool gpu_env_judge(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, i
 }
 
 /* ---- inside gpu_run_many's stream ------------------------------------------ */
-static const uint64_t zero_words[4];
+static const uint64_t zero_words[8];   /* work: hash, gathered, exact, blocks done, hash again, blocks done */
 
 static bool input_bytes(const dg_problem *p, const int64_t *sizes, int64_t t, int64_t *nb)
 {
@@ -470,6 +478,8 @@ bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *siz
   memcpy(&rp, fp.b, 8);
   g[k++] = dg_gpu_arg_i64((int64_t)rp);
   g[k++] = dg_gpu_arg_i64(FUZZ_ENVELOPE_JUDGED);
+  int64_t gb = (gk->want_n + 255) / 256;   /* the gather's blocks (a grid-stride loop past 1024) */
+  P->gather_grid = (dg_gpu_dim3){ (uint32_t)(gb < 1 ? 1 : gb > 1024 ? 1024 : gb), 1, 1 };
   batch_args(&P->L, E->ok, E->cand, 0, gk->bufs, P->env_args);
   P->env_args[2] = dg_gpu_arg_buf(E->work);   /* the count gathered, on the device */
   E->st.pipe_requests++;
@@ -488,11 +498,11 @@ void gpu_env_pipe_before(const gpu_env_pipe *P, dg_gpu_batch *b)
 
 void gpu_env_pipe_after(const gpu_env_pipe *P, dg_gpu_batch *b)
 {
-  dg_gpu_dim3 one = { 1, 1, 1 }, wide = { 1024, 1, 1 };
-  dg_gpu_batch_launch_unguarded(b, P->gather, one, wide, 0, P->gather_args, 11);
+  dg_gpu_dim3 many = { 256, 1, 1 }, wide = { 256, 1, 1 };
+  dg_gpu_batch_launch_unguarded(b, P->gather, P->gather_grid, wide, 0, P->gather_args, 11);
   dg_gpu_batch_launch_unguarded(b, P->judge, gpu_env_grid(FUZZ_ENVELOPE_JUDGED), gpu_env_block(), 0, P->env_args,
                                 GPU_ENV_NARGS);
-  dg_gpu_batch_launch_unguarded(b, P->fold, one, wide, 0, P->fold_args, 9);
+  dg_gpu_batch_launch_unguarded(b, P->fold, many, wide, 0, P->fold_args, 9);
 }
 
 gpu_env_stats gpu_env_stats_of(const gpu_kernels *gk)

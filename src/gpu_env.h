@@ -79,9 +79,9 @@ void gpu_env_free(gpu_kernels *gk);
 /* Inside gpu_run_many's stream, per case, no host round trip: before the
  * kernel under test a hash of the inputs the envelope reads (dg_env_hash);
  * after the comparison (dg_cmp), when its summary has failing elements, none
- * unwritten and at most FUZZ_ENVELOPE_JUDGED, one block gathers them in
- * element order (dg_env_gather), dg_env_many judges them, and one block
- * (dg_env_fold) turns the summary into a pass (word 1 failing 0, word 6 first
+ * unwritten and at most FUZZ_ENVELOPE_JUDGED, the grid gathers them in no
+ * particular order (dg_env_gather), dg_env_many judges them, and dg_env_fold
+ * (the grid hashing the inputs again, its last block deciding) turns the summary into a pass (word 1 failing 0, word 6 first
  * none, word 7 the elements the envelope explained) when every one is inside
  * the envelope and the inputs hash as before the kernel ran (a kernel that
  * wrote into its inputs is judged on the host). A case that still fails keeps
@@ -93,6 +93,7 @@ typedef struct {
   dg_gpu_kernel hash, gather, judge, fold;
   dg_gpu_buf work;
   dg_gpu_arg hash_args[7], gather_args[11], env_args[GPU_ENV_NARGS], fold_args[9];
+  dg_gpu_dim3 gather_grid;
 } gpu_env_pipe;
 bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, gpu_env_pipe *P);
 void gpu_env_pipe_start(const gpu_env_pipe *P, dg_gpu_batch *b);    /* once a request: the words zeroed */
