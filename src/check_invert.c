@@ -127,6 +127,24 @@ static ival var_value(inv *I, const dg_var *v)
   return r;
 }
 
+static dg_term bool_xor(term_ctx *tc, dg_term a, dg_term b) { return term_icmp(tc, TERM_CMP_NE, a, b, false); }
+
+/* Integer operators: f (sort-blind), fs (signedness of the operands'
+ * type), or a comparison; fb for bool operands (&, |, ^ of conditions). */
+typedef dg_term (*bin_fn)(term_ctx *, dg_term, dg_term);
+typedef dg_term (*bin_sfn)(term_ctx *, dg_term, dg_term, bool);
+typedef struct { bin_fn f; bin_sfn fs; int cmp; bin_fn fb; } bin_op;
+static const bin_op bin_tab[DG_BIN__COUNT] = {
+  [DG_BIN_ADD] = { term_add }, [DG_BIN_SUB] = { term_sub }, [DG_BIN_MUL] = { term_mul },
+  [DG_BIN_DIV] = { .fs = term_idiv }, [DG_BIN_MOD] = { .fs = term_irem },
+  [DG_BIN_SHL] = { term_shl }, [DG_BIN_SHR] = { .fs = term_shr },
+  [DG_BIN_AND] = { term_band, .fb = term_and }, [DG_BIN_OR] = { term_bor, .fb = term_or },
+  [DG_BIN_XOR] = { term_bxor, .fb = bool_xor },
+  [DG_BIN_EQ] = { .cmp = 1 + TERM_CMP_EQ }, [DG_BIN_NE] = { .cmp = 1 + TERM_CMP_NE },
+  [DG_BIN_LT] = { .cmp = 1 + TERM_CMP_LT }, [DG_BIN_LE] = { .cmp = 1 + TERM_CMP_LE },
+  [DG_BIN_GT] = { .cmp = 1 + TERM_CMP_GT }, [DG_BIN_GE] = { .cmp = 1 + TERM_CMP_GE },
+};
+
 static ival binary(inv *I, const dg_expr *e)
 {
   term_ctx *tc = I->tc;
@@ -134,40 +152,34 @@ static ival binary(inv *I, const dg_expr *e)
     bool pa = e->a->type->kind == DG_TY_PTR;
     return ptr_add(I, ev(I, pa ? e->a : e->b), pa ? e->a : e->b, pa ? e->b : e->a, false);
   }
-  if (e->op == DG_BIN_PTRDIFF) return fail(I, "a pointer difference");
+  if (e->op <= DG_BIN_NONE || e->op >= DG_BIN__COUNT) return fail(I, "an operator the inversion does not model");
   ival a = as_int(I, e->a);
   if (a.kind == V_FAIL) return a;
   ival b = as_int(I, e->b);
   if (b.kind == V_FAIL) return b;
   bool sg = dg_type_is_signed(e->a->type);
-  dg_term x = a.t, y = b.t, r;
+  dg_term x = a.t, y = b.t;
   int64_t k;
+  bool shift = e->op == DG_BIN_SHL || e->op == DG_BIN_SHR, konst = term_const_int(tc, y, &k);
   /* where C leaves it undefined (a shift past the width, a division by zero) the
    * engine and the terms need not agree: only constant shifts and divisors */
-  bool konst = term_const_int(tc, y, &k);
-  if ((e->op == DG_BIN_SHL || e->op == DG_BIN_SHR) && (!konst || k < 0 || k >= term_sort_bits(term_sort_of(tc, x))))
+  if (shift && (!konst || k < 0 || k >= term_sort_bits(term_sort_of(tc, x))))
     return fail(I, "a shift by a non-constant amount");
+  if (shift) y = term_int(tc, term_sort_of(tc, x), k);   /* C does not convert a shift's amount */
   if ((e->op == DG_BIN_DIV || e->op == DG_BIN_MOD) && (!konst || k <= 0))
     return fail(I, "a division by a non-constant or non-positive divisor");
-  switch (e->op) {
-  case DG_BIN_ADD: r = term_add(tc, x, y); break;
-  case DG_BIN_SUB: r = term_sub(tc, x, y); break;
-  case DG_BIN_MUL: r = term_mul(tc, x, y); break;
-  case DG_BIN_DIV: r = term_idiv(tc, x, y, sg); break;
-  case DG_BIN_MOD: r = term_irem(tc, x, y, sg); break;
-  case DG_BIN_SHL: r = term_shl(tc, x, y); break;
-  case DG_BIN_SHR: r = term_shr(tc, x, y, sg); break;
-  case DG_BIN_AND: r = term_sort_of(tc, x) == TERM_S_BOOL ? term_and(tc, x, y) : term_band(tc, x, y); break;
-  case DG_BIN_OR: r = term_sort_of(tc, x) == TERM_S_BOOL ? term_or(tc, x, y) : term_bor(tc, x, y); break;
-  case DG_BIN_XOR: r = term_sort_of(tc, x) == TERM_S_BOOL ? term_not(tc, term_eq(tc, x, y)) : term_bxor(tc, x, y); break;
-  case DG_BIN_EQ: r = term_icmp(tc, TERM_CMP_EQ, x, y, sg); break;
-  case DG_BIN_NE: r = term_icmp(tc, TERM_CMP_NE, x, y, sg); break;
-  case DG_BIN_LT: r = term_icmp(tc, TERM_CMP_LT, x, y, sg); break;
-  case DG_BIN_LE: r = term_icmp(tc, TERM_CMP_LE, x, y, sg); break;
-  case DG_BIN_GT: r = term_icmp(tc, TERM_CMP_GT, x, y, sg); break;
-  case DG_BIN_GE: r = term_icmp(tc, TERM_CMP_GE, x, y, sg); break;
-  default: return fail(I, "an operator the inversion does not model");
+  bool isbool = term_sort_of(tc, x) == TERM_S_BOOL;
+  if (term_sort_of(tc, y) != term_sort_of(tc, x)) return fail(I, "operands of two widths");
+  const bin_op *o = &bin_tab[e->op];
+  dg_term r = TERM_NONE;
+  if (o->cmp) {
+    if (!isbool || o->cmp - 1 == TERM_CMP_EQ || o->cmp - 1 == TERM_CMP_NE) r = term_icmp(tc, (term_cmpop)(o->cmp - 1), x, y, sg);
+  } else if (isbool) {
+    if (o->fb) r = o->fb(tc, x, y);
+  } else {
+    r = o->f ? o->f(tc, x, y) : o->fs ? o->fs(tc, x, y, sg) : TERM_NONE;
   }
+  if (!r) return fail(I, "an operator the inversion does not model");
   return (ival){ V_INT, r, -1 };
 }
 
@@ -349,11 +361,60 @@ static dg_term free_var(term_ctx *tc, const char *name, int d)
   return v;
 }
 
+/* The two queries over every thread of the grid: a thread whose store may
+ * overlap L, then any other. NULL with (block, thread) when exactly one. */
+static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, int64_t *thread)
+{
+  term_ctx *tc = I->tc;
+  dg_term any = term_false(tc), in = term_true(tc);
+  for (size_t i = 0; i < I->hits.n; i++) any = term_or(tc, any, I->hits.v[i]);
+  for (int d = 0; d < 3; d++) {
+    uint32_t g = L->grid[d] ? L->grid[d] : 1, b = L->block[d] ? L->block[d] : 1;
+    in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I->bid[d], term_int(tc, TERM_S_I32, g), false));
+    in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I->tid[d], term_int(tc, TERM_S_I32, b), false));
+  }
+  smt_opts so = { .timeout_ms = 5000 };
+  if (I->c->deadline > 0) {
+    double left = (I->c->deadline - dg_now()) * 1000;
+    so.timeout_ms = left < 1 ? 1 : left < so.timeout_ms ? (unsigned)left : so.timeout_ms;
+  }
+  smt_solver *s = smt_new(tc, &so);
+  smt_assume(s, in);
+  smt_result r;
+  smt_verdict v = smt_sat(s, any, &r);
+  uint32_t bv[3] = {0}, tv[3] = {0};
+  for (size_t i = 0; v == SMT_SAT && i < r.nmodel; i++)
+    for (int d = 0; d < 3; d++) {
+      if (r.model[i].var == I->bid[d]) bv[d] = (uint32_t)r.model[i].value.i;
+      if (r.model[i].var == I->tid[d]) tv[d] = (uint32_t)r.model[i].value.i;
+    }
+  smt_result_free(&r);
+  const char *why = v == SMT_UNSAT ? "no thread's store address reaches the element" : "the solver gave no writer";
+  if (v == SMT_SAT) {   /* any other thread? */
+    dg_term other = term_false(tc);
+    for (int d = 0; d < 3; d++) {
+      other = term_or(tc, other, term_not(tc, term_eq(tc, I->bid[d], term_int(tc, TERM_S_I32, bv[d]))));
+      other = term_or(tc, other, term_not(tc, term_eq(tc, I->tid[d], term_int(tc, TERM_S_I32, tv[d]))));
+    }
+    v = smt_sat(s, term_and(tc, any, other), &r);
+    smt_result_free(&r);
+    why = v == SMT_SAT ? "several threads may store into the element" : "the solver did not rule out other writers";
+    if (v == SMT_UNSAT) {
+      int64_t gx = L->grid[0] ? L->grid[0] : 1, gy = L->grid[1] ? L->grid[1] : 1;
+      int64_t bx = L->block[0] ? L->block[0] : 1, by = L->block[1] ? L->block[1] : 1;
+      *block = bv[0] + gx * (bv[1] + gy * (int64_t)bv[2]);
+      *thread = tv[0] + bx * (tv[1] + by * (int64_t)tv[2]);
+      why = NULL;
+    }
+  }
+  smt_free(s);
+  return why;
+}
+
 bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why)
 {
   inv I = { .c = c, .f = c->k->kern.v[li], .l = c->p->launches.v[li], .li = li, .L = *L };
   const dg_func *f = I.f;
-  *why = NULL;
   I.tc = term_ctx_new(TERM_MODEL_REAL);
   int ns = f->nslots > 0 ? f->nslots : 1;
   I.assigns = dg_calloc((size_t)ns, sizeof *I.assigns);
@@ -364,59 +425,8 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   for (int d = 0; d < 3; d++) I.bid[d] = free_var(I.tc, "blockIdx", d), I.tid[d] = free_var(I.tc, "threadIdx", d);
   walk_s(&I, f->body, true, term_true(I.tc));
   walk_s(&I, f->body, false, term_true(I.tc));
-  bool found = false;
   if (!I.why && !I.hits.n) I.why = "no store into the output";
-  if (!I.why) {
-    term_ctx *tc = I.tc;
-    dg_term any = term_false(tc), in = term_true(tc);
-    for (size_t i = 0; i < I.hits.n; i++) any = term_or(tc, any, I.hits.v[i]);
-    for (int d = 0; d < 3; d++) {
-      uint32_t g = L->grid[d] ? L->grid[d] : 1, b = L->block[d] ? L->block[d] : 1;
-      in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I.bid[d], term_int(tc, TERM_S_I32, g), false));
-      in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I.tid[d], term_int(tc, TERM_S_I32, b), false));
-    }
-    smt_opts so = { .timeout_ms = 5000 };
-    if (c->deadline > 0) {
-      double left = (c->deadline - dg_now()) * 1000;
-      so.timeout_ms = left < 1 ? 1 : left < so.timeout_ms ? (unsigned)left : so.timeout_ms;
-    }
-    smt_solver *s = smt_new(tc, &so);
-    smt_assume(s, in);
-    smt_result r;
-    smt_verdict v = smt_sat(s, any, &r);
-    uint32_t bv[3] = {0}, tv[3] = {0};
-    if (v == SMT_SAT) {
-      for (size_t i = 0; i < r.nmodel; i++)
-        for (int d = 0; d < 3; d++) {
-          if (r.model[i].var == I.bid[d]) bv[d] = (uint32_t)r.model[i].value.i;
-          if (r.model[i].var == I.tid[d]) tv[d] = (uint32_t)r.model[i].value.i;
-        }
-    } else {
-      *why = v == SMT_UNSAT ? "no thread's store address reaches the element" : "the solver gave no writer";
-    }
-    smt_result_free(&r);
-    if (v == SMT_SAT) {   /* any other thread? */
-      dg_term other = term_false(tc);
-      for (int d = 0; d < 3; d++) {
-        other = term_or(tc, other, term_not(tc, term_eq(tc, I.bid[d], term_int(tc, TERM_S_I32, bv[d]))));
-        other = term_or(tc, other, term_not(tc, term_eq(tc, I.tid[d], term_int(tc, TERM_S_I32, tv[d]))));
-      }
-      v = smt_sat(s, term_and(tc, any, other), &r);
-      smt_result_free(&r);
-      if (v == SMT_UNSAT) {
-        int64_t gx = L->grid[0] ? L->grid[0] : 1, gy = L->grid[1] ? L->grid[1] : 1;
-        int64_t bx = L->block[0] ? L->block[0] : 1, by = L->block[1] ? L->block[1] : 1;
-        *block = bv[0] + gx * (bv[1] + gy * (int64_t)bv[2]);
-        *thread = tv[0] + bx * (tv[1] + by * (int64_t)tv[2]);
-        found = true;
-      } else {
-        *why = v == SMT_SAT ? "several threads may store into the element" : "the solver did not rule out other writers";
-      }
-    }
-    smt_free(s);
-  } else {
-    *why = I.why;
-  }
+  *why = I.why ? I.why : solve_writer(&I, L, block, thread);
   free(I.assigns);
   free(I.decls);
   free(I.init);
@@ -424,5 +434,5 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   free(I.done);
   dg_vec_free(&I.hits);
   term_ctx_free(I.tc);
-  return found;
+  return !*why;
 }
