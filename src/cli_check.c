@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cli_load.h"
 #include "check.h"
+#include "check_inst.h"
 #include "lua_spec.h"
 #include "gpu_run.h"
 #include <inttypes.h>
@@ -157,66 +158,36 @@ static void auto_locs(const dg_problem *p, uint64_t seed, locvec *out)
   free(cl);
 }
 
-/* Instances past the spec's sizes, for --auto when those show nothing:
- * first boundary ones (check_boundary_sizes: one size at spec + 1, 1,
- * spec - 1), then huge ones (check_huge.c: an input past 2^31 elements);
- * at each, the tails (check_tail_locs). loc.inst k is sizes[k - 1]. */
-#define MAX_BOUNDARY 6
-#define MAX_HUGE 4
-typedef struct {
-  int64_t *sizes;          /* (MAX_BOUNDARY + MAX_HUGE) * p->sizes.n */
-  bool huge[MAX_BOUNDARY + MAX_HUGE];
-  int n, stage;            /* stage: 0 none added, 1 boundary ones, 2 huge ones too */
-} instances;
-
-/* Adds the next stage's instances and their elements; false when none is left. */
-static bool more_instances(const dg_problem *p, const emu_kernels *k, instances *in, locvec *out)
+/* --auto goes on, when the spec's sizes show nothing, to boundary then huge
+ * instances (check_inst.h); loc.inst k is the engine's instance k. */
+static bool more_instances(dg_problem *p, const emu_kernels *k, check_insts *in, locvec *out)
 {
-  size_t ns = p->sizes.n;
-  if (!in->sizes) in->sizes = dg_malloc(sizeof *in->sizes * (ns + 1) * (MAX_BOUNDARY + MAX_HUGE));
-  while (in->stage < 2) {
-    bool huge = in->stage++ == 1;
-    int first = in->n;
-    in->n += huge ? check_huge_sizes(p, k, in->sizes + (size_t)in->n * ns, MAX_HUGE)
-                  : check_boundary_sizes(p, in->sizes + (size_t)in->n * ns, MAX_BOUNDARY);
-    size_t before = out->n;
-    for (int j = first; j < in->n; j++) {
-      in->huge[j] = huge;
-      check_loc *cl;
-      size_t nl = check_tail_locs(p, in->sizes + (size_t)j * ns, &cl);
-      for (size_t i = 0; i < nl; i++) {
-        loc l = { cl[i].tensor, {0}, cl[i].rank, j + 1 };
-        memcpy(l.idx, cl[i].idx, sizeof l.idx);
-        add_loc(out, l);
-      }
-      free(cl);
-    }
-    if (out->n > before) return true;
+  check_iloc *il;
+  size_t n = check_insts_next(p, k, in, &il);
+  for (size_t i = 0; i < n; i++) {
+    loc l = { il[i].at.tensor, {0}, il[i].at.rank, il[i].inst };
+    memcpy(l.idx, il[i].at.idx, sizeof l.idx);
+    add_loc(out, l);
   }
-  return false;
+  free(il);
+  return n > 0;
 }
 
-/* Sets the problem's sizes to instance inst (0: spec) and says so in text
- * output: the command line that checks this element alone. */
-static void use_instance(dg_problem *p, const int64_t *spec, const instances *in, const loc *l,
-                         const char *problem, bool say)
+/* Sets the problem's sizes to l's instance and says so in text output: the
+ * command line that checks this element alone. */
+static void use_instance(dg_problem *p, const check_insts *in, const loc *l, const char *problem, bool say)
 {
-  size_t ns = p->sizes.n;
-  const int64_t *sz = l->inst ? in->sizes + (size_t)(l->inst - 1) * ns : spec;
-  for (size_t i = 0; i < ns; i++) p->sizes.v[i].value = sz[i];
+  check_insts_use(p, in, l->inst);
   if (!say || !l->inst) return;
-  if (in->huge[l->inst - 1]) {
-    printf("no finding at the spec's sizes; a huge instance (an input past 2^31 elements): dirigo check %s", problem);
-  } else {
-    printf("no finding at the spec's sizes; a boundary instance (");
-    for (size_t i = 0, said = 0; i < ns; i++)
-      if (sz[i] != spec[i]) printf("%s%s=%" PRId64 " for %" PRId64, said++ ? ", " : "", p->sizes.v[i].name, sz[i], spec[i]);
-    printf("): dirigo check %s", problem);
-  }
-  for (size_t i = 0; i < ns; i++) printf(" --size %s=%" PRId64, p->sizes.v[i].name, sz[i]);
-  printf(" --at ");
-  for (int i = 0; i < l->rank; i++) printf("%s%" PRId64, i ? "," : "", l->idx[i]);
-  printf("\n");
+  check_iloc il = { { l->t, l->rank, {0} }, l->inst };
+  memcpy(il.at.idx, l->idx, sizeof il.at.idx);
+  dg_buf b = {0};
+  dg_buf_puts(&b, "no finding at the spec's sizes; ");
+  check_insts_describe(&b, p, in, l->inst);
+  dg_buf_puts(&b, ": ");
+  check_insts_command(&b, p, problem, in, &il);
+  printf("%s\n", b.s);
+  dg_buf_free(&b);
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
@@ -356,9 +327,7 @@ int cli_check(int argc, char **argv)
   DG_VEC(check_result) res = {0};
   bool findings = false, errors = false;
   double t0 = dg_now();
-  int64_t *spec = dg_malloc(sizeof *spec * (L.p->sizes.n + 1));
-  instances inst = {0};
-  dg_problem_default_sizes(L.p, spec);
+  check_insts inst = {0};
   if (a.json) printf("[");
   for (size_t i = 0; i < locs.n; i++) {
     if (a.autoloc && i > 0 && dg_now() - t0 > a.budget) {
@@ -368,7 +337,7 @@ int cli_check(int argc, char **argv)
     check_result r;
     if (a.autoloc) o.budget_s = a.budget - (dg_now() - t0);   /* > 0 here; a query stops at it */
     if (locs.v[i].inst != (i ? locs.v[i - 1].inst : 0))
-      use_instance(L.p, spec, &inst, &locs.v[i], a.problem, !a.json && !a.sarif);
+      use_instance(L.p, &inst, &locs.v[i], a.problem, !a.json && !a.sarif);
     check_element(L.p, &L.k, locs.v[i].t, locs.v[i].idx, locs.v[i].rank, &o, &r);
     if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 0) {
       gpu_state = -1;
@@ -408,7 +377,7 @@ int cli_check(int argc, char **argv)
     if (a.autoloc && (check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR)) break;
     if (a.autoloc && i + 1 == locs.n) more_instances(L.p, &L.k, &inst, &locs);   /* nothing found: other sizes */
   }
-  free(spec), free(inst.sizes);
+  check_insts_free(&inst);
   if (a.json) printf("\n]\n");
   if (a.sarif) {
     dg_buf s = {0};

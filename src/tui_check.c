@@ -1,6 +1,8 @@
 /* tui_check.c — 'c' / ':check' (the symbolic check of the element selected
  * in the picker, check.h), 'A' / ':auto' (check --auto: corners, tails, block
- * boundaries and a few random elements, stopping at the first finding) and
+ * boundaries and a few random elements, stopping at the first finding; when
+ * the spec's sizes show nothing, on to the boundary then huge instances of
+ * check_inst.h, as `dirigo check --auto` does) and
  * 'r' / ':replay' (the witness of the selected element's last check, replayed
  * on the emulator). Each runs in a child (tui_job.c) that sends back, per
  * checked element, a "check" record and its "ck.*" parts: verdict, summary,
@@ -10,6 +12,7 @@
  * keeps the record for the teaching tabs (tui_teach.c). */
 #include "tui.h"
 #include "check.h"
+#include "check_inst.h"
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +28,14 @@ static const tui_cell_state verdict_cell[CHECK__COUNT] = {
 };
 
 #define CHECK_LIMIT_S 120.0          /* a job's time limit: the solver's 10 s and more */
-#define AUTO_BUDGET_S 60.0           /* --auto stops starting checks after this */
+#define AUTO_BUDGET_S 60.0           /* --auto stops starting checks after this (all instances) */
 #define SMTLIB_MAX (64 * 1024)       /* the SMT-LIB text kept for the smt-lib tab */
 #define STEPS_MAX (256 * 1024)       /* the steps text kept for the steps tab */
 
 enum { MODE_CHECK, MODE_AUTO, MODE_REPLAY };
 
-typedef struct { int mt, t, rank; int64_t idx[TUI_MAX_DIMS]; } loc;
+/* inst: 0 the spec's sizes (the picker's), k > 0 check_inst.h's instance k */
+typedef struct { int mt, t, rank; int64_t idx[TUI_MAX_DIMS]; int inst; } loc;
 
 typedef struct {
   int mode;
@@ -42,8 +46,10 @@ typedef struct {
   tui_check_info cur;
   bool have_cur, stop;
   tui_cell_state cur_state;
+  char *cur_inst;            /* the element being received is at another instance: what to say */
   dg_buf overview;           /* AUTO: one line per element */
-  int nchecked, nequiv;
+  int nchecked, nequiv, ninst, nfound;   /* ninst: of nchecked, those at other instances */
+  bool inst_finding;         /* AUTO: the finding is at another instance */
 } cjob;
 
 static void cjob_free(void *ud)
@@ -52,6 +58,7 @@ static void cjob_free(void *ud)
   dg_vec_free(&j->locs);
   free(j->witness);
   free(j->elem);
+  free(j->cur_inst);
   tui_check_info_free(&j->cur);
   dg_buf_free(&j->overview);
   free(j);
@@ -72,7 +79,7 @@ static bool in_source(tui_app *a, const dg_srcmgr *sm, dg_span s)
   return s.file && a->source && !strcmp(dg_srcmgr_path(sm, s.file), a->source);
 }
 
-static void describe(tui_app *a, const emu_kernels *k, const check_result *r, const char *wpath, dg_buf *b)
+static void describe(tui_app *a, const emu_kernels *k, const check_result *r, const char *wpath, bool inst, dg_buf *b)
 {
   const dg_problem *p = a->problem;
   dg_buf_printf(b, "%s  ", check_verdict_name(r->verdict));
@@ -93,7 +100,9 @@ static void describe(tui_app *a, const emu_kernels *k, const check_result *r, co
       dg_buf_printf(b, "%s%s=%" PRId64, i ? ", " : "", p->sizes.v[i].name, r->sizes[i]);
     dg_buf_printf(b, " (seed %" PRIu64 ")\n", r->seed);
   }
-  if (wpath) dg_buf_printf(b, "witness file %s (r replays it)\n", wpath);
+  if (wpath && inst)      /* r replays the picker's element's record: this one is not on the picker */
+    dg_buf_printf(b, "witness file %s (dirigo replay %s %s replays it)\n", wpath, a->path ? a->path : "PROBLEM", wpath);
+  else if (wpath) dg_buf_printf(b, "witness file %s (r replays it)\n", wpath);
   if (r->writer_launch >= 0 && r->nslice)
     dg_buf_printf(b, "written by block %" PRId64 " thread %" PRId64 " of launch %d; %zu lines fed it\n",
                   r->writer_block, r->writer_thread, r->writer_launch + 1, r->nslice);
@@ -133,10 +142,12 @@ static void send2(const char *tag, const char *a, const char *b)
   tui_job_send(f, 3);
 }
 
-static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const check_result *r)
+/* inst: for an element at another instance, what the result pane says of it
+ * (sizes and the command line that replays it); NULL at the spec's sizes. */
+static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const check_result *r, const char *inst)
 {
   char flat[24], state[8];
-  int64_t off = tui_tensor_offset(&a->model.tensors.v[l->mt], l->idx);
+  int64_t off = inst ? -1 : tui_tensor_offset(&a->model.tensors.v[l->mt], l->idx);
   snprintf(flat, sizeof flat, "%" PRId64, off);
   snprintf(state, sizeof state, "%d", (unsigned)r->verdict < CHECK__COUNT ? (int)r->verdict : (int)CHECK_ERROR);
   dg_buf elem = {0};
@@ -145,9 +156,10 @@ static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const ch
   snprintf(mt, sizeof mt, "%d", l->mt);
   const char *f[5] = { "check", mt, flat, state, elem.s };
   tui_job_send(f, 5);
+  if (inst) tui_job_sendf("ck.inst", "%s", inst);
   char *wpath = r->verdict == CHECK_BUG && r->inputs ? save_witness(a, r) : NULL;
   dg_buf b = {0};
-  describe(a, k, r, wpath, &b);
+  describe(a, k, r, wpath, inst != NULL, &b);
   tui_job_sendf("ck.summary", "%s", b.s);
   if (wpath) tui_job_sendf("ck.witness", "%s", wpath);
   free(wpath);
@@ -200,7 +212,7 @@ static void send_result(tui_app *a, const emu_kernels *k, const loc *l, const ch
   dg_buf_free(&elem);
 }
 
-typedef struct { const char *elem; int64_t i, n; } phase_ud;
+typedef struct { const char *elem, *inst; int64_t i, n; } phase_ud;   /* inst: "N=1001" or NULL */
 
 static void on_phase(void *ud, const char *phase)
 {
@@ -209,7 +221,8 @@ static void on_phase(void *ud, const char *phase)
   int64_t k = 0;
   for (int i = 0; i < 3; i++)
     if (!strcmp(order[i], phase)) k = i;
-  char *what = ph->n > 1 ? dg_printf("%s %s", ph->elem, phase) : dg_strdup(phase);
+  char *what = ph->inst ? dg_printf("at %s: %s %s", ph->inst, ph->elem, phase)
+               : ph->n > 1 ? dg_printf("%s %s", ph->elem, phase) : dg_strdup(phase);
   tui_job_progress(ph->i * 3 + k, ph->n * 3, what);
   free(what);
 }
@@ -217,7 +230,8 @@ static void on_phase(void *ud, const char *phase)
 static void add_loc(cjob *j, loc l)
 {
   for (size_t i = 0; i < j->locs.n; i++)
-    if (j->locs.v[i].t == l.t && !memcmp(j->locs.v[i].idx, l.idx, sizeof l.idx)) return;
+    if (j->locs.v[i].t == l.t && j->locs.v[i].inst == l.inst && !memcmp(j->locs.v[i].idx, l.idx, sizeof l.idx))
+      return;
   dg_vec_push(&j->locs, l);
 }
 
@@ -230,11 +244,47 @@ static void auto_locs(tui_app *a, cjob *j)
   for (size_t i = 0; i < n; i++) {
     int mt = model_tensor(a, cl[i].tensor);
     if (mt < 0 || cl[i].rank > TUI_MAX_DIMS) continue;
-    loc l = { mt, cl[i].tensor, cl[i].rank, {0} };
+    loc l = { mt, cl[i].tensor, cl[i].rank, {0}, 0 };
     memcpy(l.idx, cl[i].idx, sizeof *l.idx * (size_t)cl[i].rank);
     add_loc(j, l);
   }
   free(cl);
+}
+
+/* The spec's elements showed nothing: the next stage of instances
+ * (check_insts_next), those elements of the outputs the picker shows. */
+static bool more_locs(tui_app *a, cjob *j, const emu_kernels *k, check_insts *in)
+{
+  check_iloc *il;
+  size_t n = check_insts_next(a->problem, k, in, &il), before = j->locs.n;
+  for (size_t i = 0; i < n; i++) {
+    int mt = model_tensor(a, il[i].at.tensor);
+    if (mt < 0 || il[i].at.rank > TUI_MAX_DIMS) continue;
+    loc l = { mt, il[i].at.tensor, il[i].at.rank, {0}, il[i].inst };
+    memcpy(l.idx, il[i].at.idx, sizeof *l.idx * (size_t)il[i].at.rank);
+    add_loc(j, l);
+  }
+  free(il);
+  return j->locs.n > before;
+}
+
+/* The problem's sizes go to l's instance; an element there is described by
+ * its instance, its sizes and the command line that replays it (*say; the
+ * sizes alone in *sizes, for the progress line). */
+static void use_instance(tui_app *a, const check_insts *in, const loc *l, char **say, char **sizes)
+{
+  check_insts_use(a->problem, in, l->inst);
+  if (!l->inst) return;
+  check_iloc il = { { l->t, l->rank, {0} }, l->inst };
+  memcpy(il.at.idx, l->idx, sizeof *l->idx * (size_t)l->rank);
+  dg_buf b = {0};
+  check_insts_format_sizes(&b, a->problem, in, l->inst);
+  *sizes = dg_buf_take(&b);
+  dg_buf_puts(&b, "no finding at the spec's sizes; ");
+  check_insts_describe(&b, a->problem, in, l->inst);
+  dg_buf_printf(&b, ", at %s\nreplay: ", *sizes);
+  check_insts_command(&b, a->problem, a->path ? a->path : "PROBLEM", in, &il);
+  *say = dg_buf_take(&b);
 }
 
 static bool load_kernels(tui_app *a, emu_kernels *k)
@@ -270,7 +320,7 @@ static void child_replay(tui_app *a, cjob *j, const emu_kernels *k)
   dg_buf b = {0};
   dg_buf_printf(&b, "replay of %s:\n", j->witness);
   if (r.verdict == CHECK_BUG) dg_buf_puts(&b, "the element still differs: ");
-  describe(a, k, &r, NULL, &b);
+  describe(a, k, &r, NULL, false, &b);
   tui_job_sendf("result", "%s", b.s);
   dg_buf_free(&b);
   check_result_free(&r);
@@ -286,27 +336,49 @@ static void child(tui_app *a, void *ud)
     emu_kernels_free(&k);
     return;
   }
-  if (j->mode == MODE_AUTO) auto_locs(a, j);
+  bool autoloc = j->mode == MODE_AUTO;
+  if (autoloc) auto_locs(a, j);
+  check_insts in = {0};
+  bool stopped = false;
   double t0 = dg_now();
-  for (size_t i = 0; i < j->locs.n; i++) {
-    if (j->mode == MODE_AUTO && i > 0 && dg_now() - t0 > AUTO_BUDGET_S) {
+  /* A: when every element so far is equivalent, the next stage of instances */
+  for (size_t i = 0; i < j->locs.n || (autoloc && more_locs(a, j, &k, &in)); i++) {
+    if (autoloc && i > 0 && dg_now() - t0 > AUTO_BUDGET_S) {
       tui_job_sendf("note", "budget of %.0f s spent: %zu of %zu elements checked", AUTO_BUDGET_S, i, j->locs.n);
+      stopped = true;
       break;
     }
     const loc *l = &j->locs.v[i];
+    char *say = NULL, *sizes = NULL;
+    use_instance(a, &in, l, &say, &sizes);
+    if (l->inst && l->inst != (i ? j->locs.v[i - 1].inst : 0)) {   /* a new instance: a line in the overview */
+      dg_buf b = {0};
+      check_insts_describe(&b, a->problem, &in, l->inst);
+      tui_job_sendf("note", "no finding so far; %s:", b.s);
+      dg_buf_free(&b);
+    }
     dg_buf elem = {0};
     check_format_elem(&elem, a->problem, l->t, l->idx, l->rank);
-    phase_ud ph = { elem.s, (int64_t)i, (int64_t)j->locs.n };
+    phase_ud ph = { elem.s, sizes, (int64_t)i, (int64_t)j->locs.n };
     check_opts o = { .timeout_s = 10, .want_smtlib = true, .want_steps = true, .phase = on_phase, .phase_ud = &ph };
+    if (autoloc) o.budget_s = AUTO_BUDGET_S - (dg_now() - t0);   /* as --budget: a query stops at it */
+    if (autoloc && o.budget_s < 1) o.budget_s = 1;
     check_result r;
     memset(&r, 0, sizeof r);
     check_element(a->problem, &k, l->t, l->idx, l->rank, &o, &r);
-    send_result(a, &k, l, &r);
-    bool stop = r.verdict != CHECK_EQUIVALENT && r.verdict != CHECK_UNCHECKED;
+    send_result(a, &k, l, &r, say);
+    /* A stops at the first finding, as --auto; an unknown element says
+     * nothing of the next one (a bug at a tail element must still be
+     * reached); c and r check one element anyway */
+    bool stop = check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR;
     check_result_free(&r);
     dg_buf_free(&elem);
-    if (stop) break;
+    free(say), free(sizes);
+    if ((stopped = stop)) break;
   }
+  if (autoloc && !stopped && !in.n)
+    tui_job_sendf("note", "no boundary or huge instance past the spec's sizes to go on to");
+  check_insts_free(&in);
   emu_kernels_free(&k);
 }
 
@@ -320,18 +392,15 @@ static void flat_index(const tui_tensor *x, int64_t flat, int64_t *idx)
   }
 }
 
-/* The element's record is complete: cell, marks, result pane, teaching tabs. */
-static void apply_check(tui_app *a, cjob *j)
+static int verdict_of(const char *name)
 {
-  tui_check_info *ci = &j->cur;
-  if (ci->tensor < 0 || (size_t)ci->tensor >= a->model.tensors.n) return;
-  tui_tensor *x = &a->model.tensors.v[ci->tensor];
-  int64_t idx[TUI_MAX_DIMS] = {0};
-  flat_index(x, ci->flat, idx);
-  int v = -1;
   for (int i = 0; i < CHECK__COUNT; i++)
-    if (!strcmp(ci->verdict, check_verdict_name((check_verdict)i))) v = i;
-  if (v >= 0 && v != CHECK_ERROR) tui_tensor_set_state(x, idx, verdict_cell[v]);
+    if (!strcmp(name, check_verdict_name((check_verdict)i))) return i;
+  return -1;
+}
+
+static void mark_source(tui_app *a, const tui_check_info *ci)
+{
   tui_model_clear_marks(&a->model);
   DG_VEC(uint32_t) fed = {0};
   for (size_t i = 0; i < ci->slice.n; i++)
@@ -340,9 +409,54 @@ static void apply_check(tui_app *a, cjob *j)
   dg_vec_free(&fed);
   for (size_t i = 0; i < ci->faults.n; i++) tui_model_mark_fault(&a->model, ci->faults.v[i].line, ci->faults.v[i].label);
   if (a->model.faults.n) tui_source_goto(a, a->model.faults.v[0].line);   /* show the fault */
+}
+
+/* An element at another instance (A past the spec's sizes): its shape is not
+ * the picker's, so no cell and no record for the teaching tabs; the marks
+ * and the result pane say it, with the sizes and the line that replays it. */
+static void apply_inst(tui_app *a, cjob *j)
+{
+  tui_check_info *ci = &j->cur;
+  int v = verdict_of(ci->verdict);
+  mark_source(a, ci);
+  j->nchecked++, j->ninst++;
+  if (v == CHECK_EQUIVALENT) j->nequiv++;
+  if (v >= 0 && check_verdict_is_finding((check_verdict)v)) j->inst_finding = true, j->nfound++;
+  dg_buf_printf(&j->overview, "%-10s %s\n", ci->verdict, ci->elem);
+  dg_buf b = {0};
+  dg_buf_printf(&b, "%s\n(the picker stays on the spec's %s: %s is at other sizes)\n%s", j->cur_inst,
+                a->model.tensors.v[ci->tensor].name, ci->elem, ci->summary ? ci->summary : "");
+  tui_model_set_result(&a->model, b.s);
+  dg_buf_free(&b);
+  tui_check_info_free(ci);
+  memset(ci, 0, sizeof *ci);
+  ci->tensor = -1;
+  free(j->cur_inst);
+  j->cur_inst = NULL;
+  j->have_cur = false;
+}
+
+/* The element's record is complete: cell, marks, result pane, teaching tabs. */
+static void apply_check(tui_app *a, cjob *j)
+{
+  tui_check_info *ci = &j->cur;
+  if (ci->tensor < 0 || (size_t)ci->tensor >= a->model.tensors.n) return;
+  if (j->cur_inst) {
+    apply_inst(a, j);
+    return;
+  }
+  tui_tensor *x = &a->model.tensors.v[ci->tensor];
+  int64_t idx[TUI_MAX_DIMS] = {0};
+  flat_index(x, ci->flat, idx);
+  int v = verdict_of(ci->verdict);
+  if (v >= 0 && v != CHECK_ERROR) tui_tensor_set_state(x, idx, verdict_cell[v]);
+  mark_source(a, ci);
   j->nchecked++;
   if (v == CHECK_EQUIVALENT) j->nequiv++;
-  else if (j->mode == MODE_AUTO && v != CHECK_UNCHECKED) tui_picker_select(a, ci->tensor, idx);   /* show the finding */
+  else if (v >= 0 && check_verdict_is_finding((check_verdict)v)) {
+    j->nfound++;
+    if (j->mode == MODE_AUTO) tui_picker_select(a, ci->tensor, idx);   /* show the finding */
+  }
   dg_buf_printf(&j->overview, "%-10s %s\n", ci->verdict, ci->elem);
   tui_model_set_result(&a->model, ci->summary ? ci->summary : "");
   char *verdict = dg_strdup(ci->verdict), *tname = dg_strdup(x->name);
@@ -375,6 +489,8 @@ static void record(tui_app *a, void *ud, char **f, int n)
   else if (!strcmp(f[0], "note") && n >= 2) dg_buf_printf(&j->overview, "%s\n", f[1]);
   else if (!strcmp(f[0], "check") && n >= 5) {
     tui_check_info_free(&j->cur);
+    free(j->cur_inst);
+    j->cur_inst = NULL;
     j->cur.tensor = atoi(f[1]);
     j->cur.flat = strtoll(f[2], NULL, 10);
     int v = atoi(f[3]);
@@ -383,6 +499,10 @@ static void record(tui_app *a, void *ud, char **f, int n)
     j->have_cur = true;
   } else if (!j->have_cur) return;
   else if (!strcmp(f[0], "ck.end")) apply_check(a, j);
+  else if (!strcmp(f[0], "ck.inst") && n >= 2) {
+    free(j->cur_inst);
+    j->cur_inst = dg_strdup(f[1]);
+  }
   else if (!strcmp(f[0], "ck.slice") && n >= 3) {
     tui_slice_line sl = { (uint32_t)strtoul(f[1], NULL, 10), dg_strdup(f[2]) };
     dg_vec_push(&j->cur.slice, sl);
@@ -418,11 +538,18 @@ static void end(tui_app *a, void *ud, const char *failure)
   }
   if (j->mode == MODE_AUTO && j->nchecked) {
     dg_buf b = {0};
-    dg_buf_printf(&b, "check --auto: %d elements checked, %d equivalent%s\n%s", j->nchecked, j->nequiv,
-                  j->nequiv < j->nchecked ? "; stopped at the first finding" : "", j->overview.s);
-    if (j->nequiv == j->nchecked)   /* the screen stays at the spec's sizes; the command line goes on */
-      dg_buf_printf(&b, "(at the spec's sizes only: `dirigo check %s --auto` goes on to boundary sizes "
-                    "(one size at spec + 1, 1, spec - 1) and huge ones)\n", a->path ? a->path : "PROBLEM");
+    if (j->inst_finding)            /* the news first: the pane's top has room for it */
+      dg_buf_printf(&b, "check --auto: a finding at other sizes than the spec's\n%s--\n",
+                    a->model.result ? a->model.result : "");
+    dg_buf_printf(&b, "check --auto: %d elements checked", j->nchecked);
+    if (j->ninst) dg_buf_printf(&b, " (%d at the spec's sizes, %d at other sizes)", j->nchecked - j->ninst, j->ninst);
+    dg_buf_printf(&b, ", %d equivalent%s\n", j->nequiv, j->nfound ? "; stopped at the first finding" : "");
+    dg_buf_puts(&b, j->overview.s);
+    if (j->inst_finding) {
+      tui_app_result(a, b.s);
+      dg_buf_free(&b);
+      return;
+    }
     dg_buf_printf(&b, "--\n%s", a->model.result ? a->model.result : "");
     tui_app_result(a, b.s);
     dg_buf_free(&b);
@@ -445,6 +572,7 @@ static bool need_selection(tui_app *a, const char *what, loc *l)
   tui_tensor *x = &a->model.tensors.v[l->mt];
   l->t = dg_problem_tensor(a->problem, x->name);
   l->rank = x->ndim;
+  l->inst = 0;                         /* the picker's elements are at the spec's sizes */
   memcpy(l->idx, idx, sizeof idx);
   return l->t >= 0;
 }
