@@ -256,15 +256,17 @@ static void auto_locs(tui_app *a, cjob *j)
 static bool more_locs(tui_app *a, cjob *j, const emu_kernels *k, check_insts *in)
 {
   check_iloc *il;
-  size_t n = check_insts_next(a->problem, k, in, &il), before = j->locs.n;
-  for (size_t i = 0; i < n; i++) {
-    int mt = model_tensor(a, il[i].at.tensor);
-    if (mt < 0 || il[i].at.rank > TUI_MAX_DIMS) continue;
-    loc l = { mt, il[i].at.tensor, il[i].at.rank, {0}, il[i].inst };
-    memcpy(l.idx, il[i].at.idx, sizeof *l.idx * (size_t)il[i].at.rank);
-    add_loc(j, l);
+  size_t n, before = j->locs.n;
+  while (j->locs.n == before && (n = check_insts_next(a->problem, k, in, &il))) {
+    for (size_t i = 0; i < n; i++) {
+      int mt = model_tensor(a, il[i].at.tensor);
+      if (mt < 0 || il[i].at.rank > TUI_MAX_DIMS) continue;
+      loc l = { mt, il[i].at.tensor, il[i].at.rank, {0}, il[i].inst };
+      memcpy(l.idx, il[i].at.idx, sizeof *l.idx * (size_t)il[i].at.rank);
+      add_loc(j, l);
+    }
+    free(il);
   }
-  free(il);
   return j->locs.n > before;
 }
 
@@ -341,7 +343,7 @@ static void child(tui_app *a, void *ud)
   check_insts in = {0};
   bool stopped = false;
   double t0 = dg_now();
-  /* A: when every element so far is equivalent, the next stage of instances */
+  /* A: when no element so far is a finding, the next stage of instances */
   for (size_t i = 0; i < j->locs.n || (autoloc && more_locs(a, j, &k, &in)); i++) {
     if (autoloc && i > 0 && dg_now() - t0 > AUTO_BUDGET_S) {
       tui_job_sendf("note", "budget of %.0f s spent: %zu of %zu elements checked", AUTO_BUDGET_S, i, j->locs.n);
@@ -362,7 +364,7 @@ static void child(tui_app *a, void *ud)
     phase_ud ph = { elem.s, sizes, (int64_t)i, (int64_t)j->locs.n };
     check_opts o = { .timeout_s = 10, .want_smtlib = true, .want_steps = true, .phase = on_phase, .phase_ud = &ph };
     if (autoloc) o.budget_s = AUTO_BUDGET_S - (dg_now() - t0);   /* as --budget: a query stops at it */
-    if (autoloc && o.budget_s < 1) o.budget_s = 1;
+    if (autoloc && o.budget_s <= 0) o.budget_s = 0.01;   /* 0 would be no limit */
     check_result r;
     memset(&r, 0, sizeof r);
     check_element(a->problem, &k, l->t, l->idx, l->rank, &o, &r);
