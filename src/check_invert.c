@@ -24,7 +24,8 @@
  * launch's arguments (a tensor argument is its buffer at offset 0), locals
  * declared once with an initialiser and never assigned again (so their value
  * is that expression's, whichever iteration declares them), parameters never
- * assigned, integer arithmetic, comparisons, ?:, casts between integers and
+ * assigned, a for loop's variable changed only by its step (init + k*d for a
+ * free k: every iteration's value; the loop's test joins its body's path), integer arithmetic, comparisons, ?:, casts between integers and
  * between pointers, pointer + integer and a[i] (shifts and divisions by
  * positive constants only: C leaves the rest undefined). A load, a call, an atomic
  * or any other intrinsic taking a pointer, or a store whose target buffer or
@@ -50,6 +51,9 @@ typedef struct {
   int *assigns;            /* per local slot: assignments, DECLs counted apart */
   int *decls;
   const dg_expr **init;    /* per local slot: the DECL's initialiser */
+  const dg_expr **step;    /* per local slot: a for loop's step when the slot is its variable */
+  const dg_expr **stepd;   /* its amount (NULL: 1) */
+  bool *stepdown;          /* subtracted */
   ival *memo;              /* per local slot (kind 0 = V_FAIL: not yet / failed) */
   uint8_t *done;
   DG_VEC(dg_term) hits;    /* per store into the output: "it overlaps L" */
@@ -88,6 +92,28 @@ static ival ptr_add(inv *I, ival p, const dg_expr *pe, const dg_expr *count, boo
   return p;
 }
 
+/* A for loop's variable, declared in its init and changed only by its step
+ * (i++, i--, i += d, i -= d, d built like an address): in any iteration it
+ * is init + k*d for some k (wrapping as the variable's type does), k a free
+ * variable of the loop (every iteration's value, and more) */
+static ival loop_value(inv *I, const dg_var *v, ival init)
+{
+  term_ctx *tc = I->tc;
+  const dg_expr *de = I->stepd[v->slot];
+  term_sort so = isort(v->type);
+  dg_term d = term_int(tc, so, 1);
+  if (de) {
+    ival x = as_int(I, de);
+    if (x.kind != V_INT || term_sort_of(tc, x.t) == TERM_S_BOOL) return x.kind == V_FAIL ? x : fail(I, "a loop step that is not an integer");
+    d = term_convert(tc, x.t, so, dg_type_is_signed(de->type));
+  }
+  term_varinfo vi = { TERM_VAR_FREE, "iteration", v->slot, DG_TY_I64, NULL };
+  dg_term k = term_var(tc, so, &vi), kd = term_mul(tc, k, d);
+  init.t = term_convert(tc, init.t, so, dg_type_is_signed(I->init[v->slot]->type));
+  init.t = I->stepdown[v->slot] ? term_sub(tc, init.t, kd) : term_add(tc, init.t, kd);
+  return init;
+}
+
 static ival var_value(inv *I, const dg_var *v)
 {
   const dg_func *f = I->f;
@@ -119,6 +145,7 @@ static ival var_value(inv *I, const dg_var *v)
   if (I->done[s] == 1) return fail(I, "a recursive definition");
   I->done[s] = 1;
   ival r = ev(I, I->init[s]);
+  if (r.kind == V_INT && I->step[s]) r = loop_value(I, v, r);
   if (r.kind == V_INT && dg_type_is_int(v->type))      /* the declaration converts (st_decl) */
     r.t = term_convert(I->tc, r.t, isort(v->type), dg_type_is_signed(I->init[s]->type));
   else if (r.kind == V_INT) r = fail(I, "a local that is not an integer or a pointer");
@@ -327,6 +354,43 @@ static dg_term try_cond(inv *I, const dg_expr *e)
   return term_convert(I->tc, v.t, TERM_S_BOOL, false);
 }
 
+/* e is v itself, or v converted to an integer type at least as wide */
+static bool is_var_widened(const dg_expr *e, const dg_var *v)
+{
+  if (e->kind == DG_EX_CAST && e->op == DG_CAST_CONVERT && dg_type_is_int(e->type) &&
+      dg_type_size(e->type) >= dg_type_size(v->type))
+    e = e->a;
+  return e->kind == DG_EX_VAR && e->var == v;
+}
+
+/* The variable of `for (T v = init; ...; v++ / v-- / v += d / v -= d)`, also
+ * as the front end lowers a mixed-type `v += d`: v = (T)((U)v + d) with U at
+ * least as wide as T (the same sum modulo 2^bits(T)). *d gets the step
+ * expression (NULL: 1), *down whether it is subtracted. NULL otherwise. */
+static const dg_var *loop_var(const dg_stmt *s, const dg_expr **d, bool *down)
+{
+  const dg_expr *st = s->step;
+  if (!st || !s->init || s->init->kind != DG_ST_DECL || !s->init->var || !s->init->e) return NULL;
+  const dg_var *v = s->init->var;
+  if (v->kind != DG_VAR_LOCAL || v->addr_taken || v->by_ref || !dg_type_is_int(v->type) || v->type->kind == DG_TY_BOOL)
+    return NULL;
+  if ((st->kind != DG_EX_INCDEC && st->kind != DG_EX_ASSIGN) || st->a->kind != DG_EX_VAR || st->a->var != v) return NULL;
+  *d = NULL;
+  *down = st->op == DG_BIN_SUB;
+  if (st->kind == DG_EX_INCDEC) return v;
+  if (st->op == DG_BIN_ADD || st->op == DG_BIN_SUB) return *d = st->b, v;
+  if (st->op != DG_BIN_NONE) return NULL;
+  const dg_expr *b = st->b;
+  if (b->kind == DG_EX_CAST && b->op == DG_CAST_CONVERT && b->type == v->type) b = b->a;
+  if (b->kind != DG_EX_BINARY || (b->op != DG_BIN_ADD && b->op != DG_BIN_SUB) || !dg_type_is_int(b->type) ||
+      dg_type_size(b->type) < dg_type_size(v->type))
+    return NULL;
+  *down = b->op == DG_BIN_SUB;
+  if (is_var_widened(b->a, v)) return *d = b->b, v;
+  if (!*down && is_var_widened(b->b, v)) return *d = b->a, v;
+  return NULL;
+}
+
 static void walk_s(inv *I, const dg_stmt *s, bool count, dg_term path)
 {
   if (!s || I->why) return;
@@ -339,11 +403,21 @@ static void walk_s(inv *I, const dg_stmt *s, bool count, dg_term path)
   }
   walk_e(I, s->e, count, path);
   walk_s(I, s->init, count, path);
-  walk_e(I, s->step, count, path);
-  if (s->kind == DG_ST_IF && !count) {
-    dg_term k = try_cond(I, s->e);
+  const dg_expr *d = NULL;
+  bool down = false;
+  const dg_var *lv = s->kind == DG_ST_FOR ? loop_var(s, &d, &down) : NULL;
+  if (lv && count) {   /* the step is the loop variable's one change: not counted */
+    I->step[lv->slot] = s->step;
+    I->stepd[lv->slot] = d;
+    I->stepdown[lv->slot] = down;
+    walk_e(I, d, count, path);
+  } else {
+    walk_e(I, s->step, count, path);
+  }
+  if ((s->kind == DG_ST_IF || s->kind == DG_ST_FOR) && !count) {
+    dg_term k = s->e ? try_cond(I, s->e) : TERM_NONE;   /* a loop's test holds in its body */
     walk_s(I, s->then, count, k ? term_and(I->tc, path, k) : path);
-    walk_s(I, s->els, count, k ? term_and(I->tc, path, term_not(I->tc, k)) : path);
+    walk_s(I, s->els, count, k && s->kind == DG_ST_IF ? term_and(I->tc, path, term_not(I->tc, k)) : path);
   } else {
     walk_s(I, s->then, count, path);
     walk_s(I, s->els, count, path);
@@ -420,6 +494,9 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   I.assigns = dg_calloc((size_t)ns, sizeof *I.assigns);
   I.decls = dg_calloc((size_t)ns, sizeof *I.decls);
   I.init = dg_calloc((size_t)ns, sizeof *I.init);
+  I.step = dg_calloc((size_t)ns, sizeof *I.step);
+  I.stepd = dg_calloc((size_t)ns, sizeof *I.stepd);
+  I.stepdown = dg_calloc((size_t)ns, sizeof *I.stepdown);
   I.memo = dg_calloc((size_t)ns, sizeof *I.memo);
   I.done = dg_calloc((size_t)ns, 1);
   for (int d = 0; d < 3; d++) I.bid[d] = free_var(I.tc, "blockIdx", d), I.tid[d] = free_var(I.tc, "threadIdx", d);
@@ -430,6 +507,9 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   free(I.assigns);
   free(I.decls);
   free(I.init);
+  free(I.step);
+  free(I.stepd);
+  free(I.stepdown);
   free(I.memo);
   free(I.done);
   dg_vec_free(&I.hits);

@@ -27,6 +27,15 @@ is "$(cat "$rcf")" 1 "cross_entropy_int32, 1 M blocks: the overflow (exit 1)"
 like "$out" "^loss\[4194303\] +out-of-bounds +.*cross_entropy_int32.cu:[0-9]+:[0-9]+: out-of-bounds: load .* at byte -[0-9]+ .*block \(1048575,0,0\)" \
   "out-of-bounds in the writer's block, with the line"
 
+# a grid-stride loop on 65536 blocks: its variable is init + k * stride for a
+# free k, each thread stores twice; y[8388608] is thread 0's second store
+out=$(run_dirigo check "$D/relu_gridstride_big.cu" --at 16777215 --at 8388608 --json --no-journal --no-gpu)
+is "$(cat "$rcf")" 0 "relu_gridstride_big: exit 0"
+like "$out" '"element":"y\[16777215\]".*"verdict":"equivalent".*"writer":\{"launch":0,"block":65535,"thread":127,"inverted":true\}' \
+  "y[16777215]: block 65535 thread 127, by inversion"
+like "$out" '"element":"y\[8388608\]".*"verdict":"equivalent".*"writer":\{"launch":0,"block":0,"thread":0,"inverted":true\}' \
+  "y[8388608]: block 0 thread 0 (its second iteration), by inversion"
+
 # every lane stores y[row]: 32 threads may store there, no claim from the
 # inversion; the search finds the 32 writers, as without it
 out=$(run_dirigo check "$D/rowmax_every_lane.cu" --at 65535 --json --no-journal --no-gpu)
