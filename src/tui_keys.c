@@ -21,7 +21,7 @@ const tui_binding tui_bindings[] = {
   K(GLOBAL, ':', "command", NULL, "command line (:help, :theme NAME, :kernel NAME, :goto LINE, :q)", tui_act_command),
   K(GLOBAL, 'c', "check", "check", "symbolic check of the selected element", tui_act_check),
   K(GLOBAL, 'f', "fuzz", "fuzz", "fuzz campaign on the emulator; heat map in the picker", tui_act_fuzz),
-  K(GLOBAL, 'A', "auto-check", NULL, "check --auto: corners, tails, block boundaries, a few random elements", tui_act_auto),
+  K(GLOBAL, 'A', "auto-check", NULL, "check --auto: corners, tails, block boundaries, a few random elements; then boundary and huge sizes", tui_act_auto),
   K(GLOBAL, 'F', "strategy", NULL, "choose the fuzz strategy f runs (built-in and Lua)", tui_act_strategy),
   K(GLOBAL, 'r', "replay", NULL, "replay the witness of the selected element's last check", tui_act_replay),
   K(GLOBAL, 'x', "cancel", NULL, "cancel the running check / fuzz / replay (also <C-c>)", tui_act_cancel),
