@@ -209,8 +209,9 @@ static void print_line(const dg_problem *p, const check_result *r, const char *w
 static void print_explain(const dg_problem *p, const emu_kernels *k, const check_result *r)
 {
   if (r->writer_launch >= 0)
-    printf("  written by launch %d, block %lld, thread %lld\n", r->writer_launch + 1,
-           (long long)r->writer_block, (long long)r->writer_thread);
+    printf("  written by launch %d, block %lld, thread %lld%s\n", r->writer_launch + 1,
+           (long long)r->writer_block, (long long)r->writer_thread,
+           r->writer_inverted ? " (found by inverting the store address: no other thread may store it)" : "");
   for (size_t t = 0; t < p->tensors.n; t++)
     if (p->tensors.v[t].has_range && p->tensors.v[t].role == DG_TENSOR_INPUT) {
       if (r->ranges_at_top)

@@ -43,4 +43,12 @@ is "$(cat "$rcf")" 0 "rowmax_every_lane: exit 0"
 like "$out" '"writer":\{"launch":0,"block":65535,"thread":[0-9]+\}' "the writer came from the search (not inverted)"
 like "$out" '"verdict":"unknown","reason":"launch 1 needs [0-9]+ symbolic threads .*several writers' \
   "several writers, as the search says"
+
+# --explain says how the writer was found
+out=$(run_dirigo check "$D/relu_gridstride_big.cu" --at 16777215 --explain --no-journal --no-gpu)
+like "$out" "written by launch 1, block 65535, thread 127 \(found by inverting the store address" \
+  "--explain: the writer, found by inversion"
+out=$(run_dirigo check "$D/rowmax_every_lane.cu" --at 65535 --explain --no-journal --no-gpu)
+like "$out" "written by launch 1, block 65535, thread [0-9]+$" "--explain: a writer from the search..."
+ok "! printf '%s' \"\$out\" | grep -q 'found by inverting'" "...says nothing of inversion"
 done_testing
