@@ -57,6 +57,7 @@ static bool same_span(dg_span a, dg_span b) { return a.file == b.file && a.line 
 simt_event *simt_report(simt_x *x, simt_evkind k, dg_span sp, int lane, const char *fmt, ...)
 {
   simt *m = x->m;
+  if (x->pk) simt_pack_abort(x);       /* a packed run reports nothing: the blocks run one by one */
   for (size_t i = 0; i < m->ev.n; i++) {
     simt_event *e = &m->ev.v[i];
     if (e->kind == k && same_span(e->span, sp)) { e->count++; return NULL; }
@@ -275,6 +276,41 @@ static void run_blocks(simt_x *x, const dg_func *k, dom_val **av, const int64_t 
   x->unwind = NULL;
 }
 
+/* The launch's blocks kb at a time as one lane vector (simt_pack.c); false:
+ * the packed run stopped and left memory, counts and events as before the
+ * launch, which then runs block by block. */
+static bool run_packed(simt_x *x, const dg_func *k, dom_val **av, int64_t cnt, int kb)
+{
+  simt *m = x->m;
+  simt_mark mk = simt_mark_get(x);
+  int top0 = x->top;
+  x->pk = simt_pack_new(x);
+  if (setjmp(*simt_pack_jb(x->pk))) {
+    simt_pack_done(x, true);
+    simt_mark_release(x, mk);
+    x->n = x->nb1, x->nwarps = (x->n + 31) / 32;
+    x->all.lo = 0, x->all.hi = x->all.cnt = x->n;
+    x->pvary = 0, x->top = top0, x->fr = NULL, x->brk = x->cont = NULL, x->ncont = 0, x->depth = 0;
+    x->gm = NULL, x->gv = NULL, x->in_atomic = false, x->stop = false, x->lane_ops = 0;
+    x->u_node = x->t_node = NULL, x->uni = x->thin = false;
+    simt_race_drop(x);
+    m->stats.blocks = 0;
+    m->ev.n = 0;
+    return false;
+  }
+  for (int64_t i = 0; i < cnt; i += kb) {
+    int nb = cnt - i < kb ? (int)(cnt - i) : kb;
+    simt_pack_begin(x, i, nb);
+    m->stats.blocks += (uint64_t)nb;
+    run_block(x, k, av, NULL, 0);
+  }
+  simt_pack_done(x, false);
+  x->n = x->nb1, x->nwarps = (x->n + 31) / 32, x->pvary = 0;
+  x->all.lo = 0, x->all.hi = x->all.cnt = x->n;
+  m->stats.packed = (uint64_t)cnt;
+  return true;
+}
+
 simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt_arg *args, int nargs)
 {
   m->err[0] = 0;
@@ -290,34 +326,41 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
     x.bdim[d] = L->block[d] ? L->block[d] : 1;
     x.gdim[d] = L->grid[d] ? L->grid[d] : 1;
   }
-  x.n = (int)(x.bdim[0] * x.bdim[1] * x.bdim[2]);
+  x.n = x.nb1 = (int)(x.bdim[0] * x.bdim[1] * x.bdim[2]);
+  x.kfunc = k;
   x.deadline = L->deadline;
-  x.nwarps = (x.n + 31) / 32;
   x.max_iters = L->max_loop_iters > 0 ? L->max_loop_iters : (1 << 20);
   x.chunks = x.cur = dg_malloc(sizeof *x.chunks + (1u << 20));
   x.chunks->next = NULL, x.chunks->used = 0, x.chunks->size = 1u << 20;
-  for (int d = 0; d < 3; d++) x.tid[d] = dg_malloc(sizeof(int64_t) * (size_t)x.n);
-  for (int i = 0; i < x.n; i++) {
-    x.tid[0][i] = i % x.bdim[0];
-    x.tid[1][i] = i / x.bdim[0] % x.bdim[1];
-    x.tid[2][i] = i / x.bdim[0] / x.bdim[1];
-  }
-  x.live = dg_malloc((size_t)x.n);
-  x.zeros = dg_calloc((size_t)x.n * 16, sizeof *x.zeros);
   x.ident = m->d == dom_concrete();
-  x.all = (msk){ dg_malloc((size_t)x.n), 0, x.n, x.n };
-  memset(x.all.b, 1, (size_t)x.n);
-  x.wsync = dg_calloc((size_t)x.nwarps, sizeof *x.wsync);
-  x.worder = dg_malloc(sizeof(int) * (size_t)x.nwarps);
   if (L->shared_bytes > 0)
     x.extern_buf = simt_buf_add(m, "extern __shared__", NULL, L->shared_bytes, BK_SHARED, false);
   funcvec seen = {0};
   scan_func(&x, k, &seen);
   dg_vec_free(&seen);
   x.top = (int)m->bufs.n;
-
   int64_t nb = (int64_t)x.gdim[0] * x.gdim[1] * x.gdim[2];
   int64_t cnt = L->blocks ? L->nblocks : nb;
+  /* the launch's lane vectors hold a pack's lanes: several blocks' where they pack */
+  int kb = simt_pack_plan(&x, k, L, cnt);
+  x.n = x.ncap = x.nb1 * kb;
+  x.nwarps = (x.n + 31) / 32;
+  for (int d = 0; d < 3; d++) {
+    x.tid[d] = dg_malloc(sizeof(int64_t) * (size_t)x.n);
+    x.pbid[d] = kb > 1 ? dg_malloc(sizeof(int64_t) * (size_t)x.n) : NULL;
+  }
+  for (int i = 0; i < x.n; i++) {
+    int t = i % x.nb1;
+    x.tid[0][i] = t % x.bdim[0];
+    x.tid[1][i] = t / x.bdim[0] % x.bdim[1];
+    x.tid[2][i] = t / x.bdim[0] / x.bdim[1];
+  }
+  x.live = dg_malloc((size_t)x.n);
+  x.zeros = dg_calloc((size_t)x.n * 16, sizeof *x.zeros);
+  x.all = (msk){ dg_malloc((size_t)x.n), 0, x.n, x.n };
+  memset(x.all.b, 1, (size_t)x.n);
+  x.wsync = dg_calloc((size_t)x.nwarps, sizeof *x.wsync);
+  x.worder = dg_malloc(sizeof(int) * (size_t)x.nwarps);
   int64_t *order = dg_malloc(sizeof *order * (size_t)(cnt ? cnt : 1));
   for (int64_t i = 0; i < cnt; i++) order[i] = L->blocks ? L->blocks[i] : i;
   dg_rng rng;
@@ -330,7 +373,9 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   /* the arguments are the same in every block: one vector each, kept all launch */
   dom_val **av = simt_alloc(&x, sizeof *av * (size_t)(k->nparams + 1));
   for (int i = 0; i < k->nparams; i++) av[i] = arg_vector(&x, k->params[i]->type, &args[i], &x.all);
-  run_blocks(&x, k, av, order, cnt, nb, &rng, L->seed);
+  x.n = x.nb1, x.nwarps = (x.n + 31) / 32, x.all.hi = x.all.cnt = x.n;
+  if (kb < 2 || !run_packed(&x, k, av, cnt, kb))
+    run_blocks(&x, k, av, order, cnt, nb, &rng, L->seed);
   m->stats.lane_ops = x.lane_ops;
 
   /* launch-scoped buffers (shared, locals) go away */
@@ -341,7 +386,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   }
   m->bufs.n = (size_t)m->nuser;
   for (simt_chunk *c = x.chunks, *nx; c; c = nx) nx = c->next, free(c);
-  for (int d = 0; d < 3; d++) free(x.tid[d]);
+  for (int d = 0; d < 3; d++) free(x.tid[d]), free(x.pbid[d]);
   for (size_t i = 0; i < x.kccap; i++) free(x.kc[i].v);
   free(x.kc), free(x.all.b);
   simt_uni_free(&x);

@@ -167,6 +167,9 @@ const dg_span *simt_trace(const simt *m, size_t *n);
 typedef struct {
   uint64_t lane_ops;       /* expression nodes x active lanes ("thread instructions") */
   uint64_t blocks;         /* blocks run */
+  uint64_t packed;         /* of them, run several in one lane vector (block packing; 0 where
+                            * the launch could not pack or its packed run stopped and it ran
+                            * block by block) */
 } simt_stats;
 simt_stats simt_last_stats(const simt *m);
 /* Steps: the traced thread statement by statement (the checker's teaching

@@ -74,13 +74,20 @@ int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_spa
   return r;
 }
 
-void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc)
+SIMT_LANES void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc)
 {
   bool dense = k->cnt == k->hi - k->lo;
+  const uint8_t *b = k->b;
+  const int lo = k->lo, hi = k->hi;
   for (int c = 0; c < nc; c++) {
     size_t o = (size_t)c * x->n;
-    if (dense) memmove(dst + o + k->lo, src + o + k->lo, sizeof *dst * (size_t)(k->hi - k->lo));
-    else for (int i = k->lo; i < k->hi; i++) if (k->b[i]) dst[o + i] = src[o + i];
+    if (dense) memmove(dst + o + lo, src + o + lo, sizeof *dst * (size_t)(hi - lo));
+    else if (dst != src) {
+      /* a gapped mask (packed blocks' retired threads): a blend, it vectorises */
+      dom_val *d = dst + o;
+      const dom_val *s = src + o;
+      for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; d[i] = (s[i] & m) | (d[i] & ~m); }
+    }
   }
 }
 
@@ -319,7 +326,7 @@ static dom_val *kc_get(simt_x *x, const dg_expr *e, int64_t block, bool *fresh)
   *fresh = !c->e || c->block != block;
   if (!c->e) {
     c->e = e;
-    c->v = dg_malloc(sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(e->type));
+    c->v = dg_malloc(sizeof(dom_val) * (size_t)x->ncap * (size_t)simt_ncomp(e->type));
     x->kcn++;
   }
   c->block = block;
@@ -409,13 +416,18 @@ static dom_val *ev_builtin(simt_x *x, const dg_expr *e, msk *k)
 {
   int d = e->dim < 0 || e->dim > 2 ? 0 : e->dim;
   bool fresh;
-  dom_val *r = kc_get(x, e, e->op == DG_BI_BLOCKIDX ? x->block : -1, &fresh);
-  if (e->op != DG_BI_THREADIDX) uret(x, e, r);   /* the same in every thread of the block */
+  /* packed blocks (simt_pack.c): blockIdx per lane where it differs across
+   * them; the cache keeps a packed run's vectors apart */
+  bool vary = e->op == DG_BI_BLOCKIDX && (x->pvary >> d & 1);
+  dom_val *r = kc_get(x, e, e->op == DG_BI_BLOCKIDX ? (x->pk ? -3 - x->block : x->block) : -1, &fresh);
+  if (e->op != DG_BI_THREADIDX && !vary) uret(x, e, r);   /* the same in every thread of the block */
   if (!fresh) return r;
   dom_val *v;
   switch (e->op) {
   case DG_BI_THREADIDX: v = simt_const_vec(x, e->type, &x->all, x->tid[d]); break;
-  case DG_BI_BLOCKIDX: v = simt_const(x, e->type, &x->all, x->bidx[d]); break;
+  case DG_BI_BLOCKIDX:
+    v = vary ? simt_const_vec(x, e->type, &x->all, x->pbid[d]) : simt_const(x, e->type, &x->all, x->bidx[d]);
+    break;
   case DG_BI_BLOCKDIM: v = simt_const(x, e->type, &x->all, x->bdim[d]); break;
   case DG_BI_GRIDDIM: v = simt_const(x, e->type, &x->all, x->gdim[d]); break;
   default: v = simt_const(x, e->type, &x->all, 32); break;

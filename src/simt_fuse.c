@@ -94,7 +94,7 @@ SIMT_LANES static int64_t *tid_addrs(simt_x *x, const msk *k, int b, uint64_t u,
 dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
 {
   const dg_expr *l = e->a, *r = e->b;
-  if (!x->ident || x->trace_lane >= 0 || x->gm || x->stop || x->bdim[1] != 1 || x->bdim[2] != 1
+  if (!x->ident || x->trace_lane >= 0 || x->gm || x->stop || x->pk || x->bdim[1] != 1 || x->bdim[2] != 1
       || l->kind != DG_EX_INDEX || r->kind != DG_EX_INDEX)
     return NULL;
   dg_tykind kd = l->type->kind;
@@ -120,7 +120,7 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
   return res;
 }
 
-bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
+SIMT_LANES bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
 {
   const dg_expr *v = e->a;
   if (e->kind != DG_EX_INCDEC || !x->ident || x->gm || x->trace_lane >= 0 || x->stop || !k->cnt
@@ -134,7 +134,10 @@ bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
   dom_val nv = simt_uni_bin(x, e->op, v->type, reg[msk_first(k).lo], 1);
   const int lo = k->lo, hi = k->hi;           /* locals: the stores must not reload them */
   if (k->cnt == hi - lo) for (int i = lo; i < hi; i++) reg[i] = nv;
-  else for (int i = lo; i < hi; i++) if (k->b[i]) reg[i] = nv;
+  else {                                      /* a blend: it vectorises */
+    const uint8_t *b = k->b;
+    for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; reg[i] = (nv & m) | (reg[i] & ~m); }
+  }
   simt_reg_wrote(x, s, v->type, k, true);
   return true;
 }

@@ -59,6 +59,8 @@ struct simt {
   simt_step_fn step_fn;     /* simt_on_step */
   void *step_ud;
   simt_stats stats;
+  const dg_func *nopack[8];  /* kernels whose packed run stopped: not packed again (simt_pack.c) */
+  int nnopack;
 };
 
 /* A lane mask with its active range [lo, hi) and count. */
@@ -147,6 +149,14 @@ typedef struct simt_x {
   size_t rlog_n, rlog_cap;
   uint8_t *rlog_data;
   size_t rlog_used, rlog_dcap;
+  /* block packing (simt_pack.c): pk set while consecutive blocks run as one
+   * lane vector, n = their lanes; x->block and bidx are the first block's */
+  struct simt_pack *pk;
+  int nb1;                 /* threads a block */
+  int ncap;                /* lanes the launch's vectors hold (a pack's) */
+  uint8_t pvary;           /* blockIdx dimensions that differ across the pack (bit d) */
+  int64_t *pbid[3];        /* per lane: its block's blockIdx (while packed) */
+  const dg_func *kfunc;    /* the kernel */
   simt_uent *uni_tab;      /* uniform programs by expression (simt_uni.c), per launch */
   size_t uni_cap, uni_n;
   dg_arena uni_arena;
@@ -212,6 +222,19 @@ simt_event *simt_report(simt_x *x, simt_evkind k, dg_span sp, int lane, const ch
   __attribute__((format(printf, 5, 6)));
 void simt_fatal(simt_x *x, simt_evkind k, dg_span sp, int lane, const char *what);
 void simt_trace_span(simt_x *x, dg_span sp);
+
+/* block packing (simt_pack.c) */
+typedef struct simt_pack simt_pack;
+/* blocks a pack holds for this launch (1: no packing) */
+int simt_pack_plan(simt_x *x, const dg_func *k, const simt_launch *L, int64_t cnt);
+simt_pack *simt_pack_new(simt_x *x);
+jmp_buf *simt_pack_jb(simt_pack *p);
+void simt_pack_begin(simt_x *x, int64_t first, int nb);   /* blocks first .. first + nb - 1 */
+void simt_pack_done(simt_x *x, bool undo);                /* undo: restore the buffers stored to */
+__attribute__((noreturn)) void simt_pack_abort(simt_x *x);
+/* a global access of the lanes of k (before it is made); a load of buffer id by every lane */
+void simt_pack_access(simt_x *x, const msk *k, const int64_t *addr, int64_t size, bool write);
+void simt_pack_load1(simt_x *x, uint32_t id);
 
 /* memory (simt_mem.c) */
 int simt_gran_of(const dg_type *t);           /* race granule for elements of t */

@@ -62,7 +62,7 @@ void msk_fix(msk *k)
 static bool tid_range(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
 {
   const dg_expr *a = cond->a, *v = cond->b;
-  if (cond->kind != DG_EX_BINARY || !x->ident || x->trace_lane >= 0 || x->stop || x->bdim[1] != 1 || x->bdim[2] != 1
+  if (cond->kind != DG_EX_BINARY || !x->ident || x->trace_lane >= 0 || x->stop || x->pk || x->bdim[1] != 1 || x->bdim[2] != 1
       || (cond->op != DG_BIN_LT && cond->op != DG_BIN_LE && cond->op != DG_BIN_GT && cond->op != DG_BIN_GE)
       || a->kind != DG_EX_BUILTIN || a->op != DG_BI_THREADIDX || a->dim != 0 || a->type->kind != DG_TY_U32
       || v->type->kind != DG_TY_U32)

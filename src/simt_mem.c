@@ -578,6 +578,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     case DG_TY_U32: CRUN(uint32_t, (dom_val)v_); break;
     default: CRUN(uint64_t, v_); break;
     }
+    if (x->pk) simt_pack_load1(x, id);       /* packed blocks (simt_pack.c): every lane's buffer is id */
     return true;
   }
   if (dense && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
@@ -599,6 +600,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     default: FRUN(uint64_t, v_); break;
     }
 #undef FRUN
+    if (x->pk) simt_pack_load1(x, id);
     return true;
   }
   if (contig) {
@@ -618,6 +620,10 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   else for (int i = lo; i < hi; i++) bad |= b[i] & ((uint64_t)addr[i] - base > lim);
   if (bad) return false;
   bool race = lb->race && !x->in_atomic;
+  if (x->pk) {                /* packed blocks: every lane's buffer is id; a store's bytes are tagged first */
+    if (write) simt_pack_access(x, k, addr, size, true);
+    else simt_pack_load1(x, id);
+  }
   if (!write) {
     bool written = lb->all_init;
     if (!written && contig)
@@ -722,7 +728,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   if (contig && !lb->all_init && !lb->writer) {
     memset(lb->init + o0, 1, (size_t)((hi - lo) * size));
   } else if (!lb->all_init || lb->writer) {
-    int64_t gbase = x->block * (int64_t)x->n;
+    int64_t gbase = x->block * (int64_t)x->nb1;      /* packed blocks: the first one's */
     for (int i = lo; i < hi; i++) {
       if (!b[i]) continue;
       int64_t o = dom_ptr_off((dom_val)addr[i]);
@@ -753,6 +759,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   int nc = simt_ncomp(t);
   if (!k->cnt || x->stop) return;
   if (fast_access(x, sp, t, k, addr, vals, write)) return;
+  if (x->pk) simt_pack_access(x, k, addr, size, write);   /* packed blocks: may they see each other? */
   if (x->rlog_n) simt_race_flush(x);         /* race cells are read and written lane by lane below */
   simt_mark mk = simt_mark_get(x);
   uint8_t *ok = simt_alloc(x, (size_t)n);
@@ -853,7 +860,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     }
   }
   if (!post) { simt_mark_release(x, mk); return; }
-  int64_t gbase = x->block * (int64_t)n;
+  int64_t gbase = x->block * (int64_t)x->nb1;
   for (int i = lo; i < hi; i++) {
     if (!ok[i]) continue;
     simt_buf *b = (simt_buf *)mem[i];

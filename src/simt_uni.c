@@ -38,6 +38,7 @@ typedef struct {
 
 struct simt_uprog {
   int nins, nnodes, nslots;
+  uint8_t bdims;            /* blockIdx dimensions it reads (bit d): not uniform where blocks are packed */
   int32_t slots[UNI_MAX_SLOTS];
   /* the last run: its inputs (the registers in slots order, the block) and
    * result; the same inputs give the same result without running it again */
@@ -187,6 +188,9 @@ static simt_uprog *compile(simt_x *x, const dg_expr *e)
     p->nins = b->nins, p->nnodes = b->nnodes, p->nslots = b->nslots, p->memo = false;
     memcpy(p->slots, b->slots, sizeof p->slots);
     memcpy(p->ins, b->ins, sizeof *p->ins * (size_t)b->nins);
+    p->bdims = 0;
+    for (int i = 0; i < p->nins; i++)
+      if (p->ins[i].op == U_BIDX) p->bdims |= (uint8_t)(1 << p->ins[i].code);
     p->asplit = p->naslots = 0, p->amemo = false;
     const dg_expr *lf = e->kind == DG_EX_BINARY ? e->b : NULL;
     if (lf && (lf->kind == DG_EX_VAR || lf->kind == DG_EX_INT || lf->kind == DG_EX_BUILTIN)) {
@@ -345,7 +349,7 @@ static __attribute__((noinline)) dom_val interp(simt_x *x, simt_uprog *p, dom_va
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
 {
   simt_uprog *p = (simt_uprog *)lookup(x, e);
-  if (p == &not_pure) return false;
+  if (p == &not_pure || (p->bdims & x->pvary)) return false;
   dom_val *const *reg = x->fr->reg;
   const uint8_t *runi = x->fr->runi;
   int l = msk_first(k).lo;
@@ -405,6 +409,7 @@ dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k, dg_span sp)
   simt_buf *b = &x->m->bufs.v[id];
   if (!b->all_init || o < 0 || o + size > b->mem.size) return NULL;
   if (b->race && !simt_race_wait_uni(x, b, k, o, size, sp)) return NULL;
+  if (x->pk) simt_pack_load1(x, id);
   dom_val *r = simt_vals(x, lv->t);
   const uint8_t *p = b->mem.bytes + o;
   switch (kd) {            /* as fast_access loads them */

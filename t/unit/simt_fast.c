@@ -257,6 +257,38 @@ static const char src[] =
   "  double w = pow(2.0, (double)n) + sqrt((double)u) + fabs(-(double)n);\n"
   "  if (threadIdx.x % 3 == 0) v += logf(u) + __expf(-u) + fabsf(-u);\n"
   "  out[threadIdx.x] = __float_as_int(u) ^ __float_as_int(v) ^ (int)(w * 1000.0);\n"
+  "}\n"
+  /* block packing (simt_pack.c): consecutive blocks in one lane vector where
+   * they cannot see each other; anything else runs block by block */
+  "__device__ int pkf(int a) { return a * 3 + blockIdx.y - (int)blockIdx.x; }\n"
+  "__global__ void pk(int *out, const int *in, int n, int mode)\n"
+  "{\n"
+  "  int b = blockIdx.y * gridDim.x + blockIdx.x, t = threadIdx.x, g = b * blockDim.x + t;\n"
+  "  int loc[4];\n"
+  "  for (int i = 0; i < 4; i++) loc[i] = in[(g + i) % 64] + i;\n"
+  "  if (t >= 24 + b % 3) return;\n"
+  "  int s = in[n] + in[n + blockIdx.y] + pkf(t);\n"
+  "  if (b % 2) s += loc[t % 4]; else s -= in[t % 8];\n"
+  "  for (int k = 0; k < n + (int)blockIdx.x % 3; k++) { if (k == t % 7) continue; s += k * b; }\n"
+  "  if (mode == 1 && b == 1 && t == 5) s += in[n * 1000];\n"
+  "  if (mode == 2 && b == 2) s += out[g];\n"
+  "  if (mode == 3) s += out[g + 9000];\n"
+  "  if (mode == 4 && b > 0) s += out[(b - 1) * blockDim.x + t];\n"
+  "  if (mode == 5) out[t] = b;\n"
+  "  out[g] = s;\n"
+  "  if (mode == 6 && b == 3) out[g + 32] = s + 1;\n"
+  "}\n"
+  "__global__ void pkbar(int *out, int n)\n"
+  "{\n"
+  "  int g = blockIdx.x * blockDim.x + threadIdx.x, s = g * n;\n"
+  "  if (blockIdx.x == 1 && threadIdx.x < 8) __syncthreads();\n"
+  "  out[g] = s;\n"
+  "}\n"
+  "__global__ void pkio(int *a, int n)\n"
+  "{\n"
+  "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (g % 5 == 3) return;\n"
+  "  a[g] = a[g] * 2 + n;\n"
   "}\n";
 
 typedef struct { int64_t bytes; bool init, isf; } bufspec;
@@ -270,6 +302,8 @@ typedef struct {
   int64_t ints[4];
   bool has_f;
   double f;
+  int packs;           /* 1: the fast run packs its blocks, 2: it runs them one by one, 0: either */
+  bool writers;        /* the first buffer keeps a writer map (compared) */
 } tcase;
 
 typedef struct {
@@ -279,6 +313,9 @@ typedef struct {
   size_t nev;
   uint64_t ops;
   simt_status st;
+  uint64_t packed;
+  int64_t *writer;
+  int *nwriters;
   dg_span trace[256];
   size_t ntrace;
 } outcome;
@@ -303,10 +340,17 @@ static void run(dg_module *mod, const tcase *c, dom *d, bool trace, outcome *o)
   for (int i = 0; i < c->nints; i++) a[na++] = (simt_arg){ .kind = SIMT_ARG_INT, .i = c->ints[i] };
   if (c->has_f) a[na++] = (simt_arg){ .kind = SIMT_ARG_FLOAT, .f = c->f };
   if (trace) simt_trace_thread(m, 1, 3);
+  if (c->writers) simt_track_writes(m, 1);
   simt_launch L = { .grid = { c->grid[0], c->grid[1], c->grid[2] },
                     .block = { c->block[0], c->block[1], c->block[2] }, .seed = c->seed };
   o->st = simt_run(m, k, &L, a, na);
   o->ops = simt_last_stats(m).lane_ops;
+  o->packed = simt_last_stats(m).packed;
+  if (c->writers) {
+    int64_t n = c->bufs[0].bytes;
+    o->writer = malloc(sizeof *o->writer * (size_t)n), o->nwriters = malloc(sizeof *o->nwriters * (size_t)n);
+    for (int64_t j = 0; j < n; j++) o->writer[j] = simt_writer(m, 1, j, &o->nwriters[j]);
+  }
   const simt_event *ev = simt_events(m, &o->nev);
   if (o->nev > 64) o->nev = 64;
   if (o->nev) memcpy(o->ev, ev, sizeof *ev * o->nev);
@@ -352,6 +396,16 @@ static void compare(dg_module *mod, const tcase *c, const char *what)
           || memcmp(f.init[i], s.init[i], (size_t)c->bufs[i].bytes))
         bad = i;
     ok(bad < 0, "%s%s: same buffers and shadows (first differing buffer %d)", what, tr ? " (traced)" : "", bad);
+    if (c->writers) {
+      size_t n = (size_t)c->bufs[0].bytes;
+      ok(!memcmp(f.writer, s.writer, n * sizeof *f.writer) && !memcmp(f.nwriters, s.nwriters, n * sizeof *f.nwriters),
+         "%s%s: same writer map", what, tr ? " (traced)" : "");
+      free(f.writer), free(s.writer), free(f.nwriters), free(s.nwriters);
+    }
+    if (c->packs && !tr)
+      ok((f.packed > 0) == (c->packs == 1) && !s.packed, "%s: %s (%llu blocks packed)", what,
+         c->packs == 1 ? "packed" : "block by block", (unsigned long long)f.packed);
+    if (tr) ok(!f.packed, "%s (traced): block by block", what);
     if (tr) {
       bool same = f.ntrace == s.ntrace && f.ntrace > 0;
       for (size_t i = 0; same && i < f.ntrace; i++)
@@ -379,7 +433,7 @@ int main(void)
     { "reduce", { 2 }, { 64 }, 11, 2, { { 8, false, true }, { 2 * 100 * 4, true, true } }, 1, { 100 } },
     { "matmul", { 2, 3, 1 }, { 8, 8, 1 }, 0, 3, { { 20 * 13 * 4, false, true }, { 20 * 11 * 4, true, true }, { 11 * 13 * 4, true, true } }, 3, { 20, 13, 11 } },
     { "matmul", { 2, 2, 1 }, { 8, 8, 1 }, 5, 3, { { 16 * 16 * 4, false, true }, { 16 * 16 * 4, true, true }, { 16 * 16 * 4, true, true } }, 3, { 16, 16, 16 } },
-    { "conv", { 1, 6, 4 }, { 32, 1, 1 }, 0, 3, { { 2 * 2 * 6 * 8 * 4, false, true }, { 2 * 3 * 8 * 10 * 4, true, true }, { 2 * 3 * 9 * 4, true, true } }, 4, { 3, 8, 10, 2 } },
+    { "conv", { 1, 6, 4 }, { 32, 1, 1 }, 0, 3, { { 2 * 2 * 6 * 8 * 4, false, true }, { 2 * 3 * 8 * 10 * 4, true, true }, { 2 * 3 * 9 * 4, true, true } }, 4, { 3, 8, 10, 2 }, .packs = 1 },
     { "racy", { 2 }, { 16 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
     { "racy", { 2 }, { 8 }, 3, 1, { { 64 * 4, true, false } }, 1, { 40 } },
     { "bcast", { 2 }, { 16 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
@@ -409,6 +463,30 @@ int main(void)
     { "steps", { 2 }, { 24 }, 5, 1, { { 64 * 4, false, false } }, 1, { 0 } },
     { "umath", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 5 } },
     { "umath", { 2 }, { 64 }, 3, 1, { { 64 * 4, false, false } }, 1, { 0 } },
+    /* packing: 2-D grids (blockIdx.x and .y vary across a pack), a partial
+     * last pack, retired threads, per-block branches and loop counts, local
+     * arrays, a device function reading blockIdx, uniform loads */
+    { "pk", { 3, 4, 1 }, { 32 }, 0, 2, { { 12 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 0 }, .packs = 1, .writers = true },
+    { "pk", { 19, 1, 1 }, { 32 }, 0, 2, { { 19 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 2, 0 }, .packs = 1 },
+    { "pk", { 4, 5, 1 }, { 64 }, 0, 2, { { 20 * 64 * 4, true, false }, { 80 * 4, true, false } }, 2, { 4, 0 }, .packs = 1 },
+    { "pk", { 7, 1, 1 }, { 96 }, 0, 2, { { 7 * 96 * 4, false, false }, { 80 * 4, true, false } }, 2, { 1, 0 }, .packs = 1 },
+    /* ... and where it must not: an out-of-bounds load in the pack's 2nd
+     * block, an uninitialised load in its 3rd, out of bounds everywhere,
+     * blocks reading what the previous block stored, every block storing
+     * to the same bytes, one block storing to another's bytes, a barrier
+     * in one block (no packing: barriers), a seed (another order), blocks
+     * of 16 or 256 threads, a buffer loaded and stored in one pack */
+    { "pk", { 3, 4, 1 }, { 32 }, 0, 2, { { 12 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 1 }, .packs = 2 },
+    { "pk", { 3, 4, 1 }, { 32 }, 0, 2, { { 12 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 2 }, .packs = 2 },
+    { "pk", { 4, 1, 1 }, { 32 }, 0, 2, { { 4 * 32 * 4, true, false }, { 80 * 4, true, false } }, 2, { 3, 3 }, .packs = 2 },
+    { "pk", { 9, 1, 1 }, { 32 }, 0, 2, { { 9 * 32 * 4, true, false }, { 80 * 4, true, false } }, 2, { 3, 4 }, .packs = 2, .writers = true },
+    { "pk", { 8, 1, 1 }, { 32 }, 0, 2, { { 8 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 5 }, .packs = 2, .writers = true },
+    { "pk", { 6, 1, 1 }, { 32 }, 0, 2, { { 6 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 6 }, .packs = 2 },
+    { "pkbar", { 4, 1, 1 }, { 32 }, 0, 1, { { 4 * 32 * 4, false, false } }, 1, { 3 }, .packs = 2 },
+    { "pk", { 4, 1, 1 }, { 32 }, 7, 2, { { 4 * 32 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 0 }, .packs = 2 },
+    { "pk", { 6, 1, 1 }, { 16 }, 0, 2, { { 6 * 16 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 0 }, .packs = 2 },
+    { "pk", { 2, 1, 1 }, { 256 }, 0, 2, { { 2 * 256 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 0 }, .packs = 2 },
+    { "pkio", { 7, 1, 1 }, { 64 }, 0, 1, { { 7 * 64 * 4, true, false } }, 1, { 5 }, .packs = 2 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
