@@ -333,12 +333,6 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   x.chunks = x.cur = dg_malloc(sizeof *x.chunks + (1u << 20));
   x.chunks->next = NULL, x.chunks->used = 0, x.chunks->size = 1u << 20;
   x.ident = m->d == dom_concrete();
-  if (L->shared_bytes > 0)
-    x.extern_buf = simt_buf_add(m, "extern __shared__", NULL, L->shared_bytes, BK_SHARED, false);
-  funcvec seen = {0};
-  scan_func(&x, k, &seen);
-  dg_vec_free(&seen);
-  x.top = (int)m->bufs.n;
   int64_t nb = (int64_t)x.gdim[0] * x.gdim[1] * x.gdim[2];
   int64_t cnt = L->blocks ? L->nblocks : nb;
   /* the launch's lane vectors hold a pack's lanes: several blocks' where they pack */
@@ -361,6 +355,13 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   memset(x.all.b, 1, (size_t)x.n);
   x.wsync = dg_calloc((size_t)x.nwarps, sizeof *x.wsync);
   x.worder = dg_malloc(sizeof(int) * (size_t)x.nwarps);
+  if (L->shared_bytes > 0)
+    x.extern_buf = simt_buf_add(m, "extern __shared__", NULL, L->shared_bytes, BK_SHARED, false);
+  funcvec seen = {0};
+  scan_func(&x, k, &seen);
+  dg_vec_free(&seen);
+  x.top = (int)m->bufs.n;
+  if (m->bufs.n > (size_t)m->nuser) kb = 1;       /* shared or __device__ memory: blocks run one by one */
   int64_t *order = dg_malloc(sizeof *order * (size_t)(cnt ? cnt : 1));
   for (int64_t i = 0; i < cnt; i++) order[i] = L->blocks ? L->blocks[i] : i;
   dg_rng rng;

@@ -74,20 +74,21 @@ int64_t *simt_conc(simt_x *x, const dg_type *t, msk *k, const dom_val *v, dg_spa
   return r;
 }
 
-SIMT_LANES void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc)
+/* d[i] = s[i] where b[i], lo <= i < hi: a blend, it vectorises (a gapped
+ * mask: packed blocks' retired threads). Apart from simt_merge, which
+ * stays inlinable (a clone is not). */
+SIMT_LANES static void merge_gapped(dom_val *d, const dom_val *s, const uint8_t *b, int lo, int hi)
+{
+  for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; d[i] = (s[i] & m) | (d[i] & ~m); }
+}
+
+void simt_merge(simt_x *x, dom_val *dst, const dom_val *src, const msk *k, int nc)
 {
   bool dense = k->cnt == k->hi - k->lo;
-  const uint8_t *b = k->b;
-  const int lo = k->lo, hi = k->hi;
   for (int c = 0; c < nc; c++) {
     size_t o = (size_t)c * x->n;
-    if (dense) memmove(dst + o + lo, src + o + lo, sizeof *dst * (size_t)(hi - lo));
-    else if (dst != src) {
-      /* a gapped mask (packed blocks' retired threads): a blend, it vectorises */
-      dom_val *d = dst + o;
-      const dom_val *s = src + o;
-      for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; d[i] = (s[i] & m) | (d[i] & ~m); }
-    }
+    if (dense) memmove(dst + o + k->lo, src + o + k->lo, sizeof *dst * (size_t)(k->hi - k->lo));
+    else if (dst != src) merge_gapped(dst + o, src + o, k->b, k->lo, k->hi);
   }
 }
 

@@ -149,6 +149,9 @@ typedef struct simt_x {
   size_t rlog_n, rlog_cap;
   uint8_t *rlog_data;
   size_t rlog_used, rlog_dcap;
+  simt_uent *uni_tab;      /* uniform programs by expression (simt_uni.c), per launch */
+  size_t uni_cap, uni_n;
+  dg_arena uni_arena;
   /* block packing (simt_pack.c): pk set while consecutive blocks run as one
    * lane vector, n = their lanes; x->block and bidx are the first block's */
   struct simt_pack *pk;
@@ -157,9 +160,6 @@ typedef struct simt_x {
   uint8_t pvary;           /* blockIdx dimensions that differ across the pack (bit d) */
   int64_t *pbid[3];        /* per lane: its block's blockIdx (while packed) */
   const dg_func *kfunc;    /* the kernel */
-  simt_uent *uni_tab;      /* uniform programs by expression (simt_uni.c), per launch */
-  size_t uni_cap, uni_n;
-  dg_arena uni_arena;
 } simt_x;
 
 /* scratch (simt.c) */

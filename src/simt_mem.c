@@ -578,7 +578,6 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     case DG_TY_U32: CRUN(uint32_t, (dom_val)v_); break;
     default: CRUN(uint64_t, v_); break;
     }
-    if (x->pk) simt_pack_load1(x, id);       /* packed blocks (simt_pack.c): every lane's buffer is id */
     return true;
   }
   if (dense && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
@@ -600,7 +599,6 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     default: FRUN(uint64_t, v_); break;
     }
 #undef FRUN
-    if (x->pk) simt_pack_load1(x, id);
     return true;
   }
   if (contig) {
@@ -620,10 +618,6 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   else for (int i = lo; i < hi; i++) bad |= b[i] & ((uint64_t)addr[i] - base > lim);
   if (bad) return false;
   bool race = lb->race && !x->in_atomic;
-  if (x->pk) {                /* packed blocks: every lane's buffer is id; a store's bytes are tagged first */
-    if (write) simt_pack_access(x, k, addr, size, true);
-    else simt_pack_load1(x, id);
-  }
   if (!write) {
     bool written = lb->all_init;
     if (!written && contig)
@@ -758,8 +752,17 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
   const dg_type *et = simt_scalar(t);
   int nc = simt_ncomp(t);
   if (!k->cnt || x->stop) return;
-  if (fast_access(x, sp, t, k, addr, vals, write)) return;
-  if (x->pk) simt_pack_access(x, k, addr, size, write);   /* packed blocks: may they see each other? */
+  if (__builtin_expect(x->pk != NULL, 0)) {
+    /* packed blocks (simt_pack.c): a store's bytes are checked and tagged
+     * before it lands; a load the fast path made read the first active
+     * lane's buffer in every lane */
+    if (write) simt_pack_access(x, k, addr, size, true);
+    if (fast_access(x, sp, t, k, addr, vals, write)) {
+      if (!write) simt_pack_load1(x, dom_ptr_buf((dom_val)addr[msk_first(k).lo]));
+      return;
+    }
+    if (!write) simt_pack_access(x, k, addr, size, false);
+  } else if (fast_access(x, sp, t, k, addr, vals, write)) return;
   if (x->rlog_n) simt_race_flush(x);         /* race cells are read and written lane by lane below */
   simt_mark mk = simt_mark_get(x);
   uint8_t *ok = simt_alloc(x, (size_t)n);

@@ -97,7 +97,7 @@ int simt_pack_plan(simt_x *x, const dg_func *k, const simt_launch *L, int64_t cn
 {
   simt *m = x->m;
   if (!x->ident || L->seed || L->blocks || L->deadline > 0 || L->shared_bytes > 0 || m->tracing || m->step_fn
-      || x->n % 32 || x->n > PACK_BLOCK_MAX || cnt < 2 || m->bufs.n > (size_t)m->nuser)
+      || x->n % 32 || x->n > PACK_BLOCK_MAX || cnt < 2)
     return 1;
   for (int i = 0; i < m->nnopack; i++)
     if (m->nopack[i] == k) return 1;

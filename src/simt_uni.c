@@ -38,7 +38,6 @@ typedef struct {
 
 struct simt_uprog {
   int nins, nnodes, nslots;
-  uint8_t bdims;            /* blockIdx dimensions it reads (bit d): not uniform where blocks are packed */
   int32_t slots[UNI_MAX_SLOTS];
   /* the last run: its inputs (the registers in slots order, the block) and
    * result; the same inputs give the same result without running it again */
@@ -54,6 +53,7 @@ struct simt_uprog {
   bool amemo;
   int64_t amemo_block;
   dom_val amemo_in[UNI_MAX_SLOTS], amemo_val;
+  uint8_t bdims;            /* blockIdx dimensions it reads (bit d): not uniform where blocks are packed */
   uni_ins ins[];
 };
 
