@@ -4,7 +4,7 @@
  *   - only where the blocks cannot see each other but through global memory:
  *     the concrete domain, the natural block order (seed 0, no block list),
  *     no trace, step hook or deadline, no shared or __device__ memory, no
- *     barrier, warp operation, atomic or assert (simt_pack_plan);
+ *     barrier, warp operation, atomic or assert, no wrapped buffer (simt_pack_plan);
  *   - global memory: within a pack a user buffer is either loaded or stored,
  *     never both, and no byte is stored by two of its blocks; a buffer's
  *     first store in the launch snapshots it (bytes, shadow, writer map);
@@ -101,6 +101,10 @@ int simt_pack_plan(simt_x *x, const dg_func *k, const simt_launch *L, int64_t cn
     return 1;
   for (int i = 0; i < m->nnopack; i++)
     if (m->nopack[i] == k) return 1;
+  /* a wrapped buffer (a lazily filled reservation, emu_lazy.h) is filled
+   * and evicted in the order it is touched: blocks run one by one */
+  for (int i = 1; i < m->nuser; i++)
+    if (m->bufs.v[i].wrapped) return 1;
   pk_funcs seen = {0};
   bool ok = ok_func(k, &seen);
   dg_vec_free(&seen);

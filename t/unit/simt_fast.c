@@ -493,6 +493,24 @@ int main(void)
     snprintf(what, sizeof what, "%s #%zu", cases[i].kernel, i);
     compare(mod, &cases[i], what);
   }
+  {
+    /* a wrapped buffer (emu_lazy's reservations fill and evict in touch
+     * order): the blocks run one by one; without it the launch packs */
+    static uint8_t ext[8 * 32 * 4];
+    for (int wrap = 0; wrap < 2; wrap++) {
+      simt *m = simt_new(NULL);
+      int out = wrap ? simt_buf_wrap(m, "out", NULL, ext, sizeof ext, 0)
+                     : simt_buf_new(m, "out", NULL, sizeof ext, 0);
+      int in = simt_buf_new(m, "in", NULL, 80 * 4, SIMT_BUF_INIT);
+      simt_arg a[4] = { { .kind = SIMT_ARG_BUF, .buf = out }, { .kind = SIMT_ARG_BUF, .buf = in },
+                        { .kind = SIMT_ARG_INT, .i = 3 }, { .kind = SIMT_ARG_INT, .i = 0 } };
+      simt_launch L = { .grid = { 8, 1, 1 }, .block = { 32, 1, 1 } };
+      simt_status st = simt_run(m, fe_find(mod, "pk"), &L, a, 4);
+      ok(st == SIMT_OK && (simt_last_stats(m).packed > 0) == !wrap, "pk %s: %llu blocks packed",
+         wrap ? "into a wrapped buffer" : "into an owned buffer", (unsigned long long)simt_last_stats(m).packed);
+      simt_free(m);
+    }
+  }
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
   return tap_done();
