@@ -426,6 +426,30 @@ static bool text_has_device_kw(fe_state *st, TSNode n)
   return false;
 }
 
+/* A top-level node other than a function definition that holds a syntax
+ * error and mentions __global__/__device__: with a ';' missing before the
+ * closing brace tree-sitter reads a whole kernel as a declaration with an
+ * initializer list, and the kernel would vanish without a word.  Point at the
+ * first ERROR or MISSING node inside. */
+static bool device_syntax_error(fe_state *st, TSNode n)
+{
+  if (!ts_node_has_error(n) || !text_has_device_kw(st, n)) return false;
+  TSNode e = n;
+  for (int g = 0; g < 1000; g++) {
+    uint32_t k = ts_node_child_count(e), i;
+    for (i = 0; i < k; i++) {
+      TSNode c = ts_node_child(e, i);
+      if (ts_node_is_error(c) || ts_node_is_missing(c)) { e = c; goto found; }
+      if (ts_node_has_error(c)) { e = c; break; }
+    }
+    if (i == k) break;
+  }
+found:
+  if (ts_node_is_missing(e)) fe_diag(st, DG_SEV_ERROR, e, "syntax error: missing '%s'", ts_node_type(e));
+  else fe_diag(st, DG_SEV_ERROR, e, "syntax error");
+  return true;
+}
+
 static void top_level(fe_state *st, TSNode root, int depth)
 {
   if (depth > 16 || ts_node_is_null(root)) return;
@@ -444,7 +468,7 @@ static void top_level(fe_state *st, TSNode root, int depth)
       else host_launches(st, c, 0);
       break;
     }
-    case FE_N_declaration: global_decl(st, c); break;
+    case FE_N_declaration: if (!device_syntax_error(st, c)) global_decl(st, c); break;
     case FE_N_template_instantiation: dg_vec_push(&st->explicit_insts, c); break;
     case FE_N_struct_specifier: case FE_N_class_specifier:
       struct_functions(st, c);

@@ -60,5 +60,12 @@ t "no file: usage, exit 2" '[ $rc -eq 2 ]'
 t "unknown option: exit 2" '[ $rc -eq 2 ]'
 "$DIRIGO" parse "$tmp/k.cu" -DSCALE=2 -T 'nosuch<int>' >/dev/null 2>"$tmp/err"; rc=$?
 t "bad -T: exit 2 with a message" '[ $rc -eq 2 ] && grep -q "nosuch" "$tmp/err"'
+
+# a missing ';' before the closing brace: tree-sitter reads the kernel as a
+# declaration with an initializer list; the kernel must not vanish silently
+printf '__global__ void k(float *y) { y[0] = 1.0f \n}\n' > "$tmp/semi.cu"
+"$DIRIGO" parse "$tmp/semi.cu" >/dev/null 2>"$tmp/err"; rc=$?
+t "missing ';' in a kernel: exit 2" '[ $rc -eq 2 ]'
+t "missing ';' in a kernel: syntax error at file:line:col" 'grep -q "semi.cu:[0-9]*:[0-9]*: error: syntax error: missing .;." "$tmp/err"'
 echo "1..$n"
 [ $fail -eq 0 ]
