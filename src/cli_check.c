@@ -8,6 +8,7 @@
 #include "check_inst.h"
 #include "lua_spec.h"
 #include "gpu_run.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -73,8 +74,13 @@ static int parse_args(int argc, char **argv, check_args *a)
       if (!num(argv[++i], &v) || v <= 0) return usage("--budget takes a positive number of seconds");
       a->budget = v;
     } else if (!strcmp(o, "--seed") && has) {
-      if (!num(argv[++i], &v) || v != floor(v)) return usage("--seed takes a number");
-      a->seed = (uint64_t)v;
+      /* an integer of 64 bits: a double past 2^64 does not convert */
+      const char *s = argv[++i];
+      char *end;
+      errno = 0;
+      unsigned long long x = (*s >= '0' && *s <= '9') ? strtoull(s, &end, 10) : 0;
+      if (*s < '0' || *s > '9' || *end || errno == ERANGE) return usage("--seed takes a number");
+      a->seed = x;
     } else if (!strcmp(o, "--float") && has) {
       const char *f = argv[++i];
       if (!strcmp(f, "real")) a->model = TERM_MODEL_REAL;
@@ -124,10 +130,13 @@ static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, i
   const char *q = num0;
   while (*q && *q != ']') {
     char *end;
+    errno = 0;
     long long v = strtoll(q, &end, 10);
     if (end == q || *rank == 8) { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
+    if (errno == ERANGE) { *err = dg_printf("--at %s: index out of range", s); return false; }
     idx[(*rank)++] = v;
     q = end;
+    if (*q == ',' && (!q[1] || q[1] == ']')) { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
     if (*q == ',') q++;
     else if (*q && *q != ']') { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
   }
@@ -282,14 +291,29 @@ int cli_check(int argc, char **argv)
   for (int i = 0; i < a.nsize; i++) {
     const char *eq = strchr(a.size[i], '=');
     char *name = eq ? dg_strndup(a.size[i], (size_t)(eq - a.size[i])) : NULL, *end = NULL;
-    int si = name ? dg_problem_size(L.p, name) : -1;
+    int si = name && *name ? dg_problem_size(L.p, name) : -1;
+    errno = 0;
     long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
-    free(name);
-    if (si < 0 || !end || end == eq + 1 || *end || v < 0) {
-      fprintf(stderr, "dirigo check: --size %s: expected NAME=VALUE with NAME a size of the problem\n", a.size[i]);
+    const char *why = NULL;
+    char *names = NULL;
+    if (!eq || eq == a.size[i]) why = "expected NAME=VALUE with NAME a size of the problem";
+    else if (si < 0) {
+      names = dg_strdup("");
+      for (size_t k = 0; k < L.p->sizes.n; k++) {
+        char *o = names;
+        names = dg_printf("%s%s%s", o, k ? ", " : "", L.p->sizes.v[k].name);
+        free(o);
+      }
+    } else if (end == eq + 1 || *end || v < 0 || errno == ERANGE) why = "the value must be a non-negative integer";
+    if (why || names) {
+      if (names) fprintf(stderr, "dirigo check: --size %s: '%s' is not a size of the problem (its sizes: %s)\n", a.size[i], name, names);
+      else fprintf(stderr, "dirigo check: --size %s: %s\n", a.size[i], why);
+      free(names);
+      free(name);
       cli_problem_free(&L);
       return DG_EXIT_USAGE;
     }
+    free(name);
     L.p->sizes.v[si].value = v;
   }
   int64_t *sz = dg_malloc(sizeof *sz * (L.p->sizes.n + 1));

@@ -5,6 +5,7 @@
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include "lua_fuzz.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,11 @@ static int usage(const char *cmd, const char *msg)
 static bool parse_num(const char *s, uint64_t *v)
 {
   char *end;
+  /* strtoull takes "-1" as 2^64-1 and clamps an overflow: both refused */
+  if (*s < '0' || *s > '9') return false;
+  errno = 0;
   unsigned long long x = strtoull(s, &end, 10);
-  if (!*s || *end) return false;
+  if (*end || errno == ERANGE) return false;
   *v = x;
   return true;
 }

@@ -158,5 +158,18 @@ out=$(run_dirigo check "$S/reduce/l2norm_atomic_assign.lua" --auto --budget 8 --
 is "$(cat "$rcf")" 1 "l2norm_atomic_assign --auto --budget 8: the bug (exit 1)"
 like "$out" "^y\[0\] +bug +kernel .* vs reference .*witness replayed" "at the first element, replayed"
 
+# numbers out of range, negative or dangling are usage errors, not clamped
+cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/"
+P1="$W/leaky_relu_macro.lua"
+for o in "--at 99999999999999999999999" "--at 0," "--at 0 --size N=99999999999999999999" "--at 0 --seed 99999999999999999999999"; do
+  out=$(run_dirigo check "$P1" $o 2>&1)
+  is "$(cat "$rcf")" 2 "check $o: a usage error (exit 2)"
+done
+out=$(run_dirigo check "$P1" --at 0 --size N=-1 2>&1)
+is "$(cat "$rcf")" 2 "check --size N=-1: a usage error (exit 2)"
+like "$out" "--size N=-1: the value must be a non-negative integer" "that says what is wrong with it"
+out=$(run_dirigo check "$P1" --at 0 --size Q=5 2>&1)
+like "$out" "--size Q=5: 'Q' is not a size of the problem \\(its sizes: N\\)" "an unknown size name lists the sizes"
+
 rm -f "$rcf"
 done_testing

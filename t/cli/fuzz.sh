@@ -62,4 +62,11 @@ is "$rc" 0 "adamw, adversarial case 59 (the bias correction folded in fp32): pas
 out=$(run_dirigo fuzz /nonexistent/spec.lua 2>&1)
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 is "$rc" 2 "a missing problem file is an input error"
+
+# numbers out of range or negative are usage errors, not wrapped or clamped
+for o in "--cases -1" "--cases 99999999999999999999999" "--seed -1" "--seed 99999999999999999999999"; do
+  out=$(run_dirigo fuzz "$S/elementwise/leaky_relu_macro.lua" $o 2>&1)
+  is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "fuzz $o: a usage error (exit 2)"
+done
+like "$out" "--seed takes a number" "that names the option"
 done_testing
