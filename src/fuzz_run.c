@@ -799,6 +799,15 @@ bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_
     *err = dg_printf("witness '%s': unexpected '%s'", w, q);
     return false;
   }
+  /* sizes typed by hand: refuse what the space would never draw (a 10^10
+   * element tensor aborted the emulator's allocation); huge cases are lazy */
+  if (!c->huge && s->admissible == space_admissible && !s->admissible(s->ud, c->sizes)) {
+    const fuzz_space_ctx *ctx = s->ud;
+    *err = dg_printf("witness '%s': sizes the fuzzer does not run: a negative size, one the spec's "
+                     "constraints or launch refuse, or a tensor over %" PRId64 " elements (--max-elems N)",
+                     w, ctx->max_elems);
+    return false;
+  }
   fuzz_case_label(s, c);
   return true;
 }
