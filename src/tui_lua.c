@@ -105,6 +105,31 @@ static int traceback(lua_State *L)
   return 1;
 }
 
+/* :lua, the hooks and init.lua run on the screen's thread: an endless loop
+ * would freeze the workbench for good. A count hook stops a call after about
+ * 10^9 Lua instructions (seconds of Lua; time spent inside dirigo.* C
+ * functions is not counted). */
+#define LUA_TICK 1000000
+#define LUA_TICKS 1000
+static int ticks;
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+  if (++ticks <= LUA_TICKS) return;
+  lua_getinfo(L, "Sl", ar);
+  luaL_error(L, "%s:%d: runs too long (an endless loop?); stopped after 10^9 Lua instructions",
+             ar->short_src, ar->currentline);
+}
+
+static int pcall_limited(lua_State *L, int nargs, int nres, int msgh)
+{
+  ticks = 0;
+  lua_sethook(L, count_hook, LUA_MASKCOUNT, LUA_TICK);
+  int st = lua_pcall(L, nargs, nres, msgh);
+  lua_sethook(L, NULL, 0, 0);
+  return st;
+}
+
 static lua_State *state(tui_app *a)
 {
   if (a->lua) return a->lua;
@@ -157,7 +182,7 @@ int tui_lua_run(tui_app *a, const char *code)
     lua_pop(L, 1);
     st = luaL_loadbuffer(L, code, strlen(code), "=:lua");
   }
-  if (st == LUA_OK) st = lua_pcall(L, 0, LUA_MULTRET, base + 1);
+  if (st == LUA_OK) st = pcall_limited(L, 0, LUA_MULTRET, base + 1);
   if (st != LUA_OK) {
     dg_buf_printf(&a->lua_out, "error: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
   } else {
@@ -188,7 +213,7 @@ static void call_hook(tui_app *a, const char *name, int nargs)
   lua_pushcfunction(L, traceback);
   lua_insert(L, base + 1);
   refresh(a, L);
-  if (lua_pcall(L, nargs, 0, base + 1) != LUA_OK) {
+  if (pcall_limited(L, nargs, 0, base + 1) != LUA_OK) {
     const char *m = lua_tostring(L, -1);
     tui_app_message(a, true, "workbench.%s: %.*s", name, (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
   }
@@ -229,7 +254,7 @@ void tui_lua_init(tui_app *a)
   lua_State *L = state(a);
   refresh(a, L);
   lua_pushcfunction(L, traceback);
-  if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 0, -2) != LUA_OK) {
+  if (luaL_loadfile(L, path) != LUA_OK || pcall_limited(L, 0, 0, -2) != LUA_OK) {
     const char *m = lua_tostring(L, -1);
     tui_app_message(a, true, "%.*s", (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
   }

@@ -66,6 +66,19 @@ tui_has lua 003 "line 9/12" "workbench.line moves the source pane"
 tui_has lua 003 "went 9" "print goes to the result pane"
 tui_has lua 004 "true" "the dirigo module is there"
 
+# an endless loop at :lua is stopped (the screen would hang forever); the
+# workbench goes on. Under timeout, so that a regression fails, not hangs.
+printf '#!/bin/sh\nexec timeout 120 "%s" "$@"\n' "$DIRIGO" > "$T/dg_timeout"; chmod +x "$T/dg_timeout"
+DIRIGO_SAVED=$DIRIGO; DIRIGO=$T/dg_timeout
+tui_run lualoop 100x30 ':lua while true do end<Enter>
+<Dump>
+:lua print(6 * 7)<Enter>
+<Dump>' bmm.lua
+DIRIGO=$DIRIGO_SAVED
+tui_rc lualoop 0 ":lua with an endless loop: the workbench is not stuck"
+tui_has lualoop 001 "error: :lua:1: runs too long (an" "the loop is stopped with a message"
+tui_has lualoop 002 "42" ":lua works after it"
+
 # a private data dir: the real themes and grammar, our own samples
 D=$T/datadir
 mkdir -p "$D/samples/demo" "$D/samples/empty"
