@@ -60,6 +60,15 @@ char *dgl_cu_block_chunk(const char *text, size_t len, const char **err, size_t 
     *err_off = (size_t)(open - text);
     return NULL;
   }
+  /* the .lua's form pasted into the block: Lua would only say "unexpected symbol" */
+  const char *w = body;
+  while (w < close && (*w == ' ' || *w == '\t' || *w == '\n' || *w == '\r')) w++;
+  if (close - w >= 6 && !memcmp(w, "return", 6) && (close - w == 6 || !(isalnum((unsigned char)w[6]) || w[6] == '_'))) {
+    *err = "the /* dirigo: … */ block holds the fields only (op = …, sizes = …, launch = …), "
+           "not 'return problem { … }'";
+    *err_off = (size_t)(w - text);
+    return NULL;
+  }
   char *c = dg_malloc(len + 1);
   for (size_t i = 0; i < len; i++) c[i] = text[i] == '\n' ? '\n' : ' ';
   c[len] = 0;

@@ -33,4 +33,10 @@ cp "$W/p/sub/scripts/helper.lua" "$W/empty/scripts/"
 out=$(run_dirigo fuzz --evaluate "$W/empty" 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "no problems: a usage error (exit 2)"
 like "$out" "no problem specs \(\*\.lua, \.cu with a dirigo: block\) under" "that says what counts as a problem"
+
+# the .lua's 'return problem { … }' pasted into a .cu's block: say so, at its line
+printf '/* dirigo:\nreturn problem { op = "relu", sizes = { N = 4 }, launch = "k<<<1, 4>>>(y, x, N)" }\n*/\n__global__ void k(float *y, const float *x, int N) { y[threadIdx.x] = x[threadIdx.x]; }\n' > "$W/ret.cu"
+out=$(run_dirigo check "$W/ret.cu" --at 0 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "a block with 'return problem {…}': an input error (exit 2)"
+like "$out" "ret.cu:2:1: error: the /\* dirigo: … \*/ block holds the fields only" "that says the block holds the fields only, at 2:1"
 done_testing
