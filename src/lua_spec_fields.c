@@ -3,6 +3,7 @@
  * loader's driver, dg_spec_load. */
 #include "lua_spec_int.h"
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 static bool field_type(sctx *c, int tbl, const char *field, int want, size_t *at)
@@ -462,8 +463,9 @@ dg_problem *dg_spec_load(const char *path, dg_diags *d)
   sctx c = { .p = p, .d = d };
   c.sfile = dg_srcmgr_load(&p->sm, path);
   if (!c.sfile) {
+    int why = errno;
     c.sfile = dg_srcmgr_add(&p->sm, path, dg_strdup(""), 0);
-    dg_diag_add(d, DG_SEV_ERROR, (dg_span){ c.sfile, 1, 1 }, "cannot read the spec");
+    dg_diag_add(d, DG_SEV_ERROR, (dg_span){ c.sfile, 1, 1 }, "cannot read the spec: %s", strerror(why));
     return p;
   }
   c.stext = p->sm.files.v[c.sfile].text;

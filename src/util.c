@@ -183,11 +183,11 @@ char *dg_read_file(const char *path, size_t *len)
   char chunk[65536];
   size_t got;
   while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) dg_buf_put(&b, chunk, got);
-  int err = ferror(f);
+  int err = ferror(f), why = errno;   /* fread of a directory: EISDIR */
   fclose(f);
   if (err) {
     dg_buf_free(&b);
-    errno = EIO;
+    errno = why ? why : EIO;
     return NULL;
   }
   if (len) *len = b.n;

@@ -171,5 +171,12 @@ like "$out" "--size N=-1: the value must be a non-negative integer" "that says w
 out=$(run_dirigo check "$P1" --at 0 --size Q=5 2>&1)
 like "$out" "--size Q=5: 'Q' is not a size of the problem \\(its sizes: N\\)" "an unknown size name lists the sizes"
 
+# an unreadable spec says why
+out=$(run_dirigo check "$W/nosuch.lua" --at 0 2>&1)
+like "$out" "nosuch.lua:1:1: error: cannot read the spec: No such file or directory" "a missing spec: the reason"
+mkdir -p "$W/adir.lua"
+out=$(run_dirigo check "$W/adir.lua" --at 0 2>&1)
+like "$out" "adir.lua:1:1: error: cannot read the spec: Is a directory" "a directory as the spec: the reason"
+
 rm -f "$rcf"
 done_testing

@@ -67,5 +67,8 @@ printf '__global__ void k(float *y) { y[0] = 1.0f \n}\n' > "$tmp/semi.cu"
 "$DIRIGO" parse "$tmp/semi.cu" >/dev/null 2>"$tmp/err"; rc=$?
 t "missing ';' in a kernel: exit 2" '[ $rc -eq 2 ]'
 t "missing ';' in a kernel: syntax error at file:line:col" 'grep -q "semi.cu:[0-9]*:[0-9]*: error: syntax error: missing .;." "$tmp/err"'
+mkdir -p "$tmp/dir.cu"
+"$DIRIGO" parse "$tmp/dir.cu" >/dev/null 2>"$tmp/err"; rc=$?
+t "a directory: exit 2, 'Is a directory'" '[ $rc -eq 2 ] && grep -q "dir.cu.: Is a directory" "$tmp/err"'
 echo "1..$n"
 [ $fail -eq 0 ]
