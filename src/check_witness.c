@@ -163,6 +163,22 @@ static double jnum(const jv *v)
   return NAN;
 }
 
+/* An integer field (a size, an index): a JSON number, integral, of a size a
+ * cast to int64_t keeps (1e30 does not convert). */
+static bool jint(const jv *v, int64_t *out)
+{
+  if (!v || v->kind != J_NUM || !(v->num == floor(v->num)) || fabs(v->num) > 4.0e18) return false;
+  *out = (int64_t)v->num;
+  return true;
+}
+
+/* An input element: a number, or "nan" / "+inf" / "-inf" as written. */
+static bool jval_ok(const jv *v)
+{
+  return v->kind == J_NUM ||
+         (v->kind == J_STR && v->str && (!strcmp(v->str, "nan") || !strcmp(v->str, "+inf") || !strcmp(v->str, "-inf")));
+}
+
 static void fail(check_result *r, const char *path, const char *fmt, const char *x)
 {
   r->verdict = CHECK_ERROR;
@@ -191,9 +207,8 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
   if (P.err || !root) {
     int line = 1, col = 1;
     for (const char *q = text; q < P.s; q++) line += *q == '\n', col = *q == '\n' ? 1 : col + 1;
-    char *m = dg_printf("%d:%d: not a witness: %s", line, col, P.err ? P.err : "empty");
-    fail(r, path, "%s", m);
-    free(m);
+    r->verdict = CHECK_ERROR;
+    r->reason = dg_printf("%s:%d:%d: not a witness: %s", path, line, col, P.err ? P.err : "empty");
     goto out;
   }
   if (!tn || !ix || !ins || !jget(root, "dirigo_witness", J_NUM)) { fail(r, path, "not a dirigo check witness%s", ""); goto out; }
@@ -205,7 +220,7 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
   for (size_t i = 0; sz && i < sz->keys.n; i++) {
     int s = dg_problem_size(p, sz->keys.v[i]);
     if (s < 0) { fail(r, path, "the problem has no size '%s'", sz->keys.v[i]); goto out; }
-    sizes[s] = (int64_t)sz->items.v[i]->num;
+    if (!jint(sz->items.v[i], &sizes[s])) { fail(r, path, "size '%s' is not an integer", sz->keys.v[i]); goto out; }
   }
   dg_diags d = {0};
   bool ok = dg_problem_check_sizes(p, sizes, &d);
@@ -220,7 +235,7 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
   r->nidx = (int)ix->items.n;
   int64_t flat = 0;
   for (int i = 0; i < r->nidx; i++) {
-    r->index[i] = (int64_t)ix->items.v[i]->num;
+    if (!jint(ix->items.v[i], &r->index[i])) { fail(r, path, "the index of '%s' holds a non-integer", ts->name); goto out; }
     if (r->index[i] < 0 || r->index[i] >= dims[i]) { fail(r, path, "index outside '%s'", ts->name); goto out; }
     flat = flat * dims[i] + r->index[i];
   }
@@ -230,6 +245,8 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
     jv *arr = jget(ins, it->name, J_ARR);
     int64_t n = dg_problem_numel(p, (int)t, sizes);
     if (!arr || (int64_t)arr->items.n != n) { fail(r, path, "inputs of '%s' missing or of the wrong length", it->name); goto out; }
+    for (int64_t i = 0; i < n; i++)
+      if (!jval_ok(arr->items.v[i])) { fail(r, path, "inputs of '%s': an element is not a number (nor \"nan\", \"+inf\", \"-inf\")", it->name); goto out; }
     in[t] = dg_malloc(sizeof(double) * (size_t)(n + 1));
     for (int64_t i = 0; i < n; i++) in[t][i] = jnum(arr->items.v[i]);
   }

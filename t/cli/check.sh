@@ -35,7 +35,18 @@ like "$out" "did not reproduce" "and say so"
 printf '{"dirigo_witness":1,"tensor":"y","index":[0,' > "$W/bad.json"
 out=$(run_dirigo replay "$W/softmax_warp.lua" "$W/bad.json" 2>&1)
 is "$(cat "$rcf")" 2 "a malformed witness file is an input error"
-like "$out" "bad.json: 1:[0-9]+: not a witness" "named with its position"
+like "$out" "bad.json:1:[0-9]+: not a witness" "named with its position (FILE:LINE:COL)"
+# well-formed JSON with values of the wrong kind: refused, not read as NaN or cast
+sed 's/"x":\[[-0-9.e]*,/"x":["abc",/' "$wf" > "$W/strin.json"
+out=$(run_dirigo replay "$W/softmax_warp.lua" "$W/strin.json" 2>&1)
+is "$(cat "$rcf")" 2 "a witness with a string among the inputs: an input error"
+like "$out" "strin.json: inputs of 'x': an element is not a number" "that names the tensor"
+sed 's/"N":5/"N":1e30/' "$wf" > "$W/bigsz.json"
+out=$(run_dirigo replay "$W/softmax_warp.lua" "$W/bigsz.json" 2>&1)
+like "$out" "bigsz.json: size 'N' is not an integer" "a size of 1e30: refused"
+sed 's/"index":\[0,0\]/"index":[0,"a"]/' "$wf" > "$W/stridx.json"
+out=$(run_dirigo replay "$W/softmax_warp.lua" "$W/stridx.json" 2>&1)
+like "$out" "stridx.json: the index of 'y' holds a non-integer" "a string in the index: refused"
 
 out=$(run_dirigo check "$W/softmax_block_race.lua" --at 0,0)
 is "$(cat "$rcf")" 1 "a racy kernel: exit 1"
