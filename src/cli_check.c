@@ -140,6 +140,12 @@ static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, i
     if (*q == ',') q++;
     else if (*q && *q != ']') { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
   }
+  /* NAME[i,j] closes its bracket and ends there; i,j and NAME:i,j have none */
+  bool open = br && *br == '[';
+  if (open ? *q != ']' || q[1] : *q) {
+    *err = dg_printf(open ? "--at %s: expected NAME[i,j,...] with the ']' last" : "--at %s: expected integers separated by commas", s);
+    return false;
+  }
   return true;
 }
 

@@ -172,7 +172,7 @@ like "$out" "^y\[0\] +bug +kernel .* vs reference .*witness replayed" "at the fi
 # numbers out of range, negative or dangling are usage errors, not clamped
 cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/"
 P1="$W/leaky_relu_macro.lua"
-for o in "--at 99999999999999999999999" "--at 0," "--at 0 --size N=99999999999999999999" "--at 0 --seed 99999999999999999999999"; do
+for o in "--at 99999999999999999999999" "--at 0," "--at y[0" "--at y[0]x" "--at 0]" "--at 0 --size N=99999999999999999999" "--at 0 --seed 99999999999999999999999"; do
   out=$(run_dirigo check "$P1" $o 2>&1)
   is "$(cat "$rcf")" 2 "check $o: a usage error (exit 2)"
 done
