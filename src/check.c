@@ -323,7 +323,7 @@ static unsigned query_ms(const chk *c)
 {
   double ms = (c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000;
   if (c->deadline > 0) ms = fmin(ms, (c->deadline - dg_now()) * 1000);
-  return ms < 1 ? 1 : (unsigned)ms;
+  return ms < 1 ? 1 : ms > 4e9 ? 4000000000u : (unsigned)ms;   /* --timeout 1e308: no UB cast */
 }
 
 static bool out_of_time(const chk *c) { return c->deadline > 0 && dg_now() > c->deadline; }

@@ -189,5 +189,8 @@ mkdir -p "$W/adir.lua"
 out=$(run_dirigo check "$W/adir.lua" --at 0 2>&1)
 like "$out" "adir.lua:1:1: error: cannot read the spec: Is a directory" "a directory as the spec: the reason"
 
+out=$(run_dirigo check "$P1" --at 0 --timeout 1e308 --no-journal 2>&1)
+is "$(cat "$rcf")" 0 "--timeout 1e308: a long limit, not an overflowing one (UBSan: the cast to ms)"
+
 rm -f "$rcf"
 done_testing
