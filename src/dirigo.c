@@ -3,6 +3,7 @@
 #include "cli.h"
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int cmd_help(int argc, char **argv);
 
@@ -31,8 +32,8 @@ static int cmd_help(int argc, char **argv)
 {
   printf("dirigo %s — find bugs in CUDA tensor kernels\n\nusage:\n", PACKAGE_VERSION);
   printf("  dirigo [PROBLEM|FILE.cu|DIR]   open the workbench\n");
-  for (const dg_command *c = dg_commands; c->name; c++)
-    printf("  dirigo %-6s %-34s %s\n", c->name, c->usage, c->help);
+  for (const dg_command *c = dg_commands; c->name; c++)   /* usage, then what it does, indented */
+    printf("  dirigo %-6s%s%s\n                %s\n", c->name, *c->usage ? " " : "", c->usage, c->help);
   printf("\nexit codes: 0 fine, 1 bugs found, 2 usage or input error, 3 internal error\n");
   return DG_EXIT_OK;
 }
@@ -48,6 +49,16 @@ int main(int argc, char **argv)
   if (argc >= 2) {
     const dg_command *c = dg_command_find(argv[1]);
     if (c) return c->run(argc - 1, argv + 1);
+    /* `dirigo chek x.lua`: a word that is neither a command nor a path would
+     * reach the workbench and fail there as "needs a terminal" or "no such file" */
+    struct stat st;
+    const char *w = argv[1];
+    if (w[0] != '-' && !strpbrk(w, "./") && stat(w, &st) != 0) {
+      fprintf(stderr, "dirigo: '%s' is neither a command nor a file; commands:", w);
+      for (const dg_command *k = dg_commands; k->name; k++) fprintf(stderr, " %s", k->name);
+      fprintf(stderr, " (dirigo help)\n");
+      return DG_EXIT_USAGE;
+    }
   }
   return cli_open(argc, argv);
 }
