@@ -804,7 +804,7 @@ bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_
   if (!c->huge && s->admissible == space_admissible && !s->admissible(s->ud, c->sizes)) {
     const fuzz_space_ctx *ctx = s->ud;
     *err = dg_printf("witness '%s': sizes the fuzzer does not run: a negative size, one the spec's "
-                     "constraints or launch refuse, or a tensor over %" PRId64 " elements (--max-elems N)",
+                     "constraints or launch refuse, or a tensor over %" PRId64 " elements (--max-elems N; max_elems in Lua)",
                      w, ctx->max_elems);
     return false;
   }

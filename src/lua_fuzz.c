@@ -357,15 +357,18 @@ static int l_fuzz(lua_State *L)
   return 1;
 }
 
-/* dirigo.replay(problem, witness) -> outcome | nil, message */
+/* dirigo.replay(problem, witness [, {max_elems=}]) -> outcome | nil, message
+ * (max_elems as given to dirigo.fuzz: sizes past it are refused) */
 static int l_replay(lua_State *L)
 {
   dg_problem *p = dgl_problem_check(L, 1);
   const char *w = luaL_checkstring(L, 2);
+  int t = lua_istable(L, 3) ? 3 : 0;
+  int64_t cap = opt_int(L, t, "max_elems", 0, 0);
   ensure_strategies();
   fuzz_space sp;
   fuzz_space_ctx ctx;
-  fuzz_space_init(&sp, &ctx, p, 0);
+  fuzz_space_init(&sp, &ctx, p, cap);
   fuzz_case c;
   int64_t kk;
   const fuzz_strategy *st;
