@@ -39,4 +39,11 @@ printf '/* dirigo:\nreturn problem { op = "relu", sizes = { N = 4 }, launch = "k
 out=$(run_dirigo check "$W/ret.cu" --at 0 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "a block with 'return problem {…}': an input error (exit 2)"
 like "$out" "ret.cu:2:1: error: the /\* dirigo: … \*/ block holds the fields only" "that says the block holds the fields only, at 2:1"
+
+# a preprocessor error in the kernel named by a spec: the kernel's file:line:col is in the message
+cp "$S/elementwise/leaky_relu_macro.lua" "$W/"
+printf '// x\n#include <=cuda_runtime.h>\n' > "$W/leaky_relu_macro.cu"
+out=$(run_dirigo fuzz "$W/leaky_relu_macro.lua" --cases 1 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "a preprocessor error in the kernel: an input error (exit 2)"
+like "$out" "leaky_relu_macro.cu:2:10: #include expects" "names the kernel's file:line:col, not only the spec's"
 done_testing
