@@ -450,7 +450,11 @@ dg_gpu_status dg_gpu_compile(dg_srcmgr *sm, uint32_t file, const dg_gpu_copts *o
     uint32_t code = 2;
     char *why = NULL;
     double timeout = o && o->timeout_s > 0 ? o->timeout_s : 120;
+    bool cache = cpath != NULL;   /* the forked worker must not inherit (and leak) the path */
+    free(cpath);
+    cpath = NULL;
     st = run_worker(&j, o, timeout, &blob, &code, &why);
+    if (cache) cpath = cache_path(&j, o);
     if (st != DG_GPU_OK) {
       dg_diag_add(d, DG_SEV_ERROR, (dg_span){ file, 1, 1 }, "device compile: %s", why);
       free(why);
