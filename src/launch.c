@@ -253,5 +253,13 @@ bool dg_launch_dims(const dg_launch *l, const dg_symtab *st, int64_t grid[3], in
     snprintf(err->msg, sizeof err->msg, "dynamic shared memory is %lld bytes", (long long)*shared);
     return false;
   }
+  /* A GPU block has at most 227 KiB; the emulator takes more (huge cases of
+   * conv2d ask ~320 KB) but not what it cannot allocate (100 GB aborted it). */
+  if (*shared > ((int64_t)1 << 30)) {
+    err->pos = l->shared_off;
+    snprintf(err->msg, sizeof err->msg, "dynamic shared memory is %lld bytes (the emulator takes at most 1 GiB; a GPU block 227 KiB)",
+             (long long)*shared);
+    return false;
+  }
   return true;
 }

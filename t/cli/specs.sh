@@ -46,4 +46,11 @@ printf '// x\n#include <=cuda_runtime.h>\n' > "$W/leaky_relu_macro.cu"
 out=$(run_dirigo fuzz "$W/leaky_relu_macro.lua" --cases 1 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "a preprocessor error in the kernel: an input error (exit 2)"
 like "$out" "leaky_relu_macro.cu:2:10: #include expects" "names the kernel's file:line:col, not only the spec's"
+
+# dynamic shared memory past what the emulator can allocate: an error at the launch, not an abort
+printf 'return problem { source = "k.cu", op = "relu", sizes = { N = 4 }, launch = "k<<<1, 4, 99999999999>>>(y, x, N)" }\n' > "$W/shm.lua"
+printf '__global__ void k(float *y, const float *x, int N) { y[threadIdx.x] = x[threadIdx.x] > 0 ? x[threadIdx.x] : 0; }\n' > "$W/k.cu"
+out=$(run_dirigo check "$W/shm.lua" --at 0 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "99999999999 bytes of dynamic shared memory: an input error (exit 2), not an abort"
+like "$out" "shm.lua:1:[0-9]+: error: launch of k: dynamic shared memory is 99999999999 bytes" "at the launch's position"
 done_testing
