@@ -138,6 +138,18 @@ static void one_declarator(fe_fn *fn, TSNode decl, TSNode d, const dg_type *base
   if (ts_node_is_null(name)) { fe_err(fn, d, DG_SEV_ERROR, "declaration without a name"); return; }
   if (!t || t->kind == DG_TY_VOID) { fe_err(fn, d, DG_SEV_ERROR, "variable of type void"); return; }
 
+  /* Sizes no GPU takes (nvcc refuses them too); the emulator would abort
+   * allocating them: 4 GB of __shared__, 1 GB a thread. */
+  if (shared && !ext && dg_type_size(t) > 232448) {
+    fe_err(fn, d, DG_SEV_ERROR, "__shared__ variable of %lld bytes: a GPU block has at most 227 KiB (232448 bytes)",
+           (long long)dg_type_size(t));
+    return;
+  }
+  if (!shared && !is_ref && dg_type_size(t) > 524288) {
+    fe_err(fn, d, DG_SEV_ERROR, "local variable of %lld bytes: a GPU thread has at most 512 KiB of local memory",
+           (long long)dg_type_size(t));
+    return;
+  }
   if (shared) {
     if (!ts_node_is_null(init)) { fe_err(fn, init, DG_SEV_ERROR, "__shared__ variables cannot have an initialiser"); return; }
     if (t->kind == DG_TY_ARRAY && t->count < 0 && !ext) { fe_err(fn, d, DG_SEV_ERROR, "unsized __shared__ array must be extern"); return; }

@@ -180,6 +180,11 @@ const dg_type *fe_declarator(fe_fn *fn, TSNode d, const dg_type *base, bool base
           return NULL;
         }
       }
+      int64_t esz = dg_type_size(base);
+      if (cnt > 0 && esz > 0 && cnt > (INT64_C(1) << 40) / esz) {   /* a[1<<40][1<<40]: sizes overflow */
+        fe_err(fn, size, DG_SEV_ERROR, "array of more than 2^40 bytes");
+        return NULL;
+      }
       base = ir_type_array(fn->m, base, cnt);
       d = fe_field(d, "declarator");
       if (ts_node_is_null(d)) return base;
