@@ -310,6 +310,14 @@ static void global_decl(fe_state *st, TSNode n)
     if (!t || ts_node_is_null(name)) continue;
     if (dev) {
       if (!ts_node_is_null(init)) { fe_diag(st, DG_SEV_UNSUPPORTED, init, "initialised __device__/__constant__ variable '%s'", fe_text(st, name)); continue; }
+      /* the emulator holds each one in memory: 32 GB aborted it, 4 GB took 10 s */
+      int64_t bytes = dg_type_size(t), most = constant ? 65536 : (INT64_C(1) << 30);
+      if (bytes > most) {
+        fe_diag(st, DG_SEV_ERROR, d, constant ? "__constant__ variable of %lld bytes: a GPU has 64 KiB of constant memory"
+                                             : "__device__ variable of %lld bytes: more than the emulator holds (1 GiB)",
+                (long long)bytes);
+        continue;
+      }
       dg_var *v = dg_arena_alloc(&st->m->arena, sizeof *v);
       v->name = fe_text(st, name);
       v->type = t;

@@ -75,11 +75,15 @@ cat > "$tmp/big.cu" <<'CU'
 __global__ void a(float *y) { __shared__ float s[1 << 30]; s[0] = 1; y[0] = s[0]; }
 __global__ void b(float *y) { float t[1 << 28]; t[0] = 1; y[0] = t[0]; }
 __global__ void c(float *y) { float u[1000000][1000000][1000000]; y[0] = 0; }
+__device__ float g[1LL << 33];
+__constant__ float w[65536];
 CU
 "$DIRIGO" parse "$tmp/big.cu" >/dev/null 2>"$tmp/err"; rc=$?
 t "huge arrays: exit 2" '[ $rc -eq 2 ]'
 t "4 GB of __shared__: an error at 1:48" 'grep -q "big.cu:1:48: error: __shared__ variable of 4294967296 bytes: a GPU block has at most 227 KiB" "$tmp/err"'
 t "1 GB a thread: an error at 2:37" 'grep -q "big.cu:2:37: error: local variable of 1073741824 bytes: a GPU thread has at most 512 KiB" "$tmp/err"'
+t "32 GB __device__ array: an error at 4:18" 'grep -q "big.cu:4:18: error: __device__ variable of 34359738368 bytes: more than the emulator holds" "$tmp/err"'
+t "256 KiB __constant__: an error" 'grep -q "big.cu:5:20: error: __constant__ variable of 262144 bytes: a GPU has 64 KiB" "$tmp/err"'
 t "an array of 2^60 floats: an error, not an overflow" 'grep -q "big.cu:3:[0-9]*: error: array of more than 2^40 bytes" "$tmp/err"'
 echo "1..$n"
 [ $fail -eq 0 ]
