@@ -53,4 +53,12 @@ printf '__global__ void k(float *y, const float *x, int N) { y[threadIdx.x] = x[
 out=$(run_dirigo check "$W/shm.lua" --at 0 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "99999999999 bytes of dynamic shared memory: an input error (exit 2), not an abort"
 like "$out" "shm.lua:1:[0-9]+: error: launch of k: dynamic shared memory is 99999999999 bytes" "at the launch's position"
+
+# template = … on a plain kernel: a warning at the launch, no position-less "error:" before a verdict
+cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/"
+sed 's/^  op *= "leaky_relu",/  op = "leaky_relu", template = { 5 },/' "$S/elementwise/leaky_relu_macro.lua" > "$W/tmpl.lua"
+out=$(run_dirigo check "$W/tmpl.lua" --at 3 --no-journal 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 0 "template on a plain kernel: checked (exit 0)"
+like "$out" "tmpl.lua:[0-9]+:[0-9]+: warning: template arguments ignored: 'leaky_relu_kernel' is not a template" "a warning at the launch"
+ok "! printf '%s\n' \"\$out\" | grep -q '^error:'" "no error line without a position"
 done_testing
