@@ -54,7 +54,11 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
       if (p->launches.n == 1)
         dg_diag_add(d, DG_SEV_WARNING, l->span, "template arguments ignored: '%s' is not a template", l->kernel);
     }
-    if (!f || !f->is_kernel) {
+    if (f && f->is_kernel && (int)l->args.n != f->nparams) {   /* else every run says so, without a position */
+      dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: %s takes %d argument%s, the launch gives %zu",
+                  i + 1, f->name, f->nparams, f->nparams == 1 ? "" : "s", l->args.n);
+      ok = false;
+    } else if (!f || !f->is_kernel) {
       dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: no usable __global__ kernel '%s' in %s%s",
                   i + 1, name, p->source, k->mod->diags.nerrors ? " (see the diagnostics above)" : "");
       ok = false;

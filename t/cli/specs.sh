@@ -61,4 +61,10 @@ out=$(run_dirigo check "$W/tmpl.lua" --at 3 --no-journal 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 0 "template on a plain kernel: checked (exit 0)"
 like "$out" "tmpl.lua:[0-9]+:[0-9]+: warning: template arguments ignored: 'leaky_relu_kernel' is not a template" "a warning at the launch"
 ok "! printf '%s\n' \"\$out\" | grep -q '^error:'" "no error line without a position"
+
+# a launch with the wrong number of arguments: a spec error at the launch
+sed 's/(y, x, N)"/(y, x)"/' "$S/elementwise/leaky_relu_macro.lua" > "$W/nargs.lua"
+out=$(run_dirigo fuzz "$W/nargs.lua" --cases 1 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "a launch with 2 of 3 arguments: an input error (exit 2)"
+like "$out" "nargs.lua:[0-9]+:[0-9]+: error: launch 1: leaky_relu_kernel takes 3 arguments, the launch gives 2" "at the launch, with both counts"
 done_testing
