@@ -67,4 +67,19 @@ sed 's/(y, x, N)"/(y, x)"/' "$S/elementwise/leaky_relu_macro.lua" > "$W/nargs.lu
 out=$(run_dirigo fuzz "$W/nargs.lua" --cases 1 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "a launch with 2 of 3 arguments: an input error (exit 2)"
 like "$out" "nargs.lua:[0-9]+:[0-9]+: error: launch 1: leaky_relu_kernel takes 3 arguments, the launch gives 2" "at the launch, with both counts"
+
+# a reference that never returns: stopped, not a hang (under timeout so a regression fails)
+cat > "$W/refloop.lua" <<'LUA'
+return problem {
+  source = "leaky_relu_macro.cu", attrs = { negative_slope = 0.01 }, defines = { NEG_SLOPE = "0.01f" },
+  sizes = { N = 777 }, launch = "leaky_relu_kernel<<<min((N + 255) / 256, 2), 256>>>(y, x, N)",
+  op = op "lr" { inputs = { x = {"N"} }, outputs = { y = {"N"} }, sizes = { N = {1, 2} },
+                 ref = function(T, i) while true do end end },
+}
+LUA
+out=$(timeout 120 "$DIRIGO" check "$W/refloop.lua" --at 3 --no-journal 2>&1); rc=$?
+is "$rc" 0 "check with an endless reference ends (unknown, exit 0)"
+like "$out" "refloop.lua:5: the reference runs too long \\(an endless loop\\?\\)" "naming the reference's line"
+out=$(timeout 120 "$DIRIGO" fuzz "$W/refloop.lua" --cases 1 2>&1); rc=$?
+is "$rc" 3 "fuzz with an endless reference ends: the case is an error (exit 3)"
 done_testing

@@ -84,7 +84,9 @@ return problem {
   op = op "spin" {
     inputs = { x = {"N"}, r = {"N"} }, outputs = { y = {"N"} }, attrs = { alpha = 1.0 },
     sizes = { N = {4} },
-    ref = function(T, i) local k = 0; while true do k = k + 1 end end,
+    -- time in C, not Lua instructions: the references' instruction limit
+    -- (lua_ref.c) would stop a plain `while true do end` after ~3 s
+    ref = function(T, i) local k = 0; while true do k = k + #string.rep("x", 1 << 24) end end,
   },
   attrs = { alpha = 0.5 },
   sizes = { N = 4 },
