@@ -82,4 +82,10 @@ is "$rc" 0 "check with an endless reference ends (unknown, exit 0)"
 like "$out" "refloop.lua:5: the reference runs too long \\(an endless loop\\?\\)" "naming the reference's line"
 out=$(timeout 120 "$DIRIGO" fuzz "$W/refloop.lua" --cases 1 2>&1); rc=$?
 is "$rc" 3 "fuzz with an endless reference ends: the case is an error (exit 3)"
+
+# a shape function that never returns: a load error, not a hang
+sed 's/inputs = { x = {"N"} }/inputs = { x = function(a) while true do end end }/' "$W/refloop.lua" > "$W/shapeloop.lua"
+out=$(timeout 120 "$DIRIGO" check "$W/shapeloop.lua" --at 3 --no-journal 2>&1); rc=$?
+is "$rc" 2 "an endless shape function: an input error (exit 2), not a hang"
+like "$out" "shapeloop.lua:4:[0-9]+: error: .*the shape function runs too long" "at its line"
 done_testing
