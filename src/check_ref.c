@@ -98,7 +98,9 @@ dg_term check_ref_term(chk *c)
     return TERM_NONE;
   }
   if (st != DG_REF_OK) {
-    check_say(c->r, CHECK_UNKNOWN, "the reference could not run symbolically: %s", err ? err : "error");
+    /* the message only: the Lua traceback would split the verdict's one line */
+    const char *m = err ? err : "error";
+    check_say(c->r, CHECK_UNKNOWN, "the reference could not run symbolically: %.*s", (int)strcspn(m, "\n"), m);
     free(err);
     return TERM_NONE;
   }

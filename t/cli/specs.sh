@@ -88,4 +88,10 @@ sed 's/inputs = { x = {"N"} }/inputs = { x = function(a) while true do end end }
 out=$(timeout 120 "$DIRIGO" check "$W/shapeloop.lua" --at 3 --no-journal 2>&1); rc=$?
 is "$rc" 2 "an endless shape function: an input error (exit 2), not a hang"
 like "$out" "shapeloop.lua:4:[0-9]+: error: .*the shape function runs too long" "at its line"
+
+# a reference that raises: the verdict stays on one line (no Lua traceback inside it)
+sed 's/ref = function(T, i) while true do end end/ref = function(T, i) error("refboom") end/' "$W/refloop.lua" > "$W/referr.lua"
+out=$(run_dirigo check "$W/referr.lua" --at 3 --no-journal 2>&1)
+like "$out" "^y\\[3\\] +unknown +the reference could not run symbolically: .*referr.lua:5: refboom +\\([0-9.]+ s\\)$" "the reason on the verdict's line"
+is "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 1 "one line, no traceback"
 done_testing
