@@ -195,6 +195,23 @@ bool dg_problem_check_sizes(const dg_problem *p, const int64_t *sizes, dg_diags 
     int64_t dims[p->tensors.v[t].shape.n + 1];
     good = dg_problem_shape(p, (int)t, sizes, dims, d);
   }
+  for (size_t t = 0; good && t < p->tensors.n; t++) {   /* an index range to draw from must hold a value */
+    const dg_tensor *tt = &p->tensors.v[t];
+    int64_t lo, hi;
+    if (!tt->has_range) continue;
+    if (!dg_problem_range(p, (int)t, sizes, &lo, &hi, d)) good = false;
+    else if (lo > hi) {
+      dg_buf b = {0};
+      describe_syms(&b, &tt->range_hi, &st);
+      if (!b.s) describe_syms(&b, &tt->range_lo, &st);
+      dg_diag_add(d, DG_SEV_ERROR, dg_pexpr_span(p, &tt->range_lo, 0),
+                  "range of %s is empty: {%s, %s} is {%lld, %lld}%s%s (inclusive: lo must not exceed hi)", tt->name,
+                  tt->range_lo.text, tt->range_hi.text, (long long)lo, (long long)hi, b.s ? " at " : "",
+                  b.s ? b.s : "");
+      dg_buf_free(&b);
+      good = false;
+    }
+  }
   return good;
 }
 

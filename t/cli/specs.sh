@@ -94,4 +94,12 @@ sed 's/ref = function(T, i) while true do end end/ref = function(T, i) error("re
 out=$(run_dirigo check "$W/referr.lua" --at 3 --no-journal 2>&1)
 like "$out" "^y\\[3\\] +unknown +the reference could not run symbolically: .*referr.lua:5: refboom +\\([0-9.]+ s\\)$" "the reason on the verdict's line"
 is "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 1 "one line, no traceback"
+
+# an index range with lo above hi holds no value to draw: a spec error at the range, not a silent draw
+cp "$DG_SRCDIR/samples/embedding/embedding_gather.cu" "$W/"
+sed 's/ids = { 0, "V-1" }/ids = { "V", 1 }/' "$DG_SRCDIR/samples/embedding/embedding_gather.lua" > "$W/range_empty.lua"
+out=$("$DIRIGO" fuzz "$W/range_empty.lua" --cases 2 2>&1); rc=$?
+is "$rc" 2 "an empty range: exit 2"
+like "$out" "range_empty.lua:5:[0-9]+: error: range of ids is empty: \\{V, 1\\} is \\{11, 1\\} at V = 11" \
+  "names the range, its values and the sizes, at file:line:col"
 done_testing
