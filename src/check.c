@@ -684,6 +684,11 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
   if (!ok) { check_say(r, CHECK_ERROR, "the problem's sizes are unusable"); return false; }
   c->flat = 0;
   for (int i = 0; i < rank; i++) {
+    if (c->dims[tensor][i] == 0) {
+      check_say(r, CHECK_ERROR, "%s is empty at these sizes (dimension %d has extent 0): no element to check",
+                ts->name, i + 1);
+      return false;
+    }
     if (idx[i] < 0 || idx[i] >= c->dims[tensor][i]) {
       check_say(r, CHECK_ERROR, "index %lld of dimension %d is outside 0..%lld", (long long)idx[i], i + 1,
           (long long)c->dims[tensor][i] - 1);

@@ -85,6 +85,9 @@ is "$(printf '%s\n' "$out" | grep -c ' bug ')" 1 "one bug line, then it stops"
 out=$(run_dirigo check "$W/softmax_warp.lua" --at 7,0 --no-journal 2>&1)
 is "$(cat "$rcf")" 2 "an index outside the tensor is an input error"
 like "$out" "outside 0\.\.6" "with the valid range"
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 0,0 --size C=0 --no-journal 2>&1)
+is "$(cat "$rcf")" 2 "an element of an empty tensor is an input error"
+like "$out" "y is empty at these sizes \(dimension 2 has extent 0\)" "which says the tensor is empty, not 'outside 0..-1'"
 out=$(run_dirigo check "$W/softmax_warp.lua" --at z[1] 2>&1)
 is "$(cat "$rcf")" 2 "an unknown output is a usage error"
 like "$out" "'z' is not an output" "and says which"
