@@ -5,6 +5,7 @@
  * symbolic engine's callback). ref_all(T, out, name), the optional batch form
  * (doc/ops.md), fills a whole output for eval_all and eval_all_within. */
 #include "lua_int.h"
+#include "lua_spec.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -250,29 +251,7 @@ static bool set_sizes(lref *r, const int64_t *sizes, char **err)
 }
 
 /* A reference is the user's Lua: `while true do end` in ref hung check and
- * fuzz for good. Unless a hook is already set (the batch path's time budget),
- * a call is stopped after `ticks` x 10^6 Lua instructions. */
-static _Thread_local int64_t ref_ticks, ref_ticks_max;
-
-static void ref_hook(lua_State *L, lua_Debug *ar)
-{
-  if (++ref_ticks <= ref_ticks_max) return;
-  lua_getinfo(L, "Sl", ar);
-  luaL_error(L, "%s:%d: the reference runs too long (an endless loop?): stopped after %d x 10^6 Lua instructions",
-             ar->short_src, ar->currentline, (int)(ref_ticks_max < INT32_MAX ? ref_ticks_max : INT32_MAX));
-}
-
-static int pcall_bounded(lua_State *L, int nargs, int nres, int h, int64_t ticks)
-{
-  bool mine = lua_gethook(L) == NULL;
-  if (mine) {
-    ref_ticks = 0, ref_ticks_max = ticks;
-    lua_sethook(L, ref_hook, LUA_MASKCOUNT, 1000000);
-  }
-  int rc = lua_pcall(L, nargs, nres, h);
-  if (mine) lua_sethook(L, NULL, 0, 0);
-  return rc;
-}
+ * fuzz for good; its calls are bounded (dg_lua_pcall_bounded). */
 
 static dg_ref_status call_ref(lref *r, int t, const int64_t *idx, dg_refval *out, char **err)
 {
@@ -295,7 +274,7 @@ static dg_ref_status call_ref(lref *r, int t, const int64_t *idx, dg_refval *out
   lua_rawgeti(L, LUA_REGISTRYINDEX, r->fn[t]);
   lua_rawgeti(L, LUA_REGISTRYINDEX, r->T);
   for (int k = 0; k < rank; k++) lua_pushinteger(L, idx[k]);
-  if (pcall_bounded(L, rank + 1, 1, h, 1000) != LUA_OK) {
+  if (dg_lua_pcall_bounded(L, rank + 1, 1, h, 1000, "the reference ") != LUA_OK) {
     *err = dg_strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "error in the reference");
     lua_settop(L, h - 1);
     return DG_REF_ERROR;
@@ -416,7 +395,7 @@ static dg_ref_status call_ref_all(lref *r, int t, double *out, uint8_t *defined,
   lua_insert(L, h);                       /* kept below the handler to close it after the call */
   h++;
   lua_pushstring(L, tt->name);
-  int rc = pcall_bounded(L, 3, 0, h, 1000 + n / 100);   /* ~10^4 instructions an element on top */
+  int rc = dg_lua_pcall_bounded(L, 3, 0, h, 1000 + (long long)n / 100, "the reference ");   /* ~10^4 instructions an element on top */
   o->out = NULL;
   o->defined = NULL;
   if (rc != LUA_OK) {

@@ -3,6 +3,7 @@
  * built from a whitelist; errors turned into file:line:col diagnostics with a
  * traceback trimmed to the user's files. */
 #include "lua_int.h"
+#include "lua_spec.h"
 #include <lualib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,17 +193,34 @@ void dgl_diag_from_msg(const dg_problem *p, uint32_t file, const char *msg, dg_d
   dg_diag_add(d, DG_SEV_ERROR, sp, "%.*s", tb ? (int)(tb - rest) : (int)strlen(rest), rest);
 }
 
-/* A spec or op file that loops forever is an error, not a hang: 2*10^8 VM
- * instructions (under a second) is far beyond any real spec. (References are not limited:
- * at realistic sizes they legitimately run long.) */
-#define DGL_CHUNK_BUDGET 200    /* hook calls of 10^6 instructions each */
-static int chunk_ticks;
-static void count_hook(lua_State *L, lua_Debug *ar)
+/* The user's Lua could loop forever (a spec or op file, a reference, a shape
+ * function, the workbench's :lua and hooks): a call is stopped after
+ * `millions` x 10^6 VM instructions with "FILE:LINE: <what>runs too long (an
+ * endless loop?): stopped after N x 10^6 Lua instructions". Where a hook is
+ * already set (an outer call's budget, a strategy's gen), that one governs. */
+static _Thread_local long long bound_ticks, bound_max;
+static _Thread_local const char *bound_what;
+
+static void bound_hook(lua_State *L, lua_Debug *ar)
 {
-  if (++chunk_ticks <= DGL_CHUNK_BUDGET) return;
+  if (++bound_ticks <= bound_max) return;
   lua_getinfo(L, "Sl", ar);
-  luaL_error(L, "%s:%d: the file runs too long (an endless loop?)", ar->short_src, ar->currentline);
+  luaL_error(L, "%s:%d: %sruns too long (an endless loop?): stopped after %d x 10^6 Lua instructions",
+             ar->short_src, ar->currentline, bound_what, (int)(bound_max < INT32_MAX ? bound_max : INT32_MAX));
 }
+
+int dg_lua_pcall_bounded(lua_State *L, int nargs, int nres, int msgh, long long millions, const char *what)
+{
+  if (lua_gethook(L)) return lua_pcall(L, nargs, nres, msgh);
+  bound_ticks = 0, bound_max = millions, bound_what = what;
+  lua_sethook(L, bound_hook, LUA_MASKCOUNT, 1000000);
+  int rc = lua_pcall(L, nargs, nres, msgh);
+  lua_sethook(L, NULL, 0, 0);
+  return rc;
+}
+
+/* A spec or op file: 2*10^8 VM instructions (under a second) is far beyond any real spec. */
+#define DGL_CHUNK_BUDGET 200
 
 bool dgl_run_chunk(lua_State *L, const char *text, size_t len, const char *path, int env_idx,
                    const dg_problem *p, uint32_t file, dg_diags *d)
@@ -216,10 +234,7 @@ bool dgl_run_chunk(lua_State *L, const char *text, size_t len, const char *path,
   if (rc == LUA_OK) {
     lua_pushvalue(L, env_idx);
     lua_setupvalue(L, -2, 1);
-    chunk_ticks = 0;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1000000);
-    rc = lua_pcall(L, 0, 1, h);
-    lua_sethook(L, NULL, 0, 0);
+    rc = dg_lua_pcall_bounded(L, 0, 1, h, DGL_CHUNK_BUDGET, "the file ");
   }
   if (rc != LUA_OK) {
     dgl_diag_from_msg(p, file, lua_tostring(L, -1) ? lua_tostring(L, -1) : "error", d);

@@ -307,18 +307,6 @@ bool dgl_load_sizes(sctx *c)
 }
 
 /* ---- tensors ----------------------------------------------------------------------- */
-/* A shape function is the user's Lua, run while loading: `function(a) while
- * true do end end` hung the loader. Stopped after 2 x 10^8 instructions, as a
- * spec file is (lua_sandbox.c). */
-static int shape_ticks;
-
-static void shape_hook(lua_State *L, lua_Debug *ar)
-{
-  if (++shape_ticks <= 200) return;
-  lua_getinfo(L, "Sl", ar);
-  luaL_error(L, "%s:%d: the shape function runs too long (an endless loop?)", ar->short_src, ar->currentline);
-}
-
 /* The shape at the top of the stack (a list, or a function of the attributes). */
 static bool read_shape(sctx *c, dg_tensor *t, uint32_t file, const char *text, size_t key)
 {
@@ -328,10 +316,8 @@ static bool read_shape(sctx *c, dg_tensor *t, uint32_t file, const char *text, s
     lua_pushcfunction(L, dgl_msgh);
     lua_insert(L, -2);
     lua_pushvalue(L, c->attrs);
-    shape_ticks = 0;
-    lua_sethook(L, shape_hook, LUA_MASKCOUNT, 1000000);
-    int rc = lua_pcall(L, 1, 1, -3);
-    lua_sethook(L, NULL, 0, 0);
+    /* the user's Lua, run while loading: bounded as a spec file is */
+    int rc = dg_lua_pcall_bounded(L, 1, 1, -3, 200, "the shape function ");
     if (rc != LUA_OK) {
       dgl_diag_from_msg(c->p, file, lua_tostring(L, -1), c->d);
       lua_pop(L, 2);

@@ -20,5 +20,8 @@ struct lua_State;
 /* Opens the `dirigo` module in L (as package.loaded.dirigo and the global
  * `dirigo`): load, ops, ref, … (doc/lua-api.md). */
 int dg_lua_open_dirigo(struct lua_State *L);
+/* lua_pcall stopped after millions x 10^6 instructions (an endless loop in the
+ * user's Lua), with "FILE:LINE: <what>runs too long ..." (lua_sandbox.c). */
+int dg_lua_pcall_bounded(struct lua_State *L, int nargs, int nres, int msgh, long long millions, const char *what);
 
 #endif

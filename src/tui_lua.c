@@ -106,28 +106,12 @@ static int traceback(lua_State *L)
 }
 
 /* :lua, the hooks and init.lua run on the screen's thread: an endless loop
- * would freeze the workbench for good. A count hook stops a call after about
- * 10^9 Lua instructions (seconds of Lua; time spent inside dirigo.* C
- * functions is not counted). */
-#define LUA_TICK 1000000
-#define LUA_TICKS 1000
-static int ticks;
-
-static void count_hook(lua_State *L, lua_Debug *ar)
-{
-  if (++ticks <= LUA_TICKS) return;
-  lua_getinfo(L, "Sl", ar);
-  luaL_error(L, "%s:%d: runs too long (an endless loop?); stopped after 10^9 Lua instructions",
-             ar->short_src, ar->currentline);
-}
-
+ * would freeze the workbench for good. A call is stopped after about 10^9 Lua
+ * instructions (seconds of Lua; time spent inside dirigo.* C functions is not
+ * counted). */
 static int pcall_limited(lua_State *L, int nargs, int nres, int msgh)
 {
-  ticks = 0;
-  lua_sethook(L, count_hook, LUA_MASKCOUNT, LUA_TICK);
-  int st = lua_pcall(L, nargs, nres, msgh);
-  lua_sethook(L, NULL, 0, 0);
-  return st;
+  return dg_lua_pcall_bounded(L, nargs, nres, msgh, 1000, "");
 }
 
 static lua_State *state(tui_app *a)
