@@ -66,6 +66,25 @@ static const char *const spec_globals[] = {
   "print", "load", "string", "table", "math", "utf8", NULL,
 };
 
+/* What the sandbox withholds: reading one of these names is an error that
+ * says so, instead of Lua's "attempt to index a nil value (global 'os')". */
+static const char *const withheld_globals[] = {
+  "os", "io", "package", "debug", "require", "dofile", "loadfile", "collectgarbage", NULL,
+};
+
+static int l_env_index(lua_State *L)
+{
+  const char *k = lua_tostring(L, 2);
+  for (const char *const *g = withheld_globals; k && *g; g++)
+    if (!strcmp(k, *g)) {
+      luaL_where(L, 1);
+      lua_pushfstring(L, "%s'%s' is not available: specs and op files run in a sandbox without os, io, package, "
+                      "debug, require, dofile, loadfile and collectgarbage", lua_tostring(L, -1), k);
+      return lua_error(L);
+    }
+  return 0;
+}
+
 /* op "name" { … }: names the table and returns it. */
 static int l_op_named(lua_State *L)
 {
@@ -106,6 +125,10 @@ void dgl_push_env(lua_State *L, dgl_envkind kind)
     lua_setfield(L, -2, *g);
   }
   dgl_vmath_set(L, -1);
+  lua_newtable(L);
+  lua_pushcfunction(L, l_env_index);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
   lua_pushcfunction(L, l_op);
   lua_setfield(L, -2, "op");
   if (kind == DGL_ENV_SPEC) {
@@ -156,6 +179,11 @@ int dgl_msgh(lua_State *L)
   return 1;
 }
 
+static bool is_word(char c)
+{
+  return isalnum((unsigned char)c) || c == '_';
+}
+
 void dgl_diag_from_msg(const dg_problem *p, uint32_t file, const char *msg, dg_diags *d)
 {
   /* "chunkname:LINE: msg"; Lua may shorten a long chunk name with "...", so
@@ -176,15 +204,20 @@ void dgl_diag_from_msg(const dg_problem *p, uint32_t file, const char *msg, dg_d
     rest = *end == ':' ? end + 1 : end;
     while (*rest == ' ') rest++;
     /* a column from "near 'tok'" on that line */
-    const char *near = strstr(rest, "near '");
+    /* the column of the token the message quotes: "near 'tok'", Lua's
+     * "(global 'tok')", or the sandbox's "'tok' is not available" */
+    const char *near = strstr(rest, "near '"), *tok = near ? near + 6 : NULL;
+    if (!tok && (near = strstr(rest, "(global '"))) tok = near + 9;
+    if (!tok && *rest == '\'') tok = rest + 1;
     size_t n;
     const char *line = dg_srcmgr_line(&p->sm, file, sp.line, &n);
-    if (near && line) {
-      const char *tok = near + 6, *q = strchr(tok, '\'');
+    if (tok && line) {
+      const char *q = strchr(tok, '\'');
       size_t tl = q ? (size_t)(q - tok) : 0;
       for (size_t i = 0; tl && i + tl <= n; i++)
-        if (!strncmp(line + i, tok, tl)) {
-          sp.col = (uint32_t)i + 1;
+        if (!strncmp(line + i, tok, tl) && !(is_word(tok[0]) && i && is_word(line[i - 1]))
+            && !(is_word(tok[tl - 1]) && i + tl < n && is_word(line[i + tl]))) {
+          sp.col = (uint32_t)i + 1;   /* the token as a whole word: 'os' is not the end of 'pos' */
           break;
         }
     }

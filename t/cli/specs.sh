@@ -102,4 +102,14 @@ out=$("$DIRIGO" fuzz "$W/range_empty.lua" --cases 2 2>&1); rc=$?
 is "$rc" 2 "an empty range: exit 2"
 like "$out" "range_empty.lua:5:[0-9]+: error: range of ids is empty: \\{V, 1\\} is \\{11, 1\\} at V = 11" \
   "names the range, its values and the sizes, at file:line:col"
+
+# the sandbox's withheld names say so at the name, not "attempt to index a nil value"
+sed 's|^return problem {|local t0 = os.time()\nreturn problem {|' "$DG_SRCDIR/samples/embedding/embedding_gather.lua" > "$W/uses_os.lua"
+out=$("$DIRIGO" fuzz "$W/uses_os.lua" --cases 2 2>&1); rc=$?
+is "$rc" 2 "a spec reading os: exit 2"
+like "$out" "uses_os.lua:[0-9]+:12: error: 'os' is not available: specs and op files run in a sandbox without os, io" \
+  "names os and the sandbox at file:line:col"
+printf 'local ratio = 1\nreturn { name = "t", x = ratio + io.read() }\n' > "$W/uses_io.lua"
+like "$("$DIRIGO" fuzz "$W/uses_io.lua" 2>&1)" "uses_io.lua:2:34: error: 'io' is not available" \
+  "the column of the whole word io (not inside another name)"
 done_testing

@@ -200,7 +200,7 @@ static void bad_specs(void)
   bad("bad_missing.lua", "bad_missing.lua:1:8: error: missing field 'launch'");
   bad("bad_syntax.lua", "bad_syntax.lua:4:3: error: '}' expected (to close '{' at line 1) near 'sizes'");
   bad("bad_runtime.lua", "bad_runtime.lua:5:1: error: attempt to index a nil value (local 'sizes')");
-  bad("bad_sandbox.lua", "bad_sandbox.lua:1:1: error: attempt to index a nil value (global 'io')");
+  bad("bad_sandbox.lua", "bad_sandbox.lua:1:11: error: 'io' is not available: specs and op files run in a sandbox without os, io, package, debug, require, dofile, loadfile and collectgarbage");
   bad("bad_tensor_name.lua", "bad_tensor_name.lua:4:14: error: dtypes names 'target', which is not a tensor");
   bad("bad_dtype_name.lua", "bad_dtype_name.lua:4:14: error: unknown dtype for targets");
   bad("bad_range_name.lua", "bad_range_name.lua:4:36: error: ranges names 'target', which is not a tensor of op 'cross_entropy'");
