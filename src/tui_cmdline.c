@@ -155,7 +155,13 @@ int tui_cmd_run(tui_app *a, const char *line)
   const char *arg = line + n;
   while (isspace((unsigned char)*arg)) arg++;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
-    if (strlen(cmds[i].name) == n && !strncmp(cmds[i].name, line, n)) return cmds[i].run(a, arg);
+    if (strlen(cmds[i].name) == n && !strncmp(cmds[i].name, line, n)) {
+      if (!*cmds[i].usage && *arg) {   /* ":check now" must not run as ":check" */
+        tui_app_message(a, true, ":%s takes no argument (got '%s')", cmds[i].name, arg);
+        return TUI_HANDLED | TUI_REDRAW;
+      }
+      return cmds[i].run(a, arg);
+    }
   tui_app_message(a, true, "unknown command :%.*s (:help lists the keys)", (int)n, line);
   return TUI_HANDLED | TUI_REDRAW;
 }
