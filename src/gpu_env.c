@@ -8,23 +8,37 @@
 #include <string.h>
 
 #define DG_ENV_EMIT(...) #__VA_ARGS__
+#define DGE_STR_(x) #x
+#define DGE_STR(x) DGE_STR_(x)
 static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
 #include "gpu_env_dev.h"
   "\n"
-  "extern \"C\" __global__ void dg_env(unsigned char *ok, const double *cand, long long m, long long kind,\n"
+  /* the rule run by a whole warp in step, its reads through the warp's
+     windows (gpu_env_dev.h's dge_window); lane 0 writes the verdict */
+  "__device__ void dge_judge_warp(double *win, unsigned char *ok, const double *cand, long long j, long long kind,\n"
   "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
   "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
   "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-  "  if (j >= m) return;\n"
   "  dge_st e;\n"
   "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
   "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
   "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
+  "  e.win = win, e.lane = threadIdx.x & 31, e.nlanes = 32, e.wcap = " DGE_STR(GPU_ENV_WCAP) ";\n"
   "  long long n[4] = { n0, n1, n2, n3 };\n"
   "  double p[3] = { p0, p1, p2 };\n"
-  "  ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
-  "                                   cand[3 * j + 2], (int)odt, atol, rtol);\n"
+  "  int v = dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],\n"
+  "                    (int)odt, atol, rtol);\n"
+  "  if (e.lane == 0) ok[j] = (unsigned char)v;\n"
+  "}\n"
+  "extern \"C\" __global__ void dg_env(unsigned char *ok, const double *cand, long long m, long long kind,\n"
+  "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
+  "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
+  "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  "  __shared__ double s_win[" DGE_STR(GPU_ENV_BLOCK) " / 32][3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
+  "  long long j = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;   /* a warp a candidate */\n"
+  "  if (j >= m) return;\n"
+  "  dge_judge_warp(s_win[threadIdx.x >> 5], ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3,\n"
+  "                 p0, p1, p2, odt, atol, rtol);\n"
   "}\n"
   /* inside gpu_run_many's stream (gpu_env_pipe_*): work[0] the inputs' hash
      before the kernel under test, work[1] the candidates gathered, work[2] 1
@@ -102,16 +116,11 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
   "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
   "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-  "  if (!work[2] || j >= work[1]) return;\n"
-  "  dge_st e;\n"
-  "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
-  "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
-  "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
-  "  long long n[4] = { n0, n1, n2, n3 };\n"
-  "  double p[3] = { p0, p1, p2 };\n"
-  "  ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
-  "                                   cand[3 * j + 2], (int)odt, atol, rtol);\n"
+  "  __shared__ double s_win[" DGE_STR(GPU_ENV_BLOCK) " / 32][3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
+  "  long long j = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;   /* a warp a candidate */\n"
+  "  if (!work[2] || j >= (long long)work[1]) return;\n"
+  "  dge_judge_warp(s_win[threadIdx.x >> 5], ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3,\n"
+  "                 p0, p1, p2, odt, atol, rtol);\n"
   "}\n"
   "/* every candidate inside the envelope and the inputs as before the kernel ran: the case passes\n"
   "   (sum[1] failing 0, sum[6] first none, sum[7] the elements the envelope explained). The whole grid\n"
@@ -157,7 +166,10 @@ static const char *const env_names[] = { "dg_env", "dg_env_hash", "dg_env_gather
 
 const char *gpu_env_source(void) { return env_source; }
 const char *gpu_env_kernel_name(void) { return env_names[0]; }
-dg_gpu_dim3 gpu_env_grid(int64_t m) { return (dg_gpu_dim3){ (uint32_t)((m + GPU_ENV_BLOCK - 1) / GPU_ENV_BLOCK), 1, 1 }; }
+dg_gpu_dim3 gpu_env_grid(int64_t m)   /* a warp a candidate */
+{
+  return (dg_gpu_dim3){ (uint32_t)((m + GPU_ENV_BLOCK / 32 - 1) / (GPU_ENV_BLOCK / 32)), 1, 1 };
+}
 dg_gpu_dim3 gpu_env_block(void) { return (dg_gpu_dim3){ GPU_ENV_BLOCK, 1, 1 }; }
 
 /* gpu_ref.c's dtype codes (dg_ld), -1 if none. */
@@ -249,13 +261,13 @@ static int batch_args(const gpu_env_launch *L, dg_gpu_buf ok, dg_gpu_buf cand, i
 static char *device_text(size_t *len)
 {
   static const struct { const char *mark, *dev; } subst[] = {
-    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " },
+    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " }, { "DG_WSYNC()", "__syncwarp()" },
   };
   dg_buf b = {0};
   for (const char *s = env_source; *s;) {
     size_t k = 0;
-    while (k < 2 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
-    if (k < 2) {
+    while (k < 3 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
+    if (k < 3) {
       dg_buf_puts(&b, subst[k].dev);
       s += strlen(subst[k].mark);
     } else {

@@ -32,6 +32,7 @@
 
 #define GPU_ENV_NARGS 23
 #define GPU_ENV_BLOCK 128
+#define GPU_ENV_WCAP 128   /* a warp's window: values of an input read at a time (gpu_env_dev.h) */
 typedef struct {
   int64_t kind, n[4];
   double p[3];

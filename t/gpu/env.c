@@ -239,6 +239,73 @@ static void evals_vs_host(const char *rel, int *nsamples, int64_t *tot)
   }
 }
 
+/* The device's windows (gpu_env_dev.h's dge_window: a warp's lanes fill
+ * them, one lane here) change no evaluation: fp32's and the perturbed ones,
+ * maxmag, maxin and the facts, and the verdicts, bit for bit against reads
+ * straight from memory, with windows of 1, 3, 7 and GPU_ENV_WCAP values
+ * (refills mid-loop, a window past the row's end, the element's own read
+ * after the loop). */
+static void windows_vs_plain(const char *rel, int *nsamples, int64_t *tot)
+{
+  static const int caps[] = { 1, 3, 7, GPU_ENV_WCAP };
+  for (int mild = 0; mild < 2; mild++) {
+    ecase c;
+    if (!case_make(&c, rel, 31 + (uint64_t)mild, mild)) {
+      case_free(&c);
+      return;
+    }
+    *nsamples += !mild;
+    int64_t step = c.n > 48 ? c.n / 48 : 1, evals = 0, differ = 0;
+    long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] };
+    char what[200] = "";
+    double win[3 * GPU_ENV_WCAP];
+    for (int64_t i = 0; i < c.n; i += step)
+      for (size_t w = 0; w < sizeof caps / sizeof *caps; w++) {
+        dge_st a = st_of(&c), b = st_of(&c);
+        b.win = win, b.lane = 0, b.nlanes = 1, b.wcap = caps[w];
+        for (int k = -1; k < 3; k++) {
+          dge_st *es[2] = { &a, &b };
+          double v[2];
+          for (int x = 0; x < 2; x++) {
+            dge_st *e = es[x];
+            e->flat = i;
+            e->round32 = k < 0;
+            e->perturb = k >= 0;
+            e->k = k < 0 ? 0 : k;
+            if (k < 0) e->maxin[0] = e->maxin[1] = e->maxin[2] = 0;
+            if (k == 0)
+              for (int s = 0; s < 3; s++) e->scale[s] = e->maxin[s];
+            v[x] = dge_eval(e, (int)c.L.kind, n, c.L.p, i);
+          }
+          evals++;
+          bool same = memcmp(&v[0], &v[1], sizeof v[0]) == 0 && a.maxmag == b.maxmag &&
+                      a.overflowed == b.overflowed && a.nan_input == b.nan_input &&
+                      memcmp(a.maxin, b.maxin, sizeof a.maxin) == 0;
+          if (!same && differ++ == 0)
+            snprintf(what, sizeof what, "[%lld] cap %d k=%d: %.17g/%.17g maxmag %g/%g", (long long)i, caps[w], k,
+                     v[0], v[1], a.maxmag, b.maxmag);
+        }
+        double r32 = r32_of(&c, i), w64 = c.want[i];
+        double gots[4] = { r32 * (1 + 3e-7), r32 + 2.5 * (r32 - w64) + c.L.atol, w64 * (1 + 1e-3) + 3 * c.L.atol,
+                           NAN };
+        for (int g = 0; g < 4; g++) {
+          dge_st x = st_of(&c), y = st_of(&c);
+          y.win = win, y.lane = 0, y.nlanes = 1, y.wcap = caps[w];
+          int vx = dge_judge(&x, (int)c.L.kind, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol);
+          int vy = dge_judge(&y, (int)c.L.kind, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol);
+          evals++;
+          if (vx != vy && differ++ == 0)
+            snprintf(what, sizeof what, "[%lld] cap %d: verdict %d/%d for %.9g", (long long)i, caps[w], vx, vy,
+                     gots[g]);
+        }
+      }
+    ok(differ == 0 && evals > 0, "%s (%s), %s inputs: %lld evaluations and verdicts through windows = from memory%s%s",
+       rel, c.p->op_name, mild ? "ordinary" : "adversarial", (long long)evals, differ ? "; differ: " : "", what);
+    *tot += evals;
+    case_free(&c);
+  }
+}
+
 /* On ordinary inputs, kernel values one float ulp either side of the rule's
  * bounds (fp32's value +- tolerance and slack): an evaluation that differs
  * from the host's by one rounding moves a bound by an ulp and flips one of
@@ -563,7 +630,7 @@ int main(void)
   gt_names samples = {0};
   gt_all_samples(&samples);
 #ifdef DG_MOCK_CUDA
-  (void)shared_vs_host, (void)evals_vs_host, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
+  (void)shared_vs_host, (void)evals_vs_host, (void)windows_vs_plain, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
 #else
   compiles();
   int ns = 0;
@@ -575,6 +642,9 @@ int main(void)
   ns = 0;
   for (size_t i = 0; i < samples.n; i++) evals_vs_host(samples.v[i], &ns, &nev);
   ok(ns >= 40, "%d samples: %lld evaluations compared", ns, (long long)nev);
+  nev = 0, ns = 0;
+  for (size_t i = 0; i < samples.n; i++) windows_vs_plain(samples.v[i], &ns, &nev);
+  ok(ns >= 40, "%d samples: %lld evaluations and verdicts through the device's windows compared", ns, (long long)nev);
   ns = 0, tin = tout = 0;
   for (size_t i = 0; i < samples.n; i++) boundary_vs_host(samples.v[i], &ns, &tin, &tout);
   ok(ns >= 30 && tin > 0 && tout > 0, "%d samples at the bounds: %lld elements inside, %lld outside", ns,

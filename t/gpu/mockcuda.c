@@ -4,6 +4,7 @@
  * into the test ahead of libcudart, so the child's calls land here. */
 #include <cuda_runtime_api.h>
 #include "fuzz.h"
+#include "gpu_env.h"   /* GPU_ENV_WCAP */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,22 @@ static cudaError_t ref_map(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_ref.c's sampled reference (dg_ref_at), kind 2 mode 0 of f32 inputs
+ * only, as ref_map: y[idx[j]] = x + alpha r */
+static cudaError_t ref_at(dim3 g, dim3 b, void **a)
+{
+  double *y = *(double **)a[0];
+  const float *x = *(const float **)a[1], *r = *(const float **)a[3];
+  long long n = *(long long *)a[7], mode = *(long long *)a[8];
+  double alpha = *(double *)a[11];
+  const long long *idx = *(const long long **)a[14];
+  long long m = *(long long *)a[15];
+  if (*(int *)a[16] == 2 && mode == 0 && *(int *)a[2] == 0 && *(int *)a[4] == 0)
+    for (long long j = 0; j < m && j < (long long)g.x * b.x; j++)
+      if (idx[j] >= 0 && idx[j] < n) y[idx[j]] = (double)x[idx[j]] + alpha * (double)r[idx[j]];
+  return cudaSuccess;
+}
+
 /* gpu_guard.c's guard check: per region, changed bytes and the first one */
 static cudaError_t guard_check(dim3 g, dim3 b, void **a)
 {
@@ -171,6 +188,9 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   long long m = *(long long *)a[2], kind = *(long long *)a[3], n[4];
   double p[3];
   dge_st e;
+  static double win[3 * GPU_ENV_WCAP];   /* the device's warp windows, filled by one lane here */
+  memset(&e, 0, sizeof e);
+  e.win = win, e.lane = 0, e.nlanes = 1, e.wcap = GPU_ENV_WCAP;
   for (int i = 0; i < 3; i++) {
     e.in[i] = *(const void **)a[4 + 3 * i];
     e.dt[i] = (int)*(long long *)a[5 + 3 * i];
@@ -320,6 +340,7 @@ static const mock_kernel kernels[] = {
   { "dg_gen_many", gen_many, 10, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_ref_at", ref_at, 17, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4 } },
   { "dg_env_hash", env_hash, 7, { 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env_gather", env_gather, 11, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env_many", env_many, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
