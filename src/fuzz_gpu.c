@@ -216,6 +216,19 @@ static bool gpu_timed_envelope(void *self, const dg_problem *p, const int64_t *s
   return gpu_env_judge(((fuzz_gpu_timed *)self)->gk, p, sizes, t, idx, got, want, m, tol, ok);
 }
 
+/* The next case's reference at the validator's sample alone (gpu_run_sample_next). */
+static bool gpu_backend_sample(void *self, const dg_problem *p, const int64_t *sizes, uint64_t seed,
+                               int64_t max_check)
+{
+  return gpu_run_sample_next(self, p, sizes, seed, max_check);
+}
+
+static bool gpu_timed_sample(void *self, const dg_problem *p, const int64_t *sizes, uint64_t seed,
+                             int64_t max_check)
+{
+  return gpu_run_sample_next(((fuzz_gpu_timed *)self)->gk, p, sizes, seed, max_check);
+}
+
 /* DIRIGO_GPU_MANY=0: every case in a request of its own. */
 static bool many_on(void) { return !gpu_run_switched_off("DIRIGO_GPU_MANY"); }
 
@@ -226,6 +239,7 @@ fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
   if (many_on()) b.run_many = gpu_backend_many;
   b.gen = gpu_backend_gen;
   b.envelope = gpu_backend_envelope;
+  b.sample = gpu_backend_sample;
   gpu_env_prepare(gk);
   return b;
 }
@@ -237,6 +251,7 @@ fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
   if (many_on()) b.run_many = gpu_timed_many;
   b.gen = gpu_timed_gen;
   b.envelope = gpu_timed_envelope;
+  b.sample = gpu_timed_sample;
   gpu_env_prepare(t->gk);
   return b;
 }

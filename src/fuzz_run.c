@@ -223,8 +223,8 @@ static int cmp_i64(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
-                            uint64_t seed, int64_t *idx)
+int64_t fuzz_sample_picks(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
+                          uint64_t seed, int64_t *idx)
 {
   int64_t dims[8] = {0}, row = sample_row(p, t, sizes, n, dims), m = 0;
   dg_rng r;
@@ -233,6 +233,13 @@ int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, in
     int64_t i = sample_at(k, n, row, &r);
     if (i >= 0 && i < n) idx[m++] = i;
   }
+  return m;
+}
+
+int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
+                            uint64_t seed, int64_t *idx)
+{
+  int64_t m = fuzz_sample_picks(p, t, sizes, n, max_check, seed, idx);
   qsort(idx, (size_t)m, sizeof *idx, cmp_i64);
   int64_t u = 0;
   for (int64_t j = 0; j < m; j++)
@@ -293,8 +300,9 @@ static bool over_envelope(const dg_problem *p, int t, const emu_io *io, const do
   return off > FUZZ_ENVELOPE_JUDGED;
 }
 
+/* samp: the backend's reference is the validator's sample alone (its sample hook said so) */
 static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t *sizes, emu_io *io,
-                     double **env_data, case_inputs *ci, const fuzz_space_ctx *ctx, fuzz_outcome *out)
+                     double **env_data, case_inputs *ci, const fuzz_space_ctx *ctx, bool samp, fuzz_outcome *out)
 {
   dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data };
   for (int t = 0; t < (int)p->tensors.n; t++) {
@@ -309,6 +317,7 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
         return;
       }
       if (j > 0) {
+        out->sampled |= samp;
         if (dc.max_abs > out->cmp.max_abs) out->cmp.max_abs = dc.max_abs;
         if (dc.max_ulp > out->cmp.max_ulp) out->cmp.max_ulp = dc.max_ulp;
         continue;
@@ -320,8 +329,9 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
     char *err = NULL;
     dg_ref_status rs;
     if (be->ref && be->ref(be->self, p, t, want, defined, n)) {
-      rs = DG_REF_OK;   /* the backend's reference: every element */
-      if (ctx->max_check > 0 && n > ctx->max_check && over_envelope(p, t, io, want, defined, n)) {
+      rs = DG_REF_OK;   /* the backend's reference: every element, or the sample alone */
+      if (samp) out->sampled = true;
+      else if (ctx->max_check > 0 && n > ctx->max_check && over_envelope(p, t, io, want, defined, n)) {
         double *all = want;   /* the sample the CPU path judges, with these values */
         want = dg_calloc((size_t)n, sizeof *want);
         memset(defined, 0, (size_t)n);
@@ -468,7 +478,8 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
       memcpy(env_data[t], io.data[t], sizeof(double) * (size_t)io.numel[t]);
     }
   }
-  if (be->run(be->self, p, sizes, &io, out)) validate(p, be, sizes, &io, env_data, &ci, ctx, out);
+  bool samp = be->sample && be->sample(be->self, p, sizes, c->seed, ctx->max_check);
+  if (be->run(be->self, p, sizes, &io, out)) validate(p, be, sizes, &io, env_data, &ci, ctx, samp, out);
 freeio:
   emu_io_free(&io);
 done:

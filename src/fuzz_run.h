@@ -76,6 +76,15 @@ typedef struct fuzz_backend {
    * their values on the host only when it judges the case there. False: it
    * fills them first. A run consumes what was registered for it. */
   bool (*gen)(void *self, const dg_problem *p, int slot, const int *tens, const fuzz_ctr *g, int ng);
+  /* Optional (NULL: none): the next run's case seed and the campaign's
+   * max_check, before run. True: the backend's reference for that run (the
+   * ref hook, and what judged judged) is the validator's sample of each
+   * output (fuzz_sample_indices) and nothing else — the GPU's sampled fp64
+   * reference where the whole one costs the kernel's time or more (matmul):
+   * the case is judged on that sample (out->sampled), as the host judges a
+   * realistic case with a Lua reference. run_many decides the same for its
+   * cases from seeds and max_check (sampled[c]). */
+  bool (*sample)(void *self, const dg_problem *p, const int64_t *sizes, uint64_t seed, int64_t max_check);
 } fuzz_backend;
 #define FUZZ_MANY_MAX 32
 #define FUZZ_MANY_BYTES ((int64_t)1 << 20)
@@ -180,6 +189,12 @@ typedef struct { double (*value)(void *ud, int t, int64_t flat); void *ud; } fuz
  * how many. */
 int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
                             uint64_t seed, int64_t *idx);
+/* The same sample's picks in the order drawn, repeats kept (room for
+ * max_check; the distinct ones are fuzz_sample_indices'): for a device that
+ * writes the reference at each, where order and repeats do not matter and
+ * the sort would cost the host more than the device's work. */
+int64_t fuzz_sample_picks(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
+                          uint64_t seed, int64_t *idx);
 int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double **env_data,
                              const fuzz_values *lazy, int t, const double *got, const double *want,
                              const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,

@@ -42,6 +42,14 @@ typedef struct {
   bool fuse;                    /* dg_gen_many and its table buffer are there */
   int64_t *const *samp;         /* case c judged on its sample: samp[c][0..samp_m[c]-1], else NULL */
   const int64_t *samp_m;
+  /* the sampled reference (dg_ref_at): case c's picks at gk->rs_idx + c x rs_stride
+   * i64 (rs_m[c] of them), every case's uploaded at the head of each request */
+  bool rsamp;
+  int ncases;
+  int64_t rs_stride;
+  const int64_t *rs_m;
+  dg_gpu_arg rsa[17];
+  int nrsa;
 } many_req;
 
 /* One asynchronous request for cases cs[0..m-1] (with the envelope in the
@@ -75,6 +83,8 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
   const size_t tab_case = sizeof ((gpu_gen_many *)0)->tab;
   uint64_t *tabs = R->fuse ? dg_malloc(tab_case * (size_t)m) : NULL;
   if (tabs) dg_gpu_batch_upload(b, gk->dgen_tab, 0, tabs, tab_case * (size_t)m);
+  if (R->rsamp)
+    dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)R->ncases * (size_t)R->rs_stride * sizeof(int64_t));
   for (int k = 0; k < m; k++) {
     int c = cs[k];
     emu_io *io = R->ios[c];
@@ -118,7 +128,16 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
     if (env) gpu_env_pipe_before(&R->envp, b);
     if (!fused) dg_gpu_batch_poison(b, gk->ref_buf);
     lref[k] = b->nlaunch;
-    dg_gpu_batch_launch_unguarded(b, gk->ref_kern[R->rp->kind], R->rp->grid, R->rp->block, 0, R->ra, R->nra);
+    if (R->rsamp) {   /* the reference at the case's sample alone */
+      dg_gpu_arg ra[17];
+      dg_gpu_dim3 sg, sb;
+      memcpy(ra, R->rsa, sizeof ra);
+      ra[14].buf_off = (size_t)c * (size_t)R->rs_stride * sizeof(int64_t);
+      ra[15] = dg_gpu_arg_i64(R->rs_m[c]);
+      gpu_ref_at_dims(R->rs_m[c], &sg, &sb);
+      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[GPU_REF_AT], sg, sb, 0, ra, R->nrsa);
+    } else
+      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[R->rp->kind], R->rp->grid, R->rp->block, 0, R->ra, R->nra);
     for (int li = 0; li < (int)p->launches.n; li++)
       dg_gpu_batch_launch(b, gk->kern[gk->name_of[li]], R->dv[li].g, R->dv[li].b, R->dv[li].shared,
                           R->args + R->at[li], (int)p->launches.v[li]->args.n);
@@ -172,6 +191,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
       out[c].sampled = true;
       if (out[c].cmp.checked != R->samp_m[c]) out[c].judged = false;
     }
+    out[c].sampled |= R->rsamp;   /* the reference was the sample's alone */
     int lk = lref[k] + (int)p->launches.n;   /* the last kernel; the comparison, then the envelope's */
     for (int li = first[k]; li < first[k + 1] && li < (int)r.launch_ms.n; li++) {
       int cat = li < lref[k] - env ? 0 : li < lref[k] ? 1 : li == lref[k] ? 2 : li <= lk ? 3 : li <= lcmp[k] ? 4 : 5;
@@ -324,6 +344,11 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
     }
   }
   ok = ok && nt <= 64;
+  /* the reference at each case's sample alone where it pays (gpu_run.h):
+   * judged on that sample in the first request, as the host judges it;
+   * without room for the picks nothing runs (the cases run one by one) */
+  bool rsamp = ok && seeds && gpu_run_ref_sampled(gk, &rp, gk->want_n, max_check);
+  ok = ok && (!rsamp || grun_rs_ready(gk, n, max_check));
   dg_diags_free(&d);
   if (!ok) {
     dg_vec_free(&args);
@@ -348,6 +373,15 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   R.p = p, R.gk = gk, R.ios = ios, R.on = on, R.nt = nt, R.dgen = dgen;
   R.args = args.v, R.at = at.v, R.dv = dv.v, R.zero = zero, R.rp = &rp, R.init = init;
   R.nra = gpu_ref_args(p, &rp, gk->ref_buf, gk->bufs, R.ra);
+  int64_t rs_m[FUZZ_MANY_MAX] = {0};
+  R.rsamp = rsamp;
+  if (R.rsamp) {
+    R.ncases = n, R.rs_stride = max_check, R.rs_m = rs_m;
+    for (int c = 0; c < n; c++)
+      rs_m[c] = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, max_check, seeds[c],
+                                  gk->rs_host + (size_t)c * (size_t)max_check);
+    R.nrsa = gpu_ref_at_args(p, &rp, gk->ref_buf, gk->bufs, gk->rs_idx, 0, 0, R.rsa);
+  }
   R.nca = gpu_cmp_args(p->tensors.v[rp.out].dtype, gk->bufs[rp.out], gk->ref_buf, gk->want_n,
                        dg_problem_tol(p, rp.out), gk->cmp_buf, R.ca);
   gpu_cmp_dims(gk->want_n, &R.cg, &R.cb);

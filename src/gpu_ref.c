@@ -109,29 +109,32 @@ static const char ref_source[] =
   "  acc = dg_reduce(acc, op);\n"
   "  if (threadIdx.x == 0) y[i] = mode == 1 ? acc / (double)len : mode == 5 ? sqrt(acc) : acc;\n"
   "}\n"
-  "/* elementwise over n0 elements, mode n1: 0 residual_add a + p0 b, 1 add, 2 mul, 3 scale p0 a,\n"
+  "/* elementwise: element i, mode: 0 residual_add a + p0 b, 1 add, 2 mul, 3 scale p0 a,\n"
   "   4 relu, 5 sigmoid, 6 silu, 7 tanh, 8 gelu_erf, 9 gelu_tanh, 10 leaky_relu (p0), 11 elu (p0) */\n"
+  "__device__ double dg_map1(const void *a, int ta, const void *b, int tb, i64 i, i64 mode, double p0) {\n"
+  "  double x = dg_ld(a, ta, i), r = 0;\n"
+  "  switch (mode) {\n"
+  "  case 0: r = x + p0 * dg_ld(b, tb, i); break;\n"
+  "  case 1: r = x + dg_ld(b, tb, i); break;\n"
+  "  case 2: r = x * dg_ld(b, tb, i); break;\n"
+  "  case 3: r = p0 * x; break;\n"
+  "  case 4: r = x != x ? dg_nan() : x > 0 ? x : 0.0; break;\n"
+  "  case 5: r = 1 / (1 + exp(-x)); break;\n"
+  "  case 6: r = x / (1 + exp(-x)); break;\n"
+  "  case 7: r = tanh(x); break;\n"
+  "  case 8: r = 0.5 * x * (1 + erf(x * 0.7071067811865476)); break;\n"
+  "  case 9: r = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); break;\n"
+  "  case 10: r = x > 0 ? x : p0 * x; break;\n"
+  "  case 11: r = x > 0 ? x : p0 * (exp(x) - 1); break;\n"
+  "  default: r = dg_nan();\n"
+  "  }\n"
+  "  return r;\n"
+  "}\n"
+  "/* elementwise over n0 elements, mode n1 (dg_map1) */\n"
   "extern \"C\" __global__ void dg_ref_map(double *y, const void *a, int ta, const void *b, int tb, const void *u,\n"
   "                           int tu, i64 n, i64 mode, i64 n2, i64 n3, double p0, double p1, double p2) {\n"
-  "  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {\n"
-  "    double x = dg_ld(a, ta, i), r = 0;\n"
-  "    switch (mode) {\n"
-  "    case 0: r = x + p0 * dg_ld(b, tb, i); break;\n"
-  "    case 1: r = x + dg_ld(b, tb, i); break;\n"
-  "    case 2: r = x * dg_ld(b, tb, i); break;\n"
-  "    case 3: r = p0 * x; break;\n"
-  "    case 4: r = x != x ? dg_nan() : x > 0 ? x : 0.0; break;\n"
-  "    case 5: r = 1 / (1 + exp(-x)); break;\n"
-  "    case 6: r = x / (1 + exp(-x)); break;\n"
-  "    case 7: r = tanh(x); break;\n"
-  "    case 8: r = 0.5 * x * (1 + erf(x * 0.7071067811865476)); break;\n"
-  "    case 9: r = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); break;\n"
-  "    case 10: r = x > 0 ? x : p0 * x; break;\n"
-  "    case 11: r = x > 0 ? x : p0 * (exp(x) - 1); break;\n"
-  "    default: r = dg_nan();\n"
-  "    }\n"
-  "    y[i] = r;\n"
-  "  }\n"
+  "  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)\n"
+  "    y[i] = dg_map1(a, ta, b, tb, i, mode, p0);\n"
   "}\n"
   "/* c[z] = p0 * op(a[z]) op(b[z]), row-major {M, N}, K terms summed in order;\n"
   "   n3 = bit 0 transA, bit 1 transB; blockIdx.z the batch. One thread an element. */\n"
@@ -166,11 +169,44 @@ static const char ref_source[] =
   "    i64 m = m0 + ty + 8 * i;\n"
   "    if (m < M && n < N) y[z * M * N + m * N + n] = alpha * acc[i];\n"
   "  }\n"
+  "}\n"
+  "/* The reference at the validator's sample alone (gpu_run.h, 'sampled\n"
+  "   reference'): y[idx[j]] for j < m, the rest of y left as it is (the f64\n"
+  "   poison). kind 2: dg_ref_map's element; 3: dg_ref_matmul's, one thread an\n"
+  "   element summing its K products in k order exactly as the tiled kernel\n"
+  "   does (acc = acc + a b from 0, then alpha acc; --fmad=false): the same\n"
+  "   bits. The loads of 8 k run ahead of the sum (latency, not arithmetic,\n"
+  "   bounds a few thousand threads). Other arguments as the kind's kernel. */\n"
+  "extern \"C\" __global__ void dg_ref_at(double *y, const void *a, int ta, const void *b, int tb, const void *u,\n"
+  "                          int tu, i64 n0, i64 n1, i64 n2, i64 n3, double p0, double p1, double p2,\n"
+  "                          const long long *idx, long long m, int kind) {\n"
+  "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+  "  if (j >= m) return;\n"
+  "  i64 i = idx[j];\n"
+  "  if (kind == 2) { if (i >= 0 && i < n0) y[i] = dg_map1(a, ta, b, tb, i, n1, p0); return; }\n"
+  "  if (kind != 3) return;\n"
+  "  i64 M = n0, N = n1, K = n2, MN = M * N;\n"
+  "  if (i < 0 || MN <= 0) return;\n"
+  "  i64 z = i / MN, r = i - z * MN, row = r / N, col = r - row * N;\n"
+  "  i64 ab = z * M * K, bb = z * K * N;\n"
+  "  i64 as = n3 & 1 ? M : 1, a0 = ab + (n3 & 1 ? row : row * K);\n"
+  "  i64 bs = n3 & 2 ? 1 : N, b0 = bb + (n3 & 2 ? col * K : col);\n"
+  "  double acc = 0, av[8], bv[8];\n"
+  "  i64 k = 0;\n"
+  "  for (; k + 8 <= K; k += 8) {\n"
+  "#pragma unroll\n"
+  "    for (int q = 0; q < 8; q++) { av[q] = dg_ld(a, ta, a0 + (k + q) * as); bv[q] = dg_ld(b, tb, b0 + (k + q) * bs); }\n"
+  "#pragma unroll\n"
+  "    for (int q = 0; q < 8; q++) acc = acc + av[q] * bv[q];\n"
+  "  }\n"
+  "  for (; k < K; k++) acc = acc + dg_ld(a, ta, a0 + k * as) * dg_ld(b, tb, b0 + k * bs);\n"
+  "  y[i] = p0 * acc;\n"
   "}\n";
 
 typedef enum { REF_ROWS, REF_REDUCE, REF_MAP, REF_MATMUL, REF_NKINDS } ref_kind;
-static const char *const kind_kernel[REF_NKINDS] = { "dg_ref_rows", "dg_ref_reduce", "dg_ref_map",
-                                                     "dg_ref_matmul" };
+_Static_assert(REF_NKINDS == GPU_REF_AT, "dg_ref_at follows the kinds' kernels");
+static const char *const kind_kernel[REF_NKINDS + 1] = { "dg_ref_rows", "dg_ref_reduce", "dg_ref_map",
+                                                         "dg_ref_matmul", "dg_ref_at" };
 
 /* op -> kernel, mode, tensors (as the op file names them), attributes (p0..p2
  * for ROWS/MAP/MATMUL; the reduction's dim for REDUCE). */
@@ -213,7 +249,7 @@ const char *gpu_ref_source(void) { return ref_source; }
 int gpu_ref_kernel_names(const char *const **names)
 {
   *names = kind_kernel;
-  return REF_NKINDS;
+  return REF_NKINDS + 1;
 }
 
 int gpu_ref_nops(void) { return (int)NREF; }
@@ -408,8 +444,37 @@ int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, co
   return k;
 }
 
+bool gpu_ref_can_sample(const gpu_ref_plan *pl) { return pl->kind == REF_MAP || pl->kind == REF_MATMUL; }
+
+/* Where the whole reference costs about as much as the kernel under test or
+ * more (matmul, bmm, gemv: K products an element), a realistic case computes
+ * it at the validator's sample alone. */
+bool gpu_ref_wants_sample(const gpu_ref_plan *pl) { return pl->kind == REF_MATMUL; }
+
+/* dg_ref_at's 17 arguments: the kind's 14, the sample's indices (m of them,
+ * at byte offset idx_off of idx), the kind. */
+int gpu_ref_at_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
+                    dg_gpu_buf idx, size_t idx_off, int64_t m, dg_gpu_arg *args)
+{
+  int k = gpu_ref_args(p, pl, out, bufs, args);
+  args[k] = dg_gpu_arg_buf(idx);
+  args[k++].buf_off = idx_off;
+  args[k++] = dg_gpu_arg_i64(m);
+  args[k++] = dg_gpu_arg_i32(pl->kind);
+  return k;
+}
+
+/* 32 threads a block: a sample of 4096 spreads over 128 SMs, each thread's
+ * loop bound by load latency, not by a block's worth of arithmetic. */
+void gpu_ref_at_dims(int64_t m, dg_gpu_dim3 *grid, dg_gpu_dim3 *block)
+{
+  int64_t g = (m + 31) / 32;
+  *grid = (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g), 1, 1 };
+  *block = (dg_gpu_dim3){ 32, 1, 1 };
+}
+
 dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
   return dg_gpu_compile_own("GPU reference source", dg_strdup(ref_source), sizeof ref_source - 1, kind_kernel,
-                            REF_NKINDS, arch, bin, d);
+                            REF_NKINDS + 1, arch, bin, d);
 }

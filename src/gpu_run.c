@@ -85,6 +85,7 @@ void gpu_kernels_free(gpu_kernels *gk)
   free(gk->pend_bytes);
   free(gk->many_raw);
   free(gk->many_sum);
+  free(gk->rs_host);
   dg_gpu_binary_free(&gk->dgen_bin);
   free(gk->dgen_on);
   free(gk->dgen_desc);
@@ -309,6 +310,55 @@ bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, 
   return true;
 }
 
+bool gpu_run_ref_sampled(const gpu_kernels *gk, const gpu_ref_plan *pl, int64_t n, int64_t max_check)
+{
+  if (!gk->use_ref || gk->ref_state < 0 || max_check <= 0 || n <= max_check || !gpu_ref_can_sample(pl))
+    return false;
+  const char *v = getenv("DIRIGO_GPU_REF_SAMPLED");
+  if (v && !strcmp(v, "0")) return false;
+  if (v && !strcmp(v, "1")) return true;
+  return gpu_ref_wants_sample(pl);
+}
+
+bool gpu_run_sample_next(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, uint64_t seed,
+                         int64_t max_check)
+{
+  gk->samp_next = false;
+  gpu_ref_plan pl;
+  if (!gk->use_ref || gk->ref_state < 0 || !gpu_ref_plan_for(p, sizes, &pl)) return false;
+  if (!gpu_run_ref_sampled(gk, &pl, dg_problem_numel(p, pl.out, sizes), max_check)) return false;
+  gk->samp_next = true;
+  gk->samp_seed = seed;
+  gk->samp_max = max_check;
+  return true;
+}
+
+/* Room for n x max_check picks on the host (gk->rs_host) and on the device
+ * (gk->rs_idx, in the current child). */
+bool grun_rs_ready(gpu_kernels *gk, int n, int64_t max_check)
+{
+  size_t count = (size_t)n * (size_t)max_check, bytes = count * sizeof(int64_t);
+  if (count > gk->rs_cap) {
+    free(gk->rs_host);
+    gk->rs_host = dg_malloc(bytes);
+    gk->rs_cap = count;
+  }
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->rs_gen != gen) gk->rs_bytes = 0;   /* gone with its child */
+  gk->rs_gen = gen;
+  if (gk->rs_bytes < bytes + 1) {
+    if (gk->rs_bytes) dg_gpu_free(gk->g, gk->rs_idx, NULL);
+    gk->rs_bytes = 0;
+    char *msg = NULL;
+    if (dg_gpu_alloc(gk->g, bytes, dg_gpu_poison_for("i64"), &gk->rs_idx, &msg) != DG_GPU_OK) {
+      free(msg);
+      return false;
+    }
+    gk->rs_bytes = bytes + 1;
+  }
+  return gen == dg_gpu_generation(gk->g);
+}
+
 /* The comparison kernel for output t of this run (gpu_cmp.c): compiled
  * once, loaded into the child, its summary buffer allocated. False: the
  * output comes back and the host compares. */
@@ -375,7 +425,9 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   memset(res, 0, sizeof *res);
   res->failed_launch = -1;
   gk->ref_out = -1;
-  gk->judged = gk->pending = false;
+  gk->judged = gk->pending = gk->ref_sampled = false;
+  bool want_samp = gk->samp_next;   /* consumed */
+  gk->samp_next = false;
   if (gk->dgen_on) {   /* this run's registrations (gpu_run_gen), consumed */
     memcpy(gk->dgen_last, gk->dgen_on, p->tensors.n);
     memset(gk->dgen_on, 0, p->tensors.n * FUZZ_MANY_MAX);
@@ -443,12 +495,26 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   }
   gpu_ref_plan rp;
   bool ref = ok && grun_ref_ready(p, gk, sizes, &rp);
+  /* at the validator's sample alone (gpu_run_sample_next); where that was
+   * promised and cannot be, no GPU reference: the host's is sampled too */
+  bool samp = ref && want_samp && gpu_run_ref_sampled(gk, &rp, gk->want_n, gk->samp_max);
+  if (samp && !grun_rs_ready(gk, 1, gk->samp_max)) ref = samp = false;
   if (ref) {   /* the reference first: it reads the inputs before any kernel could change them */
-    dg_gpu_arg ra[14];
-    int na = gpu_ref_args(p, &rp, gk->ref_buf, bufs, ra);
+    dg_gpu_arg ra[17];
     dg_gpu_batch_poison(b, gk->ref_buf);
-    dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
+    if (samp) {
+      int64_t m = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, gk->samp_max, gk->samp_seed, gk->rs_host);
+      dg_gpu_dim3 sg, sb;
+      gpu_ref_at_dims(m, &sg, &sb);
+      dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)m * sizeof *gk->rs_host);
+      int na = gpu_ref_at_args(p, &rp, gk->ref_buf, bufs, gk->rs_idx, 0, m, ra);
+      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[GPU_REF_AT], sg, sb, 0, ra, na);
+    } else {
+      int na = gpu_ref_args(p, &rp, gk->ref_buf, bufs, ra);
+      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
+    }
   }
+  gk->ref_sampled = samp;
   int l0 = ngen + (ref ? 1 : 0);   /* batch launch index of the pipeline's first launch */
   DG_VEC(dg_gpu_arg) args = {0};
   for (int li = 0; ok && li < (int)p->launches.n; li++) {

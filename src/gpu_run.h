@@ -12,6 +12,9 @@
 #include "emu.h"
 #include "fuzz.h"
 
+#define GPU_REF_NKERNELS 5         /* gpu_ref.c's kernels: a kind each, then dg_ref_at */
+#define GPU_REF_AT 4
+
 typedef struct {
   dg_gpu *g;                 /* the session: owned */
   dg_gpu_binary bin;         /* the problem's kernels, one name per distinct instance */
@@ -38,7 +41,7 @@ typedef struct {
   int ref_state;             /* 0 not tried, 1 compiled, -1 unavailable (ref_why says why) */
   char *ref_why;
   dg_gpu_binary ref_bin;
-  dg_gpu_kernel ref_kern[4];
+  dg_gpu_kernel ref_kern[GPU_REF_NKERNELS];
   unsigned ref_gen;          /* ref kernels loaded in this generation */
   dg_gpu_buf ref_buf;        /* f64 results, valid in buf_gen */
   size_t ref_bytes;
@@ -46,6 +49,17 @@ typedef struct {
   double *want;              /* that output's reference values */
   int64_t want_n;
   double ref_ms;             /* the reference kernel's time in the last run */
+  /* the sampled reference (dg_ref_at): set by gpu_run_sample_next for the
+   * next gpu_run; gpu_run_many decides from its seeds and max_check */
+  bool samp_next;            /* the next gpu_run computes the reference at the sample alone */
+  uint64_t samp_seed;        /* its case seed */
+  int64_t samp_max;          /* and the campaign's max_check */
+  bool ref_sampled;          /* after a run: the reference holds the sample alone */
+  dg_gpu_buf rs_idx;         /* every case's picks (i64), valid in rs_gen when rs_bytes */
+  size_t rs_bytes;           /* its bytes + 1 (0: none) */
+  unsigned rs_gen;
+  int64_t *rs_host;          /* the picks on the host: FUZZ_MANY_MAX x max_check */
+  size_t rs_cap;
   struct gpu_env *env;       /* the envelope on the GPU (gpu_env.h), NULL until used */
   /* the comparison on the device (gpu_cmp.c), when dev_cmp and the run has a
    * GPU reference: the output is judged there and only the summary comes back */
@@ -159,6 +173,16 @@ typedef struct {
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
                   const uint64_t *seeds, int64_t max_check, gpu_many_case *out);
 
+/* The next gpu_run's case is case `seed` of a campaign validating outputs
+ * over max_check elements on a sample: true when that run will compute the
+ * GPU reference at the validator's sample alone (fuzz_sample_picks), not the
+ * whole output — for ops whose reference can (gpu_ref_can_sample) and where
+ * it pays (gpu_ref_wants_sample), at outputs over max_check elements;
+ * DIRIGO_GPU_REF_SAMPLED=0 never, =1 wherever the op can. gpu_run_many
+ * decides the same for each case (out[c].sampled). */
+bool gpu_run_sample_next(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, uint64_t seed,
+                         int64_t max_check);
+
 /* Input (or accumulate) tensor t of the next gpu_run (slot 0) or of case
  * `slot` of the next gpu_run_many drawn on the device from the counter-based
  * descriptor g (gpu_gen.h: bit for bit fuzz_ctr_fill's values in the
@@ -211,6 +235,19 @@ bool gpu_ref_supported(const dg_problem *p);
 bool gpu_ref_plan_for(const dg_problem *p, const int64_t *sizes, gpu_ref_plan *pl);
 int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
                  dg_gpu_arg *args);                     /* 14 arguments */
+/* The sampled reference (kernel GPU_REF_AT, dg_ref_at): the plan's values at
+ * m element indices alone (i64, at byte offset idx_off of buffer idx), bit
+ * for bit what the whole reference computes there; the rest of `out` is left
+ * as it was (poisoned: undefined, not compared). For the elementwise ops and
+ * matmul/bmm/gemv (gpu_ref_can_sample); used by default where the whole
+ * reference costs about the kernel or more (gpu_ref_wants_sample: matmul). */
+bool gpu_ref_can_sample(const gpu_ref_plan *pl);
+bool gpu_ref_wants_sample(const gpu_ref_plan *pl);
+int gpu_ref_at_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
+                    dg_gpu_buf idx, size_t idx_off, int64_t m, dg_gpu_arg *args);   /* 17 arguments */
+void gpu_ref_at_dims(int64_t m, dg_gpu_dim3 *grid, dg_gpu_dim3 *block);
+/* gpu_run_sample_next's rule for a plan, an output of n elements and max_check. */
+bool gpu_run_ref_sampled(const gpu_kernels *gk, const gpu_ref_plan *pl, int64_t n, int64_t max_check);
 /* NVRTC for arch (NULL: sm_90), with --fmad=false; no GPU needed. */
 dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d);
 

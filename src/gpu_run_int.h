@@ -12,6 +12,7 @@ dg_gpu_status grun_param_sizes(gpu_kernels *gk, int name, char **msg);
 dg_gpu_status grun_ensure_buffers(const dg_problem *p, gpu_kernels *gk, const emu_io *io, int *bad, char **msg);
 bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, gpu_ref_plan *pl);
 bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t);
+bool grun_rs_ready(gpu_kernels *gk, int n, int64_t max_check);
 bool grun_launch_args(const dg_problem *p, int li, const int64_t *sizes, const dg_gpu_buf *bufs,
                       const size_t *psize, int np, dg_gpu_arg *args, dg_diags *d);
 /* gpu_many.c: input tensor t of io into raw (the device's bytes), and the

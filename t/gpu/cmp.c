@@ -181,6 +181,7 @@ static int64_t big_n;   /* > 0: "realistic" is this size (the mock's) */
 static bool zero_tol;   /* the tolerance 0: elements off the reference the envelope explains */
 static int64_t env_passed_all;
 static int64_t sampled_all;   /* cases judged on a sample inside a request, grouped campaigns */
+static int64_t pass_m[3], pass_sampled_m[3];   /* passing outcomes per mode, and those judged on a sample */
 
 static void campaigns(const char *rel, const char *strategy, bool realistic)
 {
@@ -199,6 +200,11 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   bool ran = true, drew[3] = {0};
   for (int m = 0; m < 3; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
   const char *sz = realistic ? " (realistic)" : zero_tol ? " (tolerance 0)" : "";
+  for (int m = 0; m < 3; m++)
+    for (size_t i = 0; i < o[m].n; i++) {
+      pass_m[m] += o[m].v[i].status == FUZZ_PASS;
+      pass_sampled_m[m] += o[m].v[i].status == FUZZ_PASS && o[m].v[i].sampled;
+    }
   for (int m = 1; m < 3; m++) {
     size_t same = 0, nfail = 0;
     for (size_t i = 0; ran && i < o[m].n && i < o[0].n; i++) {
@@ -316,8 +322,32 @@ int main(void)
   ok(sampled_all > 0, "%lld realistic cases judged on the validator's sample inside a request (as on the host)",
      (long long)sampled_all);
   zero_tol = false;
+  /* the reference at the validator's sample alone (dg_ref_at; the default
+   * for matmul, forced here for the elementwise op the mock has): every case
+   * judged on the sample, in the first request, as on the host */
+  setenv("DIRIGO_GPU_REF_SAMPLED", "1", 1);
+  memset(pass_m, 0, sizeof pass_m), memset(pass_sampled_m, 0, sizeof pass_sampled_m);
+  campaigns("elementwise/residual_add", "adversarial", true);
+  campaigns("elementwise/residual_add_gridfloor", "adversarial", true);
+  zero_tol = true;
+  campaigns("t/gpu/fixtures/round_twice", "adversarial", true);
+  zero_tol = false;
+  unsetenv("DIRIGO_GPU_REF_SAMPLED");
+  ok(pass_m[0] > 0 && pass_m[0] == pass_m[1] && pass_m[0] == pass_m[2] && pass_sampled_m[0] == pass_m[0] &&
+     pass_sampled_m[1] == pass_m[1] && pass_sampled_m[2] == pass_m[2],
+     "DIRIGO_GPU_REF_SAMPLED=1: every passing case judged on the sample in all three modes (%lld/%lld, %lld/%lld, "
+     "%lld/%lld)", (long long)pass_sampled_m[0], (long long)pass_m[0], (long long)pass_sampled_m[1],
+     (long long)pass_m[1], (long long)pass_sampled_m[2], (long long)pass_m[2]);
   big_n = 0;
 #ifndef DG_MOCK_CUDA
+  /* matmul at its realistic size (1024^3): the sampled reference by default */
+  memset(pass_m, 0, sizeof pass_m), memset(pass_sampled_m, 0, sizeof pass_sampled_m);
+  campaigns("matmul/matmul_tiled", "adversarial", true);
+  campaigns("matmul/matmul_tiled", "boundary+adversarial", true);
+  ok(pass_m[2] > 0 && pass_sampled_m[0] == pass_m[0] && pass_sampled_m[1] == pass_m[1] &&
+     pass_sampled_m[2] == pass_m[2],
+     "matmul_tiled realistic: every passing case judged on the sample (%lld/%lld grouped)",
+     (long long)pass_sampled_m[2], (long long)pass_m[2]);
   static const char *const more[] = {
     "softmax/softmax_block", "softmax/softmax_halfwarp_offset", "norm/layernorm_block",
     "matmul/matmul_tiled", "elementwise/gelu_bf16x2", "elementwise/silu_half2",

@@ -152,6 +152,78 @@ out:
   dg_problem_free(p);
 }
 
+/* The reference at a sample (dg_ref_at) against the whole reference of the
+ * same run's inputs: bit for bit at every pick, the f64 poison elsewhere.
+ * max_check below the output's size forces the sample at any size. */
+static void sampled_agrees(const char *rel, bool realistic, int64_t max_check)
+{
+  dg_problem *p = gt_load(rel);
+  if (!p) return;
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  for (size_t i = 0; realistic && i < p->sizes.n; i++)
+    if (p->sizes.v[i].has_realistic) sizes[i] = p->sizes.v[i].realistic;
+  dg_diags d = {0};
+  gpu_kernels gk;
+  memset(&gk, 0, sizeof gk);
+  emu_io io;
+  gpu_ref_plan pl;
+  bool up = gpu_ref_plan_for(p, sizes, &pl) && gpu_kernels_load(&gk, p, NULL, &d) && emu_io_init(&io, p, sizes, &d);
+  if (!up) {
+    dg_diags_print(stdout, &p->sm, &d);
+    ok(false, "%s: loads on the GPU", rel);
+    goto out;
+  }
+  gk.use_ref = true;
+  setenv("DIRIGO_GPU_REF_SAMPLED", "1", 1);
+  dg_rng rng;
+  dg_rng_seed(&rng, 9);
+  inputs in;
+  make_inputs(p, sizes, &in, &rng);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT && !ts->accumulate) continue;
+    for (int64_t i = 0; i < io.numel[t]; i++) io.data[t][i] = dg_dtype_round(ts->dtype, in.data[t][i]);
+  }
+  int64_t n = io.numel[pl.out];
+  gpu_run_result r;
+  gpu_run(p, &gk, sizes, &io, &r, &d);
+  double *whole = dg_malloc(sizeof *whole * (size_t)n);
+  bool have = gk.ref_out == pl.out && !gk.ref_sampled;
+  if (have) memcpy(whole, gk.want, sizeof *whole * (size_t)n);
+  double ms_whole = gk.ref_ms;
+  gpu_run_result_free(&r);
+  bool promised = gpu_run_sample_next(&gk, p, sizes, 77, max_check);
+  gpu_run(p, &gk, sizes, &io, &r, &d);
+  int64_t *idx = dg_malloc(sizeof *idx * (size_t)max_check);
+  int64_t m = fuzz_sample_indices(p, pl.out, sizes, n, max_check, 77, idx);
+  uint8_t *in_s = dg_calloc((size_t)n, 1);
+  for (int64_t j = 0; j < m; j++) in_s[idx[j]] = 1;
+  dg_gpu_pattern pat = dg_gpu_poison_for("f64");
+  int64_t same = 0, poisoned = 0, bad = -1;
+  for (int64_t i = 0; have && gk.ref_out == pl.out && i < n; i++) {
+    bool ok_;
+    if (in_s[i]) ok_ = !memcmp(&gk.want[i], &whole[i], 8), same += ok_;
+    else ok_ = !memcmp(&gk.want[i], pat.b, 8), poisoned += ok_;
+    if (!ok_ && bad < 0) bad = i;
+  }
+  ok(promised && gk.ref_sampled && !r.ref_failed && same == m && poisoned == n - m && m > 0,
+     "%s%s: the reference at a sample of %lld of %lld elements is the whole reference's bit for bit (%lld), "
+     "undefined elsewhere (%lld); %.3f ms against %.3f ms", rel, realistic ? " (realistic)" : "", (long long)m,
+     (long long)n, (long long)same, (long long)poisoned, gk.ref_ms, ms_whole);
+  if (bad >= 0) printf("#   first difference at %lld: %.17g / whole %.17g\n", (long long)bad, gk.want[bad], whole[bad]);
+  unsetenv("DIRIGO_GPU_REF_SAMPLED");
+  free(idx), free(in_s), free(whole);
+  free_inputs(&in);
+  gpu_run_result_free(&r);
+  emu_io_free(&io);
+out:
+  gpu_kernels_free(&gk);
+  dg_diags_free(&d);
+  free(sizes);
+  dg_problem_free(p);
+}
+
 /* A campaign with the GPU backend: its cases are judged by the GPU reference. */
 static void campaign(const char *rel, bool expect_pass)
 {
@@ -208,6 +280,62 @@ static bool fake_ref(void *self, const dg_problem *p, int t, double *want, uint8
   return true;
 }
 
+/* A backend whose reference is the validator's sample alone (its sample
+ * hook says so: the GPU's sampled reference): the case is judged on that
+ * sample, flagged sampled, whatever the count of elements off. */
+static uint64_t fake_seed;
+static int64_t fake_max;
+static bool fake_sample(void *self, const dg_problem *p, const int64_t *sizes, uint64_t seed, int64_t max_check)
+{
+  (void)self, (void)p, (void)sizes;
+  fake_seed = seed, fake_max = max_check;
+  return true;
+}
+
+static bool fake_ref_at(void *self, const dg_problem *p, int t, double *want, uint8_t *defined, int64_t n)
+{
+  (void)self;
+  int64_t *idx = dg_malloc(sizeof *idx * (size_t)fake_max), sizes[1] = { n };
+  int64_t m = fuzz_sample_indices(p, t, sizes, n, fake_max, fake_seed, idx);
+  memset(defined, 0, (size_t)n);
+  for (int64_t j = 0; j < m; j++) {
+    want[idx[j]] = fake_io->data[t][idx[j]] + (idx[j] < fake_off ? 1 : 0);
+    defined[idx[j]] = 1;
+  }
+  free(idx);
+  return true;
+}
+
+static void sampled_hook(void)
+{
+  dg_problem *p = gt_load("elementwise/residual_add");
+  if (!p) {
+    ok(false, "residual_add loads");
+    return;
+  }
+  p->sizes.v[0].value = 20000;
+  fuzz_backend be = { .name = "fake", .run = fake_run, .ref = fake_ref_at, .sample = fake_sample };
+  for (int k = 0; k < 2; k++) {
+    fake_off = k ? 20000 : 0;
+    fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = &be, .ncases = 1, .seed = 1,
+                    .max_elems = 1 << 20, .max_check = 4096, .keep_going = true };
+    fuzz_summary s;
+    dg_diags d = {0};
+    bool ran = fuzz_campaign(p, NULL, &o, &s, &d);
+    dg_diags_free(&d);
+    int64_t *idx = dg_malloc(sizeof *idx * 4096), sizes[1] = { 20000 };
+    int64_t m = fuzz_sample_indices(p, 2, sizes, 20000, 4096, s.first.c.seed, idx);
+    free(idx);
+    if (!k)
+      ok(ran && s.npass == 1 && s.nfail == 0, "a sampled backend reference: the case passes");
+    else
+      ok(ran && s.nfail == 1 && s.first.sampled && s.first.cmp.checked == m && s.first.cmp.nfail > 0,
+         "a sampled backend reference: judged on the sample alone, flagged sampled (%lld of %lld checked; %s)",
+         (long long)s.first.cmp.checked, (long long)m, s.first.msg);
+  }
+  dg_problem_free(p);
+}
+
 static void sampled_fallback(void)
 {
   dg_problem *p = gt_load("elementwise/residual_add");
@@ -244,6 +372,7 @@ int main(void)
   coverage(&samples);
 #endif
   sampled_fallback();
+  sampled_hook();
   char *why = NULL;
   if (!dg_gpu_available(&why)) {
     printf("# no GPU (%s): the agreement on the device is not run here\n", why);
@@ -253,7 +382,14 @@ int main(void)
     char *dir = gt_cubin_cache(tmpl);
 #ifdef DG_MOCK_CUDA
     agrees("elementwise/residual_add", 1);
+    sampled_agrees("elementwise/residual_add", false, 300);
 #else
+    sampled_agrees("elementwise/residual_add", false, 300);
+    sampled_agrees("matmul/matmul_tiled", false, 200);
+    sampled_agrees("matmul/bmm_tiled", false, 200);
+    sampled_agrees("matmul/gemv_warp", false, 8);
+    sampled_agrees("matmul/matmul_tn_naive", false, 200);
+    sampled_agrees("matmul/matmul_tiled", true, 4096);
     for (size_t i = 0; i < samples.n; i++) agrees(samples.v[i], 1);
     agrees("softmax/softmax_block", 2);
     agrees("matmul/matmul_tiled", 2);
