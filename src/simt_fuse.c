@@ -34,7 +34,8 @@ static bool uni_u32(simt_x *x, const dg_expr *e, const msk *k, uint64_t *u)
     if (!x->fr->reg[s] || !x->fr->runi[s]) return false;
     v = x->fr->reg[s][l];
   } else if (e->kind == DG_EX_BINARY || e->kind == DG_EX_UNARY || e->kind == DG_EX_CAST) {
-    if (!simt_uni_run(x, e, k, &v)) return false;      /* counts the nodes under the root */
+    /* both count the nodes under the root */
+    if (!simt_uni_castreg(x, e, k, &v) && !simt_uni_run(x, e, k, &v)) return false;
   } else {
     return false;
   }
@@ -111,27 +112,63 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
   }
   x->lane_ops += (uint64_t)k->cnt;                     /* the right side's index node */
   int64_t es = simt_tysize(l->type);
-  int64_t *la = tid_addrs(x, k, lb, ul, es), *ra = tid_addrs(x, k, rb, ur, es);
   dom_val *v = simt_vals(x, r->type), *old = simt_vals(x, l->type), *res = simt_vals(x, l->type);
-  simt_mem_access(x, r->span, r->type, k, ra, v, false);
-  simt_mem_access(x, l->span, l->type, k, la, old, false);
+  /* no index wraps: lane i's offsets are (i + u) * es, consecutive from lane
+   * lo's; simt_mem_run makes the accesses without address vectors where it
+   * can, each one on its own (the earlier ones may have reported) */
+  const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1, hi = (uint64_t)k->hi;
+  bool lrun = ul + hi <= UINT32_MAX && (ul + hi) * (uint64_t)es <= lm;
+  bool rrun = ur + hi <= UINT32_MAX && (ur + hi) * (uint64_t)es <= lm;
+  int64_t lo0 = (int64_t)(ul + (uint64_t)k->lo) * es, ro0 = (int64_t)(ur + (uint64_t)k->lo) * es;
+  int64_t *la = NULL, *ra = NULL;
+  if (!rrun || !simt_mem_run(x, r->span, r->type, k, rb, ro0, v, false))
+    ra = tid_addrs(x, k, rb, ur, es), simt_mem_access(x, r->span, r->type, k, ra, v, false);
+  if (!lrun || !simt_mem_run(x, l->span, l->type, k, lb, lo0, old, false))
+    la = tid_addrs(x, k, lb, ul, es), simt_mem_access(x, l->span, l->type, k, la, old, false);
   simt_fast_bin(e->op, kd, k->lo, k->hi, res, old, v, SIMT_VV);
-  simt_mem_access(x, e->span, l->type, k, la, res, true);
+  if (!lrun || !simt_mem_run(x, e->span, l->type, k, lb, lo0, res, true)) {
+    if (!la) la = tid_addrs(x, k, lb, ul, es);
+    simt_mem_access(x, e->span, l->type, k, la, res, true);
+  }
   return res;
+}
+
+/* The right side of a loop step v op= r: an integer literal or a uniform
+ * register of a scalar type, as ev_assign's simt_eval_u leaves it (one value);
+ * false: not one of these now. */
+static bool step_rhs(simt_x *x, const dg_expr *r, int l, dom_val *b)
+{
+  dg_tykind kd = r->type->kind;
+  if (kd < DG_TY_BOOL || kd > DG_TY_F64) return false;
+  if (r->kind == DG_EX_INT) { *b = simt_uni_const(x, r->type, r->ival, 0, false); return true; }
+  if (r->kind != DG_EX_VAR || !r->var || (r->var->kind != DG_VAR_LOCAL && r->var->kind != DG_VAR_PARAM)) return false;
+  int s = r->var->slot;
+  if (!x->fr->reg[s] || !x->fr->runi[s]) return false;
+  *b = x->fr->reg[s][l];
+  return true;
 }
 
 SIMT_LANES bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
 {
   const dg_expr *v = e->a;
-  if (e->kind != DG_EX_INCDEC || !x->ident || x->gm || x->trace_lane >= 0 || x->stop || !k->cnt
-      || v->kind != DG_EX_VAR || (v->var->kind != DG_VAR_LOCAL && v->var->kind != DG_VAR_PARAM)
+  bool inc = e->kind == DG_EX_INCDEC;
+  if ((!inc && (e->kind != DG_EX_ASSIGN || e->op == DG_BIN_NONE)) || !x->ident || x->gm || x->trace_lane >= 0
+      || x->stop || !k->cnt || v->kind != DG_EX_VAR || (v->var->kind != DG_VAR_LOCAL && v->var->kind != DG_VAR_PARAM)
       || (v->type->kind != DG_TY_I32 && v->type->kind != DG_TY_U32))
     return false;
-  int s = v->var->slot;
-  dom_val *reg = x->fr->reg[s];
-  if (!reg || !x->fr->runi[s]) return false;
+  int s = v->var->slot, l = msk_first(k).lo;
+  dom_val *reg = x->fr->reg[s], b = 1;
+  if (!reg || !x->fr->runi[s] || (!inc && !step_rhs(x, e->b, l, &b))) return false;
+  if (!inc) {
+    /* v op= r (k >>= 1, s /= 2, i += stride): ev_assign's uniform path;
+     * the node and its right side counted as simt_eval_u counts them */
+    const dg_type *tb = e->b->type;
+    if (tb->kind != v->type->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
+      b = simt_uni_cast(x, DG_CAST_CONVERT, v->type, tb, b);
+    x->lane_ops += (uint64_t)k->cnt;
+  }
   x->lane_ops += (uint64_t)k->cnt;                     /* the node (its variable is an lvalue: not counted) */
-  dom_val nv = simt_uni_bin(x, e->op, v->type, reg[msk_first(k).lo], 1);
+  dom_val nv = simt_uni_bin(x, e->op, v->type, reg[l], b);
   const int lo = k->lo, hi = k->hi;           /* locals: the stores must not reload them */
   if (k->cnt == hi - lo) for (int i = lo; i < hi; i++) reg[i] = nv;
   else {                                      /* a blend: it vectorises */

@@ -242,6 +242,13 @@ int simt_buf_add(simt *m, const char *name, const dg_type *elem, int64_t bytes, 
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write);
 void simt_poison(simt_buf *b, int64_t off, int64_t n);
+/* simt_mem_access for every lane of k, a dense mask, loading or storing
+ * consecutive 4-byte scalars of buffer buf from byte o0 (lane lo's) on: the
+ * same checks, events and shadows without the lanes' addresses; false:
+ * not such an access now (out of bounds, a guard, packed blocks, a trace,
+ * cells or a writer map that need addresses), nothing done. */
+bool simt_mem_run(simt_x *x, dg_span sp, const dg_type *t, const msk *k, int buf, int64_t o0,
+                  dom_val *vals, bool write);
 void simt_shared_settle(simt_x *x);           /* at a barrier: shared buffers now all written skip the check */
 void simt_race_flush(simt_x *x);              /* the waiting loads' race cells, now (before __syncwarp) */
 void simt_race_drop(simt_x *x);               /* a new barrier interval: the waiting loads are moot */
@@ -288,6 +295,9 @@ dom_val *simt_guarded(simt_x *x, const dg_type *t, const msk *k, const dom_val *
  * no trace); counts its nodes' lanes. false: evaluate it as usual. */
 bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out);
 void simt_uni_free(simt_x *x);
+/* The same for a conversion of a uniform register (CAST of a VAR), without
+ * the program's lookup; false: not one now. */
+bool simt_uni_castreg(simt_x *x, const dg_expr *e, const msk *k, dom_val *out);
 /* The value of a load whose address is one for every lane of k (lv->uaddr),
  * loaded once into the first active lane (thin), when the buffer is global,
  * written throughout and the access in bounds; NULL: load it lane by lane. */

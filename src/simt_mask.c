@@ -77,7 +77,8 @@ static bool tid_range(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
              && x->fr->reg[v->var->slot] && x->fr->runi[v->var->slot]) {
     bv = x->fr->reg[v->var->slot][l];
     x->lane_ops += n;
-  } else if ((v->kind == DG_EX_BINARY || v->kind == DG_EX_UNARY || v->kind == DG_EX_CAST) && simt_uni_run(x, v, k, &bv)) {
+  } else if ((v->kind == DG_EX_BINARY || v->kind == DG_EX_UNARY || v->kind == DG_EX_CAST)
+             && (simt_uni_castreg(x, v, k, &bv) || simt_uni_run(x, v, k, &bv))) {
     x->lane_ops += n;                          /* v's root, as simt_eval_u counts it */
   } else {
     return false;

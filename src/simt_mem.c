@@ -535,149 +535,67 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
 #undef FRUN
 }
 
-SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
-                        dom_val *vals, bool write)
-{
-  dg_tykind kd = t->kind;
-  if (!x->ident || x->gm) return false;
-  if (kd != DG_TY_F32 && kd != DG_TY_I32 && kd != DG_TY_U32 && kd != DG_TY_F64 && kd != DG_TY_I64
-      && kd != DG_TY_U64 && kd != DG_TY_PTR)
-    return false;
-  int lo = k->lo, hi = k->hi;
-  const uint8_t *b = k->b;
-  while (lo < hi && !b[lo]) lo++;
-  if (lo >= hi) return false;
-  uint32_t id = dom_ptr_buf((dom_val)addr[lo]);
-  if (id == 0 || id >= (uint32_t)x->top) return false;
-  simt_buf *lb = &x->m->bufs.v[id];
-  int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4 : 8;
-  if (lb->mem.size < size || (write && lb->readonly)) return false;
-  /* pointer encodings of this buffer at offsets 0 .. size - access size */
-  uint64_t base = (uint64_t)id << DOM_PTR_OFFBITS, lim = (uint64_t)(lb->mem.size - size);
-  bool dense = k->cnt == hi - lo;
-  uint8_t bad = 0;
-  /* consecutive elements in consecutive lanes (a[threadIdx.x + c]), in
-   * bounds: one range of bytes from o0, the loops below vectorise */
-  bool contig = false;
-  int64_t o0 = 0;
-  if (dense && (hi - lo < 2 || (uint64_t)addr[lo + 1] == (uint64_t)addr[lo] + (uint64_t)size)) {   /* (the first pair rejects most) */
-    uint64_t a0 = (uint64_t)addr[lo], d = 0, ex = a0;
-    for (int i = lo; i < hi; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex;   /* an induction: it vectorises */
-    uint64_t u0 = a0 - base, u1 = u0 + (uint64_t)(hi - lo - 1) * (uint64_t)size;
-    contig = !d && u0 <= lim && u1 <= lim && u1 >= u0;
-    o0 = (int64_t)u0;
-  }
+/* An access by every lane of [lo, hi) (a dense mask) to consecutive
+ * elements from byte o0 of lb, in bounds (fast_access's contig case): one
+ * range of bytes, the loops vectorise. addr (the lanes' addresses) may be
+ * NULL where no step needs them: then the race cells must be a cell an
+ * element (cell_run) and the buffer keep no writer map, else false before
+ * anything is done. */
 #define CRUN(T, conv) do { \
     const uint8_t *p_ = lb->mem.bytes + o0; \
     for (int i = lo; i < hi; i++) { T v_; memcpy(&v_, p_ + (size_t)(i - lo) * sizeof v_, sizeof v_); vals[i] = (conv); } \
   } while (0)
-  if (contig && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
+SIMT_LANES static bool contig_access(simt_x *x, dg_span sp, dg_tykind kd, simt_buf *lb, int64_t size,
+                                     const msk *k, int lo, int hi, int64_t o0, const int64_t *addr, dom_val *vals, bool write)
+{
+  bool race = lb->race && !x->in_atomic, run = cell_run(lb, true, o0, size);
+  if (!addr && ((race && !run) || lb->writer)) return false;
+  if (!write) {
+    if (!lb->all_init && memchr(lb->init + o0, 0, (size_t)((hi - lo) * size)))
+      for (int i = lo; i < hi; i++) {
+        int64_t o = o0 + (int64_t)(i - lo) * size;
+        if (all_set(lb->init + o, size)) continue;
+        simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
+                                    (long long)size, (long long)o, lb->name);
+        if (e) e->buf = lb->mem.id, e->off = o, e->size = (int)size;
+      }
     switch (kd) {
     case DG_TY_F32: CRUN(float, dom_of_f((double)v_)); break;
     case DG_TY_I32: CRUN(int32_t, (dom_val)(int64_t)v_); break;
     case DG_TY_U32: CRUN(uint32_t, (dom_val)v_); break;
     default: CRUN(uint64_t, v_); break;
     }
-    return true;
-  }
-  if (dense && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
-    /* a plain dense load: bounds and values in one pass; a lane out of
-     * bounds sends the whole access to the general path, which rewrites
-     * every active lane's value */
-    const uint8_t *bytes = lb->mem.bytes;
-#define FRUN(T, conv) do { \
-    for (int i = lo; i < hi; i++) { \
-      uint64_t u = (uint64_t)addr[i] - base; \
-      if (u > lim) return false; \
-      int64_t o = (int64_t)u; \
-      FLD(T, conv); \
-    } } while (0)
-    switch (kd) {
-    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
-    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
-    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
-    default: FRUN(uint64_t, v_); break;
-    }
-#undef FRUN
-    return true;
-  }
-  if (contig) {
-    /* in bounds: checked above */
-  } else if (lim < (1ull << DOM_PTR_OFFBITS)) {
-    /* u = addr - base is in bounds iff u <= lim: then u and lim - u both fit
-     * in the offset bits; out of bounds one of them has a higher bit set
-     * (no 64-bit compare: the loop vectorises) */
-    uint64_t acc = 0;
-    if (dense)
-      for (int i = lo; i < hi; i++) { uint64_t u = (uint64_t)addr[i] - base; acc |= u | (lim - u); }
-    else
-      for (int i = lo; i < hi; i++) { uint64_t u = (uint64_t)addr[i] - base; acc |= (u | (lim - u)) & (0 - (uint64_t)b[i]); }
-    bad = (acc >> DOM_PTR_OFFBITS) != 0;
-  }
-  else if (dense) for (int i = lo; i < hi; i++) bad |= (uint64_t)addr[i] - base > lim;
-  else for (int i = lo; i < hi; i++) bad |= b[i] & ((uint64_t)addr[i] - base > lim);
-  if (bad) return false;
-  bool race = lb->race && !x->in_atomic;
-  if (!write) {
-    bool written = lb->all_init;
-    if (!written && contig)
-      written = !memchr(lb->init + o0, 0, (size_t)((hi - lo) * size));
-    else if (!written && dense && size == 4) {    /* usually every lane's bytes were written: one pass, no branch */
-      uint32_t acc = 0x01010101u;
-      for (int i = lo; i < hi; i++) {
-        uint32_t w;
-        memcpy(&w, lb->init + dom_ptr_off((dom_val)addr[i]), 4);
-        acc &= w;
-      }
-      written = acc == 0x01010101u;
-    }
-    if (!written)
-      for (int i = lo; i < hi; i++) {
-        if (!b[i]) continue;
-        int64_t o = dom_ptr_off((dom_val)addr[i]);
-        if (all_set(lb->init + o, size)) continue;
-        simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
-                                    (long long)size, (long long)o, lb->name);
-        if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
-      }
-    const uint8_t *bytes = lb->mem.bytes;
-#define FRUN(T, conv) do { \
-    if (contig) CRUN(T, conv); \
-    else if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
-    else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
-  } while (0)
-    switch (kd) {
-    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
-    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
-    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
-    default: FRUN(uint64_t, v_); break;
-    }
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
-      bool run = cell_run(lb, contig, o0, size);
-      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp, run ? o0 : -1, false);
+      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, k->b, addr, size, sp, run ? o0 : -1, false);
       else if (lb->cepoch != x->epoch && run && log_fits(x, lb, lo, hi, o0, false))
-        race_wait(x, lb, lo, hi, b, addr, size, sp, o0, false);      /* after stores that wait */
+        race_wait(x, lb, lo, hi, k->b, addr, size, sp, o0, false);      /* after stores that wait */
       else {
         if (lb->cepoch != x->epoch) simt_race_flush(x);     /* this interval's stores to it wait: run them */
         if (run) read_cells_run(x, lb, lo, hi, o0, size, sp);
-        else read_cells(x, lb, lo, hi, 0, b, addr, size, sp);
+        else read_cells(x, lb, lo, hi, 0, k->b, addr, size, sp);
       }
     }
-#undef FRUN
     return true;
   }
-  /* stores land warp by warp in x->worder; within a warp the higher lane wins */
-  bool natural = true;
-  for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
   race = race && lb->kind == BK_SHARED;     /* as the general path: a reused buffer may keep its cells */
   if (race) {
-    if (cell_run(lb, contig, o0, size) && log_fits(x, lb, lo, hi, o0, true)) {
-      race_wait(x, lb, lo, hi, b, addr, size, sp, o0, true);       /* its cells wait: no race possible */
+    if (run && log_fits(x, lb, lo, hi, o0, true)) {
+      race_wait(x, lb, lo, hi, k->b, addr, size, sp, o0, true);    /* its cells wait: no race possible */
       race = false;
     } else if (x->rlog_n) simt_race_flush(x);
     lb->wepoch = x->epoch;
   }
-  if (contig && (!race || cell_run(lb, contig, o0, size))) {
+  if (race && !run) {
+    /* cells shared by lanes: checked lane by lane in the order the stores land */
+    bool natural = true;
+    for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
+    if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, true, race, sp, addr, vals);
+    else
+      for (int wi = 0; wi < x->nwarps; wi++) {
+        int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+        if (a < z) fast_store_run(x, lb, kd, size, k, a, z, true, race, sp, addr, vals);
+      }
+  } else {
     /* distinct bytes (and a cell a lane): the order the bytes land in does
      * not matter; the cells are checked in the order the stores land, warp
      * by warp, each against the bytes as they were (no lane of this store
@@ -713,15 +631,149 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     default: CST(uint64_t, vals[i]); break;
     }
 #undef CST
-  } else if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, dense, race, sp, addr, vals);
+  }
+  if (!lb->all_init && !lb->writer) {
+    memset(lb->init + o0, 1, (size_t)((hi - lo) * size));
+  } else if (lb->writer) {
+    int64_t gbase = x->block * (int64_t)x->nb1;      /* packed blocks: the first one's */
+    for (int i = lo; i < hi; i++) {
+      int64_t o = o0 + (int64_t)(i - lo) * size;
+      if (!lb->all_init) set_all(lb->init + o, size);
+      for (int64_t j = o; j < o + size; j++) {
+        if (lb->writer[j] >= 0 && lb->writer[j] != gbase + i) lb->nwriters[j] = 2;
+        else if (!lb->nwriters[j]) lb->nwriters[j] = 1;
+        lb->writer[j] = gbase + i;
+      }
+    }
+  }
+  return true;
+}
+
+SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
+                        dom_val *vals, bool write)
+{
+  dg_tykind kd = t->kind;
+  if (!x->ident || x->gm) return false;
+  if (kd != DG_TY_F32 && kd != DG_TY_I32 && kd != DG_TY_U32 && kd != DG_TY_F64 && kd != DG_TY_I64
+      && kd != DG_TY_U64 && kd != DG_TY_PTR)
+    return false;
+  int lo = k->lo, hi = k->hi;
+  const uint8_t *b = k->b;
+  while (lo < hi && !b[lo]) lo++;
+  if (lo >= hi) return false;
+  uint32_t id = dom_ptr_buf((dom_val)addr[lo]);
+  if (id == 0 || id >= (uint32_t)x->top) return false;
+  simt_buf *lb = &x->m->bufs.v[id];
+  int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4 : 8;
+  if (lb->mem.size < size || (write && lb->readonly)) return false;
+  /* pointer encodings of this buffer at offsets 0 .. size - access size */
+  uint64_t base = (uint64_t)id << DOM_PTR_OFFBITS, lim = (uint64_t)(lb->mem.size - size);
+  bool dense = k->cnt == hi - lo;
+  uint8_t bad = 0;
+  /* consecutive elements in consecutive lanes (a[threadIdx.x + c]), in
+   * bounds: one range of bytes from o0, the loops below vectorise */
+  bool contig = false;
+  int64_t o0 = 0;
+  if (dense && (hi - lo < 2 || (uint64_t)addr[lo + 1] == (uint64_t)addr[lo] + (uint64_t)size)) {   /* (the first pair rejects most) */
+    uint64_t a0 = (uint64_t)addr[lo], d = 0, ex = a0;
+    for (int i = lo; i < hi; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex;   /* an induction: it vectorises */
+    uint64_t u0 = a0 - base, u1 = u0 + (uint64_t)(hi - lo - 1) * (uint64_t)size;
+    contig = !d && u0 <= lim && u1 <= lim && u1 >= u0;
+    o0 = (int64_t)u0;
+  }
+  if (contig) return contig_access(x, sp, kd, lb, size, k, lo, hi, o0, addr, vals, write);
+  if (dense && !write && lb->all_init && !(lb->race && !x->in_atomic)) {
+    /* a plain dense load: bounds and values in one pass; a lane out of
+     * bounds sends the whole access to the general path, which rewrites
+     * every active lane's value */
+    const uint8_t *bytes = lb->mem.bytes;
+#define FRUN(T, conv) do { \
+    for (int i = lo; i < hi; i++) { \
+      uint64_t u = (uint64_t)addr[i] - base; \
+      if (u > lim) return false; \
+      int64_t o = (int64_t)u; \
+      FLD(T, conv); \
+    } } while (0)
+    switch (kd) {
+    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
+    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
+    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
+    default: FRUN(uint64_t, v_); break;
+    }
+#undef FRUN
+    return true;
+  }
+  if (lim < (1ull << DOM_PTR_OFFBITS)) {
+    /* u = addr - base is in bounds iff u <= lim: then u and lim - u both fit
+     * in the offset bits; out of bounds one of them has a higher bit set
+     * (no 64-bit compare: the loop vectorises) */
+    uint64_t acc = 0;
+    if (dense)
+      for (int i = lo; i < hi; i++) { uint64_t u = (uint64_t)addr[i] - base; acc |= u | (lim - u); }
+    else
+      for (int i = lo; i < hi; i++) { uint64_t u = (uint64_t)addr[i] - base; acc |= (u | (lim - u)) & (0 - (uint64_t)b[i]); }
+    bad = (acc >> DOM_PTR_OFFBITS) != 0;
+  }
+  else if (dense) for (int i = lo; i < hi; i++) bad |= (uint64_t)addr[i] - base > lim;
+  else for (int i = lo; i < hi; i++) bad |= b[i] & ((uint64_t)addr[i] - base > lim);
+  if (bad) return false;
+  bool race = lb->race && !x->in_atomic;
+  if (!write) {
+    bool written = lb->all_init;
+    if (!written && dense && size == 4) {    /* usually every lane's bytes were written: one pass, no branch */
+      uint32_t acc = 0x01010101u;
+      for (int i = lo; i < hi; i++) {
+        uint32_t w;
+        memcpy(&w, lb->init + dom_ptr_off((dom_val)addr[i]), 4);
+        acc &= w;
+      }
+      written = acc == 0x01010101u;
+    }
+    if (!written)
+      for (int i = lo; i < hi; i++) {
+        if (!b[i]) continue;
+        int64_t o = dom_ptr_off((dom_val)addr[i]);
+        if (all_set(lb->init + o, size)) continue;
+        simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
+                                    (long long)size, (long long)o, lb->name);
+        if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
+      }
+    const uint8_t *bytes = lb->mem.bytes;
+#define FRUN(T, conv) do { \
+    if (dense) for (int i = lo; i < hi; i++) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+    else for (int i = lo; i < hi; i++) if (b[i]) { int64_t o = dom_ptr_off((dom_val)addr[i]); FLD(T, conv); } \
+  } while (0)
+    switch (kd) {
+    case DG_TY_F32: FRUN(float, dom_of_f((double)v_)); break;
+    case DG_TY_I32: FRUN(int32_t, (dom_val)(int64_t)v_); break;
+    case DG_TY_U32: FRUN(uint32_t, (dom_val)v_); break;
+    default: FRUN(uint64_t, v_); break;
+    }
+    if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
+      if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, b, addr, size, sp, -1, false);
+      else {
+        if (lb->cepoch != x->epoch) simt_race_flush(x);     /* this interval's stores to it wait: run them */
+        read_cells(x, lb, lo, hi, 0, b, addr, size, sp);
+      }
+    }
+#undef FRUN
+    return true;
+  }
+  /* stores land warp by warp in x->worder; within a warp the higher lane wins */
+  bool natural = true;
+  for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
+  race = race && lb->kind == BK_SHARED;     /* as the general path: a reused buffer may keep its cells */
+  if (race) {
+    if (x->rlog_n) simt_race_flush(x);
+    lb->wepoch = x->epoch;
+  }
+  if (natural) fast_store_run(x, lb, kd, size, k, lo, hi, dense, race, sp, addr, vals);
   else
     for (int wi = 0; wi < x->nwarps; wi++) {
       int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
       if (a < z) fast_store_run(x, lb, kd, size, k, a, z, dense, race, sp, addr, vals);
     }
-  if (contig && !lb->all_init && !lb->writer) {
-    memset(lb->init + o0, 1, (size_t)((hi - lo) * size));
-  } else if (!lb->all_init || lb->writer) {
+  if (!lb->all_init || lb->writer) {
     int64_t gbase = x->block * (int64_t)x->nb1;      /* packed blocks: the first one's */
     for (int i = lo; i < hi; i++) {
       if (!b[i]) continue;
@@ -740,6 +792,20 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
 #undef FLD
 #undef FST
 #undef CRUN
+
+SIMT_LANES bool simt_mem_run(simt_x *x, dg_span sp, const dg_type *t, const msk *k, int buf, int64_t o0,
+                             dom_val *vals, bool write)
+{
+  dg_tykind kd = t->kind;
+  int lo = k->lo, hi = k->hi;
+  if (!x->ident || x->gm || x->pk || x->stop || !k->cnt || k->cnt != hi - lo || buf <= 0 || buf >= x->top
+      || x->trace_lane >= 0 || (kd != DG_TY_F32 && kd != DG_TY_I32 && kd != DG_TY_U32))
+    return false;
+  simt_buf *lb = &x->m->bufs.v[buf];
+  int64_t size = 4;
+  if (o0 < 0 || o0 + (int64_t)(hi - lo) * size > lb->mem.size || (write && lb->readonly)) return false;
+  return contig_access(x, sp, kd, lb, size, k, lo, hi, o0, NULL, vals, write);
+}
 
 void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, const int64_t *addr,
                      dom_val *vals, bool write)

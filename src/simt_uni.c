@@ -392,6 +392,23 @@ bool simt_uni_run(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
   return true;
 }
 
+/* A conversion of a uniform register ((unsigned)k in threadIdx.x < k): the
+ * value simt_uni_run computes for it, without the program's lookup;
+ * counts the register's node (the caller counts the root). */
+bool simt_uni_castreg(simt_x *x, const dg_expr *e, const msk *k, dom_val *out)
+{
+  const dg_expr *v = e->a;
+  if (e->kind != DG_EX_CAST || e->op != DG_CAST_CONVERT || v->kind != DG_EX_VAR || !v->var
+      || (v->var->kind != DG_VAR_LOCAL && v->var->kind != DG_VAR_PARAM) || v->var->addr_taken
+      || !scalar_ok(e->type) || !scalar_ok(v->type))
+    return false;
+  dom_val *reg = x->fr->reg[v->var->slot];
+  if (!reg || !x->fr->runi[v->var->slot]) return false;
+  x->lane_ops += (uint64_t)k->cnt;
+  *out = simt_uni_cast(x, DG_CAST_CONVERT, e->type, v->type, reg[msk_first(k).lo]);
+  return true;
+}
+
 /* ---- uniform loads --------------------------------------------------------------- */
 /* A load every lane makes from one address of a buffer that is written
  * throughout, in bounds: nothing to report, one value (thin). A shared

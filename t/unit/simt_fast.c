@@ -284,6 +284,40 @@ static const char src[] =
   "  if (blockIdx.x == 1 && threadIdx.x < 8) __syncthreads();\n"
   "  out[g] = s;\n"
   "}\n"
+  /* tree reductions' loops: steps k >>= 1, k /= 2, k += st (a uniform
+   * register of another type), float and per-lane right sides; fused steps
+   * without address vectors (simt_mem_run) next to uninitialised reads,
+   * out-of-bounds reads, races and the general path's fallbacks */
+  "__global__ void rstep(int *out, int n)\n"
+  "{\n"
+  "  __shared__ float f[96];\n"
+  "  __shared__ int a[96];\n"
+  "  __shared__ unsigned u[96];\n"
+  "  f[threadIdx.x] = (float)threadIdx.x * 0.25f;\n"
+  "  if (n != 1) a[threadIdx.x] = threadIdx.x * 5 - n;\n"
+  "  u[threadIdx.x] = threadIdx.x + 1;\n"
+  "  __syncthreads();\n"
+  "  int st = n * n % 3 + 1;\n"
+  "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+  "    if (threadIdx.x < k) f[threadIdx.x] += f[threadIdx.x + k];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  for (int k = n * 4; k > 0; k /= 2) {\n"
+  "    if (threadIdx.x < k) a[threadIdx.x] -= a[threadIdx.x + k];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  for (unsigned k = 1; k < blockDim.x / 2; k += st) {\n"
+  "    if (threadIdx.x < k + 1) u[threadIdx.x] *= u[threadIdx.x + k];\n"
+  "    if (n == 2) __syncthreads();\n"
+  "  }\n"
+  "  int m = threadIdx.x % 4, c = 0;\n"
+  "  for (int j = 8; j > 0; j -= m) { if (m == 0) break; c += j; }\n"
+  "  float fk = n * n * 0.5f + 1.0f;\n"
+  "  for (int k = 3; k < 40; k += fk) c += k;\n"
+  "  for (unsigned w = 5; w != 0u; w >>= m) { if (m == 0) break; c += (int)w; }\n"
+  "  out[threadIdx.x + 64] = c;\n"
+  "  out[threadIdx.x] = __float_as_int(f[threadIdx.x]) ^ a[threadIdx.x] ^ (int)u[threadIdx.x];\n"
+  "}\n"
   "__global__ void pkio(int *a, int n)\n"
   "{\n"
   "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -463,6 +497,11 @@ int main(void)
     { "steps", { 2 }, { 24 }, 5, 1, { { 64 * 4, false, false } }, 1, { 0 } },
     { "umath", { 2 }, { 40 }, 0, 1, { { 64 * 4, false, false } }, 1, { 5 } },
     { "umath", { 2 }, { 64 }, 3, 1, { { 64 * 4, false, false } }, 1, { 0 } },
+    { "rstep", { 2 }, { 64 }, 0, 1, { { 128 * 4, false, false } }, 1, { 3 } },
+    { "rstep", { 2 }, { 48 }, 5, 1, { { 128 * 4, false, false } }, 1, { 1 } },
+    { "rstep", { 2 }, { 64 }, 0, 1, { { 128 * 4, false, false } }, 1, { 2 } },
+    { "rstep", { 2 }, { 40 }, 0, 1, { { 128 * 4, false, false } }, 1, { 20 } },
+    { "rstep", { 3 }, { 32 }, 9, 1, { { 128 * 4, false, false } }, 1, { -4 } },
     /* packing: 2-D grids (blockIdx.x and .y vary across a pack), a partial
      * last pack, retired threads, per-block branches and loop counts, local
      * arrays, a device function reading blockIdx, uniform loads */
