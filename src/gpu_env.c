@@ -13,32 +13,40 @@
 static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
 #include "gpu_env_dev.h"
   "\n"
-  /* the rule run by a whole warp in step, its reads through the warp's
-     windows (gpu_env_dev.h's dge_window); lane 0 writes the verdict */
-  "__device__ void dge_judge_warp(double *win, unsigned char *ok, const double *cand, long long j, long long kind,\n"
-  "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
-  "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
-  "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  /* a candidate's block: warp w runs the rule's round32 pass and perturbed
+     evaluation k = w, its lanes in step, its reads through the warp's windows
+     (gpu_env_dev.h's dge_window); thread 0 joins the parts into the verdict */
+  "__device__ void dge_judge_warps(double *win, int *sv, double *sc, unsigned char *ok, const double *cand,\n"
+  "    long long j, long long kind, const void *a, long long ta, long long ia, const void *b, long long tb,\n"
+  "    long long ib, const void *c, long long tc, long long ic, long long n0, long long n1, long long n2,\n"
+  "    long long n3, double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  "  int w = threadIdx.x >> 5;\n"
   "  dge_st e;\n"
   "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
   "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
   "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
-  "  e.win = win, e.lane = threadIdx.x & 31, e.nlanes = 32, e.wcap = " DGE_STR(GPU_ENV_WCAP) ";\n"
+  "  e.win = win + w * 3 * " DGE_STR(GPU_ENV_WCAP) ", e.lane = threadIdx.x & 31, e.nlanes = 32;\n"
+  "  e.wcap = " DGE_STR(GPU_ENV_WCAP) ";\n"
   "  long long n[4] = { n0, n1, n2, n3 };\n"
-  "  double p[3] = { p0, p1, p2 };\n"
-  "  int v = dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],\n"
-  "                    (int)odt, atol, rtol);\n"
-  "  if (e.lane == 0) ok[j] = (unsigned char)v;\n"
+  "  double p[3] = { p0, p1, p2 }, cond;\n"
+  "  double got = cand[3 * j + 1], want = cand[3 * j + 2];\n"
+  "  int v = dge_judge_part(&e, (int)kind, n, p, (long long)cand[3 * j], got, want, (int)odt, atol, rtol, w, w,\n"
+  "                         &cond);\n"
+  "  if (e.lane == 0) sv[w] = v, sc[w] = cond;\n"
+  "  __syncthreads();\n"
+  "  if (threadIdx.x == 0) ok[j] = (unsigned char)dge_judge_join(sv, sc, 3, got, want, (int)odt, atol, rtol);\n"
+  "  __syncthreads();\n"
   "}\n"
   "extern \"C\" __global__ void dg_env(unsigned char *ok, const double *cand, long long m, long long kind,\n"
   "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
   "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
   "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  __shared__ double s_win[" DGE_STR(GPU_ENV_BLOCK) " / 32][3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
-  "  long long j = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;   /* a warp a candidate */\n"
-  "  if (j >= m) return;\n"
-  "  dge_judge_warp(s_win[threadIdx.x >> 5], ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3,\n"
-  "                 p0, p1, p2, odt, atol, rtol);\n"
+  "  __shared__ double s_win[3 * 3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
+  "  __shared__ int s_v[3];\n"
+  "  __shared__ double s_c[3];\n"
+  "  for (long long j = blockIdx.x; j < m; j += gridDim.x)   /* a block a candidate, a warp a perturbation */\n"
+  "    dge_judge_warps(s_win, s_v, s_c, ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3, p0,\n"
+  "                    p1, p2, odt, atol, rtol);\n"
   "}\n"
   /* inside gpu_run_many's stream (gpu_env_pipe_*): work[0] the inputs' hash
      before the kernel under test, work[1] the candidates gathered, work[2] 1
@@ -116,11 +124,13 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
   "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
   "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  __shared__ double s_win[" DGE_STR(GPU_ENV_BLOCK) " / 32][3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
-  "  long long j = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;   /* a warp a candidate */\n"
-  "  if (!work[2] || j >= (long long)work[1]) return;\n"
-  "  dge_judge_warp(s_win[threadIdx.x >> 5], ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3,\n"
-  "                 p0, p1, p2, odt, atol, rtol);\n"
+  "  __shared__ double s_win[3 * 3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
+  "  __shared__ int s_v[3];\n"
+  "  __shared__ double s_c[3];\n"
+  "  long long m = work[2] ? (long long)work[1] : 0;\n"
+  "  for (long long j = blockIdx.x; j < m; j += gridDim.x)\n"
+  "    dge_judge_warps(s_win, s_v, s_c, ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3, p0,\n"
+  "                    p1, p2, odt, atol, rtol);\n"
   "}\n"
   "/* every candidate inside the envelope and the inputs as before the kernel ran: the case passes\n"
   "   (sum[1] failing 0, sum[6] first none, sum[7] the elements the envelope explained). The whole grid\n"
@@ -166,9 +176,9 @@ static const char *const env_names[] = { "dg_env", "dg_env_hash", "dg_env_gather
 
 const char *gpu_env_source(void) { return env_source; }
 const char *gpu_env_kernel_name(void) { return env_names[0]; }
-dg_gpu_dim3 gpu_env_grid(int64_t m)   /* a warp a candidate */
+dg_gpu_dim3 gpu_env_grid(int64_t m)   /* a block a candidate, a grid-stride loop past GPU_ENV_GRID */
 {
-  return (dg_gpu_dim3){ (uint32_t)((m + GPU_ENV_BLOCK / 32 - 1) / (GPU_ENV_BLOCK / 32)), 1, 1 };
+  return (dg_gpu_dim3){ (uint32_t)(m < 1 ? 1 : m > GPU_ENV_GRID ? GPU_ENV_GRID : m), 1, 1 };
 }
 dg_gpu_dim3 gpu_env_block(void) { return (dg_gpu_dim3){ GPU_ENV_BLOCK, 1, 1 }; }
 
@@ -187,6 +197,7 @@ bool gpu_env_launch_for(const dg_problem *p, const int64_t *sizes, int t, dg_tol
   gpu_ref_plan pl;
   memset(L, 0, sizeof *L);
   if (!gpu_ref_plan_for(p, sizes, &pl) || pl.out != t) return false;
+  if (pl.kind > 3) return false;   /* gpu_env_dev.h knows kinds 0-3 (gpu_ref.c's conv2d, kind 4: the host's envelope) */
   L->kind = pl.kind;
   for (int i = 0; i < 4; i++) L->n[i] = pl.n[i];
   for (int i = 0; i < 3; i++) L->p[i] = pl.p[i];

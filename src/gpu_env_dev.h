@@ -379,9 +379,16 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
   return dge_matmul(e, flat, n[0], n[1], n[2], n[3], p0);
 }
 
-DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
-                     double want, int odt, double atol, double rtol)
+/* dge_judge in parts, for perturbed evaluations run side by side (the
+ * device: a warp each): the round32 pass decides (0, 1), or evaluations
+ * k0..k1 do: 1 when one is not finite, else 2 and *cond their largest
+ * distance from want. dge_judge_join: the verdict from the parts in k order,
+ * the sequential rule's (fmax is exact; a non-finite evaluation passes the
+ * element whichever k it is). */
+DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
+                          double want, int odt, double atol, double rtol, int k0, int k1, double *cond)
 {
+  *cond = 0;
   e->flat = flat;
   e->round32 = 1;
   e->perturb = 0;
@@ -397,13 +404,32 @@ DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, l
   e->round32 = 0;
   e->perturb = 1;
   for (int s = 0; s < 3; s++) e->scale[s] = e->maxin[s];
-  double cond = 0;
-  for (int k = 0; k < 3; k++) {
+  for (int k = k0; k <= k1; k++) {
     e->k = k;
     double rp = dge_eval(e, kind, n, p, flat);
     if (!dge_isfinite(rp)) return 1;
-    cond = fmax(cond, fabs(rp - want));
+    *cond = fmax(*cond, fabs(rp - want));
   }
-  return fabs(got - r64) <= atol + rtol * fabs(r64) + 4 * cond;
+  return 2;
+}
+
+DG_DEV int dge_judge_join(const int *v, const double *cond, int nparts, double got, double want, int odt,
+                          double atol, double rtol)
+{
+  double c = 0;
+  for (int i = 0; i < nparts; i++) {
+    if (v[i] < 2) return v[i];
+    c = fmax(c, cond[i]);
+  }
+  double r64 = dge_round_dt(odt, want);
+  return fabs(got - r64) <= atol + rtol * fabs(r64) + 4 * c;
+}
+
+DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
+                     double want, int odt, double atol, double rtol)
+{
+  double cond;
+  int v = dge_judge_part(e, kind, n, p, flat, got, want, odt, atol, rtol, 0, 2, &cond);
+  return v < 2 ? v : dge_judge_join(&v, &cond, 1, got, want, odt, atol, rtol);
 }
 )

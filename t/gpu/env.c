@@ -293,13 +293,19 @@ static void windows_vs_plain(const char *rel, int *nsamples, int64_t *tot)
           y.win = win, y.lane = 0, y.nlanes = 1, y.wcap = caps[w];
           int vx = dge_judge(&x, (int)c.L.kind, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol);
           int vy = dge_judge(&y, (int)c.L.kind, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol);
+          int pv[3];   /* the device's block: the perturbed evaluations a warp each, joined */
+          double pc[3];
+          for (int k = 0; k < 3; k++)
+            pv[k] = dge_judge_part(&y, (int)c.L.kind, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol,
+                                   c.L.rtol, k, k, &pc[k]);
+          vy |= (dge_judge_join(pv, pc, 3, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol) != vx) << 1;
           evals++;
           if (vx != vy && differ++ == 0)
             snprintf(what, sizeof what, "[%lld] cap %d: verdict %d/%d for %.9g", (long long)i, caps[w], vx, vy,
                      gots[g]);
         }
       }
-    ok(differ == 0 && evals > 0, "%s (%s), %s inputs: %lld evaluations and verdicts through windows = from memory%s%s",
+    ok(differ == 0 && evals > 0, "%s (%s), %s inputs: %lld evaluations and verdicts through windows and in parts = from memory%s%s",
        rel, c.p->op_name, mild ? "ordinary" : "adversarial", (long long)evals, differ ? "; differ: " : "", what);
     *tot += evals;
     case_free(&c);

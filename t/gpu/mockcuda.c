@@ -198,9 +198,15 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   }
   for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
   for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
-  for (long long j = 0; j < m; j++)
-    ok[j] = (unsigned char)dge_judge(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],
-                                     (int)*(long long *)a[20], *(double *)a[21], *(double *)a[22]);
+  for (long long j = 0; j < m; j++) {   /* the device's block: a part a warp (k = 0, 1, 2), joined */
+    int v[3];
+    double c[3];
+    for (int w = 0; w < 3; w++)
+      v[w] = dge_judge_part(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],
+                            (int)*(long long *)a[20], *(double *)a[21], *(double *)a[22], w, w, &c[w]);
+    ok[j] = (unsigned char)dge_judge_join(v, c, 3, cand[3 * j + 1], cand[3 * j + 2], (int)*(long long *)a[20],
+                                          *(double *)a[21], *(double *)a[22]);
+  }
   return cudaSuccess;
 }
 
@@ -340,6 +346,7 @@ static const mock_kernel kernels[] = {
   { "dg_gen_many", gen_many, 10, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_matmul", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_ref_conv", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },   /* (no conv kernel here) */
   { "dg_ref_at", ref_at, 17, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4 } },
   { "dg_env_hash", env_hash, 7, { 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env_gather", env_gather, 11, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
