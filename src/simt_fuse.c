@@ -133,6 +133,32 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
   return res;
 }
 
+bool simt_fuse_if(simt_x *x, const dg_stmt *s, msk *k)
+{
+  const dg_stmt *th = s->then;
+  if (s->els || !th || th->kind != DG_ST_EXPR || !th->e || k->cnt != k->hi - k->lo || x->gm || x->trace_lane >= 0)
+    return false;
+  const dg_expr *e = th->e;
+  if (e->kind != DG_EX_ASSIGN || e->op == DG_BIN_NONE || e->a->kind != DG_EX_INDEX || e->b->kind != DG_EX_INDEX)
+    return false;
+  uint64_t ops0 = x->lane_ops;
+  int cl, ch;
+  if (!simt_tid_range(x, s->e, k, &cl, &ch)) return false;
+  if (ch > cl) {
+    msk t = { k->b, cl, ch, ch - cl };        /* k is dense: its bytes are t's in [cl, ch) */
+    simt_mark mk = simt_mark_get(x);
+    x->lane_ops += (uint64_t)t.cnt;           /* the assignment's node (st_expr's simt_eval_u) */
+    dom_val *r = simt_fuse_assign(x, e, &t);
+    simt_mark_release(x, mk);
+    if (!r) {                                 /* nothing done: the walk counts it all again */
+      x->lane_ops = ops0;
+      return false;
+    }
+    x->uni = x->thin = false, x->u_node = x->t_node = NULL;   /* as simt_eval_u leaves them */
+  }
+  return true;
+}
+
 /* The right side of a loop step v op= r: an integer literal or a uniform
  * register of a scalar type, as ev_assign's simt_eval_u leaves it (one value);
  * false: not one of these now. */
@@ -170,7 +196,10 @@ SIMT_LANES bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
   x->lane_ops += (uint64_t)k->cnt;                     /* the node (its variable is an lvalue: not counted) */
   dom_val nv = simt_uni_bin(x, e->op, v->type, reg[l], b);
   const int lo = k->lo, hi = k->hi;           /* locals: the stores must not reload them */
-  if (k->cnt == hi - lo) for (int i = lo; i < hi; i++) reg[i] = nv;
+  if (k->cnt == hi - lo) {
+#pragma GCC unroll 4
+    for (int i = lo; i < hi; i++) reg[i] = nv;
+  }
   else {                                      /* a blend: it vectorises */
     const uint8_t *b = k->b;
     for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; reg[i] = (nv & m) | (reg[i] & ~m); }

@@ -276,6 +276,11 @@ dom_val *simt_eval_u(simt_x *x, const dg_expr *e, msk *k);
 dom_val *simt_convert(simt_x *x, const dg_type *to, const dg_type *from, msk *k, dom_val *v);
 dom_val *simt_const(simt_x *x, const dg_type *t, msk *k, int64_t v);
 void simt_branch(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f);
+/* threadIdx.x < v (<=, >, >=) with v uniform in a block of one dimension:
+ * the condition holds for k's lanes in [*cl, *ch) (within [k->lo, k->hi)),
+ * its nodes counted as the walk counts them; false: not this now, nothing
+ * done (simt_branch's first step). */
+bool simt_tid_range(simt_x *x, const dg_expr *cond, const msk *k, int *cl, int *ch);
 /* A loop test (cond not NULL): run keeps the lanes where cond holds, the rest are or-ed into done. */
 void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done);
 /* As simt_branch, but lanes the domain cannot decide (DOM_BOTH) go into t, f
@@ -337,6 +342,11 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k);
  * integer type, as ev_incdec's uniform path leaves it, without the node's
  * dispatch (its value is not read); false: not this, nothing done. */
 bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k);
+/* if (threadIdx.x < v) sh[threadIdx.x] op= sh[threadIdx.x + u]; with no
+ * else, under a dense mask: the condition's lane range and the fused
+ * assignment (a tree reduction's step) without the branch's masks and the
+ * then side's dispatch; false: not this now, nothing done. */
+bool simt_fuse_if(simt_x *x, const dg_stmt *s, msk *k);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

@@ -59,7 +59,7 @@ void msk_fix(msk *k)
  * the walk counts them (the comparison, threadIdx, v's nodes); v is a
  * literal, a uniform register, or a uniform program (pure: trying it has no
  * effect). false: not this form, nothing done. */
-static bool tid_range(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
+bool simt_tid_range(simt_x *x, const dg_expr *cond, const msk *k, int *pcl, int *pch)
 {
   const dg_expr *a = cond->a, *v = cond->b;
   if (cond->kind != DG_EX_BINARY || !x->ident || x->trace_lane >= 0 || x->stop || x->pk || x->bdim[1] != 1 || x->bdim[2] != 1
@@ -92,7 +92,15 @@ static bool tid_range(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
   default: tl = u, th = INT64_MAX; break;
   }
   const int lo = k->lo, hi = k->hi;
-  int cl = tl > lo ? (tl < hi ? (int)tl : hi) : lo, ch = th < hi ? (th > cl ? (int)th : cl) : hi;
+  *pcl = tl > lo ? (tl < hi ? (int)tl : hi) : lo, *pch = th < hi ? (th > *pcl ? (int)th : *pcl) : hi;
+  return true;
+}
+
+static bool tid_range(simt_x *x, const dg_expr *cond, msk *k, msk *t, msk *f)
+{
+  int cl, ch;
+  if (!simt_tid_range(x, cond, k, &cl, &ch)) return false;
+  const int lo = k->lo, hi = k->hi;
   /* t: k's lanes in [cl, ch); f: the others */
   memset(t->b + lo, 0, (size_t)(cl - lo)), memcpy(t->b + cl, k->b + cl, (size_t)(ch - cl)), memset(t->b + ch, 0, (size_t)(hi - ch));
   memcpy(f->b + lo, k->b + lo, (size_t)(cl - lo)), memset(f->b + cl, 0, (size_t)(ch - cl)), memcpy(f->b + ch, k->b + ch, (size_t)(hi - ch));

@@ -88,6 +88,7 @@ static void st_expr(simt_x *x, const dg_stmt *s, msk *k)
 
 static void st_if(simt_x *x, const dg_stmt *s, msk *k)
 {
+  if (simt_fuse_if(x, s, k)) return;         /* if (threadIdx.x < k) sh[threadIdx.x] += sh[threadIdx.x + k]; */
   simt_mark mk = simt_mark_get(x);
   msk t, f;
   simt_split sp;
