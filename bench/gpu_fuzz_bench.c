@@ -4,10 +4,13 @@
  * alone (events) and the rest (input generation, reference, validation).
  * The emulator's rate at spec sizes is given beside it.
  *
- *   gpu_fuzz_bench [--json FILE] [--cases N] [SPEC.lua ...]
+ *   gpu_fuzz_bench [--json FILE] [--cases N] [--realistic-only] [SPEC.lua ...]
  *
  * Default problems: softmax_block, matmul_tiled, layernorm_block,
- * residual_add. Strategy `adversarial` (the spec's shapes, varied values), as
+ * residual_add, conv2d_k3 (realistic: ResNet-50's conv2_x 3x3 layer).
+ * --realistic-only: the GPU rows at realistic (and the issue's) sizes alone
+ * (a second measurement in the same device call, e.g. with
+ * DIRIGO_GPU_REF_SAMPLED=0). Strategy `adversarial` (the spec's shapes, varied values), as
  * bench/torch_harness.py does; realistic sizes validate a sample of 4096
  * elements per output, as `dirigo fuzz --sizes realistic` does. Without a GPU
  * the GPU rows say so and the emulator rows still run. */
@@ -20,6 +23,7 @@
 
 static const char *const defaults[] = {
   "softmax/softmax_block", "matmul/matmul_tiled", "norm/layernorm_block", "elementwise/residual_add",
+  "conv/conv2d_k3",
 };
 
 typedef struct {
@@ -125,10 +129,12 @@ int main(int argc, char **argv)
 {
   const char *json_path = NULL;
   int64_t ncases = 200;
+  bool real_only = false;
   DG_VEC(const char *) specs = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncases = strtoll(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--realistic-only")) real_only = true;
     else dg_vec_push(&specs, argv[i]);
   }
   const char *src = getenv("DG_SRCDIR");
@@ -162,7 +168,7 @@ int main(int argc, char **argv)
       printf("%-26s cannot load\n", name);
       if (p) dg_diags_print(stdout, &p->sm, &d);
     }
-    if (ok) {   /* the emulator, at spec sizes only */
+    if (ok && !real_only) {   /* the emulator, at spec sizes only */
       row r = {0};
       campaign(p, &ek, NULL, ncases / 4 > 0 ? ncases / 4 : 1, 0, 0, 5, &r);
       print_row(json, name, "spec", "cpu", &r, &first);
@@ -181,7 +187,7 @@ int main(int argc, char **argv)
       row warm = {0};
       campaign(p, &ek, &be, 2, 8192, 0, 0, &warm);
     }
-    for (int real = 0; gok && real < 3; real++) {
+    for (int real = real_only; gok && real < 3; real++) {
       if (real == 1 && !use_realistic(p)) {
         printf("%-26s realistic  (the op has no realistic sizes)\n", name);
         break;
@@ -211,6 +217,9 @@ int main(int argc, char **argv)
                "(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
                pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c, pf->ms[0] / c, pf->ms[1] / c,
                pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+        if (pf->rsampled)
+          printf("  the reference at the validator's sample alone (dg_ref_at; the case judged on that sample in "
+                 "the first request): %" PRId64 " cases\n", pf->rsampled);
         if (pf->sampled)
           printf("  judged on the validator's sample inside a request (more than %d elements off the whole "
                  "reference, as the host would): %" PRId64 " passed\n", FUZZ_ENVELOPE_JUDGED, pf->sampled);

@@ -77,6 +77,14 @@ def problems(torch):
                     args=lambda t, y: (y, t['x'], t['r'], ('f32', 0.5), N),
                     ref=lambda t: t['x'].double() + 0.5 * t['r'].double(), tol=(1e-6, 1e-6))
 
+    def conv2d(sz):
+        N, C, H, W, K = sz['N'], sz['C'], sz['H'], sz['W'], sz['K']
+        return dict(name='conv/conv2d_k3', expr='conv2d_same<3>',
+                    shapes={'x': (N, C, H, W), 'w': (K, C, 3, 3)}, out=(N, K, H, W),
+                    grid=((H * W + 63) // 64, K, N), block=(64, 1, 1), shared=C * 9 * 4,
+                    args=lambda t, y: (y, t['x'], t['w'], C, H, W, K),
+                    ref=lambda t: F.conv2d(t['x'].double(), t['w'].double(), padding=1), tol=(1e-4, 1e-4))
+
     # (builder, spec sizes as in samples/*.lua, realistic sizes as in lua/ops/*.lua)
     return [
         (softmax, 'samples/softmax/softmax_block.cu', {'N': 3, 'C': 300}, {'N': 16, 'C': 16384}),
@@ -84,6 +92,8 @@ def problems(torch):
          {'M': 1024, 'N': 1024, 'K': 1024}),
         (layernorm, 'samples/norm/layernorm_block.cu', {'N': 3, 'C': 600}, {'N': 8 * 1024, 'C': 768}),
         (residual, 'samples/elementwise/residual_add.cu', {'N': 1000}, {'N': 8 * 1024 * 768}),
+        (conv2d, 'samples/conv/conv2d_k3.cu', {'N': 2, 'C': 3, 'H': 6, 'W': 11, 'K': 2},
+         {'N': 32, 'C': 64, 'H': 56, 'W': 56, 'K': 64}),   # ResNet-50 conv2_x 3x3
     ]
 
 
@@ -125,7 +135,7 @@ def run(args):
                     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                     e0.record()
                 with stream:
-                    kern(P['grid'], P['block'], a)
+                    kern(P['grid'], P['block'], a, shared_mem=P.get('shared', 0))
                 if timed:
                     e1.record()
                 atol, rtol = P['tol']

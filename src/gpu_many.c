@@ -102,8 +102,10 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
           fused = gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->bufs[t]), dg_gpu_poison_for(dg_dtypes[ts->dtype].name),
                                       (int64_t)gk->buf_bytes[t] - 1);
       }
-      fused = fused && gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->ref_buf), dg_gpu_poison_for("f64"),
-                                           (int64_t)gk->ref_bytes - 1);
+      /* the reference's buffer: poisoned only where the reference leaves
+       * elements undefined (at a sample); a whole reference writes every one */
+      fused = fused && (!R->rsamp || gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->ref_buf),
+                                                         dg_gpu_poison_for("f64"), (int64_t)gk->ref_bytes - 1));
       memcpy((uint8_t *)tabs + (size_t)k * tab_case, g.tab, tab_case);
       if (fused) gpu_gen_many_batch(b, gk->dgen_kern[1], gk->dgen_tab, (size_t)k * tab_case, &g);
     }
@@ -126,7 +128,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
       if (R->zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)R->zero[t]);
     }
     if (env) gpu_env_pipe_before(&R->envp, b);
-    if (!fused) dg_gpu_batch_poison(b, gk->ref_buf);
+    if (!fused && R->rsamp) dg_gpu_batch_poison(b, gk->ref_buf);
     lref[k] = b->nlaunch;
     if (R->rsamp) {   /* the reference at the case's sample alone */
       dg_gpu_arg ra[17];
@@ -186,7 +188,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, gpu_ma
       if (li == lref[k]) out[c].ref_ms = r.launch_ms.v[li];
       else out[c].ms += r.launch_ms.v[li];
     }
-    if (!env && !R->samp) gk->prof.cases++;   /* a case run again (envelope, sample) is counted once */
+    if (!env && !R->samp) gk->prof.cases++, gk->prof.rsampled += R->rsamp;   /* a case run again is counted once */
     if (R->samp) {   /* the sample as the host's: every element of it checked */
       out[c].sampled = true;
       if (out[c].cmp.checked != R->samp_m[c]) out[c].judged = false;
@@ -389,7 +391,7 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
    * for the cases whose comparison found elements off the reference that it
    * could explain, run again in a second request (most cases have none, and
    * the hash and the three envelope launches were a third of a small case) */
-  bool env = gpu_env_pipe_ready(gk, p, sizes, rp.out, &R.envp);
+  bool env = gpu_ref_env_kind(&rp) && gpu_env_pipe_ready(gk, p, sizes, rp.out, &R.envp);
   R.fuse = dgen && gen_tab_ready(gk);
   int cs[FUZZ_MANY_MAX], m = 0;
   for (int c = 0; c < n; c++) cs[c] = c;

@@ -5,7 +5,7 @@
  * the CPU. The Lua reference stays the oracle for every other op, for the
  * emulator, and for the envelope's second opinion on failing elements.
  *
- * Each op maps to one of four generic kernels with one parameter list
+ * Each op maps to one of five generic kernels with one parameter list
  *   (double *y, const void *a, int ta, const void *b, int tb, const void *c, int tc,
  *    i64 n0, i64 n1, i64 n2, i64 n3, double p0, double p1, double p2)
  * (ta..tc: the inputs' dtypes), so the host side is one table. The kernels
@@ -70,13 +70,15 @@ static const char ref_source[] =
   "    for (i64 k = threadIdx.x; k < C; k += DG_RB) m = dg_max(m, dg_ld(x, tx, base + k));\n"
   "    m = dg_reduce(m, 1);\n"
   "    double s = 0;\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) s = s + exp(dg_ld(x, tx, base + k) - m);\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) {   /* softmax keeps exp(v - m) for its division */\n"
+  "      double e = exp(dg_ld(x, tx, base + k) - m);\n"
+  "      if (mode == 0) out[k] = e;\n"
+  "      s = s + e;\n"
+  "    }\n"
   "    s = dg_reduce(s, 0);\n"
   "    double ls = log(s);\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) {\n"
-  "      double v = dg_ld(x, tx, base + k);\n"
-  "      out[k] = mode == 0 ? exp(v - m) / s : v - m - ls;\n"
-  "    }\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB)\n"
+  "      out[k] = mode == 0 ? out[k] / s : dg_ld(x, tx, base + k) - m - ls;\n"
   "  } else if (mode == 2) {\n"
   "    double s = 0;\n"
   "    for (i64 k = threadIdx.x; k < C; k += DG_RB) s = s + dg_ld(x, tx, base + k);\n"
@@ -170,9 +172,41 @@ static const char ref_source[] =
   "    if (m < M && n < N) y[z * M * N + m * N + n] = alpha * acc[i];\n"
   "  }\n"
   "}\n"
+  "/* conv2d (lua/ops/conv2d.lua): x {N, C, H, W}, w {K, C, R, S}, y {N, K, OH, OW};\n"
+  "   n0 = N << 32 | C, n1 = H << 32 | W, n2 = K << 32 | R << 16 | S, n3 = OH << 32 | OW,\n"
+  "   p0 stride, p1 padding, p2 dilation. Element i summed over c, r, s in the op\n"
+  "   file's order, rows and columns outside the input skipped as it skips them. */\n"
+  "__device__ double dg_conv1(const void *x, int tx, const void *w, int tw, i64 n0, i64 n1, i64 n2, i64 n3,\n"
+  "                           double p0, double p1, double p2, i64 i) {\n"
+  "  i64 C = n0 & 0xffffffff, H = n1 >> 32, W = n1 & 0xffffffff, K = n2 >> 32;\n"
+  "  i64 R = (n2 >> 16) & 0xffff, S = n2 & 0xffff, OH = n3 >> 32, OW = n3 & 0xffffffff;\n"
+  "  i64 st = (i64)p0, pad = (i64)p1, dil = (i64)p2;\n"
+  "  i64 ow = i % OW, t = i / OW, oh = t % OH; t /= OH;\n"
+  "  i64 k = t % K, n = t / K;\n"
+  "  double acc = 0;\n"
+  "  for (i64 c = 0; c < C; c++) {\n"
+  "    i64 xb = (n * C + c) * H, wb = (k * C + c) * R;\n"
+  "    for (i64 r = 0; r < R; r++) {\n"
+  "      i64 ih = oh * st - pad + r * dil;\n"
+  "      if (ih < 0 || ih >= H) continue;\n"
+  "      for (i64 s = 0; s < S; s++) {\n"
+  "        i64 iw = ow * st - pad + s * dil;\n"
+  "        if (iw >= 0 && iw < W) acc = acc + dg_ld(x, tx, (xb + ih) * W + iw) * dg_ld(w, tw, (wb + r) * S + s);\n"
+  "      }\n"
+  "    }\n"
+  "  }\n"
+  "  return acc;\n"
+  "}\n"
+  "/* n elements of y: one thread an element (grid-stride) */\n"
+  "extern \"C\" __global__ void dg_ref_conv(double *y, const void *x, int tx, const void *w, int tw, const void *u,\n"
+  "                            int tu, i64 n0, i64 n1, i64 n2, i64 n3, double p0, double p1, double p2) {\n"
+  "  i64 n = (n0 >> 32) * (n2 >> 32) * (n3 >> 32) * (n3 & 0xffffffff);\n"
+  "  for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)\n"
+  "    y[i] = dg_conv1(x, tx, w, tw, n0, n1, n2, n3, p0, p1, p2, i);\n"
+  "}\n"
   "/* The reference at the validator's sample alone (gpu_run.h, 'sampled\n"
   "   reference'): y[idx[j]] for j < m, the rest of y left as it is (the f64\n"
-  "   poison). kind 2: dg_ref_map's element; 3: dg_ref_matmul's, one thread an\n"
+  "   poison). kind 2: dg_ref_map's element; 4: dg_ref_conv's; 3: dg_ref_matmul's, one thread an\n"
   "   element summing its K products in k order exactly as the tiled kernel\n"
   "   does (acc = acc + a b from 0, then alpha acc; --fmad=false): the same\n"
   "   bits. The loads of 8 k run ahead of the sum (latency, not arithmetic,\n"
@@ -184,6 +218,11 @@ static const char ref_source[] =
   "  if (j >= m) return;\n"
   "  i64 i = idx[j];\n"
   "  if (kind == 2) { if (i >= 0 && i < n0) y[i] = dg_map1(a, ta, b, tb, i, n1, p0); return; }\n"
+  "  if (kind == 4) {\n"
+  "    i64 n = (n0 >> 32) * (n2 >> 32) * (n3 >> 32) * (n3 & 0xffffffff);\n"
+  "    if (i >= 0 && i < n) y[i] = dg_conv1(a, ta, b, tb, n0, n1, n2, n3, p0, p1, p2, i);\n"
+  "    return;\n"
+  "  }\n"
   "  if (kind != 3) return;\n"
   "  i64 M = n0, N = n1, K = n2, MN = M * N;\n"
   "  if (i < 0 || MN <= 0) return;\n"
@@ -203,10 +242,10 @@ static const char ref_source[] =
   "  y[i] = p0 * acc;\n"
   "}\n";
 
-typedef enum { REF_ROWS, REF_REDUCE, REF_MAP, REF_MATMUL, REF_NKINDS } ref_kind;
+typedef enum { REF_ROWS, REF_REDUCE, REF_MAP, REF_MATMUL, REF_CONV, REF_NKINDS } ref_kind;
 _Static_assert(REF_NKINDS == GPU_REF_AT, "dg_ref_at follows the kinds' kernels");
 static const char *const kind_kernel[REF_NKINDS + 1] = { "dg_ref_rows", "dg_ref_reduce", "dg_ref_map",
-                                                         "dg_ref_matmul", "dg_ref_at" };
+                                                         "dg_ref_matmul", "dg_ref_conv", "dg_ref_at" };
 
 /* op -> kernel, mode, tensors (as the op file names them), attributes (p0..p2
  * for ROWS/MAP/MATMUL; the reduction's dim for REDUCE). */
@@ -241,6 +280,7 @@ static const struct {
   { "matmul", REF_MATMUL, 0, { "a", "b" }, "c", { "transA", "transB", "alpha" } },
   { "bmm", REF_MATMUL, 1, { "a", "b" }, "c", { "transA", "transB", "alpha" } },
   { "gemv", REF_MATMUL, 2, { "a", "x" }, "y", { 0 } },
+  { "conv2d", REF_CONV, 0, { "x", "w" }, "y", { "stride", "padding", "dilation" } },
 };
 #define NREF (sizeof ref_tab / sizeof *ref_tab)
 
@@ -411,8 +451,33 @@ static bool plan_matmul(const dg_problem *p, const int64_t *sizes, int e, gpu_re
   return true;
 }
 
+static bool plan_conv(const dg_problem *p, const int64_t *sizes, int e, gpu_ref_plan *pl)
+{
+  int64_t xd[8], wd[8], yd[8];
+  int xt, wt, yt;
+  if (dims_of(p, "x", sizes, xd, &xt) != 4 || dims_of(p, "w", sizes, wd, &wt) != 4 ||
+      dims_of(p, ref_tab[e].out, sizes, yd, &yt) != 4)
+    return false;
+  int64_t N = xd[0], C = xd[1], H = xd[2], W = xd[3], K = wd[0], R = wd[2], S = wd[3], OH = yd[2], OW = yd[3];
+  double st = pl->p[0], pad = pl->p[1], dil = pl->p[2];
+  if (wd[1] != C || yd[0] != N || yd[1] != K || N <= 0 || C <= 0 || K <= 0 || OH <= 0 || OW <= 0 || H <= 0 ||
+      W <= 0 || R <= 0 || S <= 0)
+    return false;
+  int64_t big = (int64_t)1 << 31;
+  if (N >= big || C >= big || H >= big || W >= big || K >= big || OH >= big || OW >= big || R > 0xffff ||
+      S > 0xffff || st != (double)(int64_t)st || pad != (double)(int64_t)pad || dil != (double)(int64_t)dil ||
+      st < 1 || pad < 0 || dil < 1)
+    return false;
+  int64_t n = N * K * OH * OW, blocks = (n + 255) / 256;
+  pl->n[0] = N << 32 | C, pl->n[1] = H << 32 | W, pl->n[2] = K << 32 | R << 16 | S, pl->n[3] = OH << 32 | OW;
+  pl->grid = (dg_gpu_dim3){ (uint32_t)(blocks < 65536 ? blocks : 65536), 1, 1 };
+  pl->block = (dg_gpu_dim3){ 256, 1, 1 };
+  return true;
+}
+
 static bool (*const planners[REF_NKINDS])(const dg_problem *, const int64_t *, int, gpu_ref_plan *) = {
   [REF_ROWS] = plan_rows, [REF_REDUCE] = plan_reduce, [REF_MAP] = plan_map, [REF_MATMUL] = plan_matmul,
+  [REF_CONV] = plan_conv,
 };
 
 bool gpu_ref_plan_for(const dg_problem *p, const int64_t *sizes, gpu_ref_plan *pl)
@@ -444,12 +509,18 @@ int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, co
   return k;
 }
 
-bool gpu_ref_can_sample(const gpu_ref_plan *pl) { return pl->kind == REF_MAP || pl->kind == REF_MATMUL; }
+bool gpu_ref_can_sample(const gpu_ref_plan *pl)
+{
+  return pl->kind == REF_MAP || pl->kind == REF_MATMUL || pl->kind == REF_CONV;
+}
 
 /* Where the whole reference costs about as much as the kernel under test or
  * more (matmul, bmm, gemv: K products an element), a realistic case computes
  * it at the validator's sample alone. */
-bool gpu_ref_wants_sample(const gpu_ref_plan *pl) { return pl->kind == REF_MATMUL; }
+bool gpu_ref_wants_sample(const gpu_ref_plan *pl) { return pl->kind == REF_MATMUL || pl->kind == REF_CONV; }
+
+/* The kinds gpu_env_dev.h's envelope evaluates (conv2d's: the host's envelope). */
+bool gpu_ref_env_kind(const gpu_ref_plan *pl) { return pl->kind <= REF_MATMUL; }
 
 /* dg_ref_at's 17 arguments: the kind's 14, the sample's indices (m of them,
  * at byte offset idx_off of idx), the kind. */

@@ -501,8 +501,8 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
   if (samp && !grun_rs_ready(gk, 1, gk->samp_max)) ref = samp = false;
   if (ref) {   /* the reference first: it reads the inputs before any kernel could change them */
     dg_gpu_arg ra[17];
-    dg_gpu_batch_poison(b, gk->ref_buf);
-    if (samp) {
+    if (samp) {   /* undefined (the f64 poison) but at the sample; a whole reference writes every element */
+      dg_gpu_batch_poison(b, gk->ref_buf);
       int64_t m = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, gk->samp_max, gk->samp_seed, gk->rs_host);
       dg_gpu_dim3 sg, sb;
       gpu_ref_at_dims(m, &sg, &sb);

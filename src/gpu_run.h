@@ -12,8 +12,8 @@
 #include "emu.h"
 #include "fuzz.h"
 
-#define GPU_REF_NKERNELS 5         /* gpu_ref.c's kernels: a kind each, then dg_ref_at */
-#define GPU_REF_AT 4
+#define GPU_REF_NKERNELS 6         /* gpu_ref.c's kernels: a kind each, then dg_ref_at */
+#define GPU_REF_AT 5
 
 typedef struct {
   dg_gpu *g;                 /* the session: owned */
@@ -100,6 +100,7 @@ typedef struct {
     double ms[6];            /* device, events: inputs drawn, inputs hashed, reference, kernels,
                                 comparison, envelope (gather, judge, fold) */
     int64_t sampled;         /* cases judged on the validator's sample inside a request */
+    int64_t rsampled;        /* cases whose reference was the sample's alone (dg_ref_at) */
     int64_t left[4];         /* cases left to the host (run again alone), why: more elements off the
                                 reference than the envelope judges (FUZZ_ENVELOPE_JUDGED), unwritten
                                 elements, off the reference and not explained inside the request
@@ -243,6 +244,8 @@ int gpu_ref_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, co
  * reference costs about the kernel or more (gpu_ref_wants_sample: matmul). */
 bool gpu_ref_can_sample(const gpu_ref_plan *pl);
 bool gpu_ref_wants_sample(const gpu_ref_plan *pl);
+/* The plan's op has an envelope on the device (gpu_env_dev.h: not conv2d). */
+bool gpu_ref_env_kind(const gpu_ref_plan *pl);
 int gpu_ref_at_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
                     dg_gpu_buf idx, size_t idx_off, int64_t m, dg_gpu_arg *args);   /* 17 arguments */
 void gpu_ref_at_dims(int64_t m, dg_gpu_dim3 *grid, dg_gpu_dim3 *block);

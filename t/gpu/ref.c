@@ -51,8 +51,9 @@ static void coverage(gt_names *samples)
     "reduce/col_sum", "reduce/mean_rows", "reduce/max_rows_pairs", "reduce/l2norm_block",
     "matmul/matmul_tiled", "matmul/bmm_tiled", "matmul/gemv_warp", "elementwise/residual_add",
     "elementwise/gelu_erf_vec", "elementwise/silu_half2", "elementwise/elu_template",
+    "conv/conv2d_direct", "conv/conv2d_k3", "conv/conv2d_nostride",
   };
-  static const char *const not_want[] = { "conv/conv2d_direct", "scan/cumsum_block", "optim/adamw" };
+  static const char *const not_want[] = { "scan/cumsum_block", "optim/adamw" };
   int with = 0;
   for (size_t i = 0; i < samples->n; i++) {
     dg_problem *p = gt_load(samples->v[i]);
@@ -390,6 +391,9 @@ int main(void)
     sampled_agrees("matmul/gemv_warp", false, 8);
     sampled_agrees("matmul/matmul_tn_naive", false, 200);
     sampled_agrees("matmul/matmul_tiled", true, 4096);
+    sampled_agrees("conv/conv2d_direct", false, 20);
+    sampled_agrees("conv/conv2d_k3", false, 40);
+    sampled_agrees("conv/conv2d_k3", true, 4096);
     for (size_t i = 0; i < samples.n; i++) agrees(samples.v[i], 1);
     agrees("softmax/softmax_block", 2);
     agrees("matmul/matmul_tiled", 2);
@@ -401,6 +405,9 @@ int main(void)
     campaign("softmax/softmax_halfwarp_offset", false);
     campaign("norm/layernorm_block", true);
     campaign("matmul/matmul_tiled", true);
+    campaign("conv/conv2d_direct", true);
+    campaign("conv/conv2d_k3", true);
+    campaign("conv/conv2d_nostride", false);
 #endif
     gt_cubin_cache_drop(dir);
   }
