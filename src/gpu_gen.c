@@ -40,32 +40,64 @@ static const char kernel[] =
   "  case DG_DT_BOOL: ((unsigned char *)out)[i] = v != 0.0; break;\n"
   "  }\n"
   "}\n"
+  /* f32 inputs (no range) at 32-bit indices: the loop instantiated per
+     distribution (DG_GEN_CASES, gpu_gen_source), so ctr_value's switches fold
+     to the one path; the same function, the same values */
+  "template <int D> static __device__ __forceinline__ void dg_gen_f32(float *__restrict__ out, ctr_u64 key,\n"
+  "    int flags, ctr_i64 row, ctr_i64 n, unsigned i, unsigned end, unsigned step) {\n"
+  "  for (; i < end; i += step) {\n"
+  "    double v = ctr_value(key, D, DG_DT_F32, flags, row, n, 0, 0, (ctr_i64)i);\n"
+  "    out[i] = v != v ? __uint_as_float(0x7fc00000u) : (float)v;\n"
+  "  }\n"
+  "}\n"
+  "/* any dtype, 64-bit indices: the distribution's own loop too (the per-launch work ctr_value's other\n"
+  "   distributions would hoist, a 64-bit remainder among it, stays out) */\n"
+  "template <int D> static __device__ __forceinline__ void dg_gen_any(void *out, ctr_u64 key, int dt, int flags,\n"
+  "    ctr_i64 row, ctr_i64 n, ctr_i64 lo, ctr_i64 hi, ctr_i64 i, ctr_i64 end, ctr_i64 step) {\n"
+  "  for (; i < end; i += step) dg_gen_store(out, key, D, dt, flags, row, n, lo, hi, i);\n"
+  "}\n"
+  "#define DG_GEN_F32(D) case D: dg_gen_f32<D>(o, key, f, row, n, i, end, st); return;\n"
+  "#define DG_GEN_ANY(D) case D: dg_gen_any<D>(out, key, dt, flags, row, n, lo, hi, first + k0, first + count, step); return;\n"
+  "/* elements [first, first + count) of a descriptor, this thread's from first + k0 by step */\n"
+  "static __device__ __forceinline__ void dg_gen_task(void *out, ctr_u64 key, int dist, int dt, int flags,\n"
+  "    ctr_i64 row, ctr_i64 n, ctr_i64 lo, ctr_i64 hi, ctr_i64 first, ctr_i64 count, ctr_i64 k0, ctr_i64 step) {\n"
+  "  if (dt == DG_DT_F32 && !(flags & 1) && first >= 0 && count >= 0 && first + count <= 0x7fffffffll &&\n"
+  "      step <= 0x7fffffffll) {\n"
+  "    unsigned i = (unsigned)(first + k0), end = (unsigned)(first + count), st = (unsigned)step;\n"
+  "    int f = flags & 2;\n"
+  "    float *o = (float *)out;\n"
+  "    switch (dist) { DG_GEN_CASES(DG_GEN_F32) }\n"
+  "  }\n"
+  "  switch (dist) { DG_GEN_CASES(DG_GEN_ANY) }\n"
+  "  for (ctr_i64 i = first + k0; i < first + count; i += step)\n"
+  "    dg_gen_store(out, key, dist, dt, flags, row, n, lo, hi, i);\n"
+  "}\n"
   "extern \"C\" __global__ void dg_gen_fill(void *out, ctr_u64 key, int dist, int dt, int flags,\n"
   "                                       ctr_i64 row, ctr_i64 n, ctr_i64 lo, ctr_i64 hi,\n"
   "                                       ctr_i64 first, ctr_i64 count) {\n"
-  "  for (ctr_i64 k = blockIdx.x * (ctr_i64)blockDim.x + threadIdx.x; k < count;\n"
-  "       k += (ctr_i64)gridDim.x * blockDim.x)\n"
-  "    dg_gen_store(out, key, dist, dt, flags, row, n, lo, hi, first + k);\n"
+  "  dg_gen_task(out, key, dist, dt, flags, row, n, lo, hi, first, count,\n"
+  "              blockIdx.x * (ctr_i64)blockDim.x + threadIdx.x, (ctr_i64)gridDim.x * blockDim.x);\n"
   "}\n"
   "/* task words: 0 kind (0 draw, 1 poison) | buffer slot << 8 | dist << 16 | dtype << 32 | flags << 48;\n"
   " * draw: 1 key, 2 row, 3 n, 4 lo, 5 hi; poison: 1 the pattern in 8 bytes, 3 bytes */\n"
-  "extern \"C\" __global__ void dg_gen_many(const ctr_u64 *tab, ctr_i64 ntask, unsigned char *b0,\n"
+  "extern \"C\" __global__ void dg_gen_many(const ctr_u64 *__restrict__ tab, ctr_i64 ntask, unsigned char *b0,\n"
   "    unsigned char *b1, unsigned char *b2, unsigned char *b3, unsigned char *b4, unsigned char *b5,\n"
   "    unsigned char *b6, unsigned char *b7) {\n"
   "  if ((ctr_i64)blockIdx.y >= ntask) return;\n"
   "  const ctr_u64 *w = tab + 8 * blockIdx.y;\n"
-  "  ctr_u64 h = w[0];\n"
-  "  unsigned char *bs[8] = { b0, b1, b2, b3, b4, b5, b6, b7 };\n"
-  "  unsigned char *out = bs[(h >> 8) & 7];\n"
+  "  ctr_u64 h = w[0], key = w[1];\n"
+  "  ctr_i64 row = (ctr_i64)w[2], n = (ctr_i64)w[3], lo = (ctr_i64)w[4], hi = (ctr_i64)w[5];\n"
+  "  int sl = (int)((h >> 8) & 7);\n"
+  "  unsigned char *out = sl < 4 ? (sl < 2 ? (sl ? b1 : b0) : (sl == 3 ? b3 : b2))\n"
+  "                              : (sl < 6 ? (sl == 5 ? b5 : b4) : (sl == 7 ? b7 : b6));\n"
   "  ctr_i64 stride = (ctr_i64)gridDim.x * blockDim.x, k0 = blockIdx.x * (ctr_i64)blockDim.x + threadIdx.x;\n"
   "  if ((h & 255) == 0) {\n"
-  "    for (ctr_i64 i = k0; i < (ctr_i64)w[3]; i += stride)\n"
-  "      dg_gen_store(out, w[1], (int)((h >> 16) & 0xffff), (int)((h >> 32) & 0xffff), (int)(h >> 48),\n"
-  "                   (ctr_i64)w[2], (ctr_i64)w[3], (ctr_i64)w[4], (ctr_i64)w[5], i);\n"
+  "    dg_gen_task(out, key, (int)((h >> 16) & 0xffff), (int)((h >> 32) & 0xffff), (int)(h >> 48), row, n, lo, hi,\n"
+  "                0, n, k0, stride);\n"
   "  } else {\n"
-  "    ctr_i64 bytes = (ctr_i64)w[3], words = bytes >> 3;\n"
-  "    for (ctr_i64 i = k0; i < words; i += stride) ((ctr_u64 *)out)[i] = w[1];\n"
-  "    for (ctr_i64 i = 8 * words + k0; i < bytes; i += stride) out[i] = (unsigned char)(w[1] >> (8 * (i & 7)));\n"
+  "    ctr_i64 bytes = n, words = bytes >> 3;\n"
+  "    for (ctr_i64 i = k0; i < words; i += stride) ((ctr_u64 *)out)[i] = key;\n"
+  "    for (ctr_i64 i = 8 * words + k0; i < bytes; i += stride) out[i] = (unsigned char)(key >> (8 * (i & 7)));\n"
   "  }\n"
   "}\n";
 
@@ -85,7 +117,10 @@ const char *gpu_gen_source(void)
   size_t n = (size_t)snprintf(src, sizeof src, "%s", prelude);
   for (size_t i = 0; i < sizeof consts / sizeof consts[0] && n < sizeof src; i++)
     n += (size_t)snprintf(src + n, sizeof src - n, "#define %s %d\n", consts[i].name, consts[i].v);
-  if (n < sizeof src) snprintf(src + n, sizeof src - n, "%s\n%s", fuzz_ctr_source(), kernel);
+  n += (size_t)snprintf(src + n, sizeof src - n, "#define DG_GEN_CASES(X)");   /* X(FUZZ_DIST_...) for each */
+  for (size_t i = 0; i < sizeof consts / sizeof consts[0] && n < sizeof src; i++)
+    if (!strncmp(consts[i].name, "FUZZ_DIST_", 10)) n += (size_t)snprintf(src + n, sizeof src - n, " X(%s)", consts[i].name);
+  if (n < sizeof src) snprintf(src + n, sizeof src - n, "\n%s\n%s", fuzz_ctr_source(), kernel);
   return src;
 }
 
