@@ -19,6 +19,7 @@
 #pragma GCC optimize("vect-cost-model=dynamic")
 #endif
 #include "simt_int.h"
+#include <string.h>
 
 /* A uniform u32 offset: a literal, a uniform register, or a uniform program
  * (pure). Counts its nodes as the walk would; false: not one now. */
@@ -92,26 +93,42 @@ SIMT_LANES static int64_t *tid_addrs(simt_x *x, const msk *k, int b, uint64_t u,
   return a;
 }
 
-dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
+/* sh[threadIdx.x + ul] op= sh2[threadIdx.x + ur]: its buffers, offsets and kind */
+typedef struct { int lb, rb; uint64_t ul, ur; int64_t es; dg_tykind kd; } fshape;
+
+/* e's shape now, its index nodes counted (with the right side's index
+ * node); false: not this shape, nothing counted. */
+static bool fuse_shape(simt_x *x, const dg_expr *e, const msk *k, fshape *fs)
 {
   const dg_expr *l = e->a, *r = e->b;
   if (!x->ident || x->trace_lane >= 0 || x->gm || x->stop || x->pk || x->bdim[1] != 1 || x->bdim[2] != 1
       || l->kind != DG_EX_INDEX || r->kind != DG_EX_INDEX)
-    return NULL;
+    return false;
   dg_tykind kd = l->type->kind;
   if (r->type->kind != kd || e->type->kind != kd
       || !(kd == DG_TY_F32 ? e->op == DG_BIN_ADD || e->op == DG_BIN_SUB || e->op == DG_BIN_MUL || e->op == DG_BIN_DIV
            : (kd == DG_TY_I32 || kd == DG_TY_U32) && (e->op == DG_BIN_ADD || e->op == DG_BIN_SUB || e->op == DG_BIN_MUL)))
-    return NULL;
+    return false;
   int lb = array_buf(x, l), rb = lb ? array_buf(x, r) : 0;
-  if (!rb) return NULL;
+  if (!rb) return false;
   uint64_t ops0 = x->lane_ops, ul, ur;
   if (!tid_index(x, l->b, k, &ul) || !tid_index(x, r->b, k, &ur)) {
     x->lane_ops = ops0;                                 /* the walk counts them again */
-    return NULL;
+    return false;
   }
   x->lane_ops += (uint64_t)k->cnt;                     /* the right side's index node */
-  int64_t es = simt_tysize(l->type);
+  *fs = (fshape){ lb, rb, ul, ur, simt_tysize(l->type), kd };
+  return true;
+}
+
+dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
+{
+  const dg_expr *l = e->a, *r = e->b;
+  fshape fs;
+  if (!fuse_shape(x, e, k, &fs)) return NULL;
+  int lb = fs.lb, rb = fs.rb;
+  uint64_t ul = fs.ul, ur = fs.ur;
+  int64_t es = fs.es;
   dom_val *v = simt_vals(x, r->type), *old = simt_vals(x, l->type), *res = simt_vals(x, l->type);
   /* no index wraps: lane i's offsets are (i + u) * es, consecutive from lane
    * lo's; simt_mem_run makes the accesses without address vectors where it
@@ -125,7 +142,7 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k)
     ra = tid_addrs(x, k, rb, ur, es), simt_mem_access(x, r->span, r->type, k, ra, v, false);
   if (!lrun || !simt_mem_run(x, l->span, l->type, k, lb, lo0, old, false))
     la = tid_addrs(x, k, lb, ul, es), simt_mem_access(x, l->span, l->type, k, la, old, false);
-  simt_fast_bin(e->op, kd, k->lo, k->hi, res, old, v, SIMT_VV);
+  simt_fast_bin(e->op, fs.kd, k->lo, k->hi, res, old, v, SIMT_VV);
   if (!lrun || !simt_mem_run(x, e->span, l->type, k, lb, lo0, res, true)) {
     if (!la) la = tid_addrs(x, k, lb, ul, es);
     simt_mem_access(x, e->span, l->type, k, la, res, true);
@@ -156,6 +173,101 @@ bool simt_fuse_if(simt_x *x, const dg_stmt *s, msk *k)
     }
     x->uni = x->thin = false, x->u_node = x->t_node = NULL;   /* as simt_eval_u leaves them */
   }
+  return true;
+}
+
+/* ---- a tree reduction's iteration ----------------------------------------------- */
+static bool is_barrier(const dg_stmt *s)
+{
+  const dg_expr *e = s->e;
+  return s->kind == DG_ST_EXPR && e && e->kind == DG_EX_INTRIN && e->op >= 0 && e->op < DG_IN__COUNT
+      && dg_intrins[e->op].cls == DG_IC_SYNC_BLOCK;
+}
+
+/* The step fs for lanes [cl, ch), followed by the barrier, leaves no trace
+ * in the race shadow: the interval holds no access to its buffers yet (the
+ * read log is empty, no cell of either buffer was touched, none stored to)
+ * and the lanes' cells are their own (two buffers, one offset, or ranges
+ * apart), so the walk's three accesses would wait in the read log
+ * (race_wait, log_fits) and the barrier would drop them. Both buffers are
+ * written throughout (no uninitialised read), the offsets in bounds. */
+static bool quiet_step(simt_x *x, const fshape *fs, int cl, int ch)
+{
+  const simt_buf *L = &x->m->bufs.v[fs->lb], *R = &x->m->bufs.v[fs->rb];
+  const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1, es = (uint64_t)fs->es, end = (uint64_t)ch;
+  const uint32_t ep = x->epoch;
+  if (L->kind != BK_SHARED || R->kind != BK_SHARED || !L->race || !R->race || x->in_atomic || !L->all_init
+      || !R->all_init || L->readonly || L->writer || R->writer || L->wrapped || R->wrapped
+      || (uint64_t)L->gran != es || (uint64_t)R->gran != es
+      || L->wepoch == ep || L->cepoch == ep || R->wepoch == ep || R->cepoch == ep)
+    return false;
+  if (fs->ul + end > UINT32_MAX || (fs->ul + end) * es > lm || (fs->ul + end) * es > (uint64_t)L->mem.size
+      || fs->ur + end > UINT32_MAX || (fs->ur + end) * es > lm || (fs->ur + end) * es > (uint64_t)R->mem.size)
+    return false;
+  if (fs->lb == fs->rb && fs->ul != fs->ur && (fs->ul > fs->ur ? fs->ul - fs->ur : fs->ur - fs->ul) < end - (uint64_t)cl)
+    return false;
+  return true;
+}
+
+/* its loads, operation and store as the walk's fast paths make them */
+#define QLD(T, conv, src) do { \
+    for (int i = cl; i < ch; i++) { T v_; memcpy(&v_, (src) + (size_t)(i - cl) * sizeof v_, sizeof v_); d_[i] = (conv); } \
+  } while (0)
+#define QLOAD(src) do { \
+    switch (kd) { \
+    case DG_TY_F32: QLD(float, dom_of_f((double)v_), src); break; \
+    case DG_TY_I32: QLD(int32_t, (dom_val)(int64_t)v_, src); break; \
+    default: QLD(uint32_t, (dom_val)v_, src); break; \
+    } } while (0)
+SIMT_LANES static void quiet_run(simt_x *x, int op, const fshape *fs, int cl, int ch)
+{
+  simt_mark mk = simt_mark_get(x);
+  simt_buf *L = &x->m->bufs.v[fs->lb];
+  const simt_buf *R = &x->m->bufs.v[fs->rb];
+  dom_val *v = simt_alloc(x, sizeof *v * (size_t)x->n), *old = simt_alloc(x, sizeof *v * (size_t)x->n);
+  dom_val *res = simt_alloc(x, sizeof *v * (size_t)x->n), *d_;
+  const dg_tykind kd = fs->kd;
+  uint8_t *lp = L->mem.bytes + (fs->ul + (uint64_t)cl) * (uint64_t)fs->es;
+  const uint8_t *rp = R->mem.bytes + (fs->ur + (uint64_t)cl) * (uint64_t)fs->es;
+  d_ = v;
+  QLOAD(rp);
+  d_ = old;
+  QLOAD(lp);
+  simt_fast_bin(op, kd, cl, ch, res, old, v, SIMT_VV);
+  if (kd == DG_TY_F32)
+    for (int i = cl; i < ch; i++) { float f = (float)dom_f(res[i]); memcpy(lp + (size_t)(i - cl) * 4, &f, 4); }
+  else
+    for (int i = cl; i < ch; i++) { uint32_t u = (uint32_t)res[i]; memcpy(lp + (size_t)(i - cl) * 4, &u, 4); }
+  L->wepoch = x->epoch;                 /* the store's mark (its cells wait, then are dropped) */
+  simt_mark_release(x, mk);
+}
+#undef QLOAD
+#undef QLD
+
+bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k)
+{
+  if (b->kind != DG_ST_BLOCK || b->nbody != 2 || x->rlog_n || !is_barrier(b->body[1])) return false;
+  const dg_stmt *s = b->body[0], *th = s->then;
+  if (s->kind != DG_ST_IF || s->els || !th || th->kind != DG_ST_EXPR || !th->e || k->cnt != k->hi - k->lo
+      || x->gm || x->trace_lane >= 0 || x->stop)
+    return false;
+  const dg_expr *e = th->e;
+  if (e->kind != DG_EX_ASSIGN || e->op == DG_BIN_NONE) return false;
+  uint64_t ops0 = x->lane_ops;
+  int cl, ch;
+  if (!simt_tid_range(x, s->e, k, &cl, &ch)) return false;
+  if (ch > cl) {
+    msk t = { k->b, cl, ch, ch - cl };        /* k is dense: its bytes are t's in [cl, ch) */
+    fshape fs;
+    x->lane_ops += (uint64_t)t.cnt;           /* the assignment's node (st_expr's simt_eval_u) */
+    if (!fuse_shape(x, e, &t, &fs) || !quiet_step(x, &fs, cl, ch)) {
+      x->lane_ops = ops0;                     /* nothing done: the walk counts it all again */
+      return false;
+    }
+    quiet_run(x, e->op, &fs, cl, ch);
+    x->uni = x->thin = false, x->u_node = x->t_node = NULL;   /* as simt_eval_u leaves them */
+  }
+  simt_exec(x, b->body[1], k);                /* the barrier: a new interval, the log dropped */
   return true;
 }
 

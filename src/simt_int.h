@@ -347,6 +347,11 @@ bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k);
  * assignment (a tree reduction's step) without the branch's masks and the
  * then side's dispatch; false: not this now, nothing done. */
 bool simt_fuse_if(simt_x *x, const dg_stmt *s, msk *k);
+/* A loop body { if (threadIdx.x < v) sh[threadIdx.x] op= sh[threadIdx.x + u];
+ * __syncthreads(); } whose step can leave nothing in the race shadow (the
+ * barrier would drop what it logs): the step's bytes without the accesses'
+ * bookkeeping, then the barrier; false: not this now, nothing done. */
+bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

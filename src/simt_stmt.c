@@ -138,7 +138,7 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
     first = false;
     if (!run.cnt) break;
     uint32_t nc0 = x->ncont;
-    if (s->then) simt_exec(x, s->then, &run);
+    if (s->then && !simt_fuse_tree(x, s->then, &run)) simt_exec(x, s->then, &run);
     /* lanes that continued rejoin; without a continue run is as its statements left it (exact bounds) */
     if (x->ncont != nc0 || (run.cnt && !(run.b[run.lo] && run.b[run.hi - 1]))) {
       msk_or(run.b, run.b, cont, lo, hi);

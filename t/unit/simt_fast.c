@@ -328,6 +328,45 @@ static const char src[] =
   "  out[threadIdx.x + 64] = c;\n"
   "  out[threadIdx.x] = __float_as_int(f[threadIdx.x]) ^ a[threadIdx.x] ^ (int)u[threadIdx.x];\n"
   "}\n"
+  /* a tree reduction's iterations { if (tid < k) sh[tid] op= sh[tid + u];
+   * __syncthreads(); }: quiet steps (nothing in the race shadow) and the
+   * ones that are not: uninitialised cells, overlapping ranges (a race),
+   * an earlier store in the interval, part of the block at the barrier */
+  "__global__ void rtree(int *out, int n)\n"
+  "{\n"
+  "  __shared__ float f[128];\n"
+  "  __shared__ int a[128];\n"
+  "  f[threadIdx.x] = threadIdx.x * 0.5f;\n"
+  "  f[threadIdx.x + blockDim.x] = 1.0f;\n"
+  "  a[threadIdx.x] = threadIdx.x - n;\n"
+  "  if (n != 3) a[threadIdx.x + blockDim.x] = n;\n"
+  "  __syncthreads();\n"
+  "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+  "    if (threadIdx.x < k) f[threadIdx.x] += f[threadIdx.x + k];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+  "    if (threadIdx.x < k) a[threadIdx.x] -= a[threadIdx.x + 2 * k];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  for (int k = n; k > 0; k >>= 1) {\n"
+  "    if (threadIdx.x < k) f[threadIdx.x] *= f[threadIdx.x + k / 2];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  a[threadIdx.x] += 1;\n"
+  "  a[(threadIdx.x * 3) % 32] = threadIdx.x;\n"
+  "  for (unsigned k = 16; k > 0; k /= 2) {\n"
+  "    if (threadIdx.x < k) a[threadIdx.x + 64] += a[threadIdx.x + k];\n"
+  "    __syncthreads();\n"
+  "  }\n"
+  "  if (threadIdx.x < 32) {\n"
+  "    for (int k = 16; k > 0; k >>= 1) {\n"
+  "      if (threadIdx.x < k) f[threadIdx.x] -= f[threadIdx.x + k];\n"
+  "      __syncthreads();\n"
+  "    }\n"
+  "  }\n"
+  "  out[threadIdx.x] = __float_as_int(f[threadIdx.x]) ^ a[threadIdx.x] ^ a[threadIdx.x + 64];\n"
+  "}\n"
   "__global__ void pkio(int *a, int n)\n"
   "{\n"
   "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -512,6 +551,11 @@ int main(void)
     { "rstep", { 2 }, { 64 }, 0, 1, { { 128 * 4, false, false } }, 1, { 2 } },
     { "rstep", { 2 }, { 40 }, 0, 1, { { 128 * 4, false, false } }, 1, { 20 } },
     { "rstep", { 3 }, { 32 }, 9, 1, { { 128 * 4, false, false } }, 1, { -4 } },
+    { "rtree", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 5 } },
+    { "rtree", { 2 }, { 64 }, 0, 1, { { 64 * 4, false, false } }, 1, { 3 } },
+    { "rtree", { 3 }, { 32 }, 7, 1, { { 64 * 4, false, false } }, 1, { 8 } },
+    { "rtree", { 2 }, { 48 }, 0, 1, { { 64 * 4, false, false } }, 1, { 0 } },
+    { "rtree", { 2 }, { 64 }, 11, 1, { { 64 * 4, false, false } }, 1, { 40 } },
     /* packing: 2-D grids (blockIdx.x and .y vary across a pack), a partial
      * last pack, retired threads, per-block branches and loop counts, local
      * arrays, a device function reading blockIdx, uniform loads */
