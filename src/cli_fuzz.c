@@ -269,7 +269,8 @@ static int evaluate(const fuzz_args *a)
     cli_problem L;
     if (!cli_problem_load(&L, specs.v[i], true)) {
       unusable++;
-      if (!a->json) printf("  %-56s unusable (spec or kernel does not load)\n", specs.v[i]);
+      if (!a->json)
+        printf("  %-56s unusable: %s\n", specs.v[i], L.why ? L.why : "the spec or its kernel does not load");
       cli_problem_free(&L);
       continue;
     }

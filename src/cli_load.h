@@ -4,7 +4,12 @@
 #define DG_CLI_LOAD_H
 #include "emu.h"
 
-typedef struct { dg_problem *p; emu_kernels k; bool have_k; } cli_problem;
+typedef struct {
+  dg_problem *p;
+  emu_kernels k;
+  bool have_k;
+  char *why;      /* when the load fails: its first diagnostic, "file:line:col: error: …" */
+} cli_problem;
 
 /* False when the spec or its kernels cannot be used (quiet: print nothing).
  * Call cli_problem_free in every case. */

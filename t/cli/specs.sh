@@ -112,4 +112,14 @@ like "$out" "uses_os.lua:[0-9]+:12: error: 'os' is not available: specs and op f
 printf 'local ratio = 1\nreturn { name = "t", x = ratio + io.read() }\n' > "$W/uses_io.lua"
 like "$("$DIRIGO" fuzz "$W/uses_io.lua" 2>&1)" "uses_io.lua:2:34: error: 'io' is not available" \
   "the column of the whole word io (not inside another name)"
+
+# an unusable problem in --evaluate names its first error at file:line:col
+mkdir -p "$W/ev"
+cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/ev/"
+printf '__global__ void k(float *y) { y[0] = 1 }\n' > "$W/ev/bad.cu"
+sed 's/leaky_relu_macro.cu/bad.cu/' "$S/elementwise/leaky_relu_macro.lua" > "$W/ev/badk.lua"
+out=$("$DIRIGO" fuzz --evaluate "$W/ev" --cases 2 --seed 1 2>&1)
+like "$out" "badk.lua +unusable: .*/ev/bad.cu:1:41: error: syntax error: missing ';'" \
+  "--evaluate: an unusable problem's row gives its first error at file:line:col"
+like "$out" "^0 buggy and 1 correct problems; 1 unusable" "and it is counted unusable"
 done_testing
