@@ -621,7 +621,7 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
   }
   if (st == DG_GPU_OK) {
     dim3 grid = { L->grid.x, L->grid.y, L->grid.z }, block = { L->block.x, L->block.y, L->block.z };
-    cudaEventRecord(e0, 0);
+    if (e0) cudaEventRecord(e0, 0);   /* NULL: an untimed launch (gpu_child_batch.c) */
     e = cudaLaunchKernel(fn, grid, block, argv, L->shmem, 0);
     if (e && (*fatal = context_poisoned())) {
       *msg = dg_printf("launch: %s (%s); the CUDA context is lost", CUERR(e));
@@ -630,7 +630,7 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
       *msg = dg_printf("launch <<<(%u,%u,%u), (%u,%u,%u), %u>>>: %s (%s)", grid.x, grid.y, grid.z,
                        block.x, block.y, block.z, L->shmem, CUERR(e));
       st = DG_GPU_LAUNCH;
-    } else {
+    } else if (e1) {
       cudaEventRecord(e1, 0);
     }
   }

@@ -217,6 +217,51 @@ static void many_on_device(dev *v)
   }
 }
 
+/* DIRIGO_GPU_LAUNCH_EVENTS (gpu_child_batch.c): in an asynchronous batch,
+ * "kernel" times the guarded launches alone (dirigo's own report 0 ms), "0"
+ * none, unset every launch. A child reads it when it starts. */
+static void launch_events(void)
+{
+  static const char *const modes[] = { NULL, "kernel", "0" };
+  static const int want[3][2] = { { 1, 1 }, { 0, 1 }, { 0, 0 } };   /* timed: unguarded, guarded */
+  for (int m = 0; m < 3; m++) {
+    if (modes[m]) setenv("DIRIGO_GPU_LAUNCH_EVENTS", modes[m], 1);
+    char *why = NULL, *msg = NULL;
+    dg_gpu *g = dg_gpu_open(NULL, &why);
+    dg_gpu_binary bin;
+    memset(&bin, 0, sizeof bin);
+    dg_diags d = {0};
+    dg_gpu_kernel k[GPU_GEN_NKERNELS];
+    dg_gpu_buf buf;
+    bool good = g && gpu_gen_compile(dg_gpu_info_of(g)->arch, &bin, &d) == DG_GPU_OK &&
+                dg_gpu_load(g, &bin, k, &msg) == DG_GPU_OK &&
+                dg_gpu_alloc(g, 4096, dg_gpu_poison_for("u8"), &buf, &msg) == DG_GPU_OK;
+    dg_gpu_binary_free(&bin);
+    dg_diags_free(&d);
+    int timed[2] = { -1, -1 };
+    if (good) {
+      fuzz_ctr c = { .key = 5, .dist = FUZZ_DIST_NORMAL, .dtype = DG_DT_F32, .row = 10, .n = 1000 };
+      gpu_gen_launch l;
+      gpu_gen_launch_of(&c, buf, 0, c.n, &l);
+      dg_gpu_batch b = {0};
+      b.async = true;
+      dg_gpu_batch_launch_unguarded(&b, k[0], l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
+      dg_gpu_batch_launch(&b, k[0], l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
+      dg_gpu_batch_result r = {0};
+      good = dg_gpu_batch_run(g, &b, &r) == DG_GPU_OK && r.launch_ms.n == 2;
+      for (int i = 0; good && i < 2; i++) timed[i] = r.launch_ms.v[i] > 0;
+      dg_gpu_batch_result_free(&r);
+      dg_gpu_batch_free(&b);
+    }
+    ok(good && timed[0] == want[m][0] && timed[1] == want[m][1],
+       "DIRIGO_GPU_LAUNCH_EVENTS=%s: an unguarded launch timed %d, a guarded one %d (want %d %d)%s%s",
+       modes[m] ? modes[m] : "(unset)", timed[0], timed[1], want[m][0], want[m][1], msg ? ": " : "", msg ? msg : "");
+    free(msg), free(why);
+    if (g) dg_gpu_close(g);
+  }
+  unsetenv("DIRIGO_GPU_LAUNCH_EVENTS");
+}
+
 static void on_device(void)
 {
   char *why = NULL;
@@ -337,6 +382,7 @@ int main(void)
     char tmpl[] = "/tmp/dg-cubin-XXXXXX";
     char *dir = gt_cubin_cache(tmpl);
     on_device();
+    launch_events();
     gt_cubin_cache_drop(dir);
   } else {
     char *why = NULL;
