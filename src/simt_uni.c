@@ -76,6 +76,8 @@ dom_val simt_uni_const(simt_x *x, const dg_type *t, int64_t iv, double fv, bool 
 {
   static const uint8_t on = 1;
   dom_val w;
+  if (!isf && t->kind == DG_TY_I32) return (dom_val)(int64_t)(int32_t)iv;    /* const_int's wrap, inline */
+  if (!isf && t->kind == DG_TY_U32) return (dom_val)(uint32_t)iv;
   if (isf || simt_isfloat(t)) x->d->const_float(x->d, t, 1, &on, &w, isf ? fv : (double)iv);
   else x->d->const_int(x->d, t, 1, &on, &w, &iv);
   return w;
@@ -262,6 +264,27 @@ dom_val simt_uni_bin(simt_x *x, int op, const dg_type *t, dom_val a, dom_val b)
     case DG_BIN_GE: return (int64_t)a >= (int64_t)b;
     case DG_BIN_EQ: return a == b;
     case DG_BIN_NE: return a != b;
+    case DG_BIN_SHL: return (uint64_t)b >= 32 ? 0 : (dom_val)(int64_t)(int32_t)(a << b);
+    case DG_BIN_SHR: return (uint64_t)b >= 32 ? ((int64_t)a < 0 ? (dom_val)-1 : 0) : (dom_val)((int64_t)a >> b);
+    case DG_BIN_DIV:      /* x/0 is all ones, INT_MIN/-1 wraps (c_binop's) */
+      return b == 0 ? (dom_val)-1 : (int64_t)b == -1 ? (dom_val)(int64_t)(int32_t)(0 - a)
+           : (dom_val)(int64_t)(int32_t)((int64_t)a / (int64_t)b);
+    default: break;
+    }
+  } else if (t->kind == DG_TY_U32) {
+    switch (op) {
+    case DG_BIN_ADD: return (uint32_t)(a + b);
+    case DG_BIN_SUB: return (uint32_t)(a - b);
+    case DG_BIN_MUL: return (uint32_t)(a * b);
+    case DG_BIN_LT: return a < b;
+    case DG_BIN_LE: return a <= b;
+    case DG_BIN_GT: return a > b;
+    case DG_BIN_GE: return a >= b;
+    case DG_BIN_EQ: return a == b;
+    case DG_BIN_NE: return a != b;
+    case DG_BIN_SHL: return (uint64_t)b >= 32 ? 0 : (uint32_t)(a << b);
+    case DG_BIN_SHR: return (uint64_t)b >= 32 ? 0 : a >> b;
+    case DG_BIN_DIV: return b == 0 ? 0xffffffffu : (uint32_t)(a / b);
     default: break;
     }
   } else if (t->kind == DG_TY_I64 || t->kind == DG_TY_U64) {
