@@ -222,9 +222,9 @@ static void many_on_device(dev *v)
  * none, unset every launch. A child reads it when it starts. */
 static void launch_events(void)
 {
-  static const char *const modes[] = { NULL, "kernel", "0" };
-  static const int want[3][2] = { { 1, 1 }, { 0, 1 }, { 0, 0 } };   /* timed: unguarded, guarded */
-  for (int m = 0; m < 3; m++) {
+  static const char *const modes[] = { NULL, "kernel", "0", "shared" };
+  static const int want[4][3] = { { 1, 1, 1 }, { 0, 0, 1 }, { 0, 0, 0 }, { 1, 1, 1 } };   /* unguarded x2, guarded */
+  for (int m = 0; m < 4; m++) {
     if (modes[m]) setenv("DIRIGO_GPU_LAUNCH_EVENTS", modes[m], 1);
     char *why = NULL, *msg = NULL;
     dg_gpu *g = dg_gpu_open(NULL, &why);
@@ -238,7 +238,7 @@ static void launch_events(void)
                 dg_gpu_alloc(g, 4096, dg_gpu_poison_for("u8"), &buf, &msg) == DG_GPU_OK;
     dg_gpu_binary_free(&bin);
     dg_diags_free(&d);
-    int timed[2] = { -1, -1 };
+    int timed[3] = { -1, -1, -1 };
     if (good) {
       fuzz_ctr c = { .key = 5, .dist = FUZZ_DIST_NORMAL, .dtype = DG_DT_F32, .row = 10, .n = 1000 };
       gpu_gen_launch l;
@@ -246,16 +246,18 @@ static void launch_events(void)
       dg_gpu_batch b = {0};
       b.async = true;
       dg_gpu_batch_launch_unguarded(&b, k[0], l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
+      dg_gpu_batch_launch_unguarded(&b, k[0], l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
       dg_gpu_batch_launch(&b, k[0], l.grid, l.block, 0, l.args, GPU_GEN_NARGS);
       dg_gpu_batch_result r = {0};
-      good = dg_gpu_batch_run(g, &b, &r) == DG_GPU_OK && r.launch_ms.n == 2;
-      for (int i = 0; good && i < 2; i++) timed[i] = r.launch_ms.v[i] > 0;
+      good = dg_gpu_batch_run(g, &b, &r) == DG_GPU_OK && r.launch_ms.n == 3;
+      for (int i = 0; good && i < 3; i++) timed[i] = r.launch_ms.v[i] > 0;
       dg_gpu_batch_result_free(&r);
       dg_gpu_batch_free(&b);
     }
-    ok(good && timed[0] == want[m][0] && timed[1] == want[m][1],
-       "DIRIGO_GPU_LAUNCH_EVENTS=%s: an unguarded launch timed %d, a guarded one %d (want %d %d)%s%s",
-       modes[m] ? modes[m] : "(unset)", timed[0], timed[1], want[m][0], want[m][1], msg ? ": " : "", msg ? msg : "");
+    ok(good && timed[0] == want[m][0] && timed[1] == want[m][1] && timed[2] == want[m][2],
+       "DIRIGO_GPU_LAUNCH_EVENTS=%s: two unguarded launches timed %d %d, a guarded one %d (want %d %d %d)%s%s",
+       modes[m] ? modes[m] : "(unset)", timed[0], timed[1], timed[2], want[m][0], want[m][1], want[m][2],
+       msg ? ": " : "", msg ? msg : "");
     free(msg), free(why);
     if (g) dg_gpu_close(g);
   }
