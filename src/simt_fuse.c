@@ -267,7 +267,12 @@ bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k)
     quiet_run(x, e->op, &fs, cl, ch);
     x->uni = x->thin = false, x->u_node = x->t_node = NULL;   /* as simt_eval_u leaves them */
   }
-  simt_exec(x, b->body[1], k);                /* the barrier: a new interval, the log dropped */
+  /* the barrier (a new interval, the log dropped) as st_expr runs it: its
+   * node counted, no uniform value */
+  simt_mark mk = simt_mark_get(x);
+  x->uni = x->thin = false, x->lane_ops += (uint64_t)k->cnt, x->u_node = x->t_node = NULL;
+  simt_intrin(x, b->body[1]->e, k);
+  simt_mark_release(x, mk);
   return true;
 }
 

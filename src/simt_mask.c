@@ -233,6 +233,28 @@ static bool loop_cmp(simt_x *x, const dg_expr *cond, const msk *run, dom_val *v)
   return true;
 }
 
+/* run[i] &= c[i] != 0 over [lo, hi) (bl: c a bool, 0 or 1), the lanes that
+ * leave or-ed into dn; returns how many stay (the loops vectorise: no
+ * branch, no bool) */
+SIMT_LANES static int split_nz(const dom_val *restrict c, uint8_t *restrict rb, uint8_t *restrict dn, int lo, int hi,
+                               bool bl)
+{
+  int cnt = 0;
+  if (bl)
+    for (int i = lo; i < hi; i++) {
+      uint8_t a = rb[i], t = a & (uint8_t)c[i];
+      dn[i] |= a & (uint8_t)~t, rb[i] = t;
+      cnt += t;
+    }
+  else
+    for (int i = lo; i < hi; i++) {
+      uint8_t a = rb[i], t = a & (uint8_t)((c[i] | (0 - c[i])) >> 63);
+      dn[i] |= a & (uint8_t)~t, rb[i] = t;
+      cnt += t;
+    }
+  return cnt;
+}
+
 void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
 {
   if (x->ident && x->trace_lane < 0 && !x->stop && run->cnt && run->b[run->lo] && run->b[run->hi - 1]
@@ -262,15 +284,13 @@ void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
         msk_or(done, done, rb, lo, hi);
         memset(rb + lo, 0, (size_t)(hi - lo));
       }
-    } else if (cond->type->kind == DG_TY_BOOL) {
-      for (int i = lo; i < hi; i++) {
-        uint8_t a = rb[i], t = a & (uint8_t)c[i];
-        dn[i] |= a & !t, rb[i] = t;
-      }
     } else {
-      for (int i = lo; i < hi; i++) {
-        uint8_t a = rb[i], t = a & (c[i] != 0);
-        dn[i] |= a & !t, rb[i] = t;
+      int cnt = split_nz(c, rb, dn, lo, hi, cond->type->kind == DG_TY_BOOL);
+      if (cnt == hi - lo || !cnt) {           /* every lane stays (the bounds are exact) or none */
+        run->cnt = cnt;
+        if (!cnt) run->lo = run->hi = 0;      /* as msk_fix leaves an empty mask */
+        simt_mark_release(x, mk);
+        return;
       }
     }
     msk_fix(run);

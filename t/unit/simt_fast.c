@@ -325,6 +325,8 @@ static const char src[] =
   "    if (threadIdx.x < k) f[threadIdx.x + 40] += f[threadIdx.x + k];\n"
   "    __syncthreads();\n"
   "  }\n"
+  "  for (int q = threadIdx.x % 4 - 1; q; q--) { c += q; if (q < -2) break; }\n"
+  "  for (long long q = n - 20; q; q /= 2) c += (int)q;\n"
   "  unsigned un = (unsigned)n;\n"
   "  int im = -2147483647 - n, zz = n - n;\n"
   "  c += (int)(un / zz + un / 3u + (un >> 33) + (un << 31) + (un >> 1) - un * 3u + (un < 7u) + (un >= 2u));\n"
