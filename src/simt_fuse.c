@@ -312,15 +312,21 @@ SIMT_LANES bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
   }
   x->lane_ops += (uint64_t)k->cnt;                     /* the node (its variable is an lvalue: not counted) */
   dom_val nv = simt_uni_bin(x, e->op, v->type, reg[l], b);
+  simt_fill_uni(x, s, v->type, k, nv);
+  return true;
+}
+
+SIMT_LANES void simt_fill_uni(simt_x *x, int slot, const dg_type *t, const msk *k, dom_val v)
+{
+  dom_val *reg = x->fr->reg[slot];
   const int lo = k->lo, hi = k->hi;           /* locals: the stores must not reload them */
   if (k->cnt == hi - lo) {
 #pragma GCC unroll 4
-    for (int i = lo; i < hi; i++) reg[i] = nv;
+    for (int i = lo; i < hi; i++) reg[i] = v;
   }
   else {                                      /* a blend: it vectorises */
     const uint8_t *b = k->b;
-    for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; reg[i] = (nv & m) | (reg[i] & ~m); }
+    for (int i = lo; i < hi; i++) { dom_val m = 0 - (dom_val)b[i]; reg[i] = (v & m) | (reg[i] & ~m); }
   }
-  simt_reg_wrote(x, s, v->type, k, true);
-  return true;
+  simt_reg_wrote(x, slot, t, k, true);
 }

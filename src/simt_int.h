@@ -160,6 +160,8 @@ typedef struct simt_x {
   uint8_t pvary;           /* blockIdx dimensions that differ across the pack (bit d) */
   int64_t *pbid[3];        /* per lane: its block's blockIdx (while packed) */
   const dg_func *kfunc;    /* the kernel */
+  uint64_t pro;            /* kernel frame slots (bit = slot) of scalar params never assigned: their
+                            * registers are the launch's argument vectors, not copies (simt_call) */
 } simt_x;
 
 /* scratch (simt.c) */
@@ -342,6 +344,9 @@ dom_val *simt_fuse_assign(simt_x *x, const dg_expr *e, msk *k);
  * integer type, as ev_incdec's uniform path leaves it, without the node's
  * dispatch (its value is not read); false: not this, nothing done. */
 bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k);
+/* One value v written to register slot of the current frame in every lane
+ * of k, and the slot uniform (what ev_assign's uniform path leaves). */
+void simt_fill_uni(simt_x *x, int slot, const dg_type *t, const msk *k, dom_val v);
 /* if (threadIdx.x < v) sh[threadIdx.x] op= sh[threadIdx.x + u]; with no
  * else, under a dense mask: the condition's lane range and the fused
  * assignment (a tree reduction's step) without the branch's masks and the
@@ -356,6 +361,9 @@ bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k);
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);
 dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k);
+/* The slots (bit = slot, below 64) of k's register parameters that no
+ * assignment or ++/-- in its body writes (simt_x.pro). */
+uint64_t simt_params_ro(const dg_func *k);
 
 /* builtin functions: sync, warp, atomics (simt_warp.c) */
 dom_val *simt_intrin(simt_x *x, const dg_expr *e, msk *k);

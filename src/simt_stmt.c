@@ -38,6 +38,18 @@ static const dg_type *inner(const dg_type *t)
   return t;
 }
 
+/* A scalar register declared with one value for every lane (float s = 0.0f):
+ * converted once and written to the lanes (what the conversion and merge of
+ * the filled value leave); false: not such a declaration now. */
+static bool decl_uni(simt_x *x, const dg_var *v, const dg_expr *e, const msk *k, const dom_val *val)
+{
+  dg_tykind tk = v->type->kind, ek = e->type->kind;
+  if (!x->ident || x->gm || x->trace_lane >= 0 || tk < DG_TY_BOOL || tk > DG_TY_F64 || ek < DG_TY_BOOL || ek > DG_TY_F64)
+    return false;
+  simt_fill_uni(x, v->slot, v->type, k, simt_uni_cast(x, DG_CAST_CONVERT, v->type, e->type, val[msk_first(k).lo]));
+  return true;
+}
+
 static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
 {
   const dg_var *v = s->var;
@@ -45,8 +57,20 @@ static void st_decl(simt_x *x, const dg_stmt *s, msk *k)
   simt_mark mk = simt_mark_get(x);
   if (x->fr->reg[v->slot]) {
     if (s->e) {
-      dom_val *val = simt_eval(x, s->e, k);
+      dom_val *val = simt_eval_u(x, s->e, k);
       bool uni = x->uni;
+      if (uni && decl_uni(x, v, s->e, k, val)) {
+        simt_mark_release(x, mk);
+        return;
+      }
+      if (x->thin) {                          /* simt_eval's fill of a thin value */
+        int nc = s->e->type->kind == DG_TY_ARRAY ? 1 : simt_ncomp(s->e->type), l = msk_first(k).lo;
+        for (int c = 0; c < nc; c++) {
+          dom_val *rc = val + (size_t)c * x->n, u = rc[l];
+          for (int i = k->lo; i < k->hi; i++) rc[i] = u;
+        }
+        x->thin = false;
+      }
       val = simt_convert(x, v->type, s->e->type, k, val);
       if (x->gm) val = simt_guarded(x, v->type, k, val, x->fr->reg[v->slot]);
       simt_merge(x, x->fr->reg[v->slot], val, k, simt_ncomp(v->type));
@@ -356,6 +380,44 @@ void simt_exec(simt_x *x, const dg_stmt *s, msk *k)
 }
 
 /* ---- calls --------------------------------------------------------------------- */
+/* e (or an expression under it) assigns to variable v, or to a lane or field of it */
+static bool writes_var(const dg_expr *e, const dg_var *v)
+{
+  if (!e) return false;
+  if (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC) {
+    const dg_expr *l = e->a;
+    while (l && (l->kind == DG_EX_LANE || l->kind == DG_EX_FIELD)) l = l->a;
+    if (l && l->kind == DG_EX_VAR && l->var == v) return true;
+  }
+  if (writes_var(e->a, v) || writes_var(e->b, v) || writes_var(e->c, v)) return true;
+  for (int i = 0; i < e->nargs; i++) if (writes_var(e->args[i], v)) return true;
+  return false;
+}
+
+static bool stmt_writes(const dg_stmt *s, const dg_var *v)
+{
+  if (!s) return false;
+  if (writes_var(s->e, v) || writes_var(s->step, v) || stmt_writes(s->init, v) || stmt_writes(s->then, v)
+      || stmt_writes(s->els, v))
+    return true;
+  for (int i = 0; i < s->ninits; i++) if (writes_var(s->inits[i], v)) return true;
+  for (int i = 0; i < s->nbody; i++) if (stmt_writes(s->body[i], v)) return true;
+  return false;
+}
+
+uint64_t simt_params_ro(const dg_func *k)
+{
+  uint64_t ro = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const dg_var *p = k->params[i];
+    if (p->slot >= 0 && p->slot < 64 && !p->addr_taken && simt_ncomp(p->type) == 1
+        && p->type->kind != DG_TY_ARRAY && !stmt_writes(k->body, p))
+      ro |= 1ull << p->slot;
+  }
+  return ro;
+}
+
+
 dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
 {
   if (x->depth >= 64) {
@@ -374,6 +436,7 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
     const dg_var *v = f->locals ? f->locals[sl] : NULL;
     fr.reg[sl] = NULL, fr.obj[sl] = 0;
     if (!v) continue;
+    if (!fr.up && sl < 64 && (x->pro >> sl & 1)) continue;   /* a parameter nobody assigns: set below */
     if (v->addr_taken || v->type->kind == DG_TY_ARRAY) {
       fr.obj[sl] = x->top;
       for (int i = 0; i < x->n; i++) simt_local_push(x, dom_tysize(v->type), i);
@@ -391,7 +454,10 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
   x->fr = &fr;
   for (int i = 0; i < f->nparams; i++) {
     const dg_var *p = f->params[i];
-    if (fr.reg[p->slot]) {
+    if (!up && p->slot < 64 && (x->pro >> p->slot & 1)) {
+      fr.reg[p->slot] = args[i];              /* the launch's vector itself: no write can reach it */
+      fr.runi[p->slot] = x->ident;
+    } else if (fr.reg[p->slot]) {
       memcpy(fr.reg[p->slot], args[i], sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(p->type));
       /* a kernel's arguments are one value in every lane (simt_run); a device
        * function's are not known to be */

@@ -11,6 +11,7 @@
  * integer corner cases (division by zero, shifts past the width), half
  * precision, casts, out-of-bounds and uninitialised reads, shared races. */
 #include "simt.h"
+#include "simt_int.h"      /* simt_params_ro */
 #include "fe.h"
 #include "../tap.h"
 #include <math.h>
@@ -373,6 +374,15 @@ static const char src[] =
   "  }\n"
   "  out[threadIdx.x] = __float_as_int(f[threadIdx.x]) ^ a[threadIdx.x] ^ a[threadIdx.x + 64];\n"
   "}\n"
+  /* parameters assigned in the kernel get a register of their own a block
+   * (the others are the launch's argument vectors, simt_params_ro) */
+  "__global__ void pwrite(int *out, int n, int m)\n"
+  "{\n"
+  "  n += threadIdx.x;\n"
+  "  __syncthreads();\n"
+  "  out += blockIdx.x * blockDim.x;\n"
+  "  out[threadIdx.x] = n * 1000 + m;\n"
+  "}\n"
   "__global__ void pkio(int *a, int n)\n"
   "{\n"
   "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -609,6 +619,21 @@ int main(void)
          wrap ? "into a wrapped buffer" : "into an owned buffer", (unsigned long long)simt_last_stats(m).packed);
       simt_free(m);
     }
+  }
+  {
+    simt *m = simt_new(NULL);
+    int out = simt_buf_new(m, "out", NULL, 3 * 32 * 4, 0);
+    simt_arg a[3] = { { .kind = SIMT_ARG_BUF, .buf = out }, { .kind = SIMT_ARG_INT, .i = 7 },
+                      { .kind = SIMT_ARG_INT, .i = 5 } };
+    simt_launch L = { .grid = { 3, 1, 1 }, .block = { 32, 1, 1 } };
+    simt_status st = simt_run(m, fe_find(mod, "pwrite"), &L, a, 3);
+    int32_t got[96];
+    simt_buf_read(m, out, 0, got, sizeof got);
+    int bad = -1;
+    for (int i = 0; i < 96 && bad < 0; i++) if (got[i] != (7 + i % 32) * 1000 + 5) bad = i;
+    ok(st == SIMT_OK && bad < 0, "pwrite: every block sees the parameters as launched (first wrong element %d)", bad);
+    ok(simt_params_ro(fe_find(mod, "pwrite")) == 4, "pwrite: only m is read-only");
+    simt_free(m);
   }
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
