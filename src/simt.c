@@ -328,7 +328,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   }
   x.n = x.nb1 = (int)(x.bdim[0] * x.bdim[1] * x.bdim[2]);
   x.kfunc = k;
-  x.pro = simt_params_ro(k);
+  x.pro = simt_params_ro(k), x.pset = simt_slots_set(k);
   x.deadline = L->deadline;
   x.max_iters = L->max_loop_iters > 0 ? L->max_loop_iters : (1 << 20);
   x.chunks = x.cur = dg_malloc(sizeof *x.chunks + (1u << 20));

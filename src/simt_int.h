@@ -162,6 +162,7 @@ typedef struct simt_x {
   const dg_func *kfunc;    /* the kernel */
   uint64_t pro;            /* kernel frame slots (bit = slot) of scalar params never assigned: their
                             * registers are the launch's argument vectors, not copies (simt_call) */
+  uint64_t pset;           /* kernel frame slots written in every lane before any read: not zeroed */
 } simt_x;
 
 /* scratch (simt.c) */
@@ -364,6 +365,10 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k);
 /* The slots (bit = slot, below 64) of k's register parameters that no
  * assignment or ++/-- in its body writes (simt_x.pro). */
 uint64_t simt_params_ro(const dg_func *k);
+/* The slots (bit = slot, below 64) of f's registers declared with an
+ * initialiser in its outermost block (or a for loop's init there), which
+ * no lane can read before the declaration writes it (simt_x.pset). */
+uint64_t simt_slots_set(const dg_func *f);
 
 /* builtin functions: sync, warp, atomics (simt_warp.c) */
 dom_val *simt_intrin(simt_x *x, const dg_expr *e, msk *k);

@@ -380,43 +380,73 @@ void simt_exec(simt_x *x, const dg_stmt *s, msk *k)
 }
 
 /* ---- calls --------------------------------------------------------------------- */
-/* e (or an expression under it) assigns to variable v, or to a lane or field of it */
-static bool writes_var(const dg_expr *e, const dg_var *v)
+/* The frame slots (bit = slot, below 64) that expressions under e assign
+ * to (a variable, or a lane or field of it) or read (any use of the variable) */
+static void expr_slots(const dg_expr *e, uint64_t *wr, uint64_t *rd)
 {
-  if (!e) return false;
+  if (!e) return;
+  if (e->kind == DG_EX_VAR && e->var && (e->var->kind == DG_VAR_LOCAL || e->var->kind == DG_VAR_PARAM)
+      && e->var->slot >= 0 && e->var->slot < 64)
+    *rd |= 1ull << e->var->slot;
   if (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC) {
     const dg_expr *l = e->a;
     while (l && (l->kind == DG_EX_LANE || l->kind == DG_EX_FIELD)) l = l->a;
-    if (l && l->kind == DG_EX_VAR && l->var == v) return true;
+    if (l && l->kind == DG_EX_VAR && l->var && l->var->slot >= 0 && l->var->slot < 64) *wr |= 1ull << l->var->slot;
   }
-  if (writes_var(e->a, v) || writes_var(e->b, v) || writes_var(e->c, v)) return true;
-  for (int i = 0; i < e->nargs; i++) if (writes_var(e->args[i], v)) return true;
-  return false;
+  expr_slots(e->a, wr, rd), expr_slots(e->b, wr, rd), expr_slots(e->c, wr, rd);
+  for (int i = 0; i < e->nargs; i++) expr_slots(e->args[i], wr, rd);
 }
 
-static bool stmt_writes(const dg_stmt *s, const dg_var *v)
+static void stmt_slots(const dg_stmt *s, uint64_t *wr, uint64_t *rd)
 {
-  if (!s) return false;
-  if (writes_var(s->e, v) || writes_var(s->step, v) || stmt_writes(s->init, v) || stmt_writes(s->then, v)
-      || stmt_writes(s->els, v))
-    return true;
-  for (int i = 0; i < s->ninits; i++) if (writes_var(s->inits[i], v)) return true;
-  for (int i = 0; i < s->nbody; i++) if (stmt_writes(s->body[i], v)) return true;
-  return false;
+  if (!s) return;
+  expr_slots(s->e, wr, rd), expr_slots(s->step, wr, rd);
+  for (int i = 0; i < s->ninits; i++) expr_slots(s->inits[i], wr, rd);
+  stmt_slots(s->init, wr, rd), stmt_slots(s->then, wr, rd), stmt_slots(s->els, wr, rd);
+  for (int i = 0; i < s->nbody; i++) stmt_slots(s->body[i], wr, rd);
 }
 
 uint64_t simt_params_ro(const dg_func *k)
 {
-  uint64_t ro = 0;
+  uint64_t wr = 0, rd = 0, ro = 0;
+  stmt_slots(k->body, &wr, &rd);
   for (int i = 0; i < k->nparams; i++) {
     const dg_var *p = k->params[i];
     if (p->slot >= 0 && p->slot < 64 && !p->addr_taken && simt_ncomp(p->type) == 1
-        && p->type->kind != DG_TY_ARRAY && !stmt_writes(k->body, p))
+        && p->type->kind != DG_TY_ARRAY && !(wr >> p->slot & 1))
       ro |= 1ull << p->slot;
   }
   return ro;
 }
 
+/* A register declared with an initialiser as a statement of the function's
+ * outermost block (or as the init of a for loop there) is written in every
+ * lane that can read it before anything reads it: the statement runs once,
+ * for every lane still running (the others returned), C's scopes allow no
+ * use before the declaration, no switch or loop can jump over it, and its
+ * initialiser does not read it. */
+static void top_decl(const dg_stmt *s, uint64_t *nz)
+{
+  if (!s || s->kind != DG_ST_DECL || !s->var || !s->e || s->var->addr_taken || s->var->slot < 0 || s->var->slot >= 64
+      || s->var->type->kind == DG_TY_ARRAY || simt_ncomp(s->var->type) != 1)
+    return;
+  uint64_t wr = 0, rd = 0;
+  expr_slots(s->e, &wr, &rd);
+  if (!((wr | rd) >> s->var->slot & 1)) *nz |= 1ull << s->var->slot;
+}
+
+uint64_t simt_slots_set(const dg_func *f)
+{
+  uint64_t nz = 0;
+  const dg_stmt *b = f->body;
+  if (!b || b->kind != DG_ST_BLOCK) return 0;
+  for (int i = 0; i < b->nbody; i++) {
+    const dg_stmt *s = b->body[i];
+    top_decl(s, &nz);
+    if (s && s->kind == DG_ST_FOR) top_decl(s->init, &nz);
+  }
+  return nz;
+}
 
 dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
 {
@@ -437,6 +467,10 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
     fr.reg[sl] = NULL, fr.obj[sl] = 0;
     if (!v) continue;
     if (!fr.up && sl < 64 && (x->pro >> sl & 1)) continue;   /* a parameter nobody assigns: set below */
+    if (!fr.up && sl < 64 && (x->pset >> sl & 1) && x->ident) {
+      fr.reg[sl] = simt_vals(x, v->type);    /* written before it can be read: not zeroed */
+      continue;
+    }
     if (v->addr_taken || v->type->kind == DG_TY_ARRAY) {
       fr.obj[sl] = x->top;
       for (int i = 0; i < x->n; i++) simt_local_push(x, dom_tysize(v->type), i);

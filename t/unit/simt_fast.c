@@ -383,6 +383,19 @@ static const char src[] =
   "  out += blockIdx.x * blockDim.x;\n"
   "  out[threadIdx.x] = n * 1000 + m;\n"
   "}\n"
+  /* registers start at zero in every block; only declarations that write
+   * them before any read skip it (simt_slots_set) */
+  "__global__ void zinit(int *out, int n)\n"
+  "{\n"
+  "  if (threadIdx.x == 5) return;\n"
+  "  int a = n;\n"
+  "  float f = 2.0f;\n"
+  "  int b;\n"
+  "  for (int i = b; i < 2; i++) b += i;\n"
+  "  { int q; a += q; q = 3; }\n"
+  "  __syncthreads();\n"
+  "  out[blockIdx.x * blockDim.x + threadIdx.x] = a * 100 + b * 10 + (int)f;\n"
+  "}\n"
   "__global__ void pkio(int *a, int n)\n"
   "{\n"
   "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -633,6 +646,20 @@ int main(void)
     for (int i = 0; i < 96 && bad < 0; i++) if (got[i] != (7 + i % 32) * 1000 + 5) bad = i;
     ok(st == SIMT_OK && bad < 0, "pwrite: every block sees the parameters as launched (first wrong element %d)", bad);
     ok(simt_params_ro(fe_find(mod, "pwrite")) == 4, "pwrite: only m is read-only");
+    simt_free(m);
+  }
+  {
+    simt *m = simt_new(NULL);
+    int out = simt_buf_new(m, "out", NULL, 3 * 32 * 4, 0);
+    simt_arg a[2] = { { .kind = SIMT_ARG_BUF, .buf = out }, { .kind = SIMT_ARG_INT, .i = 7 } };
+    simt_launch L = { .grid = { 3, 1, 1 }, .block = { 32, 1, 1 } };
+    simt_status st = simt_run(m, fe_find(mod, "zinit"), &L, a, 2);
+    int32_t got[96];
+    simt_buf_read(m, out, 0, got, sizeof got);
+    int bad = -1;
+    for (int i = 0; i < 96 && bad < 0; i++) if (got[i] != (i % 32 == 5 ? 0 : 7 * 100 + 1 * 10 + 2)) bad = i;
+    ok(st == SIMT_OK && bad < 0, "zinit: registers read before written are zero in every block (first wrong element %d: %d)",
+       bad, bad < 0 ? 0 : got[bad]);
     simt_free(m);
   }
   fe_module_free(mod);
