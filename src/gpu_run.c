@@ -505,7 +505,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
       dg_gpu_batch_poison(b, gk->ref_buf);
       int64_t m = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, gk->samp_max, gk->samp_seed, gk->rs_host);
       dg_gpu_dim3 sg, sb;
-      gpu_ref_at_dims(m, &sg, &sb);
+      gpu_ref_at_dims(&rp, m, &sg, &sb);
       dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)m * sizeof *gk->rs_host);
       int na = gpu_ref_at_args(p, &rp, gk->ref_buf, bufs, gk->rs_idx, 0, m, ra);
       dg_gpu_batch_launch_unguarded(b, gk->ref_kern[GPU_REF_AT], sg, sb, 0, ra, na);

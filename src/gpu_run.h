@@ -248,7 +248,7 @@ bool gpu_ref_wants_sample(const gpu_ref_plan *pl);
 bool gpu_ref_env_kind(const gpu_ref_plan *pl);
 int gpu_ref_at_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out, const dg_gpu_buf *bufs,
                     dg_gpu_buf idx, size_t idx_off, int64_t m, dg_gpu_arg *args);   /* 17 arguments */
-void gpu_ref_at_dims(int64_t m, dg_gpu_dim3 *grid, dg_gpu_dim3 *block);
+void gpu_ref_at_dims(const gpu_ref_plan *pl, int64_t m, dg_gpu_dim3 *grid, dg_gpu_dim3 *block);
 /* gpu_run_sample_next's rule for a plan, an output of n elements and max_check. */
 bool gpu_run_ref_sampled(const gpu_kernels *gk, const gpu_ref_plan *pl, int64_t n, int64_t max_check);
 /* NVRTC for arch (NULL: sm_90), with --fmad=false; no GPU needed. */
