@@ -255,6 +255,57 @@ SIMT_LANES static int split_nz(const dom_val *restrict c, uint8_t *restrict rb, 
   return cnt;
 }
 
+/* A loop test comparing a register that differs across lanes with a uniform
+ * register or literal of the same 32-bit integer kind (a grid-stride loop's
+ * c < C): compared and split in one pass, the comparison as the lane loops
+ * make it (simt_lanes.c), its three nodes counted as simt_eval_u and
+ * operand() count them. Returns the lanes that stay; -1: not this shape,
+ * nothing done. */
+#define CMP_LOOP(T, OP) do { \
+    const T u_ = (T)u; \
+    for (int i = lo; i < hi; i++) { \
+      uint8_t a = rb[i], t = a & (uint8_t)((T)c[i] OP u_); \
+      dn[i] |= a & (uint8_t)~t, rb[i] = t; \
+      cnt += t; \
+    } } while (0)
+#define CMP_OPS(T) do { \
+    switch (op) { \
+    case DG_BIN_EQ: CMP_LOOP(T, ==); break; \
+    case DG_BIN_NE: CMP_LOOP(T, !=); break; \
+    case DG_BIN_LT: CMP_LOOP(T, <); break; \
+    case DG_BIN_LE: CMP_LOOP(T, <=); break; \
+    case DG_BIN_GT: CMP_LOOP(T, >); break; \
+    default: CMP_LOOP(T, >=); break; \
+    } } while (0)
+SIMT_LANES static int cmp_split(simt_x *x, const dg_expr *cond, msk *run, uint8_t *restrict dn)
+{
+  const dg_expr *a = cond->a, *b = cond->b;
+  dg_tykind kd = a->type->kind;
+  int op = cond->op;
+  if (cond->kind != DG_EX_BINARY || op < DG_BIN_EQ || op > DG_BIN_GE || (kd != DG_TY_I32 && kd != DG_TY_U32)
+      || b->type->kind != kd || a->kind != DG_EX_VAR || (a->var->kind != DG_VAR_LOCAL && a->var->kind != DG_VAR_PARAM)
+      || !x->fr->reg[a->var->slot] || x->fr->runi[a->var->slot])
+    return -1;
+  dom_val u;
+  if (b->kind == DG_EX_INT) u = simt_uni_const(x, b->type, b->ival, 0, false);
+  else if (b->kind == DG_EX_VAR && (b->var->kind == DG_VAR_LOCAL || b->var->kind == DG_VAR_PARAM)
+           && x->fr->reg[b->var->slot] && x->fr->runi[b->var->slot])
+    u = x->fr->reg[b->var->slot][msk_first(run).lo];
+  else
+    return -1;
+  x->lane_ops += 3 * (uint64_t)run->cnt;     /* the comparison and its operands */
+  x->uni = x->thin = false, x->u_node = x->t_node = NULL;   /* as simt_eval_u leaves them */
+  const dom_val *restrict c = x->fr->reg[a->var->slot];
+  uint8_t *restrict rb = run->b;
+  const int lo = run->lo, hi = run->hi;
+  int cnt = 0;
+  if (kd == DG_TY_I32) CMP_OPS(int32_t);
+  else CMP_OPS(uint32_t);
+  return cnt;
+}
+#undef CMP_OPS
+#undef CMP_LOOP
+
 void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
 {
   if (x->ident && x->trace_lane < 0 && !x->stop && run->cnt && run->b[run->lo] && run->b[run->hi - 1]
@@ -271,6 +322,13 @@ void simt_loop_test(simt_x *x, const dg_expr *cond, msk *run, uint8_t *done)
       return;
     }
     x->lane_ops -= (uint64_t)run->cnt;
+  }
+  int cs = x->ident && x->trace_lane < 0 && !x->stop && run->cnt ? cmp_split(x, cond, run, done) : -1;
+  if (cs >= 0) {
+    run->cnt = cs;
+    if (!cs) run->lo = run->hi = 0;           /* as msk_fix leaves an empty mask */
+    else if (cs != run->hi - run->lo) msk_fix(run);
+    return;
   }
   simt_mark mk = simt_mark_get(x);
   if (x->ident && !simt_isfloat(cond->type) && run->cnt) {
