@@ -225,6 +225,66 @@ out:
   dg_problem_free(p);
 }
 
+/* dg_ref_rows of softmax and log_softmax with 1024 threads a row (the plan's
+ * block past 256 columns) against 256 (the kernel as it was: the same
+ * threads compute and sum the exponentials): the same bits, element for
+ * element, at softmax's realistic size (16 x 16384). */
+static void rows_blocks(const char *rel)
+{
+  dg_problem *p = gt_load(rel);
+  if (!p) return;
+  for (size_t i = 0; i < p->sizes.n; i++)
+    if (!strcmp(p->sizes.v[i].name, "N") || !strcmp(p->sizes.v[i].name, "C"))
+      p->sizes.v[i].value = p->sizes.v[i].name[0] == 'N' ? 16 : 16384;
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  gpu_ref_plan pl;
+  dg_gpu *g = dg_gpu_open(NULL, NULL);
+  dg_gpu_binary bin = {0};
+  dg_diags d = {0};
+  dg_gpu_kernel k[GPU_REF_NKERNELS] = {0};
+  char *msg = NULL;
+  bool up = gpu_ref_plan_for(p, sizes, &pl) && pl.block.x == 1024 && g &&
+            gpu_ref_compile(dg_gpu_info_of(g)->arch, &bin, &d) == DG_GPU_OK && dg_gpu_load(g, &bin, k, &msg) == DG_GPU_OK;
+  int64_t nx = up ? dg_problem_numel(p, pl.in[0], sizes) : 0, ny = up ? dg_problem_numel(p, pl.out, sizes) : 0;
+  float *x = dg_malloc(sizeof *x * (size_t)(nx + 1));
+  double *y[2] = { dg_malloc(sizeof(double) * (size_t)(ny + 1)), dg_malloc(sizeof(double) * (size_t)(ny + 1)) };
+  dg_rng r;
+  dg_rng_seed(&r, 11);
+  for (int64_t i = 0; i < nx; i++) x[i] = (float)((dg_rng_unit(&r) - 0.5) * 40);
+  dg_gpu_buf *bufs = dg_calloc(p->tensors.n, sizeof *bufs), out[2] = {0};
+  dg_gpu_status st = up ? dg_gpu_alloc(g, (size_t)nx * 4, dg_gpu_poison_for("f32"), &bufs[pl.in[0]], &msg) : DG_GPU_BAD_REQUEST;
+  for (int j = 0; j < 2 && st == DG_GPU_OK; j++) st = dg_gpu_alloc(g, (size_t)ny * 8, dg_gpu_poison_for("f64"), &out[j], &msg);
+  dg_gpu_batch b = {0};
+  dg_gpu_batch_result res = {0};
+  if (st == DG_GPU_OK) {
+    dg_gpu_batch_upload(&b, bufs[pl.in[0]], 0, x, (size_t)nx * 4);
+    dg_gpu_arg a[2][17];
+    for (int j = 0; j < 2; j++) {
+      int na = gpu_ref_args(p, &pl, out[j], bufs, a[j]);
+      dg_gpu_dim3 blk = { j ? 1024 : 256, 1, 1 };
+      dg_gpu_batch_launch_unguarded(&b, k[pl.kind], pl.grid, blk, 0, a[j], na);
+      dg_gpu_batch_download(&b, out[j], 0, y[j], (size_t)ny * 8);
+    }
+    st = dg_gpu_batch_run(g, &b, &res);
+  }
+  int64_t same = 0;
+  for (int64_t i = 0; st == DG_GPU_OK && i < ny; i++) same += !memcmp(&y[0][i], &y[1][i], 8);
+  ok(st == DG_GPU_OK && ny > 0 && same == ny,
+     "%s (16 x 16384): dg_ref_rows with 1024 threads a row = with 256, bit for bit (%lld/%lld; %.3f / %.3f ms)%s%s",
+     rel, (long long)same, (long long)ny, res.launch_ms.n > 1 ? res.launch_ms.v[1] : 0,
+     res.launch_ms.n > 0 ? res.launch_ms.v[0] : 0, msg || res.msg ? ": " : "", msg ? msg : res.msg ? res.msg : "");
+  dg_gpu_batch_result_free(&res);
+  dg_gpu_batch_free(&b);
+  free(msg);
+  free(x), free(y[0]), free(y[1]), free(bufs);
+  dg_diags_free(&d);
+  dg_gpu_binary_free(&bin);
+  dg_gpu_close(g);
+  free(sizes);
+  dg_problem_free(p);
+}
+
 /* A campaign with the GPU backend: its cases are judged by the GPU reference. */
 static void campaign(const char *rel, bool expect_pass)
 {
@@ -394,6 +454,8 @@ int main(void)
     sampled_agrees("conv/conv2d_direct", false, 20);
     sampled_agrees("conv/conv2d_k3", false, 40);
     sampled_agrees("conv/conv2d_k3", true, 4096);
+    rows_blocks("softmax/softmax_block");
+    rows_blocks("softmax/log_softmax_warp");
     for (size_t i = 0; i < samples.n; i++) agrees(samples.v[i], 1);
     agrees("softmax/softmax_block", 2);
     agrees("matmul/matmul_tiled", 2);
