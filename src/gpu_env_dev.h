@@ -39,7 +39,9 @@
  * n1 mode: residual_add add mul scale relu sigmoid silu tanh gelu_erf
  * gelu_tanh leaky_relu elu; p0 the attribute), 3 matmul (n0 M, n1 N, n2 K, n3
  * bit 0 transA, bit 1 transB, bit 2 alpha is not an attribute (gemv); p0
- * alpha; the batch from the flat index).
+ * alpha; the batch from the flat index), 4 conv2d (n0 N<<32|C, n1 H<<32|W,
+ * n2 K<<32|R<<16|S, n3 OH<<32|OW; p0 stride, p1 padding, p2 dilation:
+ * integers, read as they are — the host perturbs float attributes only).
  * Input dtypes as gpu_ref.c's dg_ld codes: 0 f32 1 f64 2 f16 3 bf16 4 i32
  * 5 i64 6 u8.
  *
@@ -354,6 +356,31 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
   return dge_mul(e, dge_c(e, alpha), acc);
 }
 
+/* conv2d (lua/ops/conv2d.lua): acc from 0 over c, r, s in order, a row or
+ * column outside the input skipped (gpu5, session 5) */
+DG_DEV double dge_conv(dge_st *e, long long flat, const long long *n, const double *p)
+{
+  long long C = n[0] & 0xffffffffLL, H = n[1] >> 32, W = n[1] & 0xffffffffLL, K = n[2] >> 32;
+  long long R = (n[2] >> 16) & 0xffff, S = n[2] & 0xffff, OH = n[3] >> 32, OW = n[3] & 0xffffffffLL;
+  long long st = (long long)p[0], pad = (long long)p[1], dil = (long long)p[2];
+  long long ow = flat % OW, q = flat / OW, oh = q % OH;
+  q /= OH;
+  long long k = q % K, b = q / K;
+  double acc = dge_c(e, 0);
+  for (long long c = 0; c < C; c++)
+    for (long long r = 0; r < R; r++) {
+      long long ih = oh * st - pad + r * dil;
+      if (ih < 0 || ih >= H) continue;
+      for (long long s = 0; s < S; s++) {
+        long long iw = ow * st - pad + s * dil;
+        if (iw >= 0 && iw < W)
+          acc = dge_add(e, acc, dge_mul(e, dge_rd(e, 0, ((b * C + c) * H + ih) * W + iw),
+                                        dge_rd(e, 1, ((k * C + c) * R + r) * S + s)));
+      }
+    }
+  return acc;
+}
+
 /* The op's float attribute (eps, alpha, a slope) as a perturbed evaluation
  * reads it: scaled by dge_perturb(flat, k, -1, its bits) — a kernel takes it
  * as a float argument, an input like any other (adamw folds 1 - beta2^t
@@ -376,6 +403,7 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
   if (kind == 0) return dge_rows(e, flat, n[1], n[2], p0);
   if (kind == 1) return dge_reduce(e, flat, n[0], n[1], n[2], n[3]);
   if (kind == 2) return dge_map(e, flat, n[1], p0);
+  if (kind == 4) return dge_conv(e, flat, n, p);
   return dge_matmul(e, flat, n[0], n[1], n[2], n[3], p0);
 }
 

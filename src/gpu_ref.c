@@ -554,8 +554,8 @@ bool gpu_ref_can_sample(const gpu_ref_plan *pl)
  * it at the validator's sample alone. */
 bool gpu_ref_wants_sample(const gpu_ref_plan *pl) { return pl->kind == REF_MATMUL || pl->kind == REF_CONV; }
 
-/* The kinds gpu_env_dev.h's envelope evaluates (conv2d's: the host's envelope). */
-bool gpu_ref_env_kind(const gpu_ref_plan *pl) { return pl->kind <= REF_MATMUL; }
+/* The kinds gpu_env_dev.h's envelope evaluates (all five since session 5). */
+bool gpu_ref_env_kind(const gpu_ref_plan *pl) { return pl->kind <= REF_CONV; }
 
 /* dg_ref_at's 17 arguments: the kind's 14, the sample's indices (m of them,
  * at byte offset idx_off of idx), the kind. */
