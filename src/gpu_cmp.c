@@ -192,12 +192,13 @@ int gpu_cmp_args(dg_dtype dt, dg_gpu_buf got, dg_gpu_buf want, int64_t n, dg_tol
   return 9;
 }
 
-/* Four elements a thread at least, 528 blocks (four an SM of an H200) at most:
- * the grid-stride loop reads the rest. */
+/* Four elements a thread at least, 1056 blocks (eight an SM of an H200: every
+ * thread slot, for the loads in flight) at most: the grid-stride loop reads
+ * the rest. */
 void gpu_cmp_dims(int64_t n, dg_gpu_dim3 *grid, dg_gpu_dim3 *block)
 {
   int64_t g = (n + 1023) / 1024;
-  *grid = (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g > 528 ? 528 : g), 1, 1 };
+  *grid = (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g > 1056 ? 1056 : g), 1, 1 };
   *block = (dg_gpu_dim3){ 256, 1, 1 };
 }
 

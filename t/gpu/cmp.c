@@ -344,15 +344,18 @@ int main(void)
   memset(pass_m, 0, sizeof pass_m), memset(pass_sampled_m, 0, sizeof pass_sampled_m);
   campaigns("matmul/matmul_tiled", "adversarial", true);
   campaigns("matmul/matmul_tiled", "boundary+adversarial", true);
+  campaigns("conv/conv2d_k3", "adversarial", true);
   ok(pass_m[2] > 0 && pass_sampled_m[0] == pass_m[0] && pass_sampled_m[1] == pass_m[1] &&
      pass_sampled_m[2] == pass_m[2],
-     "matmul_tiled realistic: every passing case judged on the sample (%lld/%lld grouped)",
+     "matmul_tiled and conv2d_k3 realistic: every passing case judged on the sample (%lld/%lld grouped)",
      (long long)pass_sampled_m[2], (long long)pass_m[2]);
   static const char *const more[] = {
-    "softmax/softmax_block", "softmax/softmax_halfwarp_offset", "norm/layernorm_block",
-    "matmul/matmul_tiled", "elementwise/gelu_bf16x2", "elementwise/silu_half2",
+    "softmax/softmax_block", "matmul/matmul_tiled", "conv/conv2d_k3", "softmax/softmax_halfwarp_offset",
+    "norm/layernorm_block", "elementwise/gelu_bf16x2", "elementwise/silu_half2", "conv/conv2d_nostride",
   };
-  for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+  /* DG_GPU_TEST_QUICK=1 (a short device call): the first three alone */
+  size_t nmore = getenv("DG_GPU_TEST_QUICK") ? 3 : sizeof more / sizeof *more;
+  for (size_t i = 0; i < nmore; i++) {
     campaigns(more[i], "adversarial", false);
     campaigns(more[i], "boundary+adversarial", false);
   }
