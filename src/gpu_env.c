@@ -8,45 +8,49 @@
 #include <string.h>
 
 #define DG_ENV_EMIT(...) #__VA_ARGS__
-#define DGE_STR_(x) #x
-#define DGE_STR(x) DGE_STR_(x)
 static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
 #include "gpu_env_dev.h"
   "\n"
-  /* a candidate's block: warp w runs the rule's round32 pass and perturbed
-     evaluation k = w, its lanes in step, its reads through the warp's windows
-     (gpu_env_dev.h's dge_window); thread 0 joins the parts into the verdict */
-  "__device__ void dge_judge_warps(double *win, int *sv, double *sc, unsigned char *ok, const double *cand,\n"
-  "    long long j, long long kind, const void *a, long long ta, long long ia, const void *b, long long tb,\n"
-  "    long long ib, const void *c, long long tc, long long ic, long long n0, long long n1, long long n2,\n"
-  "    long long n3, double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  int w = threadIdx.x >> 5;\n"
-  "  dge_st e;\n"
-  "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
-  "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
-  "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
-  "  e.win = win + w * 3 * " DGE_STR(GPU_ENV_WCAP) ", e.lane = threadIdx.x & 31, e.nlanes = 32;\n"
-  "  e.wcap = " DGE_STR(GPU_ENV_WCAP) ";\n"
+  /* 32 candidates a block of three warps: warp w runs, for lane l's candidate, the round32 pass and
+     then perturbed evaluation k = w alone (dge_judge_part), side by side with the other two; warp 0
+     joins the three parts into the verdict (dge_judge_join). Half the serial chain of one thread
+     running all four passes, the warps' lanes as uniform as they were. */
+  "__device__ void dge_judge_parts(int *sv, double *sc, unsigned char *ok, const double *cand, long long m,\n"
+  "    long long kind, const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
+  "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
+  "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  "  int w = threadIdx.x >> 5, l = threadIdx.x & 31;\n"
   "  long long n[4] = { n0, n1, n2, n3 };\n"
-  "  double p[3] = { p0, p1, p2 }, cond;\n"
-  "  double got = cand[3 * j + 1], want = cand[3 * j + 2];\n"
-  "  int v = dge_judge_part(&e, (int)kind, n, p, (long long)cand[3 * j], got, want, (int)odt, atol, rtol, w, w,\n"
-  "                         &cond);\n"
-  "  if (e.lane == 0) sv[w] = v, sc[w] = cond;\n"
-  "  __syncthreads();\n"
-  "  if (threadIdx.x == 0) ok[j] = (unsigned char)dge_judge_join(sv, sc, 3, got, want, (int)odt, atol, rtol);\n"
-  "  __syncthreads();\n"
+  "  double p[3] = { p0, p1, p2 };\n"
+  "  for (long long j0 = blockIdx.x * 32ll; j0 < m; j0 += gridDim.x * 32ll) {\n"
+  "    long long j = j0 + l;\n"
+  "    if (j < m) {\n"
+  "      dge_st e;\n"
+  "      e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
+  "      e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
+  "      e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
+  "      double cond;\n"
+  "      sv[w * 32 + l] = dge_judge_part(&e, (int)kind, n, p, (long long)cand[3 * j], cand[3 * j + 1],\n"
+  "                                      cand[3 * j + 2], (int)odt, atol, rtol, w, w, &cond);\n"
+  "      sc[w * 32 + l] = cond;\n"
+  "    }\n"
+  "    __syncthreads();\n"
+  "    if (w == 0 && j < m) {\n"
+  "      int v[3] = { sv[l], sv[32 + l], sv[64 + l] };\n"
+  "      double cs[3] = { sc[l], sc[32 + l], sc[64 + l] };\n"
+  "      ok[j] = (unsigned char)dge_judge_join(v, cs, 3, cand[3 * j + 1], cand[3 * j + 2], (int)odt, atol, rtol);\n"
+  "    }\n"
+  "    __syncthreads();\n"
+  "  }\n"
   "}\n"
   "extern \"C\" __global__ void dg_env(unsigned char *ok, const double *cand, long long m, long long kind,\n"
   "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
   "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
   "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  __shared__ double s_win[3 * 3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
-  "  __shared__ int s_v[3];\n"
-  "  __shared__ double s_c[3];\n"
-  "  for (long long j = blockIdx.x; j < m; j += gridDim.x)   /* a block a candidate, a warp a perturbation */\n"
-  "    dge_judge_warps(s_win, s_v, s_c, ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3, p0,\n"
-  "                    p1, p2, odt, atol, rtol);\n"
+  "  __shared__ int s_v[96];\n"
+  "  __shared__ double s_c[96];\n"
+  "  dge_judge_parts(s_v, s_c, ok, cand, m, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3, p0, p1, p2, odt,\n"
+  "                  atol, rtol);\n"
   "}\n"
   /* inside gpu_run_many's stream (gpu_env_pipe_*): work[0] the inputs' hash
      before the kernel under test, work[1] the candidates gathered, work[2] 1
@@ -124,13 +128,11 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "    const void *a, long long ta, long long ia, const void *b, long long tb, long long ib,\n"
   "    const void *c, long long tc, long long ic, long long n0, long long n1, long long n2, long long n3,\n"
   "    double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
-  "  __shared__ double s_win[3 * 3 * " DGE_STR(GPU_ENV_WCAP) "];\n"
-  "  __shared__ int s_v[3];\n"
-  "  __shared__ double s_c[3];\n"
+  "  __shared__ int s_v[96];\n"
+  "  __shared__ double s_c[96];\n"
   "  long long m = work[2] ? (long long)work[1] : 0;\n"
-  "  for (long long j = blockIdx.x; j < m; j += gridDim.x)\n"
-  "    dge_judge_warps(s_win, s_v, s_c, ok, cand, j, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3, p0,\n"
-  "                    p1, p2, odt, atol, rtol);\n"
+  "  dge_judge_parts(s_v, s_c, ok, cand, m, kind, a, ta, ia, b, tb, ib, c, tc, ic, n0, n1, n2, n3, p0, p1, p2, odt,\n"
+  "                  atol, rtol);\n"
   "}\n"
   "/* every candidate inside the envelope and the inputs as before the kernel ran: the case passes\n"
   "   (sum[1] failing 0, sum[6] first none, sum[7] the elements the envelope explained). The whole grid\n"
@@ -176,9 +178,10 @@ static const char *const env_names[] = { "dg_env", "dg_env_hash", "dg_env_gather
 
 const char *gpu_env_source(void) { return env_source; }
 const char *gpu_env_kernel_name(void) { return env_names[0]; }
-dg_gpu_dim3 gpu_env_grid(int64_t m)   /* a block a candidate, a grid-stride loop past GPU_ENV_GRID */
+dg_gpu_dim3 gpu_env_grid(int64_t m)   /* 32 candidates a block, a grid-stride loop past GPU_ENV_GRID blocks */
 {
-  return (dg_gpu_dim3){ (uint32_t)(m < 1 ? 1 : m > GPU_ENV_GRID ? GPU_ENV_GRID : m), 1, 1 };
+  int64_t b = (m + 31) / 32;
+  return (dg_gpu_dim3){ (uint32_t)(b < 1 ? 1 : b > GPU_ENV_GRID ? GPU_ENV_GRID : b), 1, 1 };
 }
 dg_gpu_dim3 gpu_env_block(void) { return (dg_gpu_dim3){ GPU_ENV_BLOCK, 1, 1 }; }
 
@@ -271,13 +274,13 @@ static int batch_args(const gpu_env_launch *L, dg_gpu_buf ok, dg_gpu_buf cand, i
 static char *device_text(size_t *len)
 {
   static const struct { const char *mark, *dev; } subst[] = {
-    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " }, { "DG_WSYNC()", "__syncwarp()" },
+    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " },
   };
   dg_buf b = {0};
   for (const char *s = env_source; *s;) {
     size_t k = 0;
-    while (k < 3 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
-    if (k < 3) {
+    while (k < 2 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
+    if (k < 2) {
       dg_buf_puts(&b, subst[k].dev);
       s += strlen(subst[k].mark);
     } else {

@@ -31,9 +31,8 @@
 #include "gpu_run.h"
 
 #define GPU_ENV_NARGS 23
-#define GPU_ENV_BLOCK 96    /* a candidate's block: a warp for each perturbed evaluation (gpu_env_dev.h) */
+#define GPU_ENV_BLOCK 96    /* 32 candidates, a warp for each perturbed evaluation (gpu_env.c) */
 #define GPU_ENV_GRID 2048
-#define GPU_ENV_WCAP 128   /* a warp's window: values of an input read at a time (gpu_env_dev.h) */
 typedef struct {
   int64_t kind, n[4];
   double p[3];

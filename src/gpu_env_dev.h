@@ -51,9 +51,6 @@
 #ifndef DG_DEVN
 #define DG_DEVN DG_DEV
 #endif
-#ifndef DG_WSYNC
-#define DG_WSYNC()
-#endif
 DG_ENV_EMIT(
 typedef struct {
   int round32, perturb, k;
@@ -64,9 +61,6 @@ typedef struct {
   const void *in[3];
   int dt[3];
   long long tid[3];
-  double *win;                 /* the windows (dge_window), wcap values an input; 0: every read from memory */
-  int lane, nlanes, wcap;      /* the lanes that fill them together, this one */
-  long long wlo[3], wstep[3], wlen[3], wj0[3];
 } dge_st;
 
 DG_DEV int dge_isnan(double x) { return x != x; }
@@ -163,69 +157,15 @@ DG_DEV void dge_note(dge_st *e, double v)
   if (dge_isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
 }
 
-/* input s at i as the evaluation reads it, without the bookkeeping */
-DG_DEV double dge_rdv(const dge_st *e, int s, long long i)
+DG_DEVN double dge_rd(dge_st *e, int s, long long i)
 {
   double v = dge_ld(e->in[s], e->dt[s], i);
   if (e->perturb) {   /* v (1 + d) + d * copysign(scale, v): relative and normwise */
     double d = dge_perturb(e->flat, e->k, e->tid[s], i) - 1;
     v = v + d * (v + (v < 0 ? -e->scale[s] : e->scale[s]));
+  } else if (dge_isfinite(v) && fabs(v) > e->maxin[s]) {
+    e->maxin[s] = fabs(v);
   }
-  return v;
-}
-
-/* The windows (device: a warp an element, every lane running the rule in
- * step): the elements input s is read at by the op's loop, wlo + j wstep for
- * j < wlen, wcap of them at a time, from j = wj0. A read in the loop's range
- * outside the window refills it, each lane computing every nlanes-th value
- * (the perturbation's hash, the load) with dge_rdv, the expression a read
- * out of range uses; the rule's operations and their order do not change.
- * DG_WSYNC: the lanes' barrier (nothing on the host, one lane). */
-DG_DEV void dge_window(dge_st *e, int kind, const long long *n, long long flat)
-{
-  for (int s = 0; s < 3; s++) e->wlo[s] = 0, e->wstep[s] = 1, e->wlen[s] = 0, e->wj0[s] = -(long long)e->wcap - 1;
-  if (kind == 0 && n[1] > 0) {
-    e->wlo[0] = flat / n[1] * n[1];
-    e->wlen[0] = n[1];
-  } else if (kind == 1 && n[0] > 0 && n[1] > 0) {
-    int d1 = n[2] == 1;
-    e->wlo[0] = d1 ? flat * n[1] : flat;
-    e->wstep[0] = d1 ? 1 : n[1];
-    e->wlen[0] = d1 ? n[1] : n[0];
-  } else if (kind == 3 && n[0] > 0 && n[1] > 0 && n[2] > 0) {
-    long long M = n[0], N = n[1], K = n[2], z = flat / (M * N), r = flat % (M * N), m = r / N, c = r % N;
-    e->wlo[0] = z * M * K + (n[3] & 1 ? m : m * K);
-    e->wstep[0] = n[3] & 1 ? M : 1;
-    e->wlo[1] = z * K * N + (n[3] & 2 ? c * K : c);
-    e->wstep[1] = n[3] & 2 ? 1 : N;
-    e->wlen[0] = e->wlen[1] = K;
-  }
-}
-
-DG_DEV void dge_fill(dge_st *e, int s, long long j0)
-{
-  DG_WSYNC();
-  for (long long j = e->lane; j < e->wcap && j0 + j < e->wlen[s]; j += e->nlanes)
-    e->win[s * e->wcap + j] = dge_rdv(e, s, e->wlo[s] + (j0 + j) * e->wstep[s]);
-  e->wj0[s] = j0;
-  DG_WSYNC();
-}
-
-DG_DEVN double dge_rd(dge_st *e, int s, long long i)
-{
-  double v;
-  long long d = i - e->wlo[s], j = -1;
-  if (e->win && e->wlen[s] > 0 && d >= 0) {
-    j = e->wstep[s] == 1 ? d : d / e->wstep[s];
-    if (j >= e->wlen[s] || j * e->wstep[s] != d) j = -1;
-  }
-  if (j >= 0) {
-    if (j < e->wj0[s] || j >= e->wj0[s] + e->wcap) dge_fill(e, s, j - j % e->wcap);
-    v = e->win[s * e->wcap + (j - e->wj0[s])];
-  } else {
-    v = dge_rdv(e, s, i);
-  }
-  if (!e->perturb && dge_isfinite(v) && fabs(v) > e->maxin[s]) e->maxin[s] = fabs(v);
   if (dge_isnan(v)) e->nan_input = 1;
   dge_note(e, v);
   return v;
@@ -398,7 +338,6 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
   e->maxmag = 0;
   e->overflowed = 0;
   e->nan_input = 0;
-  if (e->win) dge_window(e, kind, n, flat);   /* the values read change from pass to pass */
   double p0 = kind == 3 && (n[3] & 4) ? p[0] : dge_attr(e, p[0]);   /* gemv's alpha: no attribute */
   if (kind == 0) return dge_rows(e, flat, n[1], n[2], p0);
   if (kind == 1) return dge_reduce(e, flat, n[0], n[1], n[2], n[3]);
@@ -408,7 +347,7 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
 }
 
 /* dge_judge in parts, for perturbed evaluations run side by side (the
- * device: a warp each): the round32 pass decides (0, 1), or evaluations
+ * device: a warp each, gpu_env.c): the round32 pass decides (0, 1), or evaluations
  * k0..k1 do: 1 when one is not finite, else 2 and *cond their largest
  * distance from want. dge_judge_join: the verdict from the parts in k order,
  * the sequential rule's (fmax is exact; a non-finite evaluation passes the

@@ -4,7 +4,6 @@
  * into the test ahead of libcudart, so the child's calls land here. */
 #include <cuda_runtime_api.h>
 #include "fuzz.h"
-#include "gpu_env.h"   /* GPU_ENV_WCAP */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,9 +187,7 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   long long m = *(long long *)a[2], kind = *(long long *)a[3], n[4];
   double p[3];
   dge_st e;
-  static double win[3 * GPU_ENV_WCAP];   /* the device's warp windows, filled by one lane here */
   memset(&e, 0, sizeof e);
-  e.win = win, e.lane = 0, e.nlanes = 1, e.wcap = GPU_ENV_WCAP;
   for (int i = 0; i < 3; i++) {
     e.in[i] = *(const void **)a[4 + 3 * i];
     e.dt[i] = (int)*(long long *)a[5 + 3 * i];
@@ -198,7 +195,7 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   }
   for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
   for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
-  for (long long j = 0; j < m; j++) {   /* the device's block: a part a warp (k = 0, 1, 2), joined */
+  for (long long j = 0; j < m; j++) {   /* the device's: a part a warp (k = 0, 1, 2), joined */
     int v[3];
     double c[3];
     for (int w = 0; w < 3; w++)
