@@ -126,6 +126,49 @@ static void find_specs(const char *dir, sweep_strvec *out)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* ---- what a result was computed from ---------------------------------------------- */
+/* A digest of the problem's files: the spec, and every file beside it whose name the
+ * spec mentions (its kernel) or such a file mentions (a header the kernel includes). A
+ * journal line of other files (the kernel was edited since) is not reused. */
+static char *files_digest(const char *spec)
+{
+  char *dir = dg_dirname(spec);
+  sweep_strvec names = {0}, texts = {0};
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char *path = e->d_name[0] == '.' ? NULL : dg_path_join(dir, e->d_name);
+    struct stat st;
+    if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && strcmp(path, spec)) dg_vec_push(&names, path);
+    else free(path);
+  }
+  if (d) closedir(d);
+  free(dir);
+  qsort(names.v, names.n, sizeof *names.v, cmp_str);
+  size_t len = 0;
+  char *t = dg_read_file(spec, &len);
+  uint64_t h = dg_hash_bytes(t ? t : "", t ? len : 0, 0x5eed);
+  dg_vec_push(&texts, t ? t : dg_strdup(""));
+  bool *in = dg_calloc(names.n + 1, sizeof *in);
+  for (int level = 0; level < 2; level++) {
+    size_t nt = texts.n;
+    for (size_t i = 0; i < names.n; i++) {
+      const char *base = strrchr(names.v[i], '/') ? strrchr(names.v[i], '/') + 1 : names.v[i];
+      for (size_t k = 0; !in[i] && k < nt; k++) in[i] = strstr(texts.v[k], base) != NULL;
+      if (!in[i]) continue;
+      char *f = dg_read_file(names.v[i], &len);
+      h = dg_hash_bytes(base, strlen(base), h);
+      h = dg_hash_bytes(f ? f : "", f ? len : 0, h);
+      dg_vec_push(&texts, f ? f : dg_strdup(""));
+      in[i] = true;
+    }
+  }
+  for (size_t i = 0; i < names.n; i++) free(names.v[i]);
+  for (size_t i = 0; i < texts.n; i++) free(texts.v[i]);
+  dg_vec_free(&names), dg_vec_free(&texts);
+  free(in);
+  return dg_printf("%016llx", (unsigned long long)h);
+}
+
 /* ---- the journal -------------------------------------------------------------------- */
 char *sweep_options_key(const sweep_args *a, int tool)
 {
@@ -162,7 +205,7 @@ static void journal_line(dg_buf *b, const sweep_problem *p, int tool, const char
   put_str_or_null(b, r->reason);
   dg_buf_puts(b, ",\"witness\":");
   put_str_or_null(b, r->witness);
-  dg_buf_printf(b, ",\"at\":\"%s\"}\n", when);
+  dg_buf_printf(b, ",\"files\":\"%s\",\"at\":\"%s\"}\n", p->files, when);
 }
 
 /* One write(2) per line on an O_APPEND descriptor: lines of sweeps sharing a
@@ -207,6 +250,9 @@ static void journal_read(const char *path, const sweep_args *a, sweep_problem *p
     const sweep_problem *kp = &key;
     if (prob && t >= 0 && st >= 0 && opts && !strcmp(opts, keys[t]) && a->tool[t])
       p = bsearch(&kp, ps, n, sizeof *ps, sweep_problem_cmp);
+    char *files = p ? sweep_json_str(line, "files") : NULL;
+    if (p && (!files || strcmp(files, p->files))) p = NULL;   /* of other files: run again */
+    free(files);
     if (p) {
       char *v = sweep_json_str(line, "verdict");
       result_set(&p->r[t], (sweep_status)st, v, sweep_json_str(line, "reason"));
@@ -567,6 +613,7 @@ static int sweep_main(sweep_args *a)
     sweep_problem *p = &ps[n++];
     p->path = specs.v[k];
     p->rel = p->path + dl + 1;
+    p->files = files_digest(p->path);
     for (int t = 0; t < SWEEP_NTOOLS; t++) p->r[t].first = -1;
   }
   dg_vec_free(&specs);
@@ -611,7 +658,7 @@ static int sweep_main(sweep_args *a)
 out:
   for (int t = 0; t < SWEEP_NTOOLS; t++) free(R.keys[t]);
   for (size_t i = 0; i < n; i++) {
-    free(ps[i].path), free(ps[i].bug_pattern), free(ps[i].load_error);
+    free(ps[i].path), free(ps[i].files), free(ps[i].bug_pattern), free(ps[i].load_error);
     for (int t = 0; t < SWEEP_NTOOLS; t++)
       free(ps[i].r[t].verdict), free(ps[i].r[t].reason), free(ps[i].r[t].witness);
   }

@@ -51,6 +51,7 @@ typedef struct {
 typedef struct {
   char *path;              /* DIR/rel */
   const char *rel;         /* the name in the journal and the table */
+  char *files;             /* a digest of the spec and the files it names (files_digest) */
   bool known, loads;       /* known: probed or read from the journal */
   char *bug_pattern;       /* the seeded bug (scoring only); NULL: correct */
   char *load_error;

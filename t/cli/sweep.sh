@@ -132,4 +132,14 @@ is "$(cat "$rcf")" 2 "a missing folder: exit 2"
 like "$out" "nope: not a folder" "named"
 out=$(run_dirigo sweep 2>&1)
 is "$(cat "$rcf")" 2 "no folder: exit 2"
+# an edited kernel is run again: a journal line holds the digest of the files it ran on
+mkdir -p "$W/ed"
+cp "$S/elementwise/residual_add.lua" "$S/elementwise/residual_add.cu" "$W/ed/"
+cp "$S/elementwise/residual_add_gridfloor.lua" "$S/elementwise/residual_add_gridfloor.cu" "$W/ed/"
+run_dirigo sweep "$W/ed" --mode fuzz --budget 5 > /dev/null
+printf '// edited\n' >> "$W/ed/residual_add.cu"
+out=$(run_dirigo sweep "$W/ed" --mode fuzz --budget 5)
+like "$out" "1 results from the journal, 1 runs to go" "a problem whose kernel changed since its journal line runs again"
+out=$(run_dirigo sweep "$W/ed" --mode fuzz --budget 5)
+like "$out" "2 results from the journal, 0 runs to go" "and its new line is reused"
 done_testing
