@@ -119,6 +119,10 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
                        const char *witness_path, bool full);
 /* <problem dir>/.dirigo (created); caller frees. NULL with *err. */
 char *check_state_dir(const dg_problem *p, char **err);
+/* <problem dir>/.dirigo/witness-STEM-T-I-J.json (STEM the spec file's name without
+ * its extension: two problems of one folder keep a witness each); the folder is
+ * created. Caller frees. NULL with *err. */
+char *check_witness_path(const dg_problem *p, const check_result *r, char **err);
 /* Appends one line to <problem dir>/.dirigo/journal.jsonl, flushed and synced. */
 bool check_journal_append(const dg_problem *p, const char *json, char **err);
 /* SARIF 2.1.0 log of n results (findings and unknowns, at kernel lines). */

@@ -118,6 +118,24 @@ char *check_state_dir(const dg_problem *p, char **err)
   return st;
 }
 
+char *check_witness_path(const dg_problem *p, const check_result *r, char **err)
+{
+  char *dir = check_state_dir(p, err);
+  if (!dir) return NULL;
+  const char *spec = p->spec_path ? p->spec_path : "problem", *base = strrchr(spec, '/');
+  base = base ? base + 1 : spec;
+  const char *dot = strrchr(base, '.');
+  dg_buf name = {0};
+  dg_buf_printf(&name, "witness-%.*s-%s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base,
+                p->tensors.v[r->tensor].name);
+  for (int i = 0; i < r->nidx; i++) dg_buf_printf(&name, "-%lld", (long long)r->index[i]);
+  dg_buf_puts(&name, ".json");
+  char *path = dg_path_join(dir, name.s);
+  dg_buf_free(&name);
+  free(dir);
+  return path;
+}
+
 bool check_journal_append(const dg_problem *p, const char *json, char **err)
 {
   char *dir = check_state_dir(p, err);

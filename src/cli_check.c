@@ -262,19 +262,12 @@ static void print_explain(const dg_problem *p, const emu_kernels *k, const check
 static char *save_witness(const dg_problem *p, const check_result *r)
 {
   char *err = NULL;
-  char *dir = check_state_dir(p, &err);
-  if (!dir) {
+  char *path = check_witness_path(p, r, &err);
+  if (!path) {
     fprintf(stderr, "dirigo check: %s\n", err);
     free(err);
     return NULL;
   }
-  dg_buf name = {0};
-  dg_buf_printf(&name, "witness-%s", p->tensors.v[r->tensor].name);
-  for (int i = 0; i < r->nidx; i++) dg_buf_printf(&name, "-%lld", (long long)r->index[i]);
-  dg_buf_puts(&name, ".json");
-  char *path = dg_path_join(dir, name.s);
-  dg_buf_free(&name);
-  free(dir);
   if (!check_witness_write(path, p, r, &err)) {
     fprintf(stderr, "dirigo check: %s\n", err);
     free(err);

@@ -111,22 +111,15 @@ static void describe(tui_app *a, const emu_kernels *k, const check_result *r, co
   if (r->nterms) dg_buf_printf(b, "%zu terms\n", r->nterms);
 }
 
-/* <problem dir>/.dirigo/witness-y-31.json, as `dirigo check` names it. */
+/* <problem dir>/.dirigo/witness-relu_tail-y-31.json, as `dirigo check` names it. */
 static char *save_witness(tui_app *a, const check_result *r)
 {
-  char *err = NULL, *dir = check_state_dir(a->problem, &err);
-  if (!dir) {
+  char *err = NULL, *path = check_witness_path(a->problem, r, &err);
+  if (!path) {
     tui_job_sendf("ck.note", "the witness was not saved: %s", err);
     free(err);
     return NULL;
   }
-  dg_buf name = {0};
-  dg_buf_printf(&name, "witness-%s", a->problem->tensors.v[r->tensor].name);
-  for (int i = 0; i < r->nidx; i++) dg_buf_printf(&name, "-%" PRId64, r->index[i]);
-  dg_buf_puts(&name, ".json");
-  char *path = dg_path_join(dir, name.s);
-  dg_buf_free(&name);
-  free(dir);
   if (!check_witness_write(path, a->problem, r, &err)) {
     tui_job_sendf("ck.note", "the witness was not saved: %s", err);
     free(err);

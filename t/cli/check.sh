@@ -61,7 +61,7 @@ is "$(wc -l < "$W/.dirigo/journal.jsonl" | tr -d ' ')" 3 "--no-journal leaves th
 
 out=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --at 1,2 --explain --no-journal --timeout 2)
 like "$out" "^  witness: +" "--explain on a bug says which inputs make it"
-ok "[ ! -e '$W/.dirigo/witness-y-1-2.json' ]" "--no-journal writes no witness file"
+ok "[ ! -e '$W/.dirigo/witness-softmax_warp_regs_padzero-y-1-2.json' ]" "--no-journal writes no witness file"
 
 out=$(run_dirigo check "$W/softmax_warp.lua" --at 1,1 --at 6,76 --json --no-journal)
 is "$(cat "$rcf")" 0 "--json exit 0"
@@ -194,6 +194,15 @@ like "$out" "adir.lua:1:1: error: cannot read the spec: Is a directory" "a direc
 
 out=$(run_dirigo check "$P1" --at 0 --timeout 1e308 --no-journal 2>&1)
 is "$(cat "$rcf")" 0 "--timeout 1e308: a long limit, not an overflowing one (UBSan: the cast to ms)"
+
+# two problems of one folder checked at the same element keep a witness each
+sed 's/N = 5, C = 100/N = 3, C = 50/' "$W/softmax_warp_regs_padzero.lua" > "$W/pz2.lua"
+o1=$(run_dirigo check "$W/softmax_warp_regs_padzero.lua" --at 0,1 --timeout 2)
+o2=$(run_dirigo check "$W/pz2.lua" --at 0,1 --timeout 2)
+w1=$(printf '%s\n' "$o1" | sed -n 's/.*witness: //p')
+w2=$(printf '%s\n' "$o2" | sed -n 's/.*witness: //p')
+ok "[ -n '$w1' ] && [ '$w1' != '$w2' ]" "two problems' witnesses of y[0,1] are two files ($w1, $w2)"
+like "$(cat "$w1")" '"sizes":\{"N":5,"C":100\}' "the first problem's witness is still its own"
 
 rm -f "$rcf"
 done_testing

@@ -36,7 +36,7 @@ tui_has tail 003 "picker  y[1]  of 1000" "the picker did not move to an element 
 # z: the result pane alone
 tui_has tail 004 "no thread writes this element" "the reason"
 tui_has tail 004 "witness at N=1001 (seed 1)" "the witness's sizes"
-tui_has tail 004 "(dirigo replay silu_vec4_tail.cu .dirigo/witness-y-1000.json replays it)" \
+tui_has tail 004 "(dirigo replay silu_vec4_tail.cu .dirigo/witness-silu_vec4_tail-y-1000.json replays it)" \
   "its witness file with the command that replays it (r replays the picker's element)"
 tui_has tail 004 "check --auto: 10 elements checked (9 at the spec's sizes, 1 at other sizes), 9 equivalent" \
   "the counts, per sizes"

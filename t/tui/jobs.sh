@@ -144,6 +144,6 @@ r
 <Dump>' relu_tail.lua
 tui_has replay 001 "no witness for y[0]: only a check that found a bug leaves one" "r without a witness says why"
 tui_has replay 002 "replay y[31]: starting" "r replays in the background"
-tui_has replay 003 "replay of .dirigo/witness-y-31.json:" "the witness file of the check"
+tui_has replay 003 "replay of .dirigo/witness-relu_tail-y-31.json:" "the witness file of the check"
 tui_has replay 003 "the element still differs: bug  y[31]" "still differs"
 tui_done
