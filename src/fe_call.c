@@ -224,6 +224,20 @@ static const struct { const char *name; bool reinterpret; } cast_kw[] = {
   { "static_cast", false }, { "reinterpret_cast", true }, { "const_cast", true },
 };
 
+/* The function a qualified name ends in (b::f, b::f<T>) is a function or template of the
+ * file: what a call of the name alone would call. */
+static bool flat_callable(fe_fn *fn, TSNode name)
+{
+  while (fe_kind(name) == FE_N_qualified_identifier) name = fe_field(name, "name");
+  if (fe_kind(name) == FE_N_template_function) name = fe_field(name, "name");
+  if (ts_node_is_null(name) || fe_kind(name) != FE_N_identifier) return false;
+  const char *s = fn->st->src + ts_node_start_byte(name);
+  size_t len = ts_node_end_byte(name) - ts_node_start_byte(name);
+  const fe_sym *sym = fe_lookup(fn, s, len);
+  if (sym) return sym->kind == FE_SYM_FUNC;
+  return fe_find_def(fn->st, s, len) != NULL;
+}
+
 dg_expr *fe_call(fe_fn *fn, TSNode n)
 {
   TSNode fnode = fe_field(n, "function"), argsn = fe_field(n, "arguments");
@@ -261,9 +275,12 @@ dg_expr *fe_call(fe_fn *fn, TSNode n)
           return call_func(fn, f, n, argsn, args, nargs);
         }
       }
-      return fe_err(fn, n, DG_SEV_UNSUPPORTED, "call of '%s'", fe_text(fn->st, fnode));
+      /* ns::f(...): namespaces are flattened (fe.c), so f itself when it is a function */
+      if (!flat_callable(fn, fe_field(name, "name")))
+        return fe_err(fn, n, DG_SEV_UNSUPPORTED, "call of '%s'", fe_text(fn->st, fnode));
     }
     name = fe_field(name, "name");
+    while (fe_kind(name) == FE_N_qualified_identifier) name = fe_field(name, "name");   /* a::b::f, ::a::f */
     if (fe_kind(name) == FE_N_template_function) {
       targs = fe_field(name, "arguments");
       name = fe_field(name, "name");

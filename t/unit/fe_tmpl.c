@@ -149,6 +149,11 @@ static void test_refs_calls(void)
             "y[0] = sq((float)2);", "prototype, call before the definition, argument converted");
   lowers_to("__device__ inline static float f(float a) { return a; }\n__device__ __forceinline__ int g(int a) { return a; }\n"
             "__global__ void k(float *y) { y[0] = f(g(1)); }", "y[0] = f((float)g(1));", "inline/static/forceinline device functions");
+  /* namespaces are flattened: a qualified call names the function */
+  lowers_to("namespace ops { __device__ float twice(float v) { return v + v; }\n"
+            "template <typename T> __device__ T half_of(T v) { return v / 2; } }\n"
+            "__global__ void k(float *y) { y[0] = ops::twice(y[1]) + ops::half_of<float>(y[2]) + ::ops::twice(1.0f); }",
+            "y[0] = ((twice(y[1]) + half_of<float>(y[2])) + twice(1.0f));", "ns::f(...) and ns::f<T>(...) call f");
 }
 
 static void test_host(void)
