@@ -644,6 +644,10 @@ dg_expr *fe_expr(fe_fn *fn, TSNode n)
     TSNode scope = fe_field(n, "scope");
     if (!ts_node_is_null(name) && (ts_node_is_null(scope) || fe_text_is(fn->st, scope, "std")))
       e = fe_expr(fn, name);
+    else if (!ts_node_is_null(name) && fe_kind(name) == FE_N_identifier &&
+             !fe_struct_name(fn, fn->st->src + ts_node_start_byte(scope), ts_node_end_byte(scope) - ts_node_start_byte(scope)) &&
+             fe_lookup(fn, fn->st->src + ts_node_start_byte(name), ts_node_end_byte(name) - ts_node_start_byte(name)))
+      e = fe_expr(fn, name);   /* ns::TILE: namespaces are flattened (fe.c); a struct's member is not this */
     else
       e = fe_err(fn, n, DG_SEV_UNSUPPORTED, "qualified name '%s'", fe_text(fn->st, n));
     break;

@@ -154,6 +154,9 @@ static void test_refs_calls(void)
             "template <typename T> __device__ T half_of(T v) { return v / 2; } }\n"
             "__global__ void k(float *y) { y[0] = ops::twice(y[1]) + ops::half_of<float>(y[2]) + ::ops::twice(1.0f); }",
             "y[0] = ((twice(y[1]) + half_of<float>(y[2])) + twice(1.0f));", "ns::f(...) and ns::f<T>(...) call f");
+  lowers_to("namespace cfg { constexpr int TILE = 4; __device__ float g; }\n"
+            "__global__ void k(float *y) { y[0] = cfg::TILE * cfg::g; }",
+            "y[0] = ((float)4 * g);", "ns::NAME names the namespace's constant or variable");
 }
 
 static void test_host(void)
