@@ -40,6 +40,20 @@ static char *pick_in_dir(const char *dir)
   return r;
 }
 
+/* X.cu's spec X.lua beside it, when it exists and names X.cu; NULL otherwise. */
+static char *sibling_spec(const char *cu)
+{
+  if (!has_suffix(cu, ".cu")) return NULL;
+  char *spec = dg_printf("%.*s.lua", (int)(strlen(cu) - 3), cu);
+  const char *base = strrchr(cu, '/') ? strrchr(cu, '/') + 1 : cu;
+  struct stat st;
+  char *text = stat(spec, &st) == 0 && S_ISREG(st.st_mode) ? dg_read_file(spec, NULL) : NULL;
+  bool names = text && strstr(text, base);
+  free(text);
+  if (!names) free(spec);
+  return names ? spec : NULL;
+}
+
 static char *spec_help(const char *path)
 {
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -199,9 +213,17 @@ bool tui_app_open(tui_app *a, const char *path)
     free(file);
     return false;
   }
+  bool lua = has_suffix(file, ".lua");
+  char *spec = !lua && !dg_spec_block(text, NULL) ? sibling_spec(file) : NULL;
+  if (spec) {                             /* the kernel of a problem: open the problem */
+    free(text);
+    free(file);
+    bool ok = tui_app_open(a, spec);
+    free(spec);
+    return ok;
+  }
   tui_app_close_doc(a);
   a->path = file;
-  bool lua = has_suffix(file, ".lua");
   dg_buf why = {0};
   char *src = NULL;                       /* the kernel file shown */
   dg_diags d = {0};

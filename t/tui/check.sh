@@ -39,4 +39,8 @@ tui_has badinit 000 "init.lua:1: bad init" "an error in init.lua is shown, the s
 
 tui_run nospec 100x30 'c<Dump>' saxpy.cu
 tui_has nospec 001 "check: needs a problem spec with" "check without a spec says what is missing"
+# a kernel opened by its .cu while its spec (same name, .lua) is beside it: the problem opens
+tui_run cuspec 110x30 '<Tab>g31<Enter>c<Wait><Dump>' relu_tail.cu
+tui_has cuspec 001 "relu_tail.lua (relu_tail.cu)" "FILE.cu with FILE.lua beside it opens the problem"
+tui_has cuspec 001 "bug  y[31]" "and c checks it"
 tui_done
