@@ -378,7 +378,12 @@ static bool run_spec(sctx *c, const char *path)
     size_t off;
     chunk = dgl_cu_block_chunk(f->text, f->len, &err, &off);
     if (!chunk) {
-      dgl_err(c, dg_problem_span_of(c->p, c->sfile, off), "%s", err);
+      /* FILE.cu given where FILE.lua beside it was meant: name the spec */
+      char *spec = dg_printf("%.*s.lua", (int)(strrchr(path, '.') - path), path);
+      FILE *sf = !strncmp(err, "no /*", 5) ? fopen(spec, "r") : NULL;
+      if (sf) fclose(sf);
+      dgl_err(c, dg_problem_span_of(c->p, c->sfile, off), "%s%s%s", err, sf ? "; its spec is " : "", sf ? spec : "");
+      free(spec);
       return false;
     }
   }

@@ -122,4 +122,9 @@ out=$("$DIRIGO" fuzz --evaluate "$W/ev" --cases 2 --seed 1 2>&1)
 like "$out" "badk.lua +unusable: .*/ev/bad.cu:1:41: error: syntax error: missing ';'" \
   "--evaluate: an unusable problem's row gives its first error at file:line:col"
 like "$out" "^0 buggy and 1 correct problems; 1 unusable" "and it is counted unusable"
+# a kernel given where its spec was meant: the spec beside it is named
+out=$("$DIRIGO" check "$W/ev/leaky_relu_macro.cu" --at 0 2>&1); rc=$?
+is "$rc" 2 "check FILE.cu without a dirigo block: exit 2"
+like "$out" "leaky_relu_macro.cu:1:1: error: no /\\* dirigo: … \\*/ block in this file; its spec is .*/ev/leaky_relu_macro.lua" \
+  "names the spec beside it"
 done_testing
