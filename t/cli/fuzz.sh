@@ -76,4 +76,8 @@ is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "replay with sizes of 10^10 elements: a
 like "$out" "sizes the fuzzer does not run: .* a tensor over [0-9]+ elements \\(--max-elems N" "that says why"
 out=$(run_dirigo replay "$S/softmax/softmax_warp_regs_padzero.lua" 'fuzz:boundary:1:0@N=-1,C=1' 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "replay with a negative size: a usage error (exit 2)"
+# a case the strategy skips (huge on a pipeline) found nothing: exit 0, not 1
+out=$(run_dirigo replay "$S/reduce/reduce6.lua" 'fuzz:huge:1:0' 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 0 "replay of a skipped case: exit 0 (no bug found)"
+like "$out" "skipped: huge: skipped" "and it says skipped"
 done_testing
