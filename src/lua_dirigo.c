@@ -271,12 +271,16 @@ static void ref_inputs(lua_State *L, const dg_problem *p, const int64_t *sizes, 
     if (n < 0 || n > ((int64_t)1 << 31)) luaL_error(L, "cannot make tensor %s at these sizes", tt->name);
     data[t] = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(double), 0);
     lua_rawseti(L, anchor, (lua_Integer)t + 1);
-    bool given = opts && lua_getfield(L, opts, "inputs") == LUA_TTABLE && lua_getfield(L, -1, tt->name) == LUA_TTABLE;
+    bool given = opts && lua_getfield(L, opts, "inputs") == LUA_TTABLE && lua_getfield(L, -1, tt->name) != LUA_TNIL;
+    if (given && !lua_istable(L, -1)) luaL_error(L, "opts.inputs.%s must be a list of numbers (flat, row-major)", tt->name);
+    if (given && (int64_t)lua_rawlen(L, -1) != n)
+      luaL_error(L, "opts.inputs.%s has %d values, the tensor %d at these sizes", tt->name, (int)lua_rawlen(L, -1), (int)n);
     int64_t lo = 0, hi = 0;
     bool ranged = dg_problem_range(p, (int)t, sizes, &lo, &hi, NULL);
     for (int64_t i = 0; i < n; i++) {
       if (given) {
-        lua_rawgeti(L, -1, i + 1);
+        if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER)
+          luaL_error(L, "opts.inputs.%s[%d] is not a number", tt->name, (int)(i + 1));
         data[t][i] = lua_tonumber(L, -1);
         lua_pop(L, 1);
       } else if (ranged) data[t][i] = (double)(lo + (int64_t)dg_rng_below(&rng, (uint64_t)(hi - lo + 1)));

@@ -51,6 +51,13 @@ local okr, err = pcall(dirigo.ref, p, "y", { 7, 0 })
 ok(not okr and tostring(err):match("out of range"), "index out of range is an error", err)
 okr, err = pcall(dirigo.ref, p, "x", { 0, 0 })
 ok(not okr and tostring(err):match("not an output"), "inputs have no reference", err)
+-- given inputs of the wrong length or kind are refused, not padded with zeros or replaced
+okr, err = pcall(dirigo.ref, p, "y", { 0, 1 }, { sizes = { N = 1, C = 2 }, inputs = { x = { 1 } } })
+ok(not okr and tostring(err):match("inputs%.x has 1 values?, the tensor 2"), "a short input list is an error", err)
+okr, err = pcall(dirigo.ref, p, "y", { 0, 1 }, { sizes = { N = 1, C = 2 }, inputs = { x = { 1, "a" } } })
+ok(not okr and tostring(err):match("inputs%.x%[2%] is not a number"), "a non-number among the inputs is an error", err)
+okr, err = pcall(dirigo.ref, p, "y", { 0, 1 }, { sizes = { N = 1, C = 2 }, inputs = { x = "1,3" } })
+ok(not okr and tostring(err):match("inputs%.x must be a list of numbers"), "inputs of another kind are an error", err)
 
 -- constraints
 local q = assert(dirigo.load(root .. "/samples/attention/attention_online.lua"))
