@@ -110,6 +110,7 @@ struct tui_app {
   int *cap_style;                     /* capture index -> style id */
   tui_model model;
   bool pending;                       /* full highlighting and diagnostics still to do */
+  uint64_t stamp;                     /* the spec's and kernel's sizes and mtimes when opened (tui_open.c) */
 
   tui_pane panes[TUI_PANE__COUNT];
   int focus;                          /* a TUI_PANE_* among the workbench panes */
@@ -152,6 +153,9 @@ bool tui_app_idle(tui_app *a);
 void tui_app_close_doc(tui_app *a);
 /* Opens a file in the workbench (a .cu, a problem .lua, or a directory of one). */
 bool tui_app_open(tui_app *a, const char *path);
+/* Whether the open spec or kernel changed on disk since it was opened (a job would run
+ * another kernel than the one shown); says so on the status line. */
+bool tui_app_stale(tui_app *a);
 /* Places the panes for the backend's current size. */
 void tui_app_layout(tui_app *a);
 /* Draws the whole screen and flushes. */

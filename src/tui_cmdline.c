@@ -130,6 +130,22 @@ static int cmd_auto(tui_app *a, const char *arg) { return tui_check_auto(a); }
 static int cmd_replay(tui_app *a, const char *arg) { return tui_check_replay(a); }
 static int cmd_cancel(tui_app *a, const char *arg) { return tui_act_cancel(a, NULL, 0); }
 
+static int cmd_reload(tui_app *a, const char *arg)
+{
+  if (a->job) {
+    tui_app_message(a, true, ":reload: wait for the running job, or cancel it (x)");
+    return TUI_HANDLED | TUI_REDRAW;
+  }
+  if (!a->path || a->gallery) {
+    tui_app_message(a, true, ":reload: no file is open");
+    return TUI_HANDLED | TUI_REDRAW;
+  }
+  char *path = dg_strdup(a->path);
+  if (tui_app_open(a, path)) tui_app_message(a, false, "reloaded %s", path);
+  free(path);
+  return TUI_HANDLED | TUI_REDRAW;
+}
+
 static const tui_cmd cmds[] = {
   { "quit", "", "leave dirigo", cmd_quit },
   { "q", "", "leave dirigo", cmd_quit },
@@ -142,6 +158,7 @@ static const tui_cmd cmds[] = {
   { "auto", "", "check --auto: a few chosen elements, up to the first finding", cmd_auto },
   { "replay", "", "replay the witness of the selected element's last check", cmd_replay },
   { "cancel", "", "cancel the running check / fuzz / replay", cmd_cancel },
+  { "reload", "", "open the spec and kernel again (after an edit on disk)", cmd_reload },
   { "lua", "CODE", "evaluate Lua: the dirigo module, workbench.selected() / .message() / .line()", cmd_lua },
 };
 

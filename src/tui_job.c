@@ -184,6 +184,10 @@ bool tui_job_start(tui_app *a, const tui_job_ops *ops, void *ud, const char *lab
     if (ops->free) ops->free(ud);
     return false;
   }
+  if (tui_app_stale(a)) {             /* the child would load the edited kernel, the screen shows the old */
+    if (ops->free) ops->free(ud);
+    return false;
+  }
   int p[2];
   if (pipe(p) < 0) {
     tui_app_message(a, true, "%s: cannot make a pipe: %s", ops->what, strerror(errno));

@@ -194,6 +194,27 @@ void tui_app_close_doc(tui_app *a)
   tui_model_init(&a->model);
 }
 
+static uint64_t doc_stamp(const tui_app *a)
+{
+  uint64_t h = 0x5eed;
+  const char *files[2] = { a->path, a->source };
+  for (int i = 0; i < 2; i++) {
+    struct stat st;
+    if (!files[i] || stat(files[i], &st) != 0) continue;
+    int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
+    h = dg_hash_bytes(v, sizeof v, h);
+  }
+  return h;
+}
+
+bool tui_app_stale(tui_app *a)
+{
+  if (!a->path || doc_stamp(a) == a->stamp) return false;
+  tui_app_message(a, true, "%s changed on disk since it was opened: :reload loads it (the screen shows the old version)",
+                  a->source ? a->source : a->path);
+  return true;
+}
+
 bool tui_app_open(tui_app *a, const char *path)
 {
   struct stat st;
@@ -272,6 +293,7 @@ bool tui_app_open(tui_app *a, const char *path)
   }
   dg_buf_free(&why);
   dg_diags_free(&d);
+  a->stamp = doc_stamp(a);
   a->focus = TUI_PANE_SOURCE;
   a->overlay = -1;
   a->gallery = false;

@@ -39,6 +39,17 @@ tui_has badinit 000 "init.lua:1: bad init" "an error in init.lua is shown, the s
 
 tui_run nospec 100x30 'c<Dump>' saxpy.cu
 tui_has nospec 001 "check: needs a problem spec with" "check without a spec says what is missing"
+# the kernel edited on disk while the screen shows it: c says so instead of checking the old
+# version, :reload loads the new one (here the bug fixed: y[31] is then equivalent)
+mkdir -p "$DATA/edit" && cp "$DATA/relu_tail.lua" "$DATA/relu_tail.cu" "$DATA/edit/"
+tui_run edited 110x30 ':lua local f = io.open(workbench.source); local t = f:read("a"); f:close(); f = io.open(workbench.source, "w"); f:write((t:gsub("threadIdx.x != 31", "true"))); f:close()<Enter>
+<Tab>g31<Enter>c<Dump>
+:reload<Enter>
+<Dump>
+<Tab>g31<Enter>c<Wait><Dump>' edit/relu_tail.lua
+tui_has edited 001 "changed on disk since it was opened" "a check of a file changed on disk says so"
+tui_has edited 002 "reloaded edit/relu_tail.lua" ":reload loads it again"
+tui_has edited 003 "equivalent  y[31]" "and the check sees the edited kernel"
 # a kernel opened by its .cu while its spec (same name, .lua) is beside it: the problem opens
 tui_run cuspec 110x30 '<Tab>g31<Enter>c<Wait><Dump>' relu_tail.cu
 tui_has cuspec 001 "relu_tail.lua (relu_tail.cu)" "FILE.cu with FILE.lua beside it opens the problem"
