@@ -137,7 +137,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--realistic-only")) real_only = true;
     else dg_vec_push(&specs, argv[i]);
   }
-  const char *src = getenv("DG_SRCDIR");
+  const char *src = getenv("DG_SRCDIR"), *ev = getenv("DIRIGO_GPU_LAUNCH_EVENTS");
+  bool split = ev && (!strcmp(ev, "all") || !strcmp(ev, "shared"));   /* every launch timed (gpu_child_batch.c) */
   DG_VEC(char *) paths = {0};
   if (specs.n)
     for (size_t i = 0; i < specs.n; i++) dg_vec_push(&paths, dg_strdup(specs.v[i]));
@@ -213,10 +214,13 @@ int main(int argc, char **argv)
       const struct gpu_many_prof *pf = &gk.prof;
       if (pf->cases) {   /* where a grouped case's time went */
         double c = (double)pf->cases;
-        printf("  grouped: %" PRId64 " cases in %" PRId64 " requests; per case: host %.3f ms building, request %.3f ms "
-               "(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
-               pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c, pf->ms[0] / c, pf->ms[1] / c,
-               pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+        printf("  grouped: %" PRId64 " cases in %" PRId64 " requests; per case: host %.3f ms building, request %.3f ms ",
+               pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c);
+        if (split)
+          printf("(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
+                 pf->ms[0] / c, pf->ms[1] / c, pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+        else
+          printf("(kernels %.4f ms; DIRIGO_GPU_LAUNCH_EVENTS=all times every launch for the split)\n", pf->ms[3] / c);
         if (pf->rsampled)
           printf("  the reference at the validator's sample alone (dg_ref_at; the case judged on that sample in "
                  "the first request): %" PRId64 " cases\n", pf->rsampled);

@@ -47,6 +47,10 @@ timeout 200 "$B/gpu_fuzz_bench" --cases $cases --json "$out/gpu_fuzz.json" 2>&1 
 say "torch_harness"
 timeout 120 python3 bench/torch_harness.py --cases $cases --json "$out/torch.json" --dirigo "$out/gpu_fuzz.json" \
   2>&1 | tee "$out/torch_harness.log"
+# where a realistic case's time goes: every launch timed (campaigns time only the kernels under test)
+say "gpu_fuzz_bench --realistic-only, DIRIGO_GPU_LAUNCH_EVENTS=all (the split)"
+DIRIGO_GPU_LAUNCH_EVENTS=all timeout 120 "$B/gpu_fuzz_bench" --cases $cases --realistic-only 2>&1 \
+  | tee "$out/gpu_fuzz_split.log"
 fi
 
 # --- 2. agreement ---------------------------------------------------------------

@@ -218,13 +218,14 @@ static void many_on_device(dev *v)
 }
 
 /* DIRIGO_GPU_LAUNCH_EVENTS (gpu_child_batch.c): in an asynchronous batch,
- * "kernel" times the guarded launches alone (dirigo's own report 0 ms), "0"
- * none, unset every launch. A child reads it when it starts. */
+ * unset or "kernel" times the guarded launches alone (dirigo's own report 0
+ * ms), "all" and "shared" every launch, "0" none. A child reads it when it
+ * starts. */
 static void launch_events(void)
 {
-  static const char *const modes[] = { NULL, "kernel", "0", "shared" };
-  static const int want[4][3] = { { 1, 1, 1 }, { 0, 0, 1 }, { 0, 0, 0 }, { 1, 1, 1 } };   /* unguarded x2, guarded */
-  for (int m = 0; m < 4; m++) {
+  static const char *const modes[] = { NULL, "kernel", "0", "shared", "all" };
+  static const int want[5][3] = { { 0, 0, 1 }, { 0, 0, 1 }, { 0, 0, 0 }, { 1, 1, 1 }, { 1, 1, 1 } };   /* unguarded x2, guarded */
+  for (int m = 0; m < 5; m++) {
     if (modes[m]) setenv("DIRIGO_GPU_LAUNCH_EVENTS", modes[m], 1);
     char *why = NULL, *msg = NULL;
     dg_gpu *g = dg_gpu_open(NULL, &why);
