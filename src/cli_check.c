@@ -340,6 +340,22 @@ int cli_check(int argc, char **argv)
     add_loc(&locs, l);
   }
   if (a.autoloc) auto_locs(L.p, a.seed, &locs);
+  if (!locs.n) {                          /* --auto chose nothing: every output is empty */
+    dg_buf why = {0};
+    int64_t *zs = dg_malloc(sizeof *zs * (L.p->sizes.n + 1)), dims[16];
+    dg_problem_default_sizes(L.p, zs);
+    for (size_t t = 0; t < L.p->tensors.n; t++) {
+      const dg_tensor *ot = &L.p->tensors.v[t];
+      if (ot->role != DG_TENSOR_OUTPUT || ot->shape.n > 16 || !dg_problem_shape(L.p, (int)t, zs, dims, NULL)) continue;
+      dg_buf_printf(&why, "%s%s: ", why.n ? ", " : "", ot->name);
+      for (size_t d = 0; d < ot->shape.n; d++) dg_buf_printf(&why, "%s%lld", d ? "x" : "", (long long)dims[d]);
+    }
+    fprintf(stderr, "dirigo check: --auto: every output is empty at these sizes (%s): no element to check\n", why.s ? why.s : "");
+    dg_buf_free(&why);
+    free(zs);
+    cli_problem_free(&L);
+    return DG_EXIT_USAGE;
+  }
   /* the GPU replays bugs' witnesses where there is one (lazily: a session
    * starts a child process and compiles the kernels) */
   gpu_kernels gk;

@@ -204,5 +204,10 @@ w2=$(printf '%s\n' "$o2" | sed -n 's/.*witness: //p')
 ok "[ -n '$w1' ] && [ '$w1' != '$w2' ]" "two problems' witnesses of y[0,1] are two files ($w1, $w2)"
 like "$(cat "$w1")" '"sizes":\{"N":5,"C":100\}' "the first problem's witness is still its own"
 
+# --auto where every output is empty at the sizes given: says so instead of printing nothing
+out=$(run_dirigo check "$W/softmax_warp.lua" --size N=0 --auto --no-journal 2>&1)
+is "$(cat "$rcf")" 2 "--auto with an empty output: an input error (exit 2), as --at is"
+like "$out" "every output is empty at these sizes \\(y: 0x77\\): no element to check" "and it says why"
+
 rm -f "$rcf"
 done_testing
