@@ -108,7 +108,8 @@ static void load(tui_app *a, gal_state *s)
   for (size_t g = 0; g < groups.n; g++) {
     char *dir = dg_printf("%s/%s", s->root, groups.v[g]);
     struct stat st;
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+    /* scripts/ holds `dirigo run` scripts, not problems (cli_specs.c skips it too) */
+    if (strcmp(groups.v[g], "scripts") && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
       strvec files = {0};
       list_dir(dir, &files);
       for (size_t i = 0; i < files.n; i++) {

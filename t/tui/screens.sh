@@ -87,6 +87,8 @@ D=$T/datadir
 mkdir -p "$D/samples/demo" "$D/samples/empty"
 ln -s "$DG_SRCDIR/themes" "$DG_SRCDIR/grammars" "$DG_SRCDIR/lua" "$D/"
 cp "$DATA/bmm.lua" "$DATA/bmm.cu" "$DATA/saxpy.cu" "$D/samples/demo/"
+# scripts/ holds Lua scripts (dirigo run), not problems: the gallery leaves it out, as sweep does
+mkdir -p "$D/samples/scripts" && printf 'print(dirigo.version)\n' > "$D/samples/scripts/session.lua"
 DIRIGO_DATADIR=$D; export DIRIGO_DATADIR
 tui_run gallery 100x30 'j
 <Dump>
