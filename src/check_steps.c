@@ -166,7 +166,12 @@ void check_steps_format(dg_buf *b, const emu_kernels *k, const check_result *r)
     size_t n;
     const char *src = check_step_source(k, s, &n);
     int ind = 2 * (s->depth > 1 ? s->depth - 1 : 0);
-    dg_buf_printf(b, "%4zu %4u:%-3u %*s%.*s", i + 1, s->span.line, s->span.col, ind, "", (int)n, src);
+    if (s->span.file && s->span.file != r->steps[0].span.file) {   /* an included header: name it */
+      const char *path = dg_srcmgr_path(&k->sm, s->span.file), *base = strrchr(path, '/');
+      dg_buf_printf(b, "%4zu %s:%u:%-3u %*s%.*s", i + 1, base ? base + 1 : path, s->span.line, s->span.col, ind, "",
+                    (int)n, src);
+    } else
+      dg_buf_printf(b, "%4zu %4u:%-3u %*s%.*s", i + 1, s->span.line, s->span.col, ind, "", (int)n, src);
     if (s->target || s->value) {
       dg_buf_puts(b, "   -> ");
       if (s->target) dg_buf_printf(b, "%s%s", s->target, s->value ? " = " : "");

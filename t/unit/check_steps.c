@@ -291,6 +291,29 @@ static void test_jumps(void)
   unload(&P);
 }
 
+/* a step in an included header names its file: its line is not the kernel file's */
+static void test_header(void)
+{
+  put("add.cuh", "__device__ float add(float a, float b)\n{\n  return a + b;\n}\n");
+  put("inc.cu", "#include \"add.cuh\"\n"
+                "__global__ void k(float *y, const float *x, int N, int C)\n"
+                "{\n  int n = threadIdx.x;\n  if (n < N) y[n] = add(x[n * C], x[n * C + 1]);\n}\n");
+  put("inc.lua", "return problem {\n  source = \"inc.cu\",\n  op = \"sum\",\n"
+                 "  sizes = { N = 2, C = 2 },\n  launch = \"k<<<1, 32>>>(y, x, N, C)\",\n}\n");
+  prob P;
+  if (!load(&P, "inc.lua")) { ok(0, "inc loads"); unload(&P); return; }
+  check_result r;
+  ok(check(&P, 1, true, &r), "y[1] through a header's add is equivalent");
+  dg_buf b = {0};
+  check_steps_format(&b, &P.k, &r);
+  ok(b.s && strstr(b.s, " add.cuh:3:3     return a + b;   -> return = "), "a step in the header names add.cuh");
+  ok(b.s && strstr(b.s, "   5:3   if (n < N)"), "the kernel file's steps keep line:col alone");
+  printf("%s", b.s ? b.s : "");
+  dg_buf_free(&b);
+  check_result_free(&r);
+  unload(&P);
+}
+
 int main(void)
 {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/dg_steps_XXXXXX");
@@ -299,6 +322,7 @@ int main(void)
   test_branches();
   test_jumps();
   test_cap();
+  test_header();
   char *cmd = dg_printf("rm -rf '%s'", tmpdir);
   if (system(cmd)) printf("# could not remove %s\n", tmpdir);
   free(cmd);
