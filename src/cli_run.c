@@ -92,7 +92,11 @@ int cli_run(int argc, char **argv)
     fprintf(stderr, "dirigo run: %s\n", lua_tostring(L, -1));
     code = DG_EXIT_USAGE;
   } else if (lua_isinteger(L, -1)) {
-    code = (int)lua_tointeger(L, -1);       /* a script may return its exit code */
+    lua_Integer v = lua_tointeger(L, -1);   /* a script may return its exit code */
+    if (v < 0 || v > 255) {                 /* the shell would see it modulo 256: 256 as success */
+      fprintf(stderr, "dirigo run: the script returned %lld: an exit status is 0 to 255\n", (long long)v);
+      code = DG_EXIT_USAGE;
+    } else code = (int)v;
   }
   lua_close(L);
   return code;

@@ -11,6 +11,8 @@ check() {  # name, condition result
 }
 "$DIRIGO" run "$DG_SRCDIR/t/lua_api/module_api.lua" "$DG_SRCDIR" >/dev/null; check "module_api.lua passes (exit 0)" $?
 "$DIRIGO" run -e 'return 1' >/dev/null; [ $? = 1 ]; check "a script's returned integer is the exit code" $?
+err=$("$DIRIGO" run -e 'return 256' 2>&1); rc=$?
+[ $rc = 2 ] && echo "$err" | grep -q "returned 256: an exit status is 0 to 255"; check "a returned integer past 255 is refused, not wrapped to 0 (exit 2)" $?
 out=$("$DIRIGO" run -e 'print(arg[0], arg[1], arg[2], select("#", ...))' a b); [ "$out" = "-e	a	b	2" ]; check "arg and ... hold the arguments" $?
 "$DIRIGO" run /nonexistent/script.lua 2>/dev/null; [ $? = 2 ]; check "missing script: exit 2" $?
 "$DIRIGO" run 2>/dev/null; [ $? = 2 ]; check "no script: usage, exit 2" $?
