@@ -58,7 +58,27 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
       dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: %s takes %d argument%s, the launch gives %zu",
                   i + 1, f->name, f->nparams, f->nparams == 1 ? "" : "s", l->args.n);
       ok = false;
-    } else if (!f || !f->is_kernel) {
+    } else if (f && f->is_kernel) {
+      /* a tensor goes to a pointer parameter and nothing else does (a number there ran as a
+       * null pointer; a tensor for an int was an 'error' verdict without a position) */
+      for (size_t a = 0; a < l->args.n; a++) {
+        const dg_launch_arg *x = &l->args.v[a];
+        const dg_var *pv = f->params[a];
+        bool ptr = pv->type && pv->type->kind == DG_TY_PTR && !pv->by_ref;
+        bool numeric = x->kind == DG_ARG_EXPR || x->kind == DG_ARG_BOOL || x->kind == DG_ARG_FLOAT || x->kind == DG_ARG_ATTR;
+        if (ptr && numeric)
+          dg_diag_add(d, DG_SEV_ERROR, dg_problem_launch_arg_span(p, (int)i, (int)a),
+                      "launch %zu: argument %zu '%s' is a number, but parameter '%s' of %s is a pointer (a tensor or scratch buffer goes there)",
+                      i + 1, a + 1, x->text, pv->name, f->name);
+        else if (!ptr && x->kind == DG_ARG_TENSOR)
+          dg_diag_add(d, DG_SEV_ERROR, dg_problem_launch_arg_span(p, (int)i, (int)a),
+                      "launch %zu: argument %zu '%s' is a tensor, but parameter '%s' of %s is not a pointer",
+                      i + 1, a + 1, x->text, pv->name, f->name);
+        else continue;
+        ok = false;
+      }
+    }
+    if (!f || !f->is_kernel) {
       dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: no usable __global__ kernel '%s' in %s%s",
                   i + 1, name, p->source, k->mod->diags.nerrors ? " (see the diagnostics above)" : "");
       ok = false;

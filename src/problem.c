@@ -264,6 +264,12 @@ static dg_span launch_span(const dg_problem *p, const dg_launch *l, size_t off)
   return dg_problem_span_of(p, l->span.file, l->file_off + off);
 }
 
+dg_span dg_problem_launch_arg_span(const dg_problem *p, int li, int a)
+{
+  const dg_launch *l = p->launches.v[li];
+  return a >= 0 && (size_t)a < l->args.n ? launch_span(p, l, l->args.v[a].off) : l->span;
+}
+
 bool dg_problem_launch_dims(const dg_problem *p, int i, const int64_t *sizes, int64_t grid[3],
                             int64_t block[3], int64_t *shared, dg_diags *d)
 {

@@ -231,6 +231,8 @@ bool dg_problem_launch_dims(const dg_problem *p, int i, const int64_t *sizes, in
  * the launch's own, else the spec's `template`. Caller frees. *templated (may be
  * NULL) says whether there were any. Emulator and GPU both name instances so. */
 char *dg_problem_launch_instance(const dg_problem *p, int i, bool *templated);
+/* Where argument a of launch li is written in the spec (the launch's span when unknown). */
+dg_span dg_problem_launch_arg_span(const dg_problem *p, int li, int a);
 /* Value of an integer argument (DG_ARG_EXPR, DG_ARG_BOOL) of launch i. */
 bool dg_problem_arg_int(const dg_problem *p, int i, int arg, const int64_t *sizes, int64_t *v,
                         dg_diags *d);

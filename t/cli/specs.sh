@@ -127,4 +127,16 @@ out=$("$DIRIGO" check "$W/ev/leaky_relu_macro.cu" --at 0 2>&1); rc=$?
 is "$rc" 2 "check FILE.cu without a dirigo block: exit 2"
 like "$out" "leaky_relu_macro.cu:1:1: error: no /\\* dirigo: … \\*/ block in this file; its spec is .*/ev/leaky_relu_macro.lua" \
   "names the spec beside it"
+# a launch argument of the wrong kind for its parameter is a spec error at the argument
+cp "$S/elementwise/leaky_relu_macro.cu" "$W/ev/lk.cu"
+sed 's/leaky_relu_macro.cu/lk.cu/; s/(y, x, N)/(y, N, N)/' "$S/elementwise/leaky_relu_macro.lua" > "$W/ev/int_for_ptr.lua"
+out=$("$DIRIGO" check "$W/ev/int_for_ptr.lua" --at 0 2>&1); rc=$?
+is "$rc" 2 "an integer where the kernel takes a pointer: exit 2"
+like "$out" "int_for_ptr.lua:[0-9]+:[0-9]+: error: launch 1: argument 2 'N' is a number, but parameter 'x' of [a-z_]+ is a pointer" \
+  "names the argument and the parameter at file:line:col (it ran as a null pointer)"
+sed 's/leaky_relu_macro.cu/lk.cu/; s/(y, x, N)/(y, x, x)/' "$S/elementwise/leaky_relu_macro.lua" > "$W/ev/ptr_for_int.lua"
+out=$("$DIRIGO" fuzz "$W/ev/ptr_for_int.lua" 2>&1); rc=$?
+is "$rc" 2 "a tensor where the kernel takes an int: exit 2"
+like "$out" "ptr_for_int.lua:[0-9]+:[0-9]+: error: launch 1: argument 3 'x' is a tensor, but parameter 'N' of [a-z_]+ is not a pointer" \
+  "names both (it was a position-less error for every case)"
 done_testing
