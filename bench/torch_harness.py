@@ -171,7 +171,7 @@ def table(rows, dirigo):
                 ratio = '%8.2fx faster' % (d['cases_per_s'] / r['cases_per_s'])
             else:                      # dirigo ms/case over the bare kernel (target <= 1.5)
                 k = d['kernel_ms'] if d['kernel_ms'] > 0 else r['kernel_ms']
-                ratio = '%8.0fx kernel' % (d['ms_per_case'] / k) if k > 0 else '-'
+                ratio = '%7.2fx kernel' % (d['ms_per_case'] / k) if k > 0 else '-'
             line += ' %10.1f %s' % (d['cases_per_s'], ratio)
         print(line + '   %d/%d pass' % (r['pass'], r['cases']))
     print('(ratio: at spec sizes dirigo cases/s over torch cases/s, target >= 3x; at realistic '
