@@ -11,6 +11,17 @@ static const dg_tykind dtype_ty[DG_DT__COUNT] = {
   [DG_DT_U8] = DG_TY_U8, [DG_DT_BOOL] = DG_TY_BOOL,
 };
 
+/* A scalar pointee of another size than the tensor's elements (elu_kernel<double> on f32
+ * data), or the other 2-byte float (__half for bf16): the kernel would read and write
+ * other bytes than the tensor's. Vectors, structs, void and same-size reinterpretations
+ * (float4 *, unsigned * for f32 bits) are the kernel's business. */
+static bool elem_mismatch(const dg_type *e, dg_dtype dt)
+{
+  if (!e || e->kind < DG_TY_I8 || e->kind > DG_TY_F64) return false;
+  if (dg_type_size(e) != dg_dtypes[dt].size) return true;
+  return (e->kind == DG_TY_F16 && dt == DG_DT_BF16) || (e->kind == DG_TY_BF16 && dt == DG_DT_F16);
+}
+
 bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
 {
   memset(k, 0, sizeof *k);
@@ -74,7 +85,13 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
           dg_diag_add(d, DG_SEV_ERROR, dg_problem_launch_arg_span(p, (int)i, (int)a),
                       "launch %zu: argument %zu '%s' is a tensor, but parameter '%s' of %s is not a pointer",
                       i + 1, a + 1, x->text, pv->name, f->name);
-        else continue;
+        else if (ptr && x->kind == DG_ARG_TENSOR && elem_mismatch(pv->type->elem, p->tensors.v[x->index].dtype)) {
+          const dg_dtype_info *dt = &dg_dtypes[p->tensors.v[x->index].dtype];
+          dg_diag_add(d, DG_SEV_ERROR, dg_problem_launch_arg_span(p, (int)i, (int)a),
+                      "launch %zu: argument %zu '%s' is %s %s tensor (%d bytes an element), but parameter '%s' of %s points to %s (%lld bytes)",
+                      i + 1, a + 1, x->text, strchr("fi", dt->name[0]) ? "an" : "a", dt->name, dt->size, pv->name, f->name, pv->type->elem->name,
+                      (long long)dg_type_size(pv->type->elem));
+        } else continue;
         ok = false;
       }
     }

@@ -139,4 +139,11 @@ out=$("$DIRIGO" fuzz "$W/ev/ptr_for_int.lua" 2>&1); rc=$?
 is "$rc" 2 "a tensor where the kernel takes an int: exit 2"
 like "$out" "ptr_for_int.lua:[0-9]+:[0-9]+: error: launch 1: argument 3 'x' is a tensor, but parameter 'N' of [a-z_]+ is not a pointer" \
   "names both (it was a position-less error for every case)"
+# a template that makes the kernel's element type another size than the tensor's
+cp "$S/elementwise/elu_template.cu" "$W/ev/elu.cu"
+sed 's/elu_template.cu/elu.cu/; s/elu_kernel<float>/elu_kernel<double>/' "$S/elementwise/elu_template.lua" > "$W/ev/elu_double.lua"
+out=$("$DIRIGO" check "$W/ev/elu_double.lua" --at 0 2>&1); rc=$?
+is "$rc" 2 "elu_kernel<double> on f32 tensors: exit 2"
+like "$out" "elu_double.lua:[0-9]+:[0-9]+: error: launch 1: argument 1 'y' is an f32 tensor \\(4 bytes an element\\), but parameter 'y' of elu_kernel<double> points to double \\(8 bytes\\)" \
+  "names the tensor's dtype and the parameter's type (it was an out-of-bounds store)"
 done_testing
