@@ -65,6 +65,17 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
       if (p->launches.n == 1)
         dg_diag_add(d, DG_SEV_WARNING, l->span, "template arguments ignored: '%s' is not a template", l->kernel);
     }
+    if (!f) {   /* the instance's refusals without a kernel-file position are about the spec's launch */
+      size_t w = nd;
+      for (size_t g = nd; g < k->mod->diags.v.n; g++) {
+        dg_diag *x = &k->mod->diags.v.v[g];
+        if (x->span.file) { k->mod->diags.v.v[w++] = *x; continue; }
+        dg_diag_add(d, x->sev, l->span, "%s", x->msg);
+        if (x->sev == DG_SEV_ERROR || x->sev == DG_SEV_UNSUPPORTED) k->mod->diags.nerrors--;
+        free(x->msg);
+      }
+      k->mod->diags.v.n = w;
+    }
     if (f && f->is_kernel && (int)l->args.n != f->nparams) {   /* else every run says so, without a position */
       dg_diag_add(d, DG_SEV_ERROR, l->span, "launch %zu: %s takes %d argument%s, the launch gives %zu",
                   i + 1, f->name, f->nparams, f->nparams == 1 ? "" : "s", l->args.n);

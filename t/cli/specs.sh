@@ -146,4 +146,9 @@ out=$("$DIRIGO" check "$W/ev/elu_double.lua" --at 0 2>&1); rc=$?
 is "$rc" 2 "elu_kernel<double> on f32 tensors: exit 2"
 like "$out" "elu_double.lua:[0-9]+:[0-9]+: error: launch 1: argument 1 'y' is an f32 tensor \\(4 bytes an element\\), but parameter 'y' of elu_kernel<double> points to double \\(8 bytes\\)" \
   "names the tensor's dtype and the parameter's type (it was an out-of-bounds store)"
+# a template instance the kernel's template refuses: the reason at the launch, file:line:col
+sed 's/elu_template.cu/elu.cu/; s/elu_kernel<float>/elu_kernel<float, 3>/' "$S/elementwise/elu_template.lua" > "$W/ev/elu_targs.lua"
+out=$("$DIRIGO" check "$W/ev/elu_targs.lua" --at 0 2>&1)
+like "$out" "elu_targs.lua:[0-9]+:[0-9]+: error: too many template arguments in 'elu_kernel<float, 3>'" \
+  "the template's refusal names the spec's launch (it had no position)"
 done_testing
