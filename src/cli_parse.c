@@ -150,6 +150,22 @@ int cli_parse(int argc, char **argv)
     else { dg_vec_free(&o.defs); dg_vec_free(&o.insts); return usage(); }
   }
   if (!o.path) { dg_vec_free(&o.defs); dg_vec_free(&o.insts); return usage(); }
+  size_t pl = strlen(o.path);
+  if (pl > 4 && !strcmp(o.path + pl - 4, ".lua")) {   /* a problem spec: name its kernel */
+    char *text = dg_read_file(o.path, NULL), *src = NULL;
+    const char *q = text ? strstr(text, "source") : NULL;
+    if (q) q = strpbrk(q, "\"'\n");
+    if (q && *q != '\n') {
+      const char *e = strchr(q + 1, *q);
+      if (e) src = dg_strndup(q + 1, (size_t)(e - q - 1));
+    }
+    fprintf(stderr, "dirigo parse: %s is a problem spec (Lua): parse takes a kernel file (.cu)%s%s\n", o.path,
+            src ? ", here " : "", src ? src : "");
+    free(src);
+    free(text);
+    dg_vec_free(&o.defs); dg_vec_free(&o.insts);
+    return DG_EXIT_USAGE;
+  }
   /* -D NAME=VAL: split the name off (pp_define wants separate strings) */
   DG_VEC(char *) names = { 0 };
   for (size_t i = 0; i < o.defs.n; i++) {

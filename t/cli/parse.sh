@@ -85,5 +85,10 @@ t "1 GB a thread: an error at 2:37" 'grep -q "big.cu:2:37: error: local variable
 t "32 GB __device__ array: an error at 4:18" 'grep -q "big.cu:4:18: error: __device__ variable of 34359738368 bytes: more than the emulator holds" "$tmp/err"'
 t "256 KiB __constant__: an error" 'grep -q "big.cu:5:20: error: __constant__ variable of 262144 bytes: a GPU has 64 KiB" "$tmp/err"'
 t "an array of 2^60 floats: an error, not an overflow" 'grep -q "big.cu:3:[0-9]*: error: array of more than 2^40 bytes" "$tmp/err"'
+# a problem spec given to parse: it says what parse takes (it listed nothing and exited 0)
+printf 'return problem { source = "k.cu" }\n' > "$tmp/p.lua"
+"$DIRIGO" parse "$tmp/p.lua" > "$tmp/out" 2> "$tmp/err"; rc=$?
+t "parse of a spec (.lua): exit 2" '[ $rc -eq 2 ]'
+t "it says parse takes the kernel file" 'grep -q "p.lua is a problem spec (Lua): parse takes a kernel file (.cu), here k.cu" "$tmp/err"'
 echo "1..$n"
 [ $fail -eq 0 ]
