@@ -536,7 +536,7 @@ static void end(tui_app *a, void *ud, const char *failure)
     if (j->inst_finding)            /* the news first: the pane's top has room for it */
       dg_buf_printf(&b, "check --auto: a finding at other sizes than the spec's\n%s--\n",
                     a->model.result ? a->model.result : "");
-    dg_buf_printf(&b, "check --auto: %d elements checked", j->nchecked);
+    dg_buf_printf(&b, "check --auto: %d element%s checked", j->nchecked, j->nchecked == 1 ? "" : "s");
     if (j->ninst) dg_buf_printf(&b, " (%d at the spec's sizes, %d at other sizes)", j->nchecked - j->ninst, j->ninst);
     dg_buf_printf(&b, ", %d equivalent%s\n", j->nequiv, j->nfound ? "; stopped at the first finding" : "");
     dg_buf_puts(&b, j->overview.s);

@@ -50,6 +50,10 @@ tui_run edited 110x30 ':lua local f = io.open(workbench.source); local t = f:rea
 tui_has edited 001 "changed on disk since it was opened" "a check of a file changed on disk says so"
 tui_has edited 002 "reloaded edit/relu_tail.lua" ":reload loads it again"
 tui_has edited 003 "equivalent  y[31]" "and the check sees the edited kernel"
+# A stopping at its first element counts it in the singular
+mkdir -p "$DATA/first" && sed 's/!= 31/!= 0/' "$DATA/relu_tail.cu" > "$DATA/first/relu_tail.cu" && cp "$DATA/relu_tail.lua" "$DATA/first/"
+tui_run first 110x30 'A<Wait><Dump>' first/relu_tail.lua
+tui_has first 001 "check --auto: 1 element checked," "one element checked: 'element', not 'elements'"
 # a kernel opened by its .cu while its spec (same name, .lua) is beside it: the problem opens
 tui_run cuspec 110x30 '<Tab>g31<Enter>c<Wait><Dump>' relu_tail.cu
 tui_has cuspec 001 "relu_tail.lua (relu_tail.cu)" "FILE.cu with FILE.lua beside it opens the problem"
