@@ -139,7 +139,9 @@ int dgl_check(lua_State *L)
     luaL_argcheck(L, lua_rawlen(L, 3) == (size_t)rank, 3, "one index per dimension");
     for (int i = 0; i < rank; i++) {
       lua_rawgeti(L, 3, i + 1);
-      idx[i] = luaL_checkinteger(L, -1);
+      int isint;
+      idx[i] = lua_tointegerx(L, -1, &isint);
+      if (!isint) luaL_argerror(L, 3, lua_pushfstring(L, "index %d must be an integer", i + 1));
       lua_pop(L, 1);
     }
   }

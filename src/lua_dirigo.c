@@ -68,8 +68,22 @@ static void sizes_arg(lua_State *L, const dg_problem *p, int i, int64_t *sizes)
   if (i <= 0 || lua_isnoneornil(L, i)) return;
   luaL_checktype(L, i, LUA_TTABLE);
   for (size_t k = 0; k < p->sizes.n; k++) {
-    if (lua_getfield(L, i, p->sizes.v[k].name) != LUA_TNIL) sizes[k] = luaL_checkinteger(L, -1);
+    if (lua_getfield(L, i, p->sizes.v[k].name) != LUA_TNIL) {
+      int isint;
+      sizes[k] = lua_tointegerx(L, -1, &isint);
+      if (!isint) luaL_error(L, "size '%s' must be an integer", p->sizes.v[k].name);
+    }
     lua_pop(L, 1);
+  }
+  /* a name the problem does not have (a misspelt N) would silently keep the spec's value */
+  for (lua_pushnil(L); lua_next(L, i); lua_pop(L, 1)) {
+    if (lua_type(L, -2) == LUA_TSTRING && dg_problem_size(p, lua_tostring(L, -2)) >= 0) continue;
+    dg_buf b = {0};
+    for (size_t k = 0; k < p->sizes.n; k++) dg_buf_printf(&b, "%s%s", k ? ", " : "", p->sizes.v[k].name);
+    lua_pushfstring(L, "no size '%s' (its sizes: %s)", lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?",
+                    b.s ? b.s : "none");
+    dg_buf_free(&b);
+    lua_error(L);
   }
 }
 
@@ -306,7 +320,9 @@ static int l_ref(lua_State *L)
     luaL_argcheck(L, lua_rawlen(L, 3) == rank && rank <= 16, 3, "one index per dimension");
     for (size_t k = 0; k < rank; k++) {
       lua_rawgeti(L, 3, (lua_Integer)k + 1);
-      idx[k] = luaL_checkinteger(L, -1);
+      int isint;
+      idx[k] = lua_tointegerx(L, -1, &isint);
+      if (!isint) luaL_argerror(L, 3, lua_pushfstring(L, "index %d must be an integer", (int)k + 1));
       lua_pop(L, 1);
     }
   }

@@ -51,6 +51,13 @@ local okr, err = pcall(dirigo.ref, p, "y", { 7, 0 })
 ok(not okr and tostring(err):match("out of range"), "index out of range is an error", err)
 okr, err = pcall(dirigo.ref, p, "x", { 0, 0 })
 ok(not okr and tostring(err):match("not an output"), "inputs have no reference", err)
+-- a size name the problem does not have, or a fractional index or size, is an error naming it
+okr, err = pcall(dirigo.ref, p, "y", { 0, 1 }, { sizes = { n = 1, C = 2 } })
+ok(not okr and tostring(err):match("no size 'n' %(its sizes: N, C%)"), "a misspelt size is refused, not ignored", err)
+okr, err = pcall(p.shape, p, "y", { N = 2.5 })
+ok(not okr and tostring(err):match("size 'N' must be an integer"), "a fractional size names the size", err)
+okr, err = pcall(dirigo.ref, p, "y", { 0.5, 1 })
+ok(not okr and tostring(err):match("bad argument #3 to 'dirigo.ref' %(index 1 must be an integer%)"), "a fractional index names its position", err)
 -- given inputs of the wrong length or kind are refused, not padded with zeros or replaced
 okr, err = pcall(dirigo.ref, p, "y", { 0, 1 }, { sizes = { N = 1, C = 2 }, inputs = { x = { 1 } } })
 ok(not okr and tostring(err):match("inputs%.x has 1 values?, the tensor 2"), "a short input list is an error", err)
