@@ -46,7 +46,15 @@ static void check_opts_arg(lua_State *L, int opts, check_opts *o)
     lua_pop(L, 1);
   }
   o->timeout_s = opt_num(L, opts, "timeout", 10);
-  o->seed = (uint64_t)opt_num(L, opts, "seed", 1);
+  if (!(o->timeout_s > 0)) luaL_error(L, "dirigo.check: opts.timeout must be a positive number of seconds");
+  o->seed = 1;
+  if (lua_getfield(L, opts, "seed") != LUA_TNIL) {
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    if (!isint || v < 0) luaL_error(L, "dirigo.check: opts.seed must be an integer >= 0");
+    o->seed = (uint64_t)v;
+  }
+  lua_pop(L, 1);
   o->want_steps = opt_bool(L, opts, "steps");
   o->want_smtlib = opt_bool(L, opts, "smtlib");
   if (lua_getfield(L, opts, "float") != LUA_TNIL) {

@@ -49,6 +49,11 @@ okc, err = pcall(dirigo.check, p, "x", 1)
 ok(not okc and err:match("not an output"), "an input is refused", err)
 okc, err = pcall(dirigo.check, p, "y", {1, 2})
 ok(not okc and err:match("one index per dimension"), "the index's rank is checked", err)
+for _, bad in ipairs { { timeout = 0 / 0 }, { timeout = -1 }, { seed = -1 }, { seed = 1.5 } } do
+  local k = next(bad)
+  okc, err = pcall(dirigo.check, p, "y", 1, bad)
+  ok(not okc and err:match("dirigo.check: opts%." .. k .. " must be"), "opts." .. k .. " = " .. tostring(bad[k]) .. " is refused", err)
+end
 okc, err = pcall(dirigo.check, p, "y", 1, { float = "double" })
 ok(not okc and err:match('float is "real" or "ieee"'), "float is real or ieee", err)
 
