@@ -46,7 +46,7 @@
  * 5 i64 6 u8.
  *
  * DG_DEVN marks the functions the kernel calls rather than inlines (the
- * evaluator, a read, the transcendental operations): NVRTC compiles the
+ * evaluator, a read, the perturbation, the transcendental operations): NVRTC compiles the
  * kernel in 1 s instead of 4. */
 #ifndef DG_DEVN
 #define DG_DEVN DG_DEV
@@ -157,18 +157,42 @@ DG_DEV void dge_note(dge_st *e, double v)
   if (dge_isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
 }
 
-DG_DEVN double dge_rd(dge_st *e, int s, long long i)
+/* A read in two parts: the raw load (dge_ld, pure) and the rest (dge_use:
+ * the perturbation, maxin, the NaN and maxmag notes — all order-free, max
+ * and or). The hot loops (rows, reduce, matmul) load the raw values of their
+ * next 8 reads first (dge_ld8) and then use them one by one in the order of
+ * dge_rd's calls: only the loads move, every operation and rounding stays.
+ * A warp issues in order, so a read whose value is needed at once waits a
+ * full memory latency; 8 loads in flight wait one. */
+DG_DEVN double dge_pert(const dge_st *e, int s, long long i, double v)
+{   /* v (1 + d) + d * copysign(scale, v): relative and normwise */
+  double d = dge_perturb(e->flat, e->k, e->tid[s], i) - 1;
+  return v + d * (v + (v < 0 ? -e->scale[s] : e->scale[s]));
+}
+
+DG_DEV double dge_use(dge_st *e, int s, long long i, double v)
 {
-  double v = dge_ld(e->in[s], e->dt[s], i);
-  if (e->perturb) {   /* v (1 + d) + d * copysign(scale, v): relative and normwise */
-    double d = dge_perturb(e->flat, e->k, e->tid[s], i) - 1;
-    v = v + d * (v + (v < 0 ? -e->scale[s] : e->scale[s]));
-  } else if (dge_isfinite(v) && fabs(v) > e->maxin[s]) {
-    e->maxin[s] = fabs(v);
-  }
+  if (e->perturb) v = dge_pert(e, s, i, v);
+  else if (dge_isfinite(v) && fabs(v) > e->maxin[s]) e->maxin[s] = fabs(v);
   if (dge_isnan(v)) e->nan_input = 1;
   dge_note(e, v);
   return v;
+}
+
+DG_DEVN double dge_rd(dge_st *e, int s, long long i) { return dge_use(e, s, i, dge_ld(e->in[s], e->dt[s], i)); }
+
+/* The raw values of reads i, i + step, ..., i + 7 step (all in the tensor:
+ * the loops call it for whole groups of 8 only, the rest read one by one). */
+DG_DEV void dge_ld8(const dge_st *e, int s, long long i, long long step, double *v)
+{
+  const void *p = e->in[s];
+  int t = e->dt[s];
+  if (t == 0) {
+    const float *q = (const float *)p + i;
+    for (int j = 0; j < 8; j++) v[j] = q[j * step];
+    return;
+  }
+  for (int j = 0; j < 8; j++) v[j] = dge_ld(p, t, i + j * step);
 }
 
 DG_DEV double dge_c(const dge_st *e, double v) { return e->round32 ? (double)(float)v : v; }
@@ -207,21 +231,41 @@ DG_DEV double dge_min(dge_st *e, double a, double b)
 
 DG_DEV double dge_rows(dge_st *e, long long flat, long long C, long long mode, double eps)
 {
-  long long base = flat / C * C, c = flat % C;
+  long long base = flat / C * C, c = flat % C, k;
+  double x[8];
   if (mode <= 1) {
     double m = dge_rd(e, 0, base);
-    for (long long k = 1; k < C; k++) m = dge_max(e, m, dge_rd(e, 0, base + k));
+    for (k = 1; k + 8 <= C; k += 8) {
+      dge_ld8(e, 0, base + k, 1, x);
+      for (int j = 0; j < 8; j++) m = dge_max(e, m, dge_use(e, 0, base + k + j, x[j]));
+    }
+    for (; k < C; k++) m = dge_max(e, m, dge_rd(e, 0, base + k));
     double s = dge_c(e, 0);
-    for (long long k = 0; k < C; k++) s = dge_add(e, s, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + k), m)));
+    for (k = 0; k + 8 <= C; k += 8) {
+      dge_ld8(e, 0, base + k, 1, x);
+      for (int j = 0; j < 8; j++) s = dge_add(e, s, dge_exp(e, dge_sub(e, dge_use(e, 0, base + k + j, x[j]), m)));
+    }
+    for (; k < C; k++) s = dge_add(e, s, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + k), m)));
     if (mode == 0) return dge_div(e, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + c), m)), s);
     return dge_sub(e, dge_sub(e, dge_rd(e, 0, base + c), m), dge_log(e, s));
   }
   if (mode == 2) {
     double s = dge_c(e, 0);
-    for (long long k = 0; k < C; k++) s = dge_add(e, s, dge_rd(e, 0, base + k));
+    for (k = 0; k + 8 <= C; k += 8) {
+      dge_ld8(e, 0, base + k, 1, x);
+      for (int j = 0; j < 8; j++) s = dge_add(e, s, dge_use(e, 0, base + k + j, x[j]));
+    }
+    for (; k < C; k++) s = dge_add(e, s, dge_rd(e, 0, base + k));
     double mean = dge_div(e, s, dge_c(e, (double)C));
     double v = dge_c(e, 0);
-    for (long long k = 0; k < C; k++) {
+    for (k = 0; k + 8 <= C; k += 8) {
+      dge_ld8(e, 0, base + k, 1, x);
+      for (int j = 0; j < 8; j++) {
+        double d = dge_sub(e, dge_use(e, 0, base + k + j, x[j]), mean);
+        v = dge_add(e, v, dge_mul(e, d, d));
+      }
+    }
+    for (; k < C; k++) {
       double d = dge_sub(e, dge_rd(e, 0, base + k), mean);
       v = dge_add(e, v, dge_mul(e, d, d));
     }
@@ -230,26 +274,39 @@ DG_DEV double dge_rows(dge_st *e, long long flat, long long C, long long mode, d
     return dge_add(e, y, dge_rd(e, 2, c));
   }
   double ss = dge_c(e, 0);
-  for (long long k = 0; k < C; k++) {
-    double x = dge_rd(e, 0, base + k);
-    ss = dge_add(e, ss, dge_mul(e, x, x));
+  for (k = 0; k + 8 <= C; k += 8) {
+    dge_ld8(e, 0, base + k, 1, x);
+    for (int j = 0; j < 8; j++) {
+      double xv = dge_use(e, 0, base + k + j, x[j]);
+      ss = dge_add(e, ss, dge_mul(e, xv, xv));
+    }
+  }
+  for (; k < C; k++) {
+    double xv = dge_rd(e, 0, base + k);
+    ss = dge_add(e, ss, dge_mul(e, xv, xv));
   }
   double r = dge_rsqrt(e, dge_add(e, dge_div(e, ss, dge_c(e, (double)C)), dge_c(e, eps)));
   return dge_mul(e, dge_mul(e, dge_rd(e, 0, base + c), r), dge_rd(e, 1, c));
 }
 
+DG_DEV double dge_reduce_step(dge_st *e, double acc, double v, long long mode)
+{
+  if (mode == 2) return dge_max(e, acc, v);
+  if (mode == 3) return dge_min(e, acc, v);
+  if (mode >= 4) return dge_add(e, acc, dge_mul(e, v, v));
+  return dge_add(e, acc, v);
+}
+
 DG_DEV double dge_reduce(dge_st *e, long long i, long long N, long long C, long long dim, long long mode)
 {
-  long long len = dim == 1 ? C : N, at = dim == 1 ? i * C : i, step = dim == 1 ? 1 : C;
-  double acc = dge_rd(e, 0, at);
+  long long len = dim == 1 ? C : N, at = dim == 1 ? i * C : i, step = dim == 1 ? 1 : C, k;
+  double acc = dge_rd(e, 0, at), x[8];
   if (mode >= 4) acc = dge_mul(e, acc, acc);
-  for (long long k = 1; k < len; k++) {
-    double v = dge_rd(e, 0, at + k * step);
-    if (mode == 2) acc = dge_max(e, acc, v);
-    else if (mode == 3) acc = dge_min(e, acc, v);
-    else if (mode >= 4) acc = dge_add(e, acc, dge_mul(e, v, v));
-    else acc = dge_add(e, acc, v);
+  for (k = 1; k + 8 <= len; k += 8) {
+    dge_ld8(e, 0, at + k * step, step, x);
+    for (int j = 0; j < 8; j++) acc = dge_reduce_step(e, acc, dge_use(e, 0, at + (k + j) * step, x[j]), mode);
   }
+  for (; k < len; k++) acc = dge_reduce_step(e, acc, dge_rd(e, 0, at + k * step), mode);
   if (mode == 1) return dge_div(e, acc, dge_c(e, (double)len));
   if (mode == 5) return dge_sqrt(e, acc);
   return acc;
@@ -287,10 +344,22 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
   long long z = flat / (M * N), r = flat % (M * N), m = r / N, n = r % N;
   long long ab = z * M * K, bb = z * K * N;
   if (K <= 0) return alpha * 0;
-  double acc = dge_c(e, 0);
-  for (long long k = 0; k < K; k++) {
-    double av = dge_rd(e, 0, ab + (flags & 1 ? k * M + m : m * K + k));
-    double bv = dge_rd(e, 1, bb + (flags & 2 ? n * K + k : k * N + n));
+  long long ia = ab + (flags & 1 ? m : m * K), sa = flags & 1 ? M : 1;   /* A[m][k] at ia + k sa */
+  long long ib = bb + (flags & 2 ? n * K : n), sb = flags & 2 ? 1 : N;   /* B[k][n] at ib + k sb */
+  double acc = dge_c(e, 0), a[8], b[8];
+  long long k;
+  for (k = 0; k + 8 <= K; k += 8) {
+    dge_ld8(e, 0, ia + k * sa, sa, a);
+    dge_ld8(e, 1, ib + k * sb, sb, b);
+    for (int j = 0; j < 8; j++) {
+      double av = dge_use(e, 0, ia + (k + j) * sa, a[j]);
+      double bv = dge_use(e, 1, ib + (k + j) * sb, b[j]);
+      acc = dge_add(e, acc, dge_mul(e, av, bv));
+    }
+  }
+  for (; k < K; k++) {
+    double av = dge_rd(e, 0, ia + k * sa);
+    double bv = dge_rd(e, 1, ib + k * sb);
     acc = dge_add(e, acc, dge_mul(e, av, bv));
   }
   return dge_mul(e, dge_c(e, alpha), acc);

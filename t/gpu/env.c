@@ -54,7 +54,8 @@ static double adversarial(dg_rng *r, bool positive)
   return positive ? fabs(v) + 1e-3 : v;
 }
 
-static bool case_make(ecase *c, const char *rel, uint64_t seed, bool mild)
+/* The sample's spec sizes, those named in set ("K=1025 M=3") replaced. */
+static bool case_make_sized(ecase *c, const char *rel, uint64_t seed, bool mild, const char *set)
 {
   memset(c, 0, sizeof *c);
   c->p = gt_load(rel);
@@ -62,6 +63,17 @@ static bool case_make(ecase *c, const char *rel, uint64_t seed, bool mild)
   dg_problem *p = c->p;
   c->sizes = dg_calloc(p->sizes.n + 1, sizeof *c->sizes);
   dg_problem_default_sizes(p, c->sizes);
+  for (const char *q = set; q && *q;) {
+    char name[32];
+    long long v;
+    int used = 0;
+    if (sscanf(q, " %31[^=]=%lld%n", name, &v, &used) != 2) return false;
+    q += used;
+    size_t i = 0;
+    while (i < p->sizes.n && strcmp(p->sizes.v[i].name, name)) i++;
+    if (i == p->sizes.n) return false;
+    c->sizes[i] = v;
+  }
   gpu_ref_plan pl;
   if (!gpu_ref_plan_for(p, c->sizes, &pl) ||
       !gpu_env_launch_for(p, c->sizes, pl.out, dg_problem_tol(p, pl.out), &c->L))
@@ -91,6 +103,11 @@ static bool case_make(ecase *c, const char *rel, uint64_t seed, bool mild)
   bool ok = dg_problem_ref_eval_all(p, &env, c->out, c->want, c->def, &err) == DG_REF_OK;
   free(err);
   return ok;
+}
+
+static bool case_make(ecase *c, const char *rel, uint64_t seed, bool mild)
+{
+  return case_make_sized(c, rel, seed, mild, NULL);
 }
 
 static void case_free(ecase *c)
@@ -196,6 +213,41 @@ static void shared_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int6
 /* The evaluations themselves, bit for bit: fp32's and the three perturbed
  * fp64 ones, with maxmag and the overflow and NaN-input facts, at every
  * element (up to 64) on adversarial and on ordinary inputs. */
+/* Case c's evaluations at every element (up to 64) against the host's: the
+ * number compared; *differ and what (the first) the ones not bit for bit. */
+static int64_t evals_compare(const ecase *c, int64_t *differ, char *what, size_t nwhat)
+{
+  int64_t step = c->n > 64 ? c->n / 64 : 1, evals = 0;
+  long long n[4] = { c->L.n[0], c->L.n[1], c->L.n[2], c->L.n[3] };
+  for (int64_t i = 0; i < c->n; i += step)
+    for (int k = -1; k < 3; k++) {
+      fuzz_envelope_facts h;
+      if (!fuzz_envelope_eval(c->p, c->sizes, c->data, c->out, i, k, &h)) continue;
+      dge_st e = st_of(c);
+      e.flat = i;
+      if (k >= 0) {   /* the normwise scale, as dge_judge takes it: the round32 pass's largest input */
+        e.round32 = 1;
+        e.maxin[0] = e.maxin[1] = e.maxin[2] = 0;
+        dge_eval(&e, (int)c->L.kind, n, c->L.p, i);
+        for (int s = 0; s < 3; s++) e.scale[s] = e.maxin[s];
+      }
+      e.round32 = k < 0;
+      e.perturb = k >= 0;
+      e.k = k < 0 ? 0 : k;
+      double v = dge_eval(&e, (int)c->L.kind, n, c->L.p, i);
+      evals++;
+      bool same = (v == h.value || (isnan(v) && isnan(h.value))) && e.maxmag == h.maxmag &&
+                  !e.overflowed == !h.overflowed && !e.nan_input == !h.nan_input;
+      if (!same && (*differ)++ == 0)
+        snprintf(what, nwhat, "[%lld] k=%d: %.17g/%.17g maxmag %g/%g overflowed %d/%d nan %d/%d", (long long)i, k,
+                 v, h.value, e.maxmag, h.maxmag, e.overflowed, h.overflowed, e.nan_input, h.nan_input);
+    }
+  return evals;
+}
+
+/* The evaluations themselves, bit for bit: fp32's and the three perturbed
+ * fp64 ones, with maxmag and the overflow and NaN-input facts, at every
+ * element (up to 64) on adversarial and on ordinary inputs. */
 static void evals_vs_host(const char *rel, int *nsamples, int64_t *tot)
 {
   for (int mild = 0; mild < 2; mild++) {
@@ -205,38 +257,72 @@ static void evals_vs_host(const char *rel, int *nsamples, int64_t *tot)
       return;
     }
     *nsamples += !mild;
-    int64_t step = c.n > 64 ? c.n / 64 : 1, evals = 0, differ = 0;
-    long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] };
+    int64_t differ = 0;
     char what[200] = "";
-    for (int64_t i = 0; i < c.n; i += step)
-      for (int k = -1; k < 3; k++) {
-        fuzz_envelope_facts h;
-        if (!fuzz_envelope_eval(c.p, c.sizes, c.data, c.out, i, k, &h)) continue;
-        dge_st e = st_of(&c);
-        e.flat = i;
-        if (k >= 0) {   /* the normwise scale, as dge_judge takes it: the round32 pass's largest input */
-          e.round32 = 1;
-          e.maxin[0] = e.maxin[1] = e.maxin[2] = 0;
-          dge_eval(&e, (int)c.L.kind, n, c.L.p, i);
-          for (int s = 0; s < 3; s++) e.scale[s] = e.maxin[s];
-        }
-        e.round32 = k < 0;
-        e.perturb = k >= 0;
-        e.k = k < 0 ? 0 : k;
-        double v = dge_eval(&e, (int)c.L.kind, n, c.L.p, i);
-        evals++;
-        bool same = (v == h.value || (isnan(v) && isnan(h.value))) && e.maxmag == h.maxmag &&
-                    !e.overflowed == !h.overflowed && !e.nan_input == !h.nan_input;
-        if (!same && differ++ == 0)
-          snprintf(what, sizeof what, "[%lld] k=%d: %.17g/%.17g maxmag %g/%g overflowed %d/%d nan %d/%d",
-                   (long long)i, k, v, h.value, e.maxmag, h.maxmag, e.overflowed, h.overflowed, e.nan_input,
-                   h.nan_input);
-      }
+    int64_t evals = evals_compare(&c, &differ, what, sizeof what);
     ok(differ == 0 && evals > 0, "%s (%s), %s inputs: %lld evaluations equal the host's bit for bit%s%s", rel,
        c.p->op_name, mild ? "ordinary" : "adversarial", (long long)evals, differ ? "; differ: " : "", what);
     *tot += evals;
     case_free(&c);
   }
+}
+
+/* The loops that load their next 8 reads before using them (gpu_env_dev.h's
+ * dge_ld8: rows, reduce, matmul) at lengths around the group: 1, 7, 9 and
+ * 1025 (groups and a tail, a tail alone). Each case's last row or column
+ * ends its tensor's buffer (allocated to the byte), so a read past it is an
+ * error under ASan and valgrind, and one inside it a value the host did not
+ * read: the evaluations must equal the host's bit for bit, and the verdicts
+ * (kernel values past fp32's bound, decided by the perturbed evaluations). */
+static void lengths_vs_host(void)
+{
+  static const struct { const char *rel, *fmt; } L[] = {
+    { "matmul/matmul_tiled", "M=3 N=2 K=%d" },      { "matmul/matmul_tn_naive", "M=3 N=2 K=%d" },
+    { "matmul/gemv_warp", "M=2 K=%d" },             { "matmul/bmm_tiled", "B=2 M=2 N=3 K=%d" },
+    { "norm/layernorm_block", "N=2 C=%d" },         { "norm/rmsnorm_warp", "N=2 C=%d" },
+    { "softmax/softmax_block", "N=2 C=%d" },        { "softmax/log_softmax_warp", "N=2 C=%d" },
+    { "reduce/sum_rows_smem", "N=2 C=%d" },         { "reduce/col_sum", "N=%d C=3" },
+    { "reduce/l2norm_block", "N=2 C=%d" },          { "reduce/max_rows_pairs", "N=2 C=%d" },
+  };
+  static const int lens[] = { 1, 7, 9, 1025 };
+  for (size_t l = 0; l < sizeof L / sizeof *L; l++)
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) {
+      char set[64];
+      snprintf(set, sizeof set, L[l].fmt, lens[j]);
+      int64_t differ = 0, verdicts = 0, vdiffer = 0, evals = 0;
+      char what[200] = "";
+      bool made = true;
+      for (int mild = 0; mild < 2 && made; mild++) {   /* adversarial inputs, then ordinary ones */
+        ecase c;
+        made = case_make_sized(&c, L[l].rel, 41 + j, mild, set);
+        if (!made) {
+          case_free(&c);
+          break;
+        }
+        evals += evals_compare(&c, &differ, what, sizeof what);
+        double *got = dg_calloc((size_t)c.n + 1, sizeof *got);
+        uint8_t *only = dg_calloc((size_t)c.n + 1, 1);
+        for (int64_t i = c.n - 1; i >= 0 && i >= c.n - 4; i--) {   /* the last elements: the last rows */
+          if (!c.def[i]) continue;
+          double r32 = r32_of(&c, i), w = c.want[i];
+          double gs[2] = { r32 + 2.5 * (r32 - w) + c.L.atol, w * (1 + 1e-3) + 3 * c.L.atol };
+          for (int g = 0; g < 2; g++) {
+            double gv = dg_dtype_round(c.p->tensors.v[c.out].dtype, gs[g]);
+            if (fuzz_elem_check(c.p->tensors.v[c.out].dtype, gv, w, dg_problem_tol(c.p, c.out)) == FUZZ_ELEM_OK)
+              continue;
+            got[i] = gv;
+            verdicts++;
+            vdiffer += host_judge(&c, i, got, only) != dev_judge(&c, i, gv);
+          }
+        }
+        free(got), free(only);
+        case_free(&c);
+      }
+      ok(made && evals > 0 && differ == 0 && vdiffer == 0 && verdicts > 0,
+         "%s at %s: %lld evaluations equal the host's bit for bit, %lld verdicts too%s%s", L[l].rel, set,
+         (long long)evals, (long long)verdicts, differ ? "; differ: " : "", what);
+      if (vdiffer) printf("#   %lld verdicts differ\n", (long long)vdiffer);
+    }
 }
 
 /* The device's layout (gpu_env.c): the round32 pass and one perturbed
@@ -606,7 +692,7 @@ int main(void)
   gt_names samples = {0};
   gt_all_samples(&samples);
 #ifdef DG_MOCK_CUDA
-  (void)shared_vs_host, (void)evals_vs_host, (void)parts_vs_whole, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
+  (void)shared_vs_host, (void)evals_vs_host, (void)lengths_vs_host, (void)parts_vs_whole, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
 #else
   compiles();
   int ns = 0;
@@ -618,6 +704,7 @@ int main(void)
   ns = 0;
   for (size_t i = 0; i < samples.n; i++) evals_vs_host(samples.v[i], &ns, &nev);
   ok(ns >= 40, "%d samples: %lld evaluations compared", ns, (long long)nev);
+  lengths_vs_host();
   nev = 0, ns = 0;
   for (size_t i = 0; i < samples.n; i++) parts_vs_whole(samples.v[i], &ns, &nev);
   ok(ns >= 40 && nev > 100, "%d samples: verdicts in parts compared, %lld decided by the perturbed evaluations", ns,
