@@ -7,6 +7,7 @@
 #include "lua_fuzz.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static int usage(const char *cmd, const char *msg)
   fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--sizes spec|realistic]\n"
                   "                    [--cases N] [--seed S] [--budget S] [--json] [-v] [--no-shrink] [--max-elems N]\n"
                   "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
-                  "       dirigo replay PROBLEM WITNESS [--backend cpu|gpu] [--sizes spec|realistic] [--max-elems N]\n"
+                  "       dirigo replay PROBLEM WITNESS [--backend cpu|gpu] [--sizes spec|realistic] [--max-elems N] [--json]\n"
                   "strategies:");
   for (size_t i = 0; i < fuzz_strategy_count(); i++) fprintf(stderr, " %s", fuzz_strategy_at(i)->name);
   fprintf(stderr, "\n");
@@ -411,11 +412,33 @@ static int replay_main(int argc, char **argv)
     fuzz_run_case_on(L.p, &be, &sp, &ctx, &c, &o);
     gpu_kernels_free(&gk);
   } else fuzz_run_case(L.p, &L.k, &sp, &ctx, &c, &o);
-  printf("replay %s %s\n  shape %s  strategy %s  seed %" PRIu64 "  case %" PRId64
-         "  backend %s  inputs digest %016" PRIx64 "\n", a.problem, a.witness, c.label, st->name, seed, k,
-         a.backend, o.input_digest);
-  printf("  %s: %s\n", fuzz_status_name(o.status), o.status == FUZZ_PASS ? "every checked element within tolerance" : o.msg);
-  if (o.status == FUZZ_PASS) printf("  max abs error %.3g, max ulp %.3g\n", o.cmp.max_abs, o.cmp.max_ulp);
+  if (a.json) {   /* the fields of dirigo.replay's outcome */
+    dg_buf b = {0};
+    dg_buf_puts(&b, "{\"problem\":");
+    dg_buf_json_str(&b, a.problem);
+    dg_buf_puts(&b, ",\"witness\":");
+    dg_buf_json_str(&b, a.witness);
+    dg_buf_puts(&b, ",\"strategy\":");
+    dg_buf_json_str(&b, st->name);
+    dg_buf_printf(&b, ",\"seed\":%" PRIu64 ",\"case\":%" PRId64 ",\"backend\":", seed, k);
+    dg_buf_json_str(&b, a.backend);
+    dg_buf_puts(&b, ",\"shape\":");
+    dg_buf_json_str(&b, c.label);
+    dg_buf_printf(&b, ",\"status\":\"%s\",\"message\":", fuzz_status_name(o.status));
+    dg_buf_json_str(&b, o.status == FUZZ_PASS ? "every checked element within tolerance" : o.msg);
+    dg_buf_printf(&b, ",\"digest\":\"%016" PRIx64 "\"", o.input_digest);
+    if (o.status == FUZZ_PASS)
+      dg_buf_printf(&b, ",\"max_abs_err\":%.17g,\"max_ulp\":%.17g", isfinite(o.cmp.max_abs) ? o.cmp.max_abs : 0,
+                    isfinite(o.cmp.max_ulp) ? o.cmp.max_ulp : 0);
+    printf("%s}\n", b.s);
+    dg_buf_free(&b);
+  } else {
+    printf("replay %s %s\n  shape %s  strategy %s  seed %" PRIu64 "  case %" PRId64
+           "  backend %s  inputs digest %016" PRIx64 "\n", a.problem, a.witness, c.label, st->name, seed, k,
+           a.backend, o.input_digest);
+    printf("  %s: %s\n", fuzz_status_name(o.status), o.status == FUZZ_PASS ? "every checked element within tolerance" : o.msg);
+    if (o.status == FUZZ_PASS) printf("  max abs error %.3g, max ulp %.3g\n", o.cmp.max_abs, o.cmp.max_ulp);
+  }
   cli_problem_free(&L);
   /* a skipped case ran nothing and found nothing */
   return o.status == FUZZ_PASS || o.status == FUZZ_SKIPPED ? DG_EXIT_OK

@@ -80,4 +80,13 @@ is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "replay with a negative size: a usage e
 out=$(run_dirigo replay "$S/reduce/reduce6.lua" 'fuzz:huge:1:0' 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 0 "replay of a skipped case: exit 0 (no bug found)"
 like "$out" "skipped: huge: skipped" "and it says skipped"
+# replay --json: one object (it printed the text form, which no JSON reader takes)
+out=$(run_dirigo replay "$S/softmax/softmax_warp_regs_padzero.lua" 'fuzz:boundary:1:0@N=1,C=1' --json 2>&1)
+is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 1 "replay --json of a failing case: exit 1"
+if command -v python3 > /dev/null; then
+  v=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["strategy"], d["seed"], d["case"], d["shape"], len(d["digest"]))' 2>&1)
+  is "$v" "fail boundary 1 0 N=1 C=1 normal 16" "replay --json: status, strategy, seed, case, shape, digest"
+else
+  like "$out" '"status":"fail"' "replay --json: status"
+fi
 done_testing
