@@ -222,6 +222,26 @@ static int goto_done(tui_app *a, const char *text)
   int64_t idx[TUI_MAX_DIMS];
   int n = 0;
   const char *s = text;
+  while (*s == ' ') s++;
+  size_t nl = strcspn(s, "[");
+  if (s[nl] == '[' && nl > 0) {          /* y[1,2] as check prints it: that output, that element */
+    size_t k = 0;
+    while (k < a->model.tensors.n && (strlen(a->model.tensors.v[k].name) != nl || strncmp(a->model.tensors.v[k].name, s, nl))) k++;
+    if (k == a->model.tensors.n) {
+      char names[256] = "";
+      for (size_t j = 0; j < a->model.tensors.n; j++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "", a->model.tensors.v[j].name);
+      tui_app_message(a, true, "goto: no output '%.*s' (outputs: %s)", (int)nl, s, names);
+      return TUI_HANDLED | TUI_REDRAW;
+    }
+    pick_state *ps = state(a);
+    if (ps->tensor != (int)k) {
+      ps->tensor = (int)k;
+      reset_dims(ps, &a->model.tensors.v[k]);
+    }
+    t = cur_tensor(a);
+    s += nl;
+  }
   while (*s) {
     while (*s == ' ' || *s == ',' || *s == '[' || *s == ']') s++;
     if (!*s) break;

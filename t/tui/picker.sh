@@ -43,6 +43,14 @@ tui_has pick 009 "goto: c has 3 dims, got 2 indices" "goto with too few indices 
 tui_has pick 010 "goto: index 3 of dim 0 is outside 0..2" "goto out of range is refused"
 tui_has pick 011 "c is the only output tensor" "t with one output says so"
 tui_has pick 012 "equivalent  c[1,16,19]" "c checks the selected element: the naive bmm is equivalent"
+# g takes the element as check prints it, name and brackets included
+tui_run pickname 100x30 '<Tab>
+gc[2,3,4]<Enter>
+<Dump>
+gq[0,0,0]<Enter>
+<Dump>' bmm.lua
+tui_has pickname 001 "picker  c[2,3,4]" "g c[2,3,4] goes there"
+tui_has pickname 002 "goto: no output 'q' (outputs: c)" "another name says which outputs there are"
 tui_has pick 012 "│ 19  · = ·" "the cell shows the verdict"
 tui_style pick 012 "the verdict's style, and the lines that fed c[1,16,19]"
 
