@@ -126,6 +126,14 @@ static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, i
     num0 = br + 1;
   }
   if (*t < 0) { *err = dg_printf("the problem has no output"); return false; }
+  int bare = br ? -1 : dg_problem_tensor(p, s);
+  if (bare >= 0 && p->tensors.v[bare].role == DG_TENSOR_OUTPUT) {   /* --at y */
+    dg_buf ij = {0};
+    for (size_t d = 0; d < p->tensors.v[bare].shape.n; d++) dg_buf_printf(&ij, "%s%c", d ? "," : "", "ijklmnop"[d % 8]);
+    *err = dg_printf("--at %s: give the element's index too, %s[%s]", s, s, ij.s ? ij.s : "");
+    dg_buf_free(&ij);
+    return false;
+  }
   *rank = 0;
   const char *q = num0;
   while (*q && *q != ']') {
@@ -136,6 +144,7 @@ static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, i
     if (errno == ERANGE) { *err = dg_printf("--at %s: index out of range", s); return false; }
     idx[(*rank)++] = v;
     q = end;
+    while (*q == ' ') q++;                /* y[ 1 , 2 ] */
     if (*q == ',' && (!q[1] || q[1] == ']')) { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }
     if (*q == ',') q++;
     else if (*q && *q != ']') { *err = dg_printf("--at %s: expected integers separated by commas", s); return false; }

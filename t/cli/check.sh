@@ -210,5 +210,12 @@ out=$(run_dirigo check "$W/softmax_warp.lua" --size N=0 --auto --no-journal 2>&1
 is "$(cat "$rcf")" 2 "--auto with an empty output: an input error (exit 2), as --at is"
 like "$out" "every output is empty at these sizes \\(y: 0x77\\): no element to check" "and it says why"
 
+# --at as people type it: blanks around the indices; a bare output name asks for the index
+out=$(run_dirigo check "$W/softmax_warp.lua" --at 'y[ 1 , 2 ]' --no-journal 2>&1)
+is "$(cat "$rcf")" 0 "--at 'y[ 1 , 2 ]': blanks are fine (exit 0)"
+like "$out" "^y\\[1,2\\] +equivalent" "and check y[1,2]"
+out=$(run_dirigo check "$W/softmax_warp.lua" --at y --no-journal 2>&1)
+like "$out" "--at y: give the element's index too, y\\[i,j\\]" "--at NAME alone says to add the index"
+
 rm -f "$rcf"
 done_testing
