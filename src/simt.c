@@ -94,8 +94,10 @@ void simt_event_format(dg_buf *out, const dg_srcmgr *sm, const simt_event *e)
   dg_buf_printf(out, "%s:%u:%u: %s: %s (block (%u,%u,%u) thread (%u,%u,%u))",
                 path, e->span.line, e->span.col, simt_event_name(e->kind), e->msg,
                 e->bidx[0], e->bidx[1], e->bidx[2], e->tidx[0], e->tidx[1], e->tidx[2]);
-  if (e->span2.line)
+  if (e->span2.line && e->thread2 >= 0)
     dg_buf_printf(out, " vs thread %lld at line %u:%u", (long long)e->thread2, e->span2.line, e->span2.col);
+  else if (e->span2.line)
+    dg_buf_printf(out, " vs other threads' reads (the first at line %u:%u)", e->span2.line, e->span2.col);
   if (e->count > 1) dg_buf_printf(out, " [x%lld]", (long long)e->count);
 }
 

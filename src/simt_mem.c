@@ -19,8 +19,13 @@ static bool ordered(simt_x *x, int other, uint32_t osync, int lane)
 static void race_event(simt_x *x, simt_evkind k, simt_buf *b, int lane, int other, dg_span sp,
                        dg_span osp, int64_t off, bool write, const char *what)
 {
-  simt_event *e = simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and thread %d in one barrier interval",
-                              what, b->name, (long long)off, other, lane);
+  /* other < 0: the cell's first reader is the writer itself and other threads read it too
+   * (the cell keeps no second reader): no thread is named twice */
+  simt_event *e = other >= 0
+    ? simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and thread %d in one barrier interval",
+                  what, b->name, (long long)off, other, lane)
+    : simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and other threads that read it in one barrier interval",
+                  what, b->name, (long long)off, lane);
   if (!e) return;
   e->span2 = osp, e->thread2 = other, e->buf = b->mem.id, e->off = off, e->write = write;
 }
@@ -47,7 +52,7 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
         told = !benign;
       }
       if (!told && write && c->r >= 0 && (c->r != lane || c->rmulti) && !ordered(x, c->r, c->rsync, lane)) {
-        race_event(x, SIMT_EV_RACE, b, lane, c->r, sp, c->rsp, bo, write, "read-write");
+        race_event(x, SIMT_EV_RACE, b, lane, c->r != lane ? c->r : -1, sp, c->rsp, bo, write, "read-write");
         told = true;
       }
     }

@@ -96,6 +96,41 @@ static void test_races(void)
   simt_free(m);
 }
 
+/* s[t] = t (line 30); __syncthreads(); o[t] = s[0] (line 32); if (t == 0) s[0] = 5 (line 33):
+ * thread 0's store races with the other threads' reads of s[0] in one interval (thread 0
+ * read it first, so the race cell's first reader is the writer itself) */
+static void test_race_many_readers(void)
+{
+  L = 29;
+  dg_func *k = FN("readers", T_VOID, true);
+  dg_var *o = PARAM(k, "o", PTR(T_F32)), *t = LOCAL(k, "t", T_INT);
+  dg_var *s = SHARED(k, "s", ARR(T_F32, 64));
+  dg_stmt *d = DECL(t, TID(0));
+  L = 30;
+  dg_stmt *st1 = EXPR(ASG(IDX(V(s), V(t)), CAST(T_F32, V(t))));
+  L = 31;
+  dg_stmt *bar = EXPR(IN0(T_VOID, __SYNCTHREADS));
+  L = 32;
+  dg_stmt *ld = EXPR(ASG(IDX(V(o), V(t)), IDX(V(s), I(0))));
+  L = 33;
+  dg_stmt *w = IF(BIN(DG_BIN_EQ, V(t), I(0)), EXPR(ASG(IDX(V(s), I(0)), F(5))), NULL);
+  k->body = BLK(d, st1, bar, ld, w);
+  simt *m = simt_new(NULL);
+  int b = simt_buf_new(m, "o", T_F32, 4 * 64, 0);
+  simt_launch Ln = launch1(1, 64);
+  simt_arg a = abuf(b);
+  simt_run(m, k, &Ln, &a, 1);
+  const simt_event *e = find_ev(m, SIMT_EV_RACE);
+  ok(e != NULL, "a store after other threads' reads of the cell: race reported");
+  if (e) {
+    is_int(e->span.line, 33, "race: the store at line 33");
+    ok(e->thread2 != e->thread, "race: not against the writer itself (thread2 %lld, thread %lld)",
+       (long long)e->thread2, (long long)e->thread);
+    ok(!strstr(e->msg, "by thread 0 and thread 0"), "the message names no thread twice: %s", e->msg);
+  }
+  simt_free(m);
+}
+
 /* if (t < 16) __syncthreads();  (line 21) */
 static void test_barrier_divergence(void)
 {
@@ -233,6 +268,7 @@ int main(void)
   b_init();
   test_uninit();
   test_races();
+  test_race_many_readers();
   test_barrier_divergence();
   test_runaway();
   test_vectors();
