@@ -147,6 +147,20 @@ static char *files_digest(const char *spec)
   size_t len = 0;
   char *t = dg_read_file(spec, &len);
   uint64_t h = dg_hash_bytes(t ? t : "", t ? len : 0, 0x5eed);
+  /* a kernel named by a path outside the folder ("../k.cu", "kernels/k.cu"): its bytes too */
+  for (const char *q = t ? strchr(t, '"') : NULL; q; q = strchr(q + 1, '"')) {
+    const char *e = strchr(q + 1, '"');
+    if (!e) break;
+    size_t n = (size_t)(e - q - 1);
+    char *rel = dg_strndup(q + 1, n);
+    bool kernel = memchr(rel, '/', n) && !memchr(rel, '\n', n) &&
+                  ((n > 3 && !strcmp(rel + n - 3, ".cu")) || (n > 4 && !strcmp(rel + n - 4, ".cuh")) || (n > 2 && !strcmp(rel + n - 2, ".h")));
+    char *sdir = kernel ? dg_dirname(spec) : NULL, *path = kernel ? dg_path_join(sdir, rel) : NULL, *f = NULL;
+    size_t fl = 0;
+    if (kernel) f = dg_read_file(path, &fl), h = dg_hash_bytes(rel, n, h), h = dg_hash_bytes(f ? f : "", f ? fl : 0, h);
+    free(f), free(path), free(sdir), free(rel);
+    q = e;
+  }
   dg_vec_push(&texts, t ? t : dg_strdup(""));
   bool *in = dg_calloc(names.n + 1, sizeof *in);
   for (int level = 0; level < 2; level++) {

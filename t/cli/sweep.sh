@@ -136,10 +136,12 @@ is "$(cat "$rcf")" 2 "no folder: exit 2"
 mkdir -p "$W/ed"
 cp "$S/elementwise/residual_add.lua" "$S/elementwise/residual_add.cu" "$W/ed/"
 cp "$S/elementwise/residual_add_gridfloor.lua" "$S/elementwise/residual_add_gridfloor.cu" "$W/ed/"
+mkdir -p "$W/ed/sub" && sed 's|"residual_add.cu"|"../residual_add.cu"|' "$S/elementwise/residual_add.lua" > "$W/ed/sub/up.lua"
 run_dirigo sweep "$W/ed" --mode fuzz --budget 5 > /dev/null
 printf '// edited\n' >> "$W/ed/residual_add.cu"
 out=$(run_dirigo sweep "$W/ed" --mode fuzz --budget 5)
-like "$out" "1 results from the journal, 1 runs to go" "a problem whose kernel changed since its journal line runs again"
+like "$out" "1 results from the journal, 2 runs to go" \
+  "the problems whose kernel changed since their journal line run again (one names it as ../residual_add.cu)"
 out=$(run_dirigo sweep "$W/ed" --mode fuzz --budget 5)
-like "$out" "2 results from the journal, 0 runs to go" "and its new line is reused"
+like "$out" "3 results from the journal, 0 runs to go" "and their new lines are reused"
 done_testing
