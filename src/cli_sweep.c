@@ -143,7 +143,7 @@ static char *files_digest(const char *spec)
   }
   if (d) closedir(d);
   free(dir);
-  qsort(names.v, names.n, sizeof *names.v, cmp_str);
+  if (names.n) qsort(names.v, names.n, sizeof *names.v, cmp_str);
   size_t len = 0;
   char *t = dg_read_file(spec, &len);
   uint64_t h = dg_hash_bytes(t ? t : "", t ? len : 0, 0x5eed);
