@@ -345,7 +345,8 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
     } else rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
     if (rs == DG_REF_ERROR) {
       out->status = FUZZ_ERROR;
-      snprintf(out->msg, sizeof out->msg, "reference of '%s': %s", ts->name, err ? err : "failed");
+      snprintf(out->msg, sizeof out->msg, "reference of '%s': %.*s", ts->name, err ? (int)strcspn(err, "\n") : 6,
+               err ? err : "failed");   /* the message only: a Lua traceback would split the case line */
       free(err), free(want), free(defined);
       return;
     }

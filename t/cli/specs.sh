@@ -94,6 +94,10 @@ sed 's/ref = function(T, i) while true do end end/ref = function(T, i) error("re
 out=$(run_dirigo check "$W/referr.lua" --at 3 --no-journal 2>&1)
 like "$out" "^y\\[3\\] +unknown +the reference could not run symbolically: .*referr.lua:5: refboom +\\([0-9.]+ s\\)$" "the reason on the verdict's line"
 is "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 1 "one line, no traceback"
+# and a fuzz case whose reference raises: one line a case, no traceback
+out=$("$DIRIGO" fuzz "$W/referr.lua" --cases 2 2>&1)
+like "$out" "error +reference of 'y': .*referr.lua:5: refboom \\([0-9.]+ s\\)" "fuzz: the reference's error on the case's line"
+ok "! printf '%s\\n' \"\$out\" | grep -q 'stack traceback'" "fuzz: no traceback between the case lines"
 
 # an index range with lo above hi holds no value to draw: a spec error at the range, not a silent draw
 cp "$DG_SRCDIR/samples/embedding/embedding_gather.cu" "$W/"
