@@ -160,6 +160,7 @@ typedef struct {
   const char *(*error)(void *ud);
   void *ud;
   const char *origin;                       /* file of a run-time strategy; NULL when built in */
+  bool finite;   /* its cases are an enumeration: the first k it has no case for ends the campaign */
 } fuzz_strategy;
 
 /* The built-in strategies: regular, boundary, adversarial, dtype-edge,

@@ -709,6 +709,7 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
   for (int64_t kk = 0; kk < n && !stop;) {
     if (over_budget(o, t0)) break;
     if (!pc.have) gen_case(st, &s, o->seed, kk, &pc);
+    if (!pc.ok && st->finite && !fuzz_strategy_error(st)) break;   /* its cases are all given */
     int m = run_group(p, be, st, &s, &ctx, o, n, t0, &pc, outs);
     for (int j = 0; j < m && !stop; j++) {
       if (j > 0 && over_budget(o, t0)) {

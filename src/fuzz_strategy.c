@@ -167,7 +167,8 @@ const fuzz_strategy fuzz_strategies[] = {
   { "adversarial", "the spec's shapes with max-last, negative, huge, near-equal, tiny, ties, sorted, NaN/Inf values", gen_adversarial },
   { "dtype-edge", "values at the edges of the input dtype (overflow, denormals, cancellation)", gen_dtype_edge },
   { "boundary+adversarial", "boundary shapes, alternately with normal and adversarial values", gen_combined },
-  { "huge", "one input past 2^31 elements (int32 index overflow), generated lazily, a sample of the blocks run", gen_huge },
+  { .name = "huge", .help = "one input past 2^31 elements (int32 index overflow), generated lazily, a sample of the blocks run",
+    .gen = gen_huge, .finite = true },   /* two cases an input that can be made huge, then none */
   { "boundary+adversarial+huge", "boundary+adversarial, with cases 4, 12, 20, ... huge ones", gen_combined_huge },
   { NULL, NULL, NULL },
 };

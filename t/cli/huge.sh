@@ -57,6 +57,12 @@ like "$out" "skipped +huge: skipped: a pipeline of 2 launches" "a pipeline is sk
 out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy huge --cases 1)
 like "$out" "skipped +huge: skipped: no input of this problem passes 2\^31 elements" \
   "a problem without a huge case says so"
+# the strategy's cases are an enumeration: once given, the campaign ends (no 39 'no admissible shape' lines)
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy huge)
+like "$out" "^1 cases: 0 pass, 0 fail, 0 findings, 0 errors, 1 skipped" "a problem without a huge case: one skipped case, then the end"
+ok "! printf '%s\\n' \"\$out\" | grep -q 'no admissible shape'" "no line for cases the strategy does not have"
+out=$(run_dirigo fuzz "$S/embedding/embedding_gather.lua" --strategy huge)
+like "$out" "^2 cases: 2 pass" "a problem with one input that can be made huge: its two cases, then the end"
 
 out=$(run_dirigo fuzz "$S/embedding/embedding_int32.lua" --strategy boundary+adversarial+huge --cases 16)
 is "$(rc_)" 1 "boundary+adversarial+huge finds embedding_int32"
