@@ -14,9 +14,11 @@ static const char *const status_names[] = {
 
 const char *fuzz_status_name(fuzz_status s) { return status_names[s]; }
 
-static bool space_admissible(void *ud, const int64_t *ssizes)
+/* Why the fuzzer would not run these sizes (a spec constraint, a tensor over
+ * max_elems, a launch the spec or a GPU refuses), with the place where the
+ * spec says so; NULL when it would. */
+static char *space_refusal(const fuzz_space_ctx *ctx, const int64_t *ssizes)
 {
-  const fuzz_space_ctx *ctx = ud;
   const dg_problem *p = ctx->p;
   int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
   dg_problem_default_sizes(p, sizes);
@@ -24,19 +26,42 @@ static bool space_admissible(void *ud, const int64_t *ssizes)
   memcpy(c.sizes, ssizes, sizeof c.sizes);
   fuzz_case_sizes(ctx, &c, sizes);
   dg_diags d = {0};
-  bool ok = dg_problem_check_sizes(p, sizes, &d);
-  for (size_t t = 0; ok && t < p->tensors.n; t++) {
-    int64_t n = dg_problem_numel(p, (int)t, sizes);
-    ok = n >= 0 && n <= ctx->max_elems;
+  char *why = NULL;
+  if (!dg_problem_check_sizes(p, sizes, &d)) {   /* "FILE:LINE:COL: <the constraint>" */
+    const dg_diag *e = d.v.n ? &d.v.v[0] : NULL;
+    const char *path = e && e->span.file ? dg_srcmgr_path(&p->sm, e->span.file) : NULL;
+    why = !e ? dg_strdup("the spec's constraints refuse them")
+          : path ? dg_printf("%s:%u:%u: %s", path, e->span.line, e->span.col, e->msg) : dg_strdup(e->msg);
   }
-  for (size_t i = 0; ok && i < p->launches.n; i++) {
+  for (size_t t = 0; !why && t < p->tensors.n; t++) {
+    int64_t n = dg_problem_numel(p, (int)t, sizes);
+    if (n < 0) why = dg_printf("tensor '%s' would have a negative size", p->tensors.v[t].name);
+    else if (n > ctx->max_elems)
+      why = dg_printf("tensor '%s' would have %" PRId64 " elements, over %" PRId64 " (--max-elems N; max_elems in Lua)",
+                      p->tensors.v[t].name, n, ctx->max_elems);
+  }
+  for (size_t i = 0; !why && i < p->launches.n; i++) {
     int64_t g[3], b[3], sh;
-    ok = dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d) && b[0] * b[1] * b[2] <= 1024 &&
-         g[0] >= 1 && g[1] >= 1 && g[2] >= 1;
+    dg_diags_free(&d);
+    d = (dg_diags){0};
+    if (!dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d))
+      why = dg_printf("launch %zu refuses them%s%s", i + 1, d.v.n ? ": " : "", d.v.n ? d.v.v[0].msg : "");
+    else if (b[0] * b[1] * b[2] > 1024)
+      why = dg_printf("launch %zu would have %" PRId64 " threads a block (at most 1024)", i + 1, b[0] * b[1] * b[2]);
+    else if (g[0] < 1 || g[1] < 1 || g[2] < 1)
+      why = dg_printf("launch %zu would have an empty grid (%" PRId64 " x %" PRId64 " x %" PRId64 ")", i + 1, g[0],
+                      g[1], g[2]);
   }
   dg_diags_free(&d);
   free(sizes);
-  return ok;
+  return why;
+}
+
+static bool space_admissible(void *ud, const int64_t *ssizes)
+{
+  char *why = space_refusal(ud, ssizes);
+  free(why);
+  return !why;
 }
 
 void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems)
@@ -814,11 +839,10 @@ bool fuzz_witness_parse(const char *w, const fuzz_space *s, fuzz_case *c, int64_
   }
   /* sizes typed by hand: refuse what the space would never draw (a 10^10
    * element tensor aborted the emulator's allocation); huge cases are lazy */
-  if (!c->huge && s->admissible == space_admissible && !s->admissible(s->ud, c->sizes)) {
-    const fuzz_space_ctx *ctx = s->ud;
-    *err = dg_printf("witness '%s': sizes the fuzzer does not run: a negative size, one the spec's "
-                     "constraints or launch refuse, or a tensor over %" PRId64 " elements (--max-elems N; max_elems in Lua)",
-                     w, ctx->max_elems);
+  char *why = !c->huge && s->admissible == space_admissible ? space_refusal(s->ud, c->sizes) : NULL;
+  if (why) {
+    *err = dg_printf("witness '%s': sizes the fuzzer does not run: %s", w, why);
+    free(why);
     return false;
   }
   fuzz_case_label(s, c);

@@ -73,9 +73,16 @@ like "$out" "--seed takes a number" "that names the option"
 # a witness typed by hand with sizes past the emulator's cap: an error, not an abort
 out=$(run_dirigo replay "$S/softmax/softmax_warp_regs_padzero.lua" 'fuzz:boundary:1:0@N=100000,C=100000' 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "replay with sizes of 10^10 elements: a usage error (exit 2)"
-like "$out" "sizes the fuzzer does not run: .* a tensor over [0-9]+ elements \\(--max-elems N" "that says why"
+like "$out" "sizes the fuzzer does not run: .*softmax_warp_regs_padzero.lua:5:20: sizes break the kernel's constraint 'C <= 128'" \
+  "that says why: the constraint, at file:line:col"
+out=$(run_dirigo replay "$S/softmax/softmax_warp.lua" 'fuzz:boundary:1:0@N=1000,C=1000' 2>&1)
+like "$out" "sizes the fuzzer does not run: tensor 'x' would have 1000000 elements, over 8192 \\(--max-elems N" \
+  "sizes past the emulator's cap: which tensor, how many elements"
 out=$(run_dirigo replay "$S/softmax/softmax_warp_regs_padzero.lua" 'fuzz:boundary:1:0@N=-1,C=1' 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 2 "replay with a negative size: a usage error (exit 2)"
+out=$(run_dirigo replay "$S/reduce/reduce6.lua" 'fuzz:boundary:1:0@N=2' 2>&1)
+like "$out" "sizes the fuzzer does not run: .*reduce6.lua:6:20: sizes break the kernel's constraint 'N == 1' \\(N = 2\\)" \
+  "replay with sizes a constraint refuses: that constraint, at file:line:col"
 # a case the strategy skips (huge on a pipeline) found nothing: exit 0, not 1
 out=$(run_dirigo replay "$S/reduce/reduce6.lua" 'fuzz:huge:1:0' 2>&1)
 is "$(cat "${TMPDIR:-/tmp}/dg_rc.$$")" 0 "replay of a skipped case: exit 0 (no bug found)"
