@@ -261,6 +261,15 @@ static void either(const sweep_problem *ps, size_t n, int *found, int *fp)
 
 static double pct(int a, int b) { return b ? 100.0 * a / b : 0; }
 
+/* "2/3   66.7%", or "0/0       -" when there is nothing to share */
+static const char *frac_cell(int a, int b)
+{
+  static char buf[48];
+  if (b) snprintf(buf, sizeof buf, "%d/%d  %5.1f%%", a, b, pct(a, b));
+  else snprintf(buf, sizeof buf, "%d/%d  %5s", a, b, "-");
+  return buf;
+}
+
 static const char *secs_cell(int have, double v)
 {
   static char buf[32];
@@ -340,16 +349,18 @@ static void print_text(const sweep_args *a, const sweep_problem *ps, size_t n, c
     } \
     printf("\n"); \
   } while (0)
-  ROW("seeded bugs found (recall)", "%d/%d  %5.1f%%", x->found, x->seeded, pct(x->found, x->seeded));
-  ROW("false positives (correct)", "%d/%d  %5.1f%%", x->fp, x->correct, pct(x->fp, x->correct));
+  ROW("seeded bugs found (recall)", "%s", frac_cell(x->found, x->seeded));
+  ROW("false positives (correct)", "%s", frac_cell(x->fp, x->correct));
   ROW("unknown", "%d", x->unknown);
   ROW("timeouts", "%d", x->timeout);
   ROW("errors, crashes", "%d, %d", x->error, x->crash);
   ROW("median time to first bug", "%s", secs_cell(x->ntimes, x->median));
   ROW("p95 time to first bug", "%s", secs_cell(x->ntimes, x->p95));
-  ROW("found within 120 s", "%d/%d  %5.1f%%", x->within, x->found, pct(x->within, x->found));
+  ROW("found within 120 s", "%s", frac_cell(x->within, x->found));
 #undef ROW
-  if (sweep_limit(a) <= 120)
+  int nfound = 0;
+  for (int t = 0; t < SWEEP_NTOOLS; t++) nfound += a->tool[t] ? T[t].found : 0;
+  if (sweep_limit(a) <= 120 && nfound)   /* a note on the share of what was found */
     printf("%-28s  (every run was cut at %g s: this share is 100%% by construction)\n", "", sweep_limit(a));
   if (a->tool[SWEEP_CHECK] && a->tool[SWEEP_FUZZ]) {
     int found, fp;

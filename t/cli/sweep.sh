@@ -105,6 +105,8 @@ like "$out" "^spin.lua +correct +timeout" "and listed as timeout"
 like "$out" "^ok.lua +correct +equivalent" "the other problem still ran"
 like "$out" "^broken.lua +does not load: .*broken.lua:[0-9]+:[0-9]+: " "an unloadable spec is listed with file:line:col"
 like "$out" "^timeouts +1" "the totals count the timeout"
+like "$out" "^seeded bugs found \\(recall\\) +0/0 +- " "no seeded bug: recall is '-', not 0.0%"
+ok "! printf '%s' \"\$out\" | grep -q 'by construction'" "nothing found: no note about the share of what was found"
 ok "[ $((t1 - t0)) -lt 60 ]" "the limit holds ($((t1 - t0)) s)"
 ok "! ps ax -o args | grep -v grep | grep -q 'check $W/h/spin.lua'" "no child outlives the sweep"
 
