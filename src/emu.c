@@ -2,6 +2,8 @@
 #include "emu.h"
 #include "emu_lazy.h"
 #include "fe.h"
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,18 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
         const dg_var *pv = f->params[a];
         bool ptr = pv->type && pv->type->kind == DG_TY_PTR && !pv->by_ref;
         bool numeric = x->kind == DG_ARG_EXPR || x->kind == DG_ARG_BOOL || x->kind == DG_ARG_FLOAT || x->kind == DG_ARG_ATTR;
+        bool fl = x->kind == DG_ARG_FLOAT || (x->kind == DG_ARG_ATTR && p->attrs.v[x->index].kind == DG_ATTR_FLOAT);
+        double fv = x->kind == DG_ARG_FLOAT ? x->f : x->kind == DG_ARG_ATTR ? p->attrs.v[x->index].f : 0;
+        bool inrange = fabs(fv) < 9.2e18;   /* (NaN: not) — the cast below only then */
+        if (fl && pv->type && pv->type->kind >= DG_TY_BOOL && pv->type->kind <= DG_TY_U64 &&
+            (!inrange || fv != (double)(int64_t)fv)) {
+          char as[48] = "does not fit";
+          if (inrange) snprintf(as, sizeof as, "runs as %lld", (long long)fv);
+          dg_diag_add(d, DG_SEV_WARNING, dg_problem_launch_arg_span(p, (int)i, (int)a),
+                      "launch %zu: argument %zu '%s' is a float for the integer parameter '%s' of %s: it %s",
+                      i + 1, a + 1, x->text, pv->name, f->name, as);
+          continue;
+        }
         if (ptr && numeric)
           dg_diag_add(d, DG_SEV_ERROR, dg_problem_launch_arg_span(p, (int)i, (int)a),
                       "launch %zu: argument %zu '%s' is a number, but parameter '%s' of %s is a pointer (a tensor or scratch buffer goes there)",

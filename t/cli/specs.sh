@@ -155,4 +155,9 @@ sed 's/elu_template.cu/elu.cu/; s/elu_kernel<float>/elu_kernel<float, 3>/' "$S/e
 out=$("$DIRIGO" check "$W/ev/elu_targs.lua" --at 0 2>&1)
 like "$out" "elu_targs.lua:[0-9]+:[0-9]+: error: too many template arguments in 'elu_kernel<float, 3>'" \
   "the template's refusal names the spec's launch (it had no position)"
+# a float literal for an integer kernel parameter runs truncated: the spec is told so
+sed 's/leaky_relu_macro.cu/lk.cu/; s/(y, x, N)/(y, x, 2.5)/' "$S/elementwise/leaky_relu_macro.lua" > "$W/ev/float_for_int.lua"
+out=$("$DIRIGO" check "$W/ev/float_for_int.lua" --at 0 --no-journal 2>&1)
+like "$out" "float_for_int.lua:[0-9]+:[0-9]+: warning: launch 1: argument 3 '2.5' is a float for the integer parameter 'N' of [a-z_]+: it runs as 2" \
+  "a float for an int parameter is a warning at the argument"
 done_testing
