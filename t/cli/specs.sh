@@ -98,6 +98,12 @@ is "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 1 "one line, no traceback"
 out=$("$DIRIGO" fuzz "$W/referr.lua" --cases 2 2>&1)
 like "$out" "error +reference of 'y': .*referr.lua:5: refboom \\([0-9.]+ s\\)" "fuzz: the reference's error on the case's line"
 ok "! printf '%s\\n' \"\$out\" | grep -q 'stack traceback'" "fuzz: no traceback between the case lines"
+# errors beside passes: not "all checked and fine" (exit 3, not 0)
+sed 's/ref = function(T, i) error("refboom") end/ref = function(T, i) if T.x[i] > 2.5 then error("refboom") end local v = T.x[i] if v > 0 then return v end return 0.01 * v end/' \
+  "$W/referr.lua" > "$W/refsome.lua"
+out=$("$DIRIGO" fuzz "$W/refsome.lua" --strategy regular --cases 8 2>&1); rc=$?
+like "$out" "8 cases: [1-9] pass, 0 fail, 0 findings, [1-9] errors" "a campaign with passes and errors"
+is "$rc" 3 "exits 3: a case that was not judged is not a pass"
 
 # an index range with lo above hi holds no value to draw: a spec error at the range, not a silent draw
 cp "$DG_SRCDIR/samples/embedding/embedding_gather.cu" "$W/"
