@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <stdint.h>
 
 void tui_app_prompt(tui_app *a, const char *prefix, const char *init,
                     int (*done)(tui_app *a, const char *text))
@@ -118,7 +119,9 @@ static int cmd_goto(tui_app *a, const char *arg)
     tui_app_message(a, true, ":goto needs a line number");
     return TUI_HANDLED | TUI_REDRAW;
   }
-  tui_source_goto(a, (uint32_t)l);
+  tui_source_goto(a, l > UINT32_MAX ? UINT32_MAX : (uint32_t)l);
+  uint32_t at = tui_source_cursor(a);   /* clamped to the last line */
+  if ((long)at < l) tui_app_message(a, true, "line %ld is past the end of the file: at its last line, %u", l, at);
   return TUI_HANDLED | TUI_REDRAW;
 }
 

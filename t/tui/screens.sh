@@ -44,6 +44,8 @@ tui_run cmd 100x30 ':frob<Enter>
 <Dump>
 :check now<Enter>
 <Dump>
+:999<Enter>
+<Dump>
 :q<Enter>' saxpy.cu
 tui_has cmd 001 "unknown command :frob" "unknown commands are reported"
 tui_has cmd 002 "lua> print(1)" ":lua echoes the code"
@@ -51,6 +53,7 @@ tui_has cmd 003 "line 12/22" ":12 goes to line 12"
 tui_has cmd 004 "theme 'nosuch' not found" "a missing theme is reported"
 tui_has cmd 005 "kernel saxpy_twice" ":kernel jumps to a kernel"
 tui_has cmd 006 ":check takes no argument (got 'now')" "a command without arguments refuses one"
+tui_has cmd 007 "line 999 is past the end of the file: at its last line, 22" ":999 past the end says so"
 tui_rc cmd 0 ":q quits with 0"
 
 tui_run lua 100x30 '<Tab>l
