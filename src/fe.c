@@ -439,20 +439,25 @@ static bool text_has_device_kw(fe_state *st, TSNode n)
  * closing brace tree-sitter reads a whole kernel as a declaration with an
  * initializer list, and the kernel would vanish without a word.  Point at the
  * first ERROR or MISSING node inside. */
-static bool device_syntax_error(fe_state *st, TSNode n)
+TSNode fe_first_error(TSNode n)
 {
-  if (!ts_node_has_error(n) || !text_has_device_kw(st, n)) return false;
   TSNode e = n;
   for (int g = 0; g < 1000; g++) {
     uint32_t k = ts_node_child_count(e), i;
     for (i = 0; i < k; i++) {
       TSNode c = ts_node_child(e, i);
-      if (ts_node_is_error(c) || ts_node_is_missing(c)) { e = c; goto found; }
+      if (ts_node_is_error(c) || ts_node_is_missing(c)) return c;
       if (ts_node_has_error(c)) { e = c; break; }
     }
     if (i == k) break;
   }
-found:
+  return e;
+}
+
+static bool device_syntax_error(fe_state *st, TSNode n)
+{
+  if (!ts_node_has_error(n) || !text_has_device_kw(st, n)) return false;
+  TSNode e = fe_first_error(n);
   if (ts_node_is_missing(e)) fe_diag(st, DG_SEV_ERROR, e, "syntax error: missing '%s'", ts_node_type(e));
   else fe_diag(st, DG_SEV_ERROR, e, "syntax error");
   return true;

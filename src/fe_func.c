@@ -286,18 +286,7 @@ bool fe_lower_func(fe_state *st, fe_def *def, dg_func *f, const fe_targ *targs, 
   }
   TSNode body = fe_field(def->node, "body");
   if (ts_node_has_error(def->node)) {
-    /* point at the first syntax error inside */
-    TSNode e = def->node;
-    for (int g = 0; g < 1000; g++) {
-      uint32_t n = ts_node_child_count(e), i;
-      for (i = 0; i < n; i++) {
-        TSNode c = ts_node_child(e, i);
-        if (ts_node_is_error(c) || ts_node_is_missing(c)) { e = c; goto found; }
-        if (ts_node_has_error(c)) { e = c; break; }
-      }
-      if (i == n) break;
-    }
-  found:
+    TSNode e = fe_first_error(def->node);   /* point at the first syntax error inside */
     fe_err(&fn, e, DG_SEV_ERROR, ts_node_is_missing(e) ? "syntax error: missing '%s'" : "syntax error%s",
            ts_node_is_missing(e) ? ts_node_type(e) : "");
   } else if (fe_kind(body) != FE_N_compound_statement) {

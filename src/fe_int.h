@@ -190,6 +190,9 @@ TSNode fe_field_by_id(TSNode n, TSFieldId id);
      if (!fe_i_) { fe_i_ = fe_field_id(field); __atomic_store_n(&fe_fid_, fe_i_, __ATOMIC_RELAXED); } \
      fe_i_; })) : (fe_field)((n), (field)))
 bool fe_has_keyword(TSNode n, const char *kw);  /* anonymous child spelled kw */
+/* The first ERROR or MISSING node inside n (n has an error), else the deepest
+ * node on the path to one; where a syntax error is reported. */
+TSNode fe_first_error(TSNode n);
 const fe_sym *fe_lookup(fe_fn *fn, const char *name, size_t len);
 /* The function a call of def's name (with explicit template arguments targs,
  * possibly null) resolves to: overloads by arity, templates instantiated. */
