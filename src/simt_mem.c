@@ -258,6 +258,14 @@ static inline bool all_set(const uint8_t *p, int64_t n)
   return true;
 }
 
+/* Lane i loaded size bytes at byte o of lb that nothing has written. */
+static void report_uninit(simt_x *x, const simt_buf *lb, dg_span sp, int i, int64_t o, int64_t size)
+{
+  simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
+                              (long long)size, (long long)o, lb->name);
+  if (e) e->buf = lb->mem.id, e->off = o, e->size = (int)size;
+}
+
 static inline void set_all(uint8_t *p, int64_t n)
 {
   if (n == 4) memcpy(p, &(uint32_t){ 0x01010101u }, 4);
@@ -379,9 +387,7 @@ SIMT_LANES static bool contig_access(simt_x *x, dg_span sp, dg_tykind kd, simt_b
       for (int i = lo; i < hi; i++) {
         int64_t o = o0 + (int64_t)(i - lo) * size;
         if (all_set(lb->init + o, size)) continue;
-        simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
-                                    (long long)size, (long long)o, lb->name);
-        if (e) e->buf = lb->mem.id, e->off = o, e->size = (int)size;
+        report_uninit(x, lb, sp, i, o, size);
       }
     switch (kd) {
     case DG_TY_F32: CRUN(float, dom_of_f((double)v_)); break;
@@ -558,9 +564,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
         if (!b[i]) continue;
         int64_t o = dom_ptr_off((dom_val)addr[i]);
         if (all_set(lb->init + o, size)) continue;
-        simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
-                                    (long long)size, (long long)o, lb->name);
-        if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
+        report_uninit(x, lb, sp, i, o, size);
       }
     const uint8_t *bytes = lb->mem.bytes;
 #define FRUN(T, conv) do { \
@@ -685,11 +689,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     }
     ok[i] = 1, mem[i] = &lb->mem, off[i] = o;
     shared |= sh;
-    if (chk && !all_set(lb->init + o, size)) {
-      simt_event *e = simt_report(x, SIMT_EV_UNINIT, sp, i, "load of %lld bytes at byte %lld of %s, never written",
-                                  (long long)size, (long long)o, lb->name);
-      if (e) e->buf = (int)id, e->off = o, e->size = (int)size;
-    }
+    if (chk && !all_set(lb->init + o, size)) report_uninit(x, lb, sp, i, o, size);
   }
   if (!write) {
     if (shared)
