@@ -369,6 +369,17 @@ static bool fake_ref_at(void *self, const dg_problem *p, int t, double *want, ui
   return true;
 }
 
+/* One adversarial case of p at a realistic size through the fake backend be. */
+static bool fake_campaign(const dg_problem *p, const fuzz_backend *be, fuzz_summary *s)
+{
+  fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = be, .ncases = 1, .seed = 1,
+                  .max_elems = 1 << 20, .max_check = 4096, .keep_going = true };
+  dg_diags d = {0};
+  bool ran = fuzz_campaign(p, NULL, &o, s, &d);
+  dg_diags_free(&d);
+  return ran;
+}
+
 static void sampled_hook(void)
 {
   dg_problem *p = gt_load("elementwise/residual_add");
@@ -380,12 +391,8 @@ static void sampled_hook(void)
   fuzz_backend be = { .name = "fake", .run = fake_run, .ref = fake_ref_at, .sample = fake_sample };
   for (int k = 0; k < 2; k++) {
     fake_off = k ? 20000 : 0;
-    fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = &be, .ncases = 1, .seed = 1,
-                    .max_elems = 1 << 20, .max_check = 4096, .keep_going = true };
     fuzz_summary s;
-    dg_diags d = {0};
-    bool ran = fuzz_campaign(p, NULL, &o, &s, &d);
-    dg_diags_free(&d);
+    bool ran = fake_campaign(p, &be, &s);
     int64_t *idx = dg_malloc(sizeof *idx * 4096), sizes[1] = { 20000 };
     int64_t m = fuzz_sample_indices(p, 2, sizes, 20000, 4096, s.first.c.seed, idx);
     free(idx);
@@ -410,12 +417,8 @@ static void sampled_fallback(void)
   fuzz_backend be = { .name = "fake", .run = fake_run, .ref = fake_ref };
   for (int k = 0; k < 2; k++) {
     fake_off = k ? 20000 : 100;
-    fuzz_opts o = { .strategy = fuzz_strategy_find("adversarial"), .backend = &be, .ncases = 1, .seed = 1,
-                    .max_elems = 1 << 20, .max_check = 4096, .keep_going = true };
     fuzz_summary s;
-    dg_diags d = {0};
-    bool ran = fuzz_campaign(p, NULL, &o, &s, &d);
-    dg_diags_free(&d);
+    bool ran = fake_campaign(p, &be, &s);
     if (!k)
       ok(ran && s.nfail == 1 && !s.first.sampled && s.first.cmp.nfail >= 1 && s.first.cmp.checked == 20000,
          "100 elements off: every element judged (%s)", s.first.msg);
