@@ -1,41 +1,23 @@
 /* cli_load.c — loading a problem for the subcommands (cli_load.h). */
 #include "cli_load.h"
 #include "lua_spec.h"
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The first line that names an error among diagnostics printed by print(). */
-static char *first_error(void (*print)(FILE *, const void *, const void *), const void *a, const void *b)
+/* The first error of d that has a position, as dg_diags_print writes it
+ * ("file:line:col: error: …", its first line); NULL when there is none. */
+static char *first_error(const dg_srcmgr *sm, const dg_diags *d)
 {
-  char *text = NULL;
-  size_t n = 0;
-  FILE *f = open_memstream(&text, &n);
-  if (!f) return NULL;
-  print(f, a, b);
-  fclose(f);
-  char *why = NULL;
-  for (char *line = text; line && *line && !why; ) {
-    char *end = strchr(line, '\n');
-    size_t len = end ? (size_t)(end - line) : strlen(line);
-    const char *e = strstr(line, ": error: ");
-    if (e && e < line + len) why = dg_printf("%.*s", (int)len, line);
-    line = end ? end + 1 : NULL;
+  for (size_t i = 0; i < d->v.n; i++) {
+    const dg_diag *e = &d->v.v[i];
+    if (e->sev != DG_SEV_ERROR || !e->span.file) continue;
+    dg_buf b = {0};
+    dg_diag_format(&b, sm, e);
+    char *why = dg_printf("%.*s", (int)strcspn(b.s, "\n"), b.s);
+    dg_buf_free(&b);
+    return why;
   }
-  free(text);
-  return why;
-}
-
-static void print_spec_diags(FILE *f, const void *p, const void *d)
-{
-  dg_diags_print(f, &((const dg_problem *)p)->sm, d);
-}
-
-static void print_kernel_diags(FILE *f, const void *L, const void *kd)
-{
-  const cli_problem *c = L;
-  emu_kernels_print_diags(f, &c->k);
-  dg_diags_print(f, &c->p->sm, kd);
+  return NULL;
 }
 
 bool cli_problem_load(cli_problem *L, const char *path, bool quiet)
@@ -45,14 +27,20 @@ bool cli_problem_load(cli_problem *L, const char *path, bool quiet)
   L->p = dg_spec_load(path, &d);
   bool ok = d.nerrors == 0;
   if (!quiet) dg_diags_print(stderr, &L->p->sm, &d);
-  if (!ok) L->why = first_error(print_spec_diags, L->p, &d);
+  if (!ok) L->why = first_error(&L->p->sm, &d);
   dg_diags_free(&d);
   if (!ok) return false;
   dg_diags kd = {0};
   L->have_k = true;
   ok = emu_kernels_load(&L->k, L->p, &kd);
-  if (!quiet) print_kernel_diags(stderr, L, &kd);
-  if (!ok) L->why = first_error(print_kernel_diags, L, &kd);
+  if (!quiet) {
+    emu_kernels_print_diags(stderr, &L->k);
+    dg_diags_print(stderr, &L->p->sm, &kd);
+  }
+  if (!ok) {   /* the kernel file's own diagnostics first, as they print */
+    L->why = L->k.mod ? first_error(&L->k.sm, &L->k.mod->diags) : NULL;
+    if (!L->why) L->why = first_error(&L->p->sm, &kd);
+  }
   dg_diags_free(&kd);
   return ok;
 }
