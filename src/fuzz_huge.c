@@ -346,9 +346,7 @@ static void validate_written(const dg_problem *p, const int64_t *sizes, emu_io *
       dg_refval v;
       dg_ref_status st = dg_problem_ref_eval(p, &env, t, idx, &v, &err);
       if (st == DG_REF_ERROR) {
-        out->status = FUZZ_ERROR;
-        snprintf(out->msg, sizeof out->msg, "reference of '%s': %.*s", ts->name, err ? (int)strcspn(err, "\n") : 6,
-                 err ? err : "failed");   /* the message only: a Lua traceback would split the case line */
+        fuzz_ref_error(out, ts, err);
         break;
       }
       if (st == DG_REF_OK) want[i] = v.num, defined[i] = 1, (*nval)++;

@@ -312,6 +312,13 @@ static dg_ref_status ref_sampled(const dg_problem *p, const dg_ref_env *env, con
   return DG_REF_OK;
 }
 
+void fuzz_ref_error(fuzz_outcome *out, const dg_tensor *ts, const char *err)
+{
+  out->status = FUZZ_ERROR;
+  snprintf(out->msg, sizeof out->msg, "reference of '%s': %.*s", ts->name, err ? (int)strcspn(err, "\n") : 6,
+           err ? err : "failed");
+}
+
 /* More written elements off the fp64 reference than the envelope re-judges:
  * judged whole, the rest would count as failures unexamined. */
 static bool over_envelope(const dg_problem *p, int t, const emu_io *io, const double *want,
@@ -369,9 +376,7 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
       out->sampled = true;
     } else rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
     if (rs == DG_REF_ERROR) {
-      out->status = FUZZ_ERROR;
-      snprintf(out->msg, sizeof out->msg, "reference of '%s': %.*s", ts->name, err ? (int)strcspn(err, "\n") : 6,
-               err ? err : "failed");   /* the message only: a Lua traceback would split the case line */
+      fuzz_ref_error(out, ts, err);
       free(err), free(want), free(defined);
       return;
     }

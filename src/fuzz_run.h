@@ -189,6 +189,9 @@ typedef struct { double (*value)(void *ud, int t, int64_t flat); void *ud; } fuz
  * how many. */
 int64_t fuzz_sample_indices(const dg_problem *p, int t, const int64_t *sizes, int64_t n, int64_t max_check,
                             uint64_t seed, int64_t *idx);
+/* out's status and message for a reference of tensor ts that raised err (its
+ * first line: a Lua traceback would split the campaign's case line). */
+void fuzz_ref_error(fuzz_outcome *out, const dg_tensor *ts, const char *err);
 /* The same sample's picks in the order drawn, repeats kept (room for
  * max_check; the distinct ones are fuzz_sample_indices'): for a device that
  * writes the reference at each, where order and repeats do not matter and
