@@ -227,26 +227,9 @@ static bool samp_ready(gpu_kernels *gk, size_t ref_bytes, size_t idx_bytes)
   unsigned gen = dg_gpu_generation(gk->g);
   if (gk->samp_gen != gen) gk->samp_bytes = gk->samp_idx_bytes = 0;   /* gone with their child */
   gk->samp_gen = gen;
-  char *msg = NULL;
-  if (gk->samp_bytes != ref_bytes + 1) {
-    if (gk->samp_bytes) dg_gpu_free(gk->g, gk->samp_ref, NULL);
-    gk->samp_bytes = 0;
-    if (dg_gpu_alloc(gk->g, ref_bytes, dg_gpu_poison_for("f64"), &gk->samp_ref, &msg) != DG_GPU_OK) {
-      free(msg);
-      return false;
-    }
-    gk->samp_bytes = ref_bytes + 1;
-  }
-  if (gk->samp_idx_bytes < idx_bytes + 1) {
-    if (gk->samp_idx_bytes) dg_gpu_free(gk->g, gk->samp_idx, NULL);
-    gk->samp_idx_bytes = 0;
-    if (dg_gpu_alloc(gk->g, idx_bytes, dg_gpu_poison_for("i64"), &gk->samp_idx, &msg) != DG_GPU_OK) {
-      free(msg);
-      return false;
-    }
-    gk->samp_idx_bytes = idx_bytes + 1;
-  }
-  return gen == dg_gpu_generation(gk->g);
+  return grun_keep_buf(gk, &gk->samp_ref, &gk->samp_bytes, ref_bytes, true, "f64") &&
+         grun_keep_buf(gk, &gk->samp_idx, &gk->samp_idx_bytes, idx_bytes, false, "i64") &&
+         gen == dg_gpu_generation(gk->g);
 }
 
 /* Cases with more elements off the whole reference than the envelope

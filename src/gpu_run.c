@@ -295,15 +295,8 @@ bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, 
     gk->ref_gen = gen;
   }
   size_t bytes = (size_t)dg_problem_numel(p, pl->out, sizes) * sizeof(double);
-  if (gk->ref_bytes != bytes + 1) {
-    if (gk->ref_bytes) dg_gpu_free(gk->g, gk->ref_buf, NULL);
-    gk->ref_bytes = 0;
-    if (dg_gpu_alloc(gk->g, bytes, dg_gpu_poison_for("f64"), &gk->ref_buf, &msg) != DG_GPU_OK) {
-      free(msg);
-      return false;   /* out of memory for it, perhaps: this run goes without */
-    }
-    gk->ref_bytes = bytes + 1;
-  }
+  if (!grun_keep_buf(gk, &gk->ref_buf, &gk->ref_bytes, bytes, true, "f64"))
+    return false;   /* out of memory for it, perhaps: this run goes without */
   if (gen != dg_gpu_generation(gk->g)) return false;   /* a child restarted under us */
   gk->want = dg_realloc(gk->want, bytes ? bytes : 1);
   gk->want_n = (int64_t)(bytes / sizeof(double));
@@ -346,17 +339,21 @@ bool grun_rs_ready(gpu_kernels *gk, int n, int64_t max_check)
   unsigned gen = dg_gpu_generation(gk->g);
   if (gk->rs_gen != gen) gk->rs_bytes = 0;   /* gone with its child */
   gk->rs_gen = gen;
-  if (gk->rs_bytes < bytes + 1) {
-    if (gk->rs_bytes) dg_gpu_free(gk->g, gk->rs_idx, NULL);
-    gk->rs_bytes = 0;
-    char *msg = NULL;
-    if (dg_gpu_alloc(gk->g, bytes, dg_gpu_poison_for("i64"), &gk->rs_idx, &msg) != DG_GPU_OK) {
-      free(msg);
-      return false;
-    }
-    gk->rs_bytes = bytes + 1;
+  return grun_keep_buf(gk, &gk->rs_idx, &gk->rs_bytes, bytes, false, "i64") && gen == dg_gpu_generation(gk->g);
+}
+
+bool grun_keep_buf(gpu_kernels *gk, dg_gpu_buf *buf, size_t *kept, size_t bytes, bool exact, const char *dtype)
+{
+  if (exact ? *kept == bytes + 1 : *kept >= bytes + 1) return true;
+  if (*kept) dg_gpu_free(gk->g, *buf, NULL);
+  *kept = 0;
+  char *msg = NULL;
+  if (dg_gpu_alloc(gk->g, bytes, dg_gpu_poison_for(dtype), buf, &msg) != DG_GPU_OK) {
+    free(msg);
+    return false;
   }
-  return gen == dg_gpu_generation(gk->g);
+  *kept = bytes + 1;
+  return true;
 }
 
 /* The comparison kernel for output t of this run (gpu_cmp.c): compiled

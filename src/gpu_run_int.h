@@ -13,6 +13,10 @@ dg_gpu_status grun_ensure_buffers(const dg_problem *p, gpu_kernels *gk, const em
 bool grun_ref_ready(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, gpu_ref_plan *pl);
 bool grun_cmp_ready(const dg_problem *p, gpu_kernels *gk, int t);
 bool grun_rs_ready(gpu_kernels *gk, int n, int64_t max_check);
+/* A device buffer kept across cases: *kept is its bytes + 1 (0: none). It is
+ * allocated again (filled with dtype's poison) unless it already has exactly
+ * `bytes` (exact) or at least that many; false when that fails. */
+bool grun_keep_buf(gpu_kernels *gk, dg_gpu_buf *buf, size_t *kept, size_t bytes, bool exact, const char *dtype);
 bool grun_launch_args(const dg_problem *p, int li, const int64_t *sizes, const dg_gpu_buf *bufs,
                       const size_t *psize, int np, dg_gpu_arg *args, dg_diags *d);
 /* gpu_many.c: input tensor t of io into raw (the device's bytes), and the
