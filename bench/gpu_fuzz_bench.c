@@ -137,8 +137,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--realistic-only")) real_only = true;
     else dg_vec_push(&specs, argv[i]);
   }
-  const char *src = getenv("DG_SRCDIR"), *ev = getenv("DIRIGO_GPU_LAUNCH_EVENTS");
-  bool split = ev && (!strcmp(ev, "all") || !strcmp(ev, "shared"));   /* every launch timed (gpu_child_batch.c) */
+  const char *src = getenv("DG_SRCDIR");
   DG_VEC(char *) paths = {0};
   if (specs.n)
     for (size_t i = 0; i < specs.n; i++) dg_vec_push(&paths, dg_strdup(specs.v[i]));
@@ -216,6 +215,9 @@ int main(int argc, char **argv)
         double c = (double)pf->cases;
         printf("  grouped: %" PRId64 " cases in %" PRId64 " requests; per case: host %.3f ms building, request %.3f ms ",
                pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c);
+        /* dirigo's own launches have times only when every launch is timed
+           (DIRIGO_GPU_LAUNCH_EVENTS=all or shared; gpu_child_batch.c) */
+        bool split = pf->ms[0] + pf->ms[1] + pf->ms[2] + pf->ms[4] + pf->ms[5] > 0;
         if (split)
           printf("(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
                  pf->ms[0] / c, pf->ms[1] / c, pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
