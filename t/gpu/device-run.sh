@@ -35,7 +35,7 @@ gpu_here=no
 echo "CUDA toolkit: $cuda ($(ls "$cuda"/lib64/libnvrtc.so.* 2>/dev/null | head -1))"
 
 # --- the programs ------------------------------------------------------------
-tests="avail compile run problem ref cmp gen env"
+tests=${DG_GPU_TESTS:-"avail compile run problem ref cmp gen env"}   # DG_GPU_TESTS="env cmp": a subset
 if [ -n "${DG_BUILDDIR:-}" ] && [ -x "$DG_BUILDDIR/t/gpu/run.t" ]; then   # make check (t/gpu/scripts.sh)
   bin=$DG_BUILDDIR/t/gpu; benchp=$DG_BUILDDIR/bench/gpu_bench
 elif [ -x "$D/bin/run.t" ]; then
