@@ -151,7 +151,7 @@ int check_huge_buf(check_mach *cm, int t, const emu_io *io, char **err)
   s->z = emu_lazy_new(io->numel[t] * s->es, lazy_fill, s, err);
   if (!s->z) return -1;
   return simt_buf_wrap(cm->m, ts->name, ir_type_scalar(check_tykind(ts->dtype)), emu_lazy_bytes(s->z),
-                       emu_lazy_size(s->z), 0);
+                       emu_lazy_size(s->z), emu_buf_flags(ts));
 }
 
 void check_huge_mach_free(check_mach *cm)

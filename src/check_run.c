@@ -38,7 +38,7 @@ bool check_mach_init(check_mach *cm, const dg_problem *p, const int64_t *sizes, 
      * a concrete machine gets them before its first full launch (write_inputs) */
     int buf = io->lazy && io->lazy[t] ? check_huge_buf(cm, (int)t, io, err)     /* past memory */
             : simt_buf_new(cm->m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes,
-                           input && sym ? SIMT_BUF_INIT : 0);
+                           (input && sym ? SIMT_BUF_INIT : 0) | emu_buf_flags(ts));
     if (buf < 0) return false;
     cm->bufs[t] = buf;
     if (input && !sym) {

@@ -221,6 +221,15 @@ static void lazy_fill(void *ud, int64_t off, uint8_t *dst, int64_t n)
     dg_dtype_store(s->dt, dst, j, s->io->value(s->io->value_ud, s->t, first + j));
 }
 
+/* A tensor the spec declares an input (not an `accumulate` output) is
+ * read-only: a kernel storing into it clobbers its caller's data, reported
+ * as a readonly-write event (a finding), on the concrete and the symbolic
+ * machine alike (check_run.c). In-place updates are `accumulate` outputs. */
+unsigned emu_buf_flags(const dg_tensor *ts)
+{
+  return ts->role == DG_TENSOR_INPUT && !ts->accumulate ? SIMT_BUF_READONLY : 0;
+}
+
 /* A lazy input: a reservation the engine reads as plain bytes (emu_lazy.h). */
 static int make_lazy(simt *m, const dg_problem *p, int t, const emu_io *io, lazy_src *src,
                      emu_lazy **z, dg_diags *d)
@@ -235,7 +244,7 @@ static int make_lazy(simt *m, const dg_problem *p, int t, const emu_io *io, lazy
     return -1;
   }
   return simt_buf_wrap(m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), emu_lazy_bytes(*z),
-                       emu_lazy_size(*z), 0);
+                       emu_lazy_size(*z), emu_buf_flags(ts));
 }
 
 static int make_buffer(simt *m, const dg_problem *p, int t, const int64_t *sizes,
@@ -244,7 +253,7 @@ static int make_buffer(simt *m, const dg_problem *p, int t, const int64_t *sizes
   const dg_tensor *ts = &p->tensors.v[t];
   int es = dg_dtypes[ts->dtype].size;
   int64_t n = io->numel[t], bytes = n * es;
-  int buf = simt_buf_new(m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes, 0);
+  int buf = simt_buf_new(m, ts->name, ir_type_scalar(dtype_ty[ts->dtype]), bytes, emu_buf_flags(ts));
   if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
     uint8_t *raw = dg_malloc((size_t)(bytes ? bytes : 1));
     for (int64_t i = 0; i < n; i++) dg_dtype_store(ts->dtype, raw, i, io->data[t][i]);

@@ -50,6 +50,8 @@ bool emu_io_init(emu_io *io, const dg_problem *p, const int64_t *sizes, dg_diags
 bool emu_io_init_lazy(emu_io *io, const dg_problem *p, const int64_t *sizes, const bool *lazy,
                       double (*value)(void *ud, int t, int64_t i), void *value_ud, dg_diags *d);
 void emu_io_free(emu_io *io);
+/* The engine buffer flags of tensor ts: SIMT_BUF_READONLY for a plain input. */
+unsigned emu_buf_flags(const dg_tensor *ts);
 
 typedef struct {
   uint64_t seed;               /* scheduling permutation (0: natural order) */

@@ -682,7 +682,9 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     }
     if (o < 0 || o + size > lsz) { oob_event(x, sp, i, id, o, size, write); continue; }
     if (ro) {
-      simt_event *e = simt_report(x, SIMT_EV_READONLY, sp, i, "store into read-only %s at byte %lld",
+      simt_event *e = simt_report(x, SIMT_EV_READONLY, sp, i,
+                                  "store into read-only %s at byte %lld (an input: the caller's data would be"
+                                  " clobbered; an in-place update is an `accumulate` output)",
                                   lb->name, (long long)o);
       if (e) e->buf = (int)id, e->off = o, e->size = (int)size, e->write = true;
       continue;
