@@ -13,7 +13,14 @@
  * DIRIGO_GPU_REF_SAMPLED=0). Strategy `adversarial` (the spec's shapes, varied values), as
  * bench/torch_harness.py does; realistic sizes validate a sample of 4096
  * elements per output, as `dirigo fuzz --sizes realistic` does. Without a GPU
- * the GPU rows say so and the emulator rows still run. */
+ * the GPU rows say so and the emulator rows still run.
+ *
+ * Lanes (DIRIGO_GPU_STREAMS; doc/gpu.md §3, session 6): cases of a request
+ * run concurrently, so a kernel's own event time can grow (it shares the
+ * SMs). The kernel column and /kernel use the kernel's time ALONE: each GPU
+ * row runs first with DIRIGO_GPU_STREAMS=1 (one stream, the same cases) and
+ * keeps that run's kernel ms; the row's own event time on the lanes is
+ * printed beside it. With DIRIGO_GPU_STREAMS=1 set, the row's own run is it. */
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include <inttypes.h>
@@ -29,6 +36,8 @@ static const char *const defaults[] = {
 typedef struct {
   int64_t cases;
   double secs, run_s, kernel_ms, ref_ms;
+  double alone_ms;          /* kernel ms per case of the same row on one stream (0: not measured) */
+  int lanes;                /* the lanes its requests ran on */
   int64_t npass, nbad, ref_runs, many, dev_judged, env_passed;
   char label[96];
   char first[400];          /* the first failure's message, when any */
@@ -100,13 +109,18 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
                       const row *r, bool *first)
 {
   double per = r->cases ? r->secs / (double)r->cases : 0;
-  double kms = r->cases ? r->kernel_ms / (double)r->cases : 0;
+  double kms = r->alone_ms > 0 ? r->alone_ms : r->cases ? r->kernel_ms / (double)r->cases : 0;
   double run = r->cases ? r->run_s / (double)r->cases : 0;
   printf("%-26s %-9s %-22s %-4s %5" PRId64 " %9.1f %10.3f", name, sizes, r->label, backend, r->cases,
          per > 0 ? 1 / per : 0, per * 1e3);
   if (r->run_s > 0)
     printf(" %9.3f %9.4f %9.3f %8.1fx %s", run * 1e3, kms, (per - run) * 1e3, kms > 0 ? per * 1e3 / kms : 0,
            r->ref_runs ? "gpu" : "lua");
+  if (r->run_s > 0)
+    printf(" [kernel ms %s; %d lane(s)]", r->alone_ms > 0 ? "alone: a one-stream run of the row" : "events of this run",
+           r->lanes > 1 ? r->lanes : 1);
+  if (r->run_s > 0 && r->alone_ms > 0 && r->cases)
+    printf(" [its events on the lanes: %.4f ms]", r->kernel_ms / (double)r->cases);
   printf("   %" PRId64 "/%" PRId64 " pass", r->npass, r->cases);
   if (r->run_s > 0)
     printf(" (%" PRId64 " judged on the device, %" PRId64 " of them several a request, %" PRId64
@@ -118,10 +132,12 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
     fprintf(json, "%s{\"problem\": \"%s\", \"sizes\": \"%s\", \"shape\": \"%s\", \"backend\": \"%s\", "
             "\"cases\": %" PRId64 ", \"cases_per_s\": %.3f, \"ms_per_case\": %.4f, \"run_ms\": %.4f, "
             "\"kernel_ms\": %.5f, \"pass\": %" PRId64 ", \"ref\": \"%s\", \"ref_ms\": %.5f, "
-            "\"dev_judged\": %" PRId64 ", \"grouped\": %" PRId64 ", \"env_passed\": %" PRId64 "}",
+            "\"dev_judged\": %" PRId64 ", \"grouped\": %" PRId64 ", \"env_passed\": %" PRId64 ", "
+            "\"lanes\": %d, \"kernel_events_ms\": %.5f}",
             *first ? "" : ",\n ", name, sizes, r->label, backend, r->cases, per > 0 ? 1 / per : 0,
             per * 1e3, run * 1e3, kms, r->npass, r->ref_runs ? "gpu" : backend,
-            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0, r->dev_judged, r->many, r->env_passed);
+            r->ref_runs ? r->ref_ms / (double)r->ref_runs : 0, r->dev_judged, r->many, r->env_passed, r->lanes,
+            r->cases ? r->kernel_ms / (double)r->cases : 0);
   *first = false;
 }
 
@@ -197,9 +213,24 @@ int main(int argc, char **argv)
         row warm = {0};
         campaign(p, &ek, &be, 2, (int64_t)1 << 28, 4096, 0, &warm);
       }
+      const char *lanes_env = getenv("DIRIGO_GPU_STREAMS");
+      char *lanes_keep = lanes_env ? dg_strdup(lanes_env) : NULL;
+      double alone = 0;
+      if (!lanes_env || strcmp(lanes_env, "1")) {   /* the kernel's time alone: the same cases on one stream */
+        setenv("DIRIGO_GPU_STREAMS", "1", 1);
+        t.kernel_ms = 0;
+        row r1 = {0};
+        campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
+                 real ? 4096 : 0, real ? 15 : 8, &r1);
+        alone = r1.cases ? t.kernel_ms / (double)r1.cases : 0;
+        if (lanes_keep) setenv("DIRIGO_GPU_STREAMS", lanes_keep, 1);
+        else unsetenv("DIRIGO_GPU_STREAMS");
+      }
+      free(lanes_keep);
       memset(&gk.prof, 0, sizeof gk.prof);
       t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0, t.dev_judged = 0, t.many = 0, t.env_passed = 0;
       row r = {0};
+      r.alone_ms = alone;
       campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
                real ? 4096 : 0, real ? 15 : 8, &r);
       r.run_s = t.run_s;
@@ -209,6 +240,7 @@ int main(int argc, char **argv)
       r.dev_judged = t.dev_judged;
       r.many = t.many;
       r.env_passed = t.env_passed;
+      r.lanes = gk.prof.lanes;
       print_row(json, name, real == 2 ? "issue" : real ? "realistic" : "spec", "gpu", &r, &first);
       const struct gpu_many_prof *pf = &gk.prof;
       if (pf->cases) {   /* where a grouped case's time went */

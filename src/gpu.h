@@ -243,6 +243,7 @@ typedef struct {
   dg_gpu_dim3 grid, block;
   uint32_t shmem;
   bool unguarded;
+  int lane;                     /* -1: serial (dg_gpu_batch_lane) */
 } dg_gpu_batch_op;
 typedef struct {
   DG_VEC(dg_gpu_batch_op) ops;
@@ -255,6 +256,7 @@ typedef struct {
    * -1), a hit stops no later launch, and the watchdog gives the whole
    * batch twice launch_timeout_s: run again without it to name a failure. */
   bool async;
+  int lane1;                    /* internal: 1 + the lane of the ops pushed now (0: serial) */
 } dg_gpu_batch;
 void dg_gpu_batch_upload(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, const void *src, size_t n);
 void dg_gpu_batch_poison(dg_gpu_batch *b, dg_gpu_buf buf);
@@ -266,6 +268,20 @@ void dg_gpu_batch_download(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, void *ds
  * faults and the watchdog as for any launch. */
 void dg_gpu_batch_launch_unguarded(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu_dim3 block,
                                    uint32_t shmem, const dg_gpu_arg *args, int nargs);
+/* Lanes (doc/gpu.md §3, session 6): the ops pushed after
+ * dg_gpu_batch_lane(b, L), L in 0..GPU_LANES_MAX-1, run on lane L: a CUDA
+ * stream of its own, concurrent with the other lanes, and a copy of its own
+ * of every buffer a lane's op or argument names (made by the child before
+ * the batch, kept while the set stays the same). L = -1 (the default, and
+ * after dg_gpu_batch_clear): serial points, after everything queued before
+ * and before everything queued after; an upload or poison there reaches
+ * every lane's copy, a download or argument reads lane 0's. Lanes the device
+ * memory cannot hold (a quarter of the free memory at most) share a copy
+ * and stream (lane L on L % granted): the results are the same. */
+#define GPU_LANES_MAX 8
+void dg_gpu_batch_lane(dg_gpu_batch *b, int lane);
+/* Lanes the child granted the last batch with lanes (0: none yet). */
+int dg_gpu_lanes_granted(const dg_gpu *g);
 void dg_gpu_batch_clear(dg_gpu_batch *b);   /* empty, keeping the memory */
 void dg_gpu_batch_free(dg_gpu_batch *b);
 

@@ -37,7 +37,7 @@ static const uint8_t canary[8] = { 0xca, 0xfe, 0xf0, 0x0d, 0x5a, 0xfe, 0x6a, 0x4
  * envelope's kernel). n < 0: this driver cannot say. */
 struct kparams { int32_t n; size_t size[]; };
 
-struct gch_state gch_st = { .guard_k = -1 };
+struct gch_state gch_st = { .guard_k = -1, .cur_lane = -1 };
 
 
 
@@ -149,7 +149,7 @@ cudaError_t gch_fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
   const uint8_t *blk = m ? pattern_block(p, len) : NULL;
   cudaError_t e = cudaSuccess;
   if (blk) {
-    e = cudaMemcpyAsync(d, blk, m, cudaMemcpyDeviceToDevice, 0);
+    e = cudaMemcpyAsync(d, blk, m, cudaMemcpyDeviceToDevice, gch_st.cur);
   } else if (m) {                  /* no block (out of memory): from the host */
     uint8_t *h = gch_stage(m);
     for (size_t i = 0; i < m; i++) h[i] = p[i % len];
@@ -157,7 +157,7 @@ cudaError_t gch_fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
   }
   for (size_t have = m; have < n && !e;) {
     size_t k = n - have < have ? n - have : have;
-    e = cudaMemcpyAsync(d + have, d, k, cudaMemcpyDeviceToDevice, 0);
+    e = cudaMemcpyAsync(d + have, d, k, cudaMemcpyDeviceToDevice, gch_st.cur);
     have += k;
   }
   return e;
@@ -166,6 +166,25 @@ cudaError_t gch_fill(uint8_t *d, size_t n, const uint8_t *p, size_t len)
 cbuf *gch_get_buf(uint32_t id)
 {
   return id < gch_st.bufs.n && gch_st.bufs.v[id].live ? &gch_st.bufs.v[id] : NULL;
+}
+
+cbuf *gch_lane_buf(uint32_t id, int lane)
+{
+  cbuf *b = gch_get_buf(id);
+  if (!b || lane <= 0 || (uint32_t)lane > b->nrep) return b;
+  cbuf *c = gch_get_buf(b->rep[lane - 1]);
+  return c ? c : b;
+}
+
+void gch_set_lane(int lane)
+{
+  if (lane < 0 || gch_st.nlanes <= 1) {
+    gch_st.cur = 0;
+    gch_st.cur_lane = lane < 0 ? -1 : 0;
+    return;
+  }
+  gch_st.cur_lane = lane % (int)gch_st.nlanes;
+  gch_st.cur = gch_st.lane_stream[gch_st.cur_lane];
 }
 
 static void do_hello(const gp_req *rq, const uint8_t *pl, size_t len)
@@ -268,6 +287,26 @@ bad:
   gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed module");
 }
 
+/* A buffer of size bytes: guards holding the canary, the bytes the poison;
+ * *what names the step that failed. */
+static cudaError_t new_buf(size_t size, dg_gpu_pattern pat, uint32_t *id, const char **what)
+{
+  cbuf b = { NULL, size, pat, true, 0, 0, {0} };
+  *what = "cudaMalloc";
+  cudaError_t e = cudaMalloc((void **)&b.base, size + 2 * gch_st.guard);
+  if (e) return e;
+  *what = "filling a new buffer";
+  if ((e = gch_fill(b.base, gch_st.guard, canary, 8)) || (e = gch_fill(b.base + gch_st.guard + b.size, gch_st.guard, canary, 8))
+      || (e = gch_fill(b.base + gch_st.guard, b.size, pat.b, pat.len))) {
+    cudaFree(b.base);
+    return e;
+  }
+  *id = (uint32_t)gch_st.bufs.n;
+  dg_vec_push(&gch_st.bufs, b);
+  gch_st.regions_dirty = true;
+  return cudaSuccess;
+}
+
 static void do_alloc(const gp_req *rq, const uint8_t *pl, size_t n)
 {
   dg_gpu_pattern pat;
@@ -277,19 +316,85 @@ static void do_alloc(const gp_req *rq, const uint8_t *pl, size_t n)
     gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "poison pattern of %d bytes (1, 2, 4 or 8)", pat.len);
     return;
   }
-  cbuf b = { NULL, rq->b, pat, true };
-  cudaError_t e = cudaMalloc((void **)&b.base, rq->b + 2 * gch_st.guard);
-  if (fail(e, "cudaMalloc")) return;
-  if ((e = gch_fill(b.base, gch_st.guard, canary, 8)) || (e = gch_fill(b.base + gch_st.guard + b.size, gch_st.guard, canary, 8))
-      || (e = gch_fill(b.base + gch_st.guard, b.size, pat.b, pat.len))) {
-    cudaFree(b.base);
-    fail(e, "filling a new buffer");
-    return;
-  }
-  uint32_t id = (uint32_t)gch_st.bufs.n;
-  dg_vec_push(&gch_st.bufs, b);
-  gch_st.regions_dirty = true;
+  uint32_t id;
+  const char *what;
+  cudaError_t e = new_buf(rq->b, pat, &id, &what);
+  if (fail(e, what)) return;
   gch_reply(DG_GPU_OK, 0, &id, sizeof id, NULL);
+}
+
+/* Buffer id's lane copies past the first keep, freed. */
+static void drop_copies(uint32_t id, uint32_t keep)
+{
+  cbuf *b = &gch_st.bufs.v[id];
+  for (; b->nrep > keep; b->nrep--) {
+    cbuf *c = gch_get_buf(b->rep[b->nrep - 1]);
+    if (!c) continue;
+    cudaFree(c->base);
+    c->live = false;
+    gch_st.regions_dirty = true;
+  }
+}
+
+/* GP_LANES: the buffers named get a copy per lane (their bytes copied), the
+ * others lose theirs; as many lanes as fit in a quarter of the free device
+ * memory (each lane its stream). */
+static void do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  if (n % 4 || rq->a < 1) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed lanes"); return; }
+  size_t nid = n / 4, bytes = 0;
+  uint32_t want = rq->a > GP_LANES_MAX ? GP_LANES_MAX : rq->a, nb = (uint32_t)gch_st.bufs.n;   /* copies come after */
+  uint8_t *named = dg_calloc(nb + 1, 1);
+  for (size_t i = 0; i < nid; i++) {
+    uint32_t id;
+    memcpy(&id, pl + 4 * i, 4);
+    cbuf *b = gch_get_buf(id);
+    if (!b || b->of1) {
+      free(named);
+      gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "lanes: no buffer %u", id);
+      return;
+    }
+    if (!named[id]) bytes += b->size + 2 * gch_st.guard;
+    named[id] = 1;
+  }
+  size_t fr = 0, tot = 0;
+  if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) cudaGetLastError(), fr = 0;
+  while (want > 1 && want * bytes > fr / 4) want--;
+  for (; gch_st.nlanes < want; gch_st.nlanes++)   /* streams are kept (nlanes only grows here) */
+    if (!gch_st.lane_stream[gch_st.nlanes] && cudaStreamCreate(&gch_st.lane_stream[gch_st.nlanes]) != cudaSuccess) {
+      cudaGetLastError();
+      want = gch_st.nlanes ? gch_st.nlanes : 1;
+      break;
+    }
+  for (uint32_t id = 0; id < nb; id++)
+    if (gch_st.bufs.v[id].live && !gch_st.bufs.v[id].of1) drop_copies(id, named[id] ? want - 1 : 0);
+  cudaError_t e = cudaSuccess;
+  const char *what = "";
+  for (uint32_t id = 0; id < nb && !e; id++) {
+    if (!named[id] || !gch_st.bufs.v[id].live) continue;
+    while (!e && gch_st.bufs.v[id].nrep + 1 < want) {
+      uint32_t c;
+      cbuf o = gch_st.bufs.v[id];
+      if (!(e = new_buf(o.size, o.poison, &c, &what))) {
+        gch_st.bufs.v[c].of1 = id + 1;
+        gch_st.bufs.v[id].rep[gch_st.bufs.v[id].nrep++] = c;
+        e = cudaMemcpy(gch_st.bufs.v[c].base + gch_st.guard, o.base + gch_st.guard, o.size, cudaMemcpyDeviceToDevice);
+      }
+    }
+  }
+  free(named);
+  if (e) {   /* out of memory (say): no lanes */
+    cudaGetLastError();
+    want = 1;
+    for (uint32_t id = 0; id < gch_st.bufs.n; id++)
+      if (gch_st.bufs.v[id].live && !gch_st.bufs.v[id].of1) drop_copies(id, 0);
+    if (context_poisoned()) {
+      gch_reply(DG_GPU_FAULT, 0, NULL, 0, "lanes: %s: %s (%s); the CUDA context is lost", what, CUERR(e));
+      _exit(3);
+    }
+  }
+  gch_st.nlanes = want;
+  gch_reply(DG_GPU_OK, 0, &want, sizeof want, NULL);
 }
 
 static void do_copy(const gp_req *rq, const uint8_t *pl, size_t n)
@@ -307,8 +412,11 @@ static void do_copy(const gp_req *rq, const uint8_t *pl, size_t n)
     return;
   }
   uint8_t *d = b->base + gch_st.guard + rq->b;
-  if (up) {
-    if (!fail(cudaMemcpy(d, pl, n, cudaMemcpyHostToDevice), "upload"))
+  if (up) {   /* every lane's copy too (GP_LANES) */
+    cudaError_t e = cudaMemcpy(d, pl, n, cudaMemcpyHostToDevice);
+    for (uint32_t r = 0; r < b->nrep && !e; r++)
+      e = cudaMemcpy(gch_lane_buf(rq->a, (int)r + 1)->base + gch_st.guard + rq->b, pl, n, cudaMemcpyHostToDevice);
+    if (!fail(e, "upload"))
       gch_reply(DG_GPU_OK, 0, NULL, 0, NULL);
   } else {
     uint8_t *h = gch_stage(len ? len : 1);
@@ -322,10 +430,17 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
   cbuf *b = gch_get_buf(rq->a);
   if (!b) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no buffer %u", rq->a); return; }
   if (rq->op == GP_POISON) {
-    if (!fail(gch_fill(b->base + gch_st.guard, b->size, b->poison.b, b->poison.len), "poison"))
+    cudaError_t e = cudaSuccess;
+    for (uint32_t r = 0; r <= b->nrep && !e; r++) {   /* every lane's copy too (GP_LANES) */
+      cbuf *c = gch_lane_buf(rq->a, (int)r);
+      e = gch_fill(c->base + gch_st.guard, c->size, c->poison.b, c->poison.len);
+    }
+    if (!fail(e, "poison"))
       gch_reply(DG_GPU_OK, 0, NULL, 0, NULL);
     return;
   }
+  if (b->of1) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no buffer %u", rq->a); return; }
+  drop_copies(rq->a, 0);
   cudaFree(b->base);
   b->live = false;
   gch_st.regions_dirty = true;
@@ -412,7 +527,7 @@ cudaError_t gch_guard_kernel(size_t slot)
   unsigned long long len = gch_st.guard, nn = n;
   void *args[] = { &GD.tab, &len, &nn, &res };
   dim3 grid = { 16, (unsigned)n, 1 }, block = { 256, 1, 1 };
-  return cudaLaunchKernel((const void *)gch_st.kernels.v[gch_st.guard_k], grid, block, args, 0, 0);
+  return cudaLaunchKernel((const void *)gch_st.kernels.v[gch_st.guard_k], grid, block, args, 0, gch_st.cur);
 }
 
 static cudaError_t guard_enqueue(size_t slot)
@@ -460,8 +575,8 @@ cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, size_t *nhit)
     for (int after = 0; after < 2 && !e; after++, r++) {
       if (!cnt[r]) continue;
       int64_t k = (int64_t)first[r];
-      gp_guard hit = { (uint32_t)i, (uint32_t)after, after ? (int64_t)b->size + k : k - (int64_t)gch_st.guard,
-                       cnt[r] };
+      gp_guard hit = { b->of1 ? b->of1 - 1 : (uint32_t)i, (uint32_t)after,   /* a lane's copy: as its buffer */
+                       after ? (int64_t)b->size + k : k - (int64_t)gch_st.guard, cnt[r] };
       if (hits) dg_vec_push(hits, hit);
       if (nhit) ++*nhit;
       e = gch_fill(after ? b->base + gch_st.guard + b->size : b->base, gch_st.guard, canary, 8);
@@ -512,7 +627,7 @@ static cudaError_t check_guards(guard_vec *hits)
     for (int after = 0; after < 2 && !e; after++, slot++) {
       const uint8_t *gh = h + slot * gch_st.guard;
       if (!memcmp(gh, canary, 8) && !memcmp(gh, gh + 8, gch_st.guard - 8)) continue;  /* intact */
-      gp_guard hit = { (uint32_t)i, (uint32_t)after, 0, 0 };
+      gp_guard hit = { b->of1 ? b->of1 - 1 : (uint32_t)i, (uint32_t)after, 0, 0 };
       bool first = true;
       for (size_t k = 0; k < gch_st.guard; k++)
         if (gh[k] != canary[k % 8]) {
@@ -594,7 +709,7 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
   dg_gpu_status st = DG_GPU_OK;
   for (uint32_t i = 0; i < L->nargs && st == DG_GPU_OK; i++) {
     if (args[i].kind == DG_GPU_ARG_BUF) {
-      cbuf *b = gch_get_buf(args[i].buf);
+      cbuf *b = gch_lane_buf(args[i].buf, gch_st.cur_lane);
       if (!b || args[i].off > b->size) {
         *msg = dg_printf("argument %u: no buffer %u", i + 1, args[i].buf);
         st = DG_GPU_BAD_REQUEST;
@@ -621,8 +736,8 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
   }
   if (st == DG_GPU_OK) {
     dim3 grid = { L->grid.x, L->grid.y, L->grid.z }, block = { L->block.x, L->block.y, L->block.z };
-    if (e0) cudaEventRecord(e0, 0);   /* NULL: an untimed launch (gpu_child_batch.c) */
-    e = cudaLaunchKernel(fn, grid, block, argv, L->shmem, 0);
+    if (e0) cudaEventRecord(e0, gch_st.cur);   /* NULL: an untimed launch (gpu_child_batch.c) */
+    e = cudaLaunchKernel(fn, grid, block, argv, L->shmem, gch_st.cur);
     if (e && (*fatal = context_poisoned())) {
       *msg = dg_printf("launch: %s (%s); the CUDA context is lost", CUERR(e));
       st = DG_GPU_FAULT;
@@ -631,7 +746,7 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
                        block.x, block.y, block.z, L->shmem, CUERR(e));
       st = DG_GPU_LAUNCH;
     } else if (e1) {
-      cudaEventRecord(e1, 0);
+      cudaEventRecord(e1, gch_st.cur);
     }
   }
   free(argv);
@@ -732,7 +847,7 @@ static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
   [GP_HELLO] = do_hello, [GP_LOAD] = do_load, [GP_ALLOC] = do_alloc,
   [GP_UPLOAD] = do_copy, [GP_DOWNLOAD] = do_copy, [GP_POISON] = do_poison_free,
   [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch, [GP_PARAMS] = do_params,
-  [GP_BATCH] = gch_do_batch, [GP_GUARD] = do_guard,
+  [GP_BATCH] = gch_do_batch, [GP_GUARD] = do_guard, [GP_LANES] = do_lanes,
 };
 
 _Noreturn void gp_child_main(int fd)

@@ -21,6 +21,7 @@ typedef struct {
   bool stopped;        /* no more launches, uploads or poisons */
   bool fatal;
   bool no_downloads;   /* a download was refused: send none */
+  bool laned;          /* an op ran on a lane's stream: the end waits for the device */
   uint8_t *pin;        /* pinned staging for this batch's copies (NULL: pageable, synchronous) */
   size_t up_at, down0, down_at;   /* uploads from 0, downloads from down0 (contiguous) */
 } batch_state;
@@ -77,6 +78,7 @@ static struct {
   size_t nguarded;
   cudaEvent_t *start;   /* per launch: the event its time starts at (its own, or the last one's end) */
   cudaEvent_t last_end; /* the end event of the last op queued if it was a timed launch, else NULL */
+  int last_lane;        /* the lane last_end was recorded in */
 } AB;
 
 /* Which launches of an asynchronous batch are timed (DIRIGO_GPU_LAUNCH_EVENTS,
@@ -138,13 +140,14 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
   if (gp_progress) *gp_progress = li;
   int tm = timed_launches();
   bool timed = tm >= 2 || (tm == 1 && !(L.flags & GP_LAUNCH_UNGUARDED));
-  bool reuse = timed && tm == 3 && AB.last_end;
+  bool reuse = timed && tm == 3 && AB.last_end && AB.last_lane == gch_st.cur_lane;
   AB.timed[li] = timed;
   AB.start[li] = reuse ? AB.last_end : AB.ev[2 * li];
   dg_gpu_status st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL,
                                      timed ? AB.ev[2 * li + 1] : NULL, &msg, &bs->fatal);
   free(args);
   AB.last_end = st == DG_GPU_OK && timed ? AB.ev[2 * li + 1] : NULL;
+  AB.last_lane = gch_st.cur_lane;
   if (st == DG_GPU_OK && live && !(L.flags & GP_LAUNCH_UNGUARDED)) {
     AB.guarded[li] = 1;
     AB.last_end = NULL;   /* the guard check runs between */
@@ -182,7 +185,7 @@ static void async_records(batch_state *bs, uint32_t nran, dg_buf *recs)
 
 static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg_buf *downs)
 {
-  cbuf *b = gch_get_buf(op->buf);
+  cbuf *b = gch_lane_buf(op->buf, gch_st.cur_lane), *b0 = b;
   bool down = op->kind == GP_OP_DOWNLOAD;
   if (!b || op->off > b->size || op->len > b->size - op->off) {
     char *m = b ? dg_printf("copy of %llu bytes at offset %llu outside a buffer of %zu",
@@ -192,23 +195,28 @@ static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg
     batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, m);
     return;
   }
-  uint8_t *d = b->base + gch_st.guard + op->off;
+  /* a serial upload or poison reaches every lane's copy (GP_LANES) */
+  uint32_t ncopy = !down && gch_st.cur_lane < 0 ? 1 + b->nrep : 1;
   char *m = NULL;
-  cudaError_t e;
-  if (op->kind == GP_OP_POISON) e = gch_fill(d, b->size, b->poison.b, b->poison.len);
-  else if (!down && bs->pin) {     /* through pinned memory, asynchronously */
-    memcpy(bs->pin + bs->up_at, body, op->len);
-    e = cudaMemcpyAsync(d, bs->pin + bs->up_at, op->len, cudaMemcpyHostToDevice, 0);
-    bs->up_at += op->len;
-  } else if (down && bs->pin) {    /* collected at the end of the batch */
-    e = cudaMemcpyAsync(bs->pin + bs->down_at, d, op->len, cudaMemcpyDeviceToHost, 0);
-    bs->down_at += op->len;
-  } else if (!down) e = cudaMemcpy(d, body, op->len, cudaMemcpyHostToDevice);
-  else {
-    uint8_t *h = gch_stage(op->len ? op->len : 1);
-    e = cudaMemcpy(h, d, op->len, cudaMemcpyDeviceToHost);
-    if (!e) dg_buf_put(downs, (const char *)h, op->len);
+  cudaError_t e = cudaSuccess;
+  if (!down && bs->pin && op->kind != GP_OP_POISON) memcpy(bs->pin + bs->up_at, body, op->len);
+  for (uint32_t r = 0; r < ncopy && !e; r++) {
+    b = r ? gch_lane_buf(op->buf, (int)r) : b0;
+    uint8_t *d = b->base + gch_st.guard + op->off;
+    if (op->kind == GP_OP_POISON) e = gch_fill(d, b->size, b->poison.b, b->poison.len);
+    else if (!down && bs->pin)      /* through pinned memory, asynchronously */
+      e = cudaMemcpyAsync(d, bs->pin + bs->up_at, op->len, cudaMemcpyHostToDevice, gch_st.cur);
+    else if (down && bs->pin) {    /* collected at the end of the batch */
+      e = cudaMemcpyAsync(bs->pin + bs->down_at, d, op->len, cudaMemcpyDeviceToHost, gch_st.cur);
+      bs->down_at += op->len;
+    } else if (!down) e = cudaMemcpy(d, body, op->len, cudaMemcpyHostToDevice);
+    else {
+      uint8_t *h = gch_stage(op->len ? op->len : 1);
+      e = cudaMemcpy(h, d, op->len, cudaMemcpyDeviceToHost);
+      if (!e) dg_buf_put(downs, (const char *)h, op->len);
+    }
   }
+  if (!down && bs->pin && op->kind != GP_OP_POISON) bs->up_at += op->len;
   dg_gpu_status st = gch_cuda_status(e, down ? "download" : op->kind == GP_OP_POISON ? "poison" : "upload",
                                  &m, &bs->fatal);
   if (st != DG_GPU_OK) {
@@ -227,6 +235,7 @@ static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, 
     gp_op op;
     memcpy(&op, pl + at, sizeof op);
     at += sizeof op;
+    op.kind = GP_OP_KIND(op.kind);
     size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
     if (n - at < body) break;
     at += (body + 7) & ~(size_t)7;
@@ -239,7 +248,7 @@ static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, 
 
 void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
 {
-  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false, NULL, 0, 0, 0 };
+  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false, false, NULL, 0, 0, 0 };
   dg_buf recs = {0}, downs = {0};
   uint32_t nlaunch = 0, nran = 0;
   dg_buf_put(&recs, (const char *)&nran, 4);
@@ -259,6 +268,9 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
     }
     memcpy(&op, pl + at, sizeof op);
     at += sizeof op;
+    gch_set_lane(GP_OP_LANE(op.kind));
+    bs.laned |= gch_st.cur != 0;
+    op.kind = GP_OP_KIND(op.kind);
     size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
     if (n - at < body) {
       batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
@@ -286,10 +298,11 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
     }
   }
   memcpy(recs.s, &nran, 4);
+  gch_set_lane(-1);
   if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
     char *m = NULL;
     cudaError_t e = async && live ? gch_guard_slots_back(nran) : cudaSuccess;
-    if (!e) e = cudaStreamSynchronize(0);
+    if (!e) e = bs.laned ? cudaDeviceSynchronize() : cudaStreamSynchronize(0);   /* every lane */
     if (async && !e) e = cudaGetLastError();
     if (async) gch_collect_output();
     dg_gpu_status st = gch_cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs.fatal);

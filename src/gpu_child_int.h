@@ -18,6 +18,9 @@ typedef struct {
   size_t size;
   dg_gpu_pattern poison;
   bool live;
+  uint32_t of1;       /* a lane's copy (GP_LANES): 1 + the buffer it copies; 0: none */
+  uint32_t nrep;      /* the copies of lanes 1..nrep (buffer indices in rep) */
+  uint32_t rep[GP_LANES_MAX - 1];
 } cbuf;
 
 /* The child's state. */
@@ -36,6 +39,10 @@ struct gch_state {
   uint32_t pad;       /* the next reply's pad (a batch's failed launch) */
   int guard_k;        /* the guard check kernel's index (GP_GUARD); -1: compare on the host */
   bool regions_dirty; /* buffers came or went: the kernel's region table is stale */
+  uint32_t nlanes;    /* lanes granted (GP_LANES; 0 or 1: none) */
+  cudaStream_t lane_stream[GP_LANES_MAX];
+  cudaStream_t cur;   /* the stream fills, launches and guard checks queue on (0: legacy) */
+  int cur_lane;       /* the lane whose buffer copies arguments resolve to (-1: serial) */
 };
 extern struct gch_state gch_st;
 
@@ -51,6 +58,10 @@ void gch_reply(dg_gpu_status st, double ms, const void *data, size_t n, const ch
 uint8_t *gch_stage(size_t n);
 cudaError_t gch_fill(uint8_t *d, size_t n, const uint8_t *p, size_t len);
 cbuf *gch_get_buf(uint32_t id);
+/* Buffer id as lane sees it (its copy, GP_LANES); lane < 0: the buffer itself. */
+cbuf *gch_lane_buf(uint32_t id, int lane);
+/* The current op's lane (gch_st.cur, gch_st.cur_lane); lane < 0: serial. */
+void gch_set_lane(int lane);
 uint8_t *gch_pinned_grow(pinned_buf *b, size_t n);
 cudaError_t gch_guard_reserve(size_t live, size_t nslots);
 cudaError_t gch_guard_kernel(size_t slot);

@@ -26,6 +26,9 @@ struct dg_gpu {
   size_t rcap;
   unsigned guard_gen;   /* the guard check kernel is loaded in this generation */
   bool guard_host;      /* no guard kernel (NVRTC cannot build it): the child compares on the host */
+  unsigned lanes_gen;   /* GP_LANES sent in this generation, asking lanes_want for lanes_set */
+  int lanes_want, lanes_got;
+  DG_VEC(uint32_t) lanes_set, lanes_tmp;
 };
 
 static void set_msg(char **msg, char *m)
@@ -183,6 +186,8 @@ void dg_gpu_close(dg_gpu *g)
   drop_child(g, true);
   free(g->last_out);
   dg_buf_free(&g->batch_pl);
+  dg_vec_free(&g->lanes_set);
+  dg_vec_free(&g->lanes_tmp);
   free(g->rdata);
   free(g);
 }
@@ -372,7 +377,7 @@ dg_gpu_status dg_gpu_launch(dg_gpu *g, dg_gpu_kernel k, dg_gpu_dim3 grid, dg_gpu
 /* ---- batches ---------------------------------------------------------------- */
 static dg_gpu_batch_op *push_op(dg_gpu_batch *b, uint32_t kind, dg_gpu_buf buf, size_t off, size_t n)
 {
-  dg_gpu_batch_op op = { .kind = kind, .buf = buf, .off = off, .len = n };
+  dg_gpu_batch_op op = { .kind = kind, .buf = buf, .off = off, .len = n, .lane = b->lane1 - 1 };
   dg_vec_push(&b->ops, op);
   return &b->ops.v[b->ops.n - 1];
 }
@@ -406,8 +411,16 @@ void dg_gpu_batch_launch_unguarded(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3
   b->ops.v[b->ops.n - 1].unguarded = true;
 }
 
+void dg_gpu_batch_lane(dg_gpu_batch *b, int lane)
+{
+  b->lane1 = lane < 0 ? 0 : lane >= GPU_LANES_MAX ? GPU_LANES_MAX : lane + 1;
+}
+
+int dg_gpu_lanes_granted(const dg_gpu *g) { return g->lanes_got; }
+
 void dg_gpu_batch_clear(dg_gpu_batch *b)
 {
+  b->lane1 = 0;
   b->ops.n = 0;
   b->args.n = 0;
   b->nlaunch = 0;
@@ -440,7 +453,7 @@ static bool encode(dg_gpu *g, const dg_gpu_batch *b, dg_buf *pl, size_t *down, c
   *down = 0;
   for (size_t i = 0; i < b->ops.n; i++) {
     const dg_gpu_batch_op *o = &b->ops.v[i];
-    gp_op w = { o->kind, 0, o->off, o->len };
+    gp_op w = { o->lane >= 0 ? GP_OP_WITH_LANE(o->kind, o->lane) : o->kind, 0, o->off, o->len };
     if (o->kind != GP_OP_LAUNCH && !unpack(g, o->buf, &w.buf, "buffer", msg)) return false;
     if (o->kind == GP_OP_DOWNLOAD) *down += o->len;
     if (o->kind != GP_OP_LAUNCH) {
@@ -511,6 +524,49 @@ static bool decode(dg_gpu *g, const dg_gpu_batch *b, const uint8_t *data, size_t
   return true;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A batch with lanes: the buffers its lanes name get their copies in the
+ * child (GP_LANES), unless they have them already. */
+static dg_gpu_status ensure_lanes(dg_gpu *g, const dg_gpu_batch *b, char **msg)
+{
+  int want = 0;
+  g->lanes_tmp.n = 0;
+  uint32_t idx;
+  for (size_t i = 0; i < b->ops.n; i++) {
+    const dg_gpu_batch_op *o = &b->ops.v[i];
+    if (o->lane < 0) continue;
+    if (o->lane + 1 > want) want = o->lane + 1;
+    if (o->kind != GP_OP_LAUNCH && unpack(g, o->buf, &idx, "buffer", NULL)) dg_vec_push(&g->lanes_tmp, idx);
+    for (int a = 0; o->kind == GP_OP_LAUNCH && a < o->nargs; a++) {
+      const dg_gpu_arg *x = &b->args.v[o->first_arg + (size_t)a];
+      if (x->kind == DG_GPU_ARG_BUF && unpack(g, x->buf, &idx, "buffer", NULL)) dg_vec_push(&g->lanes_tmp, idx);
+    }
+  }
+  if (!want) return DG_GPU_OK;
+  if (g->lanes_tmp.n) qsort(g->lanes_tmp.v, g->lanes_tmp.n, sizeof *g->lanes_tmp.v, cmp_u32);
+  size_t n = 0;
+  for (size_t i = 0; i < g->lanes_tmp.n; i++)
+    if (!n || g->lanes_tmp.v[n - 1] != g->lanes_tmp.v[i]) g->lanes_tmp.v[n++] = g->lanes_tmp.v[i];
+  g->lanes_tmp.n = n;
+  if (g->pid && g->lanes_gen == g->gen && g->lanes_want == want && g->lanes_set.n == n &&
+      (!n || !memcmp(g->lanes_set.v, g->lanes_tmp.v, n * sizeof *g->lanes_tmp.v)))
+    return DG_GPU_OK;
+  gp_req rq = { .op = GP_LANES, .a = (uint32_t)want };
+  uint32_t got = 0;
+  dg_gpu_status st = call(g, rq, g->lanes_tmp.v, n * sizeof *g->lanes_tmp.v, NULL, 0, g->o.call_timeout_s, &got,
+                          sizeof got, NULL, NULL, msg);
+  if (st != DG_GPU_OK) return st;
+  g->lanes_gen = g->gen, g->lanes_want = want, g->lanes_got = (int)got;
+  g->lanes_set.n = 0;
+  for (size_t i = 0; i < n; i++) dg_vec_push(&g->lanes_set, g->lanes_tmp.v[i]);
+  return DG_GPU_OK;
+}
+
 dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res)
 {
   memset(res, 0, sizeof *res);
@@ -520,6 +576,7 @@ dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_re
   pl->n = 0;
   size_t down;
   if (!encode(g, b, pl, &down, &res->msg)) return res->status = DG_GPU_BAD_REQUEST;
+  if ((res->status = ensure_lanes(g, b, &res->msg)) != DG_GPU_OK) return res->status;
   /* a launch's watchdog per launch; copies of more than 64 MiB get the call's */
   double timeout = g->o.launch_timeout_s * (b->async ? 2 : b->nlaunch ? b->nlaunch : 1);
   if (pl->n + down > ((size_t)64 << 20)) timeout += g->o.call_timeout_s;

@@ -85,9 +85,11 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
   if (tabs) dg_gpu_batch_upload(b, gk->dgen_tab, 0, tabs, tab_case * (size_t)m);
   if (R->rsamp)
     dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)R->ncases * (size_t)R->rs_stride * sizeof(int64_t));
+  int S = grun_lanes(gk, m);   /* case k on lane k * S / m, its own stream and buffers (gpu.h) */
   for (int k = 0; k < m; k++) {
     int c = cs[k];
     emu_io *io = R->ios[c];
+    if (S > 1) dg_gpu_batch_lane(b, k * S / m);
     first[k] = b->nlaunch;
     bool fused = tabs != NULL;
     if (fused) {
@@ -162,7 +164,14 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     if (env) gpu_env_pipe_after(&ep, b);
     if (env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)k * GPU_CMP_WORDS, words);
   }
-  if (!env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum, (size_t)m * words);
+  for (int L = 0, k0 = 0; !env && L < S; L++) {   /* each lane's summaries from its copy */
+    int k1 = S > 1 ? ((L + 1) * m + S - 1) / S : m;   /* past the last k with k * S / m == L */
+    if (S > 1) dg_gpu_batch_lane(b, L);
+    dg_gpu_batch_download(b, gk->cmp_buf, (size_t)k0 * words, gk->many_sum + (size_t)k0 * GPU_CMP_WORDS,
+                          (size_t)(k1 - k0) * words);
+    k0 = k1;
+  }
+  dg_gpu_batch_lane(b, -1);
   first[m] = b->nlaunch;
   dg_gpu_batch_result r;
   /* (tabs is read when the request is sent, in dg_gpu_batch_run) */

@@ -23,14 +23,26 @@ enum {
                      rep.pad = the failed launch's index (UINT32_MAX: none);
                      data: u32 launches run, per launch (f32 ms, u32 nguards,
                      gp_guard x nguards), then every download's bytes */
+  GP_LANES,       /* a = lanes wanted (1..GP_LANES_MAX), payload = u32 buffer indices
+                     kept one copy a lane (doc/gpu.md §3, session 6) -> u32 lanes granted */
 };
+/* Concurrent lanes of a batch: each a CUDA stream with its own copy of the
+ * buffers GP_LANES named. An op's lane is in bits 8..15 of gp_op.kind as
+ * lane + 1; 0 is a serial point (the legacy stream: after every lane's work
+ * queued before it, before any queued after; an upload or poison of a
+ * per-lane buffer there reaches every copy, a download or argument reads
+ * lane 0's). Lane L runs on lane L % granted. */
+#define GP_LANES_MAX 8
+#define GP_OP_KIND(k) ((k) & 0xffu)
+#define GP_OP_LANE(k) ((int)(((k) >> 8) & 0xffu) - 1)
+#define GP_OP_WITH_LANE(kind, lane) ((uint32_t)(kind) | (uint32_t)((lane) + 1) << 8)
 
 /* One operation of a batch. A launch that does not return OK stops the
  * launches after it (their uploads and poisons too); downloads still run
  * unless the context is lost. */
 enum { GP_OP_UPLOAD = 1, GP_OP_POISON, GP_OP_LAUNCH, GP_OP_DOWNLOAD };
 typedef struct {
-  uint32_t kind, buf;    /* GP_OP_* ; buffer index */
+  uint32_t kind, buf;    /* GP_OP_* (and the lane: GP_OP_LANE); buffer index */
   uint64_t off, len;     /* bytes of the buffer; for LAUNCH, len = bytes of gp_launch + args */
 } gp_op;
 

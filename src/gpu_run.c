@@ -114,6 +114,20 @@ static void fail(gpu_run_result *res, dg_gpu_status st, int launch, char *msg)
 }
 
 /* Whether the session lost the child (its buffers and modules are gone). */
+int grun_lanes(gpu_kernels *gk, int m)
+{
+  const char *v = getenv("DIRIGO_GPU_STREAMS");
+  long s = v && *v ? strtol(v, NULL, 10) : 0;
+  if (s < 1) {   /* unset (or not a count): by the case's device bytes */
+    size_t bytes = gk->ref_bytes;
+    for (int t = 0; t < gk->ntensors; t++) bytes += gk->buf_bytes[t];
+    s = bytes >= GRUN_LANES_BYTES ? 4 : 1;
+  }
+  if (s > GPU_LANES_MAX) s = GPU_LANES_MAX;
+  if (s > m) s = m;
+  return gk->prof.lanes = s < 1 ? 1 : (int)s;
+}
+
 bool gpu_run_switched_off(const char *var)
 {
   const char *v = getenv(var);

@@ -101,6 +101,7 @@ typedef struct {
                                 comparison, envelope (gather, judge, fold) */
     int64_t sampled;         /* cases judged on the validator's sample inside a request */
     int64_t rsampled;        /* cases whose reference was the sample's alone (dg_ref_at) */
+    int lanes;               /* the lanes the last request asked for (1: one stream; grun_lanes) */
     int64_t left[4];         /* cases left to the host (run again alone), why: more elements off the
                                 reference than the envelope judges (FUZZ_ENVELOPE_JUDGED), unwritten
                                 elements, off the reference and not explained inside the request

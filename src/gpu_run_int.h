@@ -23,4 +23,10 @@ bool grun_launch_args(const dg_problem *p, int li, const int64_t *sizes, const d
  * inputs of slot's case drawn on the device (false: upload them) */
 void grun_to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw);
 bool grun_dgen_ready(gpu_kernels *gk);
+/* The lanes a request of m cases runs on (gpu.h dg_gpu_batch_lane; doc/gpu.md
+ * §3, session 6): DIRIGO_GPU_STREAMS (1: none, today's one stream), by
+ * default 4 where a case's device buffers hold GRUN_LANES_BYTES or more,
+ * else 1; never more than m. Counted in gk->prof.lanes. */
+#define GRUN_LANES_BYTES ((size_t)1 << 20)
+int grun_lanes(gpu_kernels *gk, int m);
 #endif

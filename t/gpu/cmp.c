@@ -138,12 +138,17 @@ static void record(void *ud, const fuzz_outcome *o) { dg_vec_push((outcomes *)ud
 
 /* mode 0: inputs drawn and compared on the host; 1: drawn and compared on
  * the device, a request a case; 2: the same, several cases a request (the
- * default). *drew: inputs were drawn on the device. */
+ * default) on one stream (DIRIGO_GPU_STREAMS=1); 3: the same on 4 lanes
+ * (concurrent streams, each with its buffers; the mock runs their queues
+ * interleaved, so lanes sharing a buffer would change outcomes). *drew:
+ * inputs were drawn on the device. */
+static int lanes_seen;   /* the most lanes a mode-3 request ran on */
 static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool realistic, outcomes *out,
                          fuzz_gpu_timed *tm, fuzz_summary *s, bool *drew)
 {
   if (mode == 0) setenv("DIRIGO_GPU_CMP", "0", 1), setenv("DIRIGO_GPU_GEN", "0", 1);
   if (mode < 2) setenv("DIRIGO_GPU_MANY", "0", 1);
+  setenv("DIRIGO_GPU_STREAMS", mode == 3 ? "4" : "1", 1);
   gpu_kernels gk;
   dg_diags d = {0};
   bool ok_ = gpu_kernels_load(&gk, p, NULL, &d);
@@ -157,6 +162,7 @@ static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool rea
                     .progress = record, .ud = out };
     ok_ = fuzz_campaign(p, NULL, &o, s, &d);
     *drew = gk.dgen_state == 1 && gk.dgen_gen != 0;
+    if (mode == 3 && gk.prof.lanes > lanes_seen) lanes_seen = gk.prof.lanes;
     gpu_kernels_free(&gk);
     tm->gk = NULL;
   }
@@ -164,6 +170,7 @@ static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool rea
   unsetenv("DIRIGO_GPU_CMP");
   unsetenv("DIRIGO_GPU_MANY");
   unsetenv("DIRIGO_GPU_GEN");
+  unsetenv("DIRIGO_GPU_STREAMS");
   return ok_;
 }
 
@@ -181,7 +188,7 @@ static int64_t big_n;   /* > 0: "realistic" is this size (the mock's) */
 static bool zero_tol;   /* the tolerance 0: elements off the reference the envelope explains */
 static int64_t env_passed_all;
 static int64_t sampled_all;   /* cases judged on a sample inside a request, grouped campaigns */
-static int64_t pass_m[3], pass_sampled_m[3];   /* passing outcomes per mode, and those judged on a sample */
+static int64_t pass_m[4], pass_sampled_m[4];   /* passing outcomes per mode, and those judged on a sample */
 
 static void campaigns(const char *rel, const char *strategy, bool realistic)
 {
@@ -194,18 +201,18 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   if (realistic)
     for (size_t i = 0; i < p->sizes.n; i++)
       if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = big_n > 0 ? big_n : p->sizes.v[i].realistic;
-  outcomes o[3] = {{0}};
-  fuzz_gpu_timed tm[3];
-  fuzz_summary sm[3];
-  bool ran = true, drew[3] = {0};
-  for (int m = 0; m < 3; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
+  outcomes o[4] = {{0}};
+  fuzz_gpu_timed tm[4];
+  fuzz_summary sm[4];
+  bool ran = true, drew[4] = {0};
+  for (int m = 0; m < 4; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
   const char *sz = realistic ? " (realistic)" : zero_tol ? " (tolerance 0)" : "";
-  for (int m = 0; m < 3; m++)
+  for (int m = 0; m < 4; m++)
     for (size_t i = 0; i < o[m].n; i++) {
       pass_m[m] += o[m].v[i].status == FUZZ_PASS;
       pass_sampled_m[m] += o[m].v[i].status == FUZZ_PASS && o[m].v[i].sampled;
     }
-  for (int m = 1; m < 3; m++) {
+  for (int m = 1; m < 4; m++) {
     size_t same = 0, nfail = 0;
     for (size_t i = 0; ran && i < o[m].n && i < o[0].n; i++) {
       bool eq = same_outcome(&o[m].v[i], &o[0].v[i]);
@@ -215,7 +222,7 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
         printf("# case %zu: device '%s' (%s) / host '%s' (%s)\n", i, o[m].v[i].msg,
                fuzz_status_name(o[m].v[i].status), o[0].v[i].msg, fuzz_status_name(o[0].v[i].status));
     }
-    const char *how = m == 1 ? "a request a case" : "several cases a request";
+    const char *how = m == 1 ? "a request a case" : m == 2 ? "several cases a request" : "several cases a request on 4 lanes";
     ok(ran && o[m].n == o[0].n && same == o[m].n && o[m].n > 0 && drew[m] && !drew[0],
        "%s %s%s: %zu/%zu cases with the outcome of inputs drawn and compared on the host, drawn and compared "
        "on the device, %s (%zu not passing)", rel, strategy, sz, same, o[m].n, how, nfail);
@@ -249,7 +256,11 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
        "%s %s%s: %lld of %lld passing cases judged on the sample were judged so inside a request", rel, strategy,
        sz, (long long)tm[2].sampled, (long long)hs);
   }
-  for (int m = 0; m < 3; m++) dg_vec_free(&o[m]);
+  ok(ran && tm[3].many == tm[2].many && tm[3].env_passed == tm[2].env_passed && tm[3].sampled == tm[2].sampled,
+     "%s %s%s: on 4 lanes as on one stream %lld/%lld cases judged several a request, %lld/%lld passed by the "
+     "envelope there, %lld/%lld on the sample", rel, strategy, sz, (long long)tm[3].many, (long long)tm[2].many,
+     (long long)tm[3].env_passed, (long long)tm[2].env_passed, (long long)tm[3].sampled, (long long)tm[2].sampled);
+  for (int m = 0; m < 4; m++) dg_vec_free(&o[m]);
   dg_problem_free(p);
 }
 
@@ -365,6 +376,7 @@ int main(void)
   /* the mock: residual_add at tolerance 0 (its kernel rounds twice); an H200:
    * layernorm_block and matmul_tiled (9 and 3 of 40 adversarial cases) */
   ok(env_passed_all > 0, "%lld cases passed by the envelope inside a request in all", (long long)env_passed_all);
+  ok(lanes_seen == 4, "DIRIGO_GPU_STREAMS=4: requests ran on %d lanes", lanes_seen);
   gt_cubin_cache_drop(dir);
   return tap_done();
 }

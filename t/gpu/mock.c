@@ -2,6 +2,7 @@
  * (mockcuda.c): fork, protocol, guards, faults, watchdog and restarts,
  * tested where there is no GPU. */
 #include "scenario.h"
+#include "lanes.h"
 
 int main(void)
 {
@@ -14,6 +15,7 @@ int main(void)
   dg_gpu_opts o = { .launch_timeout_s = 1, .call_timeout_s = 20, .guard_bytes = 4096 };
   scenario(&o, &bin);
   batch_scenario(&o, &bin);
+  lanes_scenario(&o, &bin);
   setenv("DIRIGO_GPU_HOST_GUARDS", "1", 1);   /* the guards compared on the host */
   scenario(&o, &bin);
   unsetenv("DIRIGO_GPU_HOST_GUARDS");

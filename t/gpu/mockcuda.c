@@ -370,6 +370,81 @@ const char *cudaGetErrorName(cudaError_t e)
   for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) if (errs[i].e == e) return errs[i].name;
   return "cudaErrorUnknown";
 }
+/* Streams (the GPU child's lanes): work queued on a created stream waits
+ * there until a synchronisation, a synchronous call or work on the legacy
+ * stream 0 (which waits for every stream, as CUDA's does); then the queues
+ * run interleaved, one op of each stream in turn, so two lanes sharing a
+ * buffer overwrite each other's inputs between their launches (t/gpu/mock.c
+ * and cmp_mock.t see it). Order within a stream is kept. */
+#define MOCK_STREAMS 16
+typedef struct {
+  bool launch;
+  void *d;                 /* copy: destination, source, bytes */
+  const void *s;
+  size_t n;
+  const mock_kernel *k;    /* launch: the kernel, dims, argument values */
+  dim3 g, b;
+  unsigned char *vals;
+  void *argv[24];
+} mock_op;
+static struct { mock_op *v; size_t n, cap, at; } queue[MOCK_STREAMS];
+static int nstreams;
+
+static void run_op(mock_op *o)
+{
+  if (o->launch) {
+    if (!sticky) {
+      cudaError_t e = o->k->fn(o->g, o->b, o->argv);
+      if (e) last = e;
+    }
+    free(o->vals);
+  } else if (!sticky) {
+    memcpy(o->d, o->s, o->n);
+  }
+}
+
+static void flush(void)
+{
+  for (bool any = true; any;) {
+    any = false;
+    for (int q = MOCK_STREAMS - 1; q >= 0; q--)   /* the last lane's op first: any order would do */
+      if (queue[q].at < queue[q].n) {
+        run_op(&queue[q].v[queue[q].at++]);
+        any = true;
+      }
+  }
+  for (int q = 0; q < MOCK_STREAMS; q++) queue[q].n = queue[q].at = 0;
+}
+
+/* NULL when op goes on the legacy stream (everything queued runs first). */
+static mock_op *enqueue(cudaStream_t st)
+{
+  intptr_t q = (intptr_t)st;
+  if (q <= 0 || q >= MOCK_STREAMS) {
+    flush();
+    return NULL;
+  }
+  if (queue[q].n == queue[q].cap) {
+    queue[q].cap = queue[q].cap ? 2 * queue[q].cap : 64;
+    queue[q].v = realloc(queue[q].v, queue[q].cap * sizeof *queue[q].v);
+  }
+  mock_op *o = &queue[q].v[queue[q].n++];
+  memset(o, 0, sizeof *o);
+  return o;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+  if (nstreams + 1 >= MOCK_STREAMS) RET(cudaErrorInvalidValue);
+  *s = (cudaStream_t)(intptr_t)++nstreams;
+  RET(cudaSuccess);
+}
+cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot)
+{
+  *fr = (size_t)1 << 29;   /* half of the mock's 1 GiB */
+  *tot = (size_t)1 << 30;
+  RET(cudaSuccess);
+}
 cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 cudaError_t cudaSetDevice(int d) { RET(cudaSuccess); }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
@@ -389,23 +464,29 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { RET(cudaSuccess); }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = 0.01f; RET(cudaSuccess); }
 cudaError_t cudaMalloc(void **p, size_t n)
 {
+  flush();
   if (sticky) RET(sticky);
   *p = malloc(n ? n : 1);
   memset(*p, 0xab, n);
   RET(cudaSuccess);
 }
-cudaError_t cudaFree(void *p) { free(p); RET(cudaSuccess); }
+cudaError_t cudaFree(void *p) { flush(); free(p); RET(cudaSuccess); }
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 {
+  flush();
   if (sticky) RET(sticky);
   memcpy(d, s, n);
   RET(cudaSuccess);
 }
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st)
 {
-  return cudaMemcpy(d, s, n, k);
+  mock_op *o = enqueue(st);
+  if (!o) return cudaMemcpy(d, s, n, k);
+  if (sticky) RET(sticky);
+  o->d = d, o->s = s, o->n = n;
+  RET(cudaSuccess);
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t st) { RET(cudaSuccess); }
+cudaError_t cudaStreamSynchronize(cudaStream_t st) { flush(); RET(cudaSuccess); }
 cudaError_t cudaMallocHost(void **p, size_t n) { *p = malloc(n ? n : 1); RET(cudaSuccess); }
 cudaError_t cudaFreeHost(void *p) { free(p); RET(cudaSuccess); }
 cudaError_t cudaGetLastError(void)
@@ -414,7 +495,7 @@ cudaError_t cudaGetLastError(void)
   last = cudaSuccess;
   return e;
 }
-cudaError_t cudaDeviceSynchronize(void) { RET(cudaSuccess); }
+cudaError_t cudaDeviceSynchronize(void) { flush(); RET(cudaSuccess); }
 cudaError_t cudaFuncSetAttribute(const void *f, enum cudaFuncAttribute a, int v) { RET(cudaSuccess); }
 cudaError_t cudaLibraryLoadData(cudaLibrary_t *lib, const void *code, enum cudaJitOption *o, void **ov,
                                 unsigned int no, enum cudaLibraryOption *lo, void **lov, unsigned int nlo)
@@ -436,7 +517,18 @@ cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t 
   if (sticky) RET(sticky);
   if (b.x * b.y * b.z > 1024 || !g.x) RET(cudaErrorInvalidConfiguration);
   const mock_kernel *k = f;
-  RET(k->fn(g, b, args));
+  mock_op *o = enqueue(s);
+  if (!o) RET(k->fn(g, b, args));
+  size_t at = 0;   /* the argument values copied: the caller's go away */
+  for (int i = 0; i < k->nparams; i++) at += k->sizes[i];
+  o->launch = true, o->k = k, o->g = g, o->b = b, o->vals = malloc(at ? at : 1);
+  at = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    memcpy(o->vals + at, args[i], k->sizes[i]);
+    o->argv[i] = o->vals + at;
+    at += k->sizes[i];
+  }
+  RET(cudaSuccess);
 }
 cudaError_t cudaFuncGetParamInfo(const void *f, size_t i, size_t *off, size_t *size)
 {
