@@ -86,8 +86,13 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
     check_result *r = c->r;
     dg_buf b = {0};
     simt_event_format(&b, &c->k->sm, &ev[i]);
-    check_say(r, ev_verdict[ev[i].kind] ? ev_verdict[ev[i].kind] : CHECK_FINDING, "%s (%s)",
-        b.s ? b.s : simt_event_name(ev[i].kind), when);
+    if (ev[i].kind == SIMT_EV_RUNAWAY && !ev[i].endless)    /* long, not shown endless: no finding */
+      check_say(r, CHECK_UNKNOWN, "%s (%s): a loop this long, not shown to loop forever, is no finding; "
+                "check smaller sizes (--size) for a verdict",
+                b.s ? b.s : simt_event_name(ev[i].kind), when);
+    else
+      check_say(r, ev_verdict[ev[i].kind] ? ev_verdict[ev[i].kind] : CHECK_FINDING, "%s (%s)",
+                b.s ? b.s : simt_event_name(ev[i].kind), when);
     dg_buf_free(&b);
     r->have_event = true;
     r->event = ev[i];
@@ -158,7 +163,7 @@ static bool find_writer(chk *c)
   }
   int buf = cm.bufs[c->t];
   bool ok = true;
-  cm.deadline = c->deadline;           /* a huge grid must not run past --auto's budget */
+  cm.deadline = c->deadline;           /* a huge grid must not run past the budget */
   for (int li = 0; li < (int)c->p->launches.n && ok; li++) {
     simt_track_writes(cm.m, buf);
     simt_status st = check_mach_launch(&cm, c->k, li, NULL, 0, &err);
@@ -210,6 +215,7 @@ static dg_term kernel_term(chk *c)
     return TERM_NONE;
   }
   int64_t budget = c->o->max_threads > 0 ? c->o->max_threads : (1 << 16);
+  cm.deadline = c->deadline;
   for (int li = 0; li <= c->wl; li++) {
     simt_launch L;
     if (!check_mach_dims(&cm, li, &L, &err)) { check_say(c->r, CHECK_ERROR, "%s", err); goto out; }
@@ -241,7 +247,11 @@ static dg_term kernel_term(chk *c)
         c->r->event = ev[i];
         goto out;
       }
-      check_say(c->r, CHECK_UNKNOWN, "the symbolic run stopped in launch %d", li + 1);
+      if (simt_error(cm.m)[0])          /* the deadline: a launch or a loop cut */
+        check_say(c->r, CHECK_UNKNOWN, "the check's budget is spent in the symbolic run (launch %d: %s)", li + 1,
+                  simt_error(cm.m));
+      else
+        check_say(c->r, CHECK_UNKNOWN, "the symbolic run stopped in launch %d", li + 1);
       goto out;
     }
     if (li == c->wl) {      /* the slice: distinct lines, in first-executed order */
@@ -301,7 +311,7 @@ static bool replay(chk *c, double **in, double *got, double *want)
 {
   if (check_huge_replay(c)) { *got = *want = NAN; return false; }   /* huge sizes: said in the verdict */
   double t0 = dg_now();
-  bool differs = check_replay(c->p, c->k, c->sizes, c->t, c->r->index, c->flat, in, got, want);
+  bool differs = check_replay(c->p, c->k, c->sizes, c->t, c->r->index, c->flat, in, got, want, c->deadline, &c->cut);
   c->r->t_replay += dg_now() - t0;
   return differs;
 }
@@ -655,6 +665,12 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     }
     free(reason);
   }
+  if (r->verdict == CHECK_UNKNOWN && c->cut) {    /* not "did not replay": a replay did not end */
+    char *reason = r->reason && !strstr(r->reason, "did not replay") ? dg_printf(" (%s)", r->reason) : dg_strdup("");
+    check_say(r, CHECK_UNKNOWN, "the check's budget is spent: the replay of a candidate witness on the emulator was cut%s",
+              reason);
+    free(reason);
+  }
   free(whyc);
   smt_result_free(&res);
 }
@@ -740,7 +756,9 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
       check_say(r, CHECK_BUG, "no thread writes this element (reference %.9g; replayed on the emulator)", want);
     } else {
       free_inputs(p, in);
-      if (!r->reason) check_say(r, CHECK_UNCHECKED, "no thread writes this element and the reference leaves it undefined");
+      if (c.cut) check_say(r, CHECK_UNKNOWN, "no thread wrote this element in the writer search, and the check's budget "
+                           "was spent in the replay that would show it");
+      else if (!r->reason) check_say(r, CHECK_UNCHECKED, "no thread writes this element and the reference leaves it undefined");
     }
     goto done;
   }
@@ -752,6 +770,10 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   dg_term kt = kernel_term(&c);
   r->t_symbolic = dg_now() - t1;
   if (!kt) goto done;
+  if (c.deadline > 0 && dg_now() > c.deadline) {
+    check_say(r, CHECK_UNKNOWN, "the check's budget is spent after the symbolic run (before the reference)");
+    goto done;
+  }
   dg_term rt = check_ref_term(&c);
   if (!rt) goto done;
   kt = check_as_num(&c, kt);

@@ -177,7 +177,7 @@ static bool replay_event(chk *c, const char **why)
     return false;
   }
   int64_t block = ev->block;
-  emu_opts eo = { .blocks = &block, .nblocks = 1 };
+  emu_opts eo = { .blocks = &block, .nblocks = 1, .deadline = c->deadline };
   emu_result res = {0};
   dg_diags d = {0};
   bool same = false;
@@ -186,7 +186,9 @@ static bool replay_event(chk *c, const char **why)
       const simt_event *e = &res.events.v[i];
       same = e->kind == ev->kind && e->span.file == ev->span.file && e->span.line == ev->span.line;
     }
-    if (!same) *why = "the emulator's run of that block did not report it";
+    if (!same && res.status == SIMT_STOPPED && c->deadline > 0 && dg_now() > c->deadline)
+      *why = "the check's budget ran out in the emulator's run of that block";
+    else if (!same) *why = "the emulator's run of that block did not report it";
   } else {
     *why = "the emulator could not start the launch";
   }

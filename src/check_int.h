@@ -15,7 +15,8 @@ typedef struct {
                              * the first launch that runs the whole kernel; a store slice
                              * reads no memory); NULL once written */
   void *huge;               /* lazily filled buffers of huge inputs (check_huge.c); NULL none */
-  double deadline;          /* launches start no block past it (simt_launch.deadline; 0 none) */
+  double deadline;          /* launches start no block and loops go no further past it
+                             * (simt_launch.deadline; 0 none) */
 } check_mach;
 
 /* Inputs (and accumulate outputs) carry io's values; with a symbolic domain
@@ -50,7 +51,8 @@ typedef struct check_st {
   int wl;                   /* launch that last wrote L, -1 none */
   int64_t wblock, wthread, wthreads;   /* wthreads: threads per block of wl */
   bool multi;               /* several threads stored into L in that launch */
-  double deadline;          /* dg_now() past which no query runs (0: none; o->budget_s) */
+  double deadline;          /* dg_now() past which no query, block or loop runs (0: none; o->budget_s) */
+  bool cut;                 /* a run was cut by the deadline (a replay): unknown, not "did not replay" */
   /* symbolic */
   term_ctx *tc;
   dom *sym;
@@ -69,9 +71,11 @@ term_sort check_fsort(chk *c);                 /* the reference's float sort: RE
 dg_term check_as_num(chk *c, dg_term x);       /* bool/int/f32 term as the reference's sort */
 /* Runs the pipeline on inputs in (per tensor, NULL for non-inputs) at sizes
  * and compares element flat (index idx) of output t with the reference:
- * true when it differs beyond tolerance or is unwritten. */
+ * true when it differs beyond tolerance or is unwritten. A run past
+ * deadline (dg_now(); 0 none) stops: false, and *cut (when not NULL) set. */
 bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int t,
-                  const int64_t *idx, int64_t flat, double **in, double *got, double *want);
+                  const int64_t *idx, int64_t flat, double **in, double *got, double *want,
+                  double deadline, bool *cut);
 
 /* ---- the writer by inverting store addresses (check_invert.c) ------------------- */
 #define CHECK_INVERT_BLOCKS ((int64_t)1 << 16)   /* grids from this many blocks try it first */

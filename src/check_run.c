@@ -185,17 +185,19 @@ simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, cons
 }
 
 bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int t,
-                  const int64_t *idx, int64_t flat, double **in, double *got, double *want)
+                  const int64_t *idx, int64_t flat, double **in, double *got, double *want,
+                  double deadline, bool *cut)
 {
   emu_io io;
   emu_result res = {0};
+  emu_opts eo = { .deadline = deadline };
   dg_diags d = {0};
   bool differs = false;
   *got = *want = NAN;
   if (!emu_io_init(&io, p, sizes, &d)) { dg_diags_free(&d); return false; }
   for (size_t i = 0; i < p->tensors.n; i++)
     if (in[i]) memcpy(io.data[i], in[i], sizeof(double) * (size_t)io.numel[i]);
-  if (flat < io.numel[t] && emu_run(p, k, sizes, &io, NULL, &res, &d) && res.status == SIMT_OK) {
+  if (flat < io.numel[t] && emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) {
     double **env = dg_calloc(p->tensors.n + 1, sizeof *env);
     for (size_t i = 0; i < p->tensors.n; i++) env[i] = in[i] ? in[i] : io.data[i];
     dg_ref_env e = { .sizes = sizes, .data = (const double *const *)env };
@@ -209,6 +211,8 @@ bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *size
     }
     free(err);
     free(env);
+  } else if (cut && res.status == SIMT_STOPPED && deadline > 0 && dg_now() > deadline) {
+    *cut = true;
   }
   emu_result_free(&res);
   emu_io_free(&io);

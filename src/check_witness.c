@@ -253,7 +253,7 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
   double got, want;
   r->flat = flat;
   double t0 = dg_now();
-  bool differs = check_replay(p, k, sizes, r->tensor, r->index, flat, in, &got, &want);
+  bool differs = check_replay(p, k, sizes, r->tensor, r->index, flat, in, &got, &want, 0, NULL);
   r->t_replay = r->t_total = dg_now() - t0;
   r->have_values = true;
   r->kernel_value = got, r->ref_value = want;

@@ -26,6 +26,7 @@ typedef struct {
   int nsize;
   bool autoloc, json, sarif, explain, no_journal, no_gpu;
   double timeout, budget;
+  bool budget_set;             /* --budget given: --at's elements honour it too */
   term_model model;
   uint64_t seed;
 } check_args;
@@ -73,6 +74,7 @@ static int parse_args(int argc, char **argv, check_args *a)
     } else if (!strcmp(o, "--budget") && has) {
       if (!num(argv[++i], &v) || v <= 0) return usage("--budget takes a positive number of seconds");
       a->budget = v;
+      a->budget_set = true;
     } else if (!strcmp(o, "--seed") && has) {
       /* an integer of 64 bits: a double past 2^64 does not convert */
       const char *s = argv[++i];
@@ -385,6 +387,7 @@ int cli_check(int argc, char **argv)
     }
     check_result r;
     if (a.autoloc) o.budget_s = a.budget - (dg_now() - t0);   /* > 0 here; a query stops at it */
+    else if (a.budget_set) o.budget_s = fmax(a.budget - (dg_now() - t0), 1e-6);   /* spent: unknown at once */
     if (locs.v[i].inst != (i ? locs.v[i - 1].inst : 0))
       use_instance(L.p, &inst, &locs.v[i], a.problem, !a.json && !a.sarif);
     check_element(L.p, &L.k, locs.v[i].t, locs.v[i].idx, locs.v[i].rank, &o, &r);

@@ -56,6 +56,7 @@ unsigned emu_buf_flags(const dg_tensor *ts);
 typedef struct {
   uint64_t seed;               /* scheduling permutation (0: natural order) */
   int64_t max_loop_iters;      /* 0: engine default */
+  double deadline;             /* dg_now() past which no block or loop goes on (simt_launch.deadline; 0 none) */
   dom *domain;                 /* NULL: concrete */
   /* Block sampling: run only these linear block ids (x fastest) of the one
    * launch (a pipeline is refused); NULL: every block. written[t] of the

@@ -262,11 +262,18 @@ static void run_blocks(simt_x *x, const dg_func *k, dom_val **av, const int64_t 
                        int64_t nb, dg_rng *rng, uint64_t seed)
 {
   jmp_buf jb;
-  if (setjmp(jb)) { x->unwind = NULL; return; }
+  if (setjmp(jb)) {
+    x->unwind = NULL;
+    /* the deadline, met in a loop (simt_stmt.c): of several blocks, say how many ran */
+    if (cnt > 1 && !strncmp(x->m->err, "time limit reached", 18))
+      snprintf(x->m->err, sizeof x->m->err, "time limit reached after %" PRIu64 " of %" PRId64 " blocks",
+               x->m->stats.blocks - 1, cnt);
+    return;
+  }
   x->unwind = &jb;
   for (int64_t i = 0; i < cnt && !x->stop; i++) {
     if (order[i] < 0 || order[i] >= nb) continue;
-    if (x->deadline > 0 && (i & 63) == 0 && i > 0 && dg_now() > x->deadline) {
+    if (x->deadline > 0 && (i & 63) == 0 && dg_now() > x->deadline) {   /* a launch started past it runs none */
       snprintf(x->m->err, sizeof x->m->err, "time limit reached after %" PRId64 " of %" PRId64 " blocks", i, cnt);
       x->stop = true;
       break;

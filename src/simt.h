@@ -139,6 +139,8 @@ typedef struct {
   int64_t off;             /* byte offset in it */
   int size;                /* access size */
   bool write;              /* the access was a store */
+  bool endless;            /* RUNAWAY: shown to loop forever (the registers its test reads
+                              repeat at its head), not only past the step limit */
   int64_t count;           /* occurrences folded into this event (same kind+span) */
   char msg[160];           /* one line of detail */
 } simt_event;

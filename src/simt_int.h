@@ -114,6 +114,7 @@ typedef struct simt_x {
   int64_t max_iters;
   bool stop;               /* a fatal event: the launch ends */
   double deadline;         /* simt_launch.deadline */
+  uint64_t loop_starts;    /* loops entered while a deadline is set (simt_stmt.c looks at it every 16) */
   jmp_buf *unwind;         /* where a fatal event returns to (simt.c run_blocks) */
   bool in_atomic;          /* atomics do not race with each other */
   int depth;
@@ -257,7 +258,7 @@ void simt_race_flush(simt_x *x);              /* the waiting loads' race cells, 
 void simt_race_drop(simt_x *x);               /* a new barrier interval: the waiting loads are moot */
 bool simt_race_wait_uni(simt_x *x, simt_buf *lb, const msk *k, int64_t o, int64_t size, dg_span sp);
 int simt_var_buf(simt_x *x, const dg_var *v);
-int simt_local_push(simt_x *x, int64_t bytes, int lane);   /* a poisoned object at x->top */
+int simt_local_push(simt_x *x, int64_t bytes, int lane, const char *var);   /* a poisoned object at x->top */
 
 /* expressions (simt_expr.c; branches and guards: simt_mask.c) */
 /* slot: the register is the whole slot (else -1); part: a lane or field of

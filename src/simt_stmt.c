@@ -4,6 +4,7 @@
  * (or switch's) masks or to the frame's returned mask. Loops run while any
  * lane is active, with a step limit; if/else run both sides under masks. */
 #include "simt_int.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@ typedef void (*ex_fn)(simt_x *x, const dg_stmt *s, msk *k);
 
 static void step_cond(simt_x *x, const dg_stmt *s, const dg_expr *cond, const msk *t, const simt_split *sp);
 static void step_update(simt_x *x, const dg_stmt *s, msk *k);
+static void expr_slots(const dg_expr *e, uint64_t *wr, uint64_t *rd);
+static void stmt_slots(const dg_stmt *s, uint64_t *wr, uint64_t *rd);
 
 /* Steps: someone listens and the traced lane is in k (one test when nobody is traced). */
 static inline bool traced(const simt_x *x, const msk *k)
@@ -134,6 +137,219 @@ static void st_if(simt_x *x, const dg_stmt *s, msk *k)
   simt_mark_release(x, mk);
 }
 
+/* ---- a loop's watch: the step limit, the deadline, a loop that cannot end ---------
+ * Every LOOP_WATCH iterations a running loop (1) stops the launch once the
+ * deadline has passed (simt_launch.deadline: a run cut by the clock, not a
+ * finding), and (2) tries to show that it cannot end: when the registers
+ * its test depends on are a function of themselves alone (closed under the
+ * loop's assignments to them and the conditions around those; no load, no
+ * call, no jump out of the loop) and they hold the same values in the same
+ * running lanes at the heads of two consecutive iterations, every later
+ * iteration repeats that one and the test never fails: the runaway event
+ * says so (simt_event.endless). A loop that only runs long reaches the step
+ * limit and is reported without it. */
+enum { LOOP_WATCH = 4096 };
+
+typedef struct {
+  int state;               /* 0 not analysed, 1 analysable (set), -1 not */
+  uint64_t set;            /* the test's registers (slots below 64) */
+  dom_val *snap;           /* their values at the last watched head, lanes lo..hi */
+  uint8_t *mask;
+  int lo, hi, cnt;
+  int64_t at;              /* the iteration snap was taken at (0: none) */
+} loop_watch;
+
+static bool pure_var(const dg_var *v)
+{
+  return v && (v->kind == DG_VAR_LOCAL || v->kind == DG_VAR_PARAM) && !v->addr_taken && v->slot >= 0
+         && v->slot < 64 && v->type->kind != DG_TY_ARRAY;
+}
+
+/* reads no memory, calls nothing, assigns only registers */
+static const bool pure_kind[DG_EX__COUNT] = {
+  [DG_EX_INT] = true, [DG_EX_FLOAT] = true, [DG_EX_VAR] = true, [DG_EX_BUILTIN] = true,
+  [DG_EX_UNARY] = true, [DG_EX_BINARY] = true, [DG_EX_LAND] = true, [DG_EX_LOR] = true,
+  [DG_EX_COND] = true, [DG_EX_ASSIGN] = true, [DG_EX_INCDEC] = true, [DG_EX_INTRIN] = true,
+  [DG_EX_CAST] = true, [DG_EX_LANE] = true, [DG_EX_VECBUILD] = true, [DG_EX_COMMA] = true,
+  [DG_EX_FIELD] = true,
+};
+
+static bool pure_expr(const dg_expr *e)
+{
+  if (!e) return true;
+  if ((unsigned)e->kind >= DG_EX__COUNT || !pure_kind[e->kind]) return false;
+  if (e->kind == DG_EX_VAR && !pure_var(e->var)) return false;
+  if (e->kind == DG_EX_INTRIN && ((unsigned)e->op >= DG_IN__COUNT || dg_intrins[e->op].cls >= DG_IC_LOAD)) return false;
+  if (!pure_expr(e->a) || !pure_expr(e->b) || !pure_expr(e->c)) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (!pure_expr(e->args[i])) return false;
+  return true;
+}
+
+static uint64_t slots_wr(const dg_stmt *s)
+{
+  uint64_t wr = 0, rd = 0;
+  stmt_slots(s, &wr, &rd);
+  return wr;
+}
+
+/* One pass over a loop's body: the statements that assign a register of
+ * *set add what they read and the conditions they sit under (guard) to it.
+ * False when the set cannot be closed: an impure assignment to one, an
+ * inner loop or switch that assigns one, or a jump out (depth: inner loops
+ * around s; a break or continue there stays inside). */
+static bool close_pass(const dg_stmt *s, uint64_t guard, int depth, uint64_t *set)
+{
+  if (!s) return true;
+  uint64_t wr = 0, rd = 0;
+  switch (s->kind) {
+  case DG_ST_BLOCK:
+    for (int i = 0; i < s->nbody; i++)
+      if (!close_pass(s->body[i], guard, depth, set)) return false;
+    return true;
+  case DG_ST_DECL:
+    if (!s->var || !pure_var(s->var) || !(*set >> s->var->slot & 1)) return true;
+    if (!pure_expr(s->e) || s->ninits) return false;
+    expr_slots(s->e, &wr, &rd);
+    *set |= rd | guard;
+    return true;
+  case DG_ST_EXPR:
+    expr_slots(s->e, &wr, &rd);
+    if (!(wr & *set)) return true;
+    if (!pure_expr(s->e)) return false;
+    *set |= rd | guard;
+    return true;
+  case DG_ST_IF:
+    if (slots_wr(s) & *set) {
+      if (!pure_expr(s->e)) return false;
+      expr_slots(s->e, &wr, &rd);
+      guard |= rd;
+    }
+    return close_pass(s->then, guard, depth, set) && close_pass(s->els, guard, depth, set);
+  case DG_ST_FOR: case DG_ST_WHILE: case DG_ST_DO: case DG_ST_SWITCH:
+    if (slots_wr(s) & *set) return false;
+    if (s->kind == DG_ST_SWITCH)
+      for (int i = 0; i < s->nbody; i++)          /* a continue in a switch leaves it */
+        if (!close_pass(s->body[i], guard, depth, set)) return false;
+    return s->kind == DG_ST_SWITCH || close_pass(s->then, guard, depth + 1, set);
+  case DG_ST_BREAK: case DG_ST_CONTINUE:
+    return depth > 0;
+  case DG_ST_RETURN:
+    return false;
+  default:
+    return true;
+  }
+}
+
+/* The registers loop s's test depends on, closed (false: none can be shown) */
+static bool loop_set(const dg_stmt *s, uint64_t *set)
+{
+  uint64_t wr = 0, rd = 0;
+  if (!pure_expr(s->e)) return false;
+  expr_slots(s->e, &wr, &rd);
+  if (wr) return false;
+  *set = rd;
+  for (int pass = 0; pass < 65; pass++) {
+    uint64_t before = *set;
+    dg_stmt step = { .kind = DG_ST_EXPR, .e = s->step };
+    if (!close_pass(s->then, 0, 0, set) || !close_pass(&step, 0, 0, set)) return false;
+    if (*set == before) return true;
+  }
+  return false;
+}
+
+static size_t set_vals(simt_x *x, uint64_t set)
+{
+  size_t n = 0;
+  for (int sl = 0; sl < 64; sl++)
+    if (set >> sl & 1) n += (size_t)simt_ncomp(x->fr->f->locals[sl]->type);
+  return n;
+}
+
+/* The test's registers at this head, lanes lo..hi: copy (save) or compare. */
+static bool set_same(simt_x *x, loop_watch *w, const msk *run, bool save)
+{
+  size_t lanes = (size_t)(run->hi - run->lo), at = 0;
+  for (int sl = 0; sl < 64; sl++) {
+    if (!(w->set >> sl & 1)) continue;
+    int nc = simt_ncomp(x->fr->f->locals[sl]->type);
+    for (int c = 0; c < nc; c++, at += lanes) {
+      const dom_val *r = x->fr->reg[sl] + (size_t)c * (size_t)x->n + (size_t)run->lo;
+      if (save) memcpy(w->snap + at, r, sizeof *r * lanes);
+      else
+        for (size_t l = 0; l < lanes; l++)
+          if (run->b[run->lo + (int)l] && r[l] != w->snap[at + l]) return false;
+    }
+  }
+  return true;
+}
+
+static void watch_prove(simt_x *x, const dg_stmt *s, loop_watch *w, const msk *run, int64_t iters)
+{
+  if (!w->state) {
+    w->state = -1;
+    if (x->fr && x->fr->f && x->fr->f->locals && loop_set(s, &w->set)) {
+      bool regs = true;
+      for (int sl = 0; sl < 64 && regs; sl++)
+        if (w->set >> sl & 1) regs = sl < x->fr->f->nslots && x->fr->f->locals[sl] && x->fr->reg[sl];
+      if (regs) {
+        w->state = 1;
+        w->snap = simt_alloc(x, sizeof *w->snap * (set_vals(x, w->set) * (size_t)x->n + 1));
+        w->mask = simt_alloc(x, (size_t)x->n);
+      }
+    }
+  }
+  if (w->state < 0) return;
+  if (w->at && w->at == iters - 1 && w->lo == run->lo && w->hi == run->hi && w->cnt == run->cnt
+      && !memcmp(w->mask + run->lo, run->b + run->lo, (size_t)(run->hi - run->lo)) && set_same(x, w, run, false)) {
+    simt_event *e = simt_report(x, SIMT_EV_RUNAWAY, s->span, run->lo,
+                                "loop cannot end: the registers its test reads repeat at its head (iteration %lld)",
+                                (long long)iters);
+    if (e) e->endless = true;
+    x->stop = true;
+    if (x->unwind) longjmp(*x->unwind, 1);
+    return;
+  }
+  if (iters % LOOP_WATCH) return;              /* a comparison's head: the snapshot stays */
+  set_same(x, w, run, true);
+  memcpy(w->mask + run->lo, run->b + run->lo, (size_t)(run->hi - run->lo));
+  w->lo = run->lo, w->hi = run->hi, w->cnt = run->cnt, w->at = iters;
+}
+
+/* The deadline has passed: the launch stops, no event (simt_error says it). */
+static void loop_deadline(simt_x *x, const dg_stmt *s, int64_t iters)
+{
+  if (iters)
+    snprintf(x->m->err, sizeof x->m->err, "time limit reached in the loop at line %u after %lld iterations",
+             s->span.line, (long long)iters);
+  else
+    snprintf(x->m->err, sizeof x->m->err, "time limit reached entering the loop at line %u", s->span.line);
+  x->stop = true;
+  if (x->unwind) longjmp(*x->unwind, 1);
+}
+
+/* At iteration iters (>= *next): the limit, the deadline, the proof; the
+ * next iteration to look at into *next. True: the launch stops. */
+static bool loop_watch_at(simt_x *x, const dg_stmt *s, loop_watch *w, const msk *run, int64_t iters, int64_t *next)
+{
+  if (iters > x->max_iters) {
+    char what[96];
+    snprintf(what, sizeof what, "loop ran past the step limit of %lld iterations", (long long)x->max_iters);
+    simt_fatal(x, SIMT_EV_RUNAWAY, s->span, run->lo, what);
+    return true;
+  }
+  if (x->deadline > 0 && dg_now() > x->deadline) {
+    loop_deadline(x, s, iters);
+    return true;
+  }
+  watch_prove(x, s, w, run, iters);
+  if (x->stop) return true;
+  /* the head after a snapshot compares; then the next multiple */
+  *next = w->state > 0 && w->at == iters ? iters + 1 : (iters / LOOP_WATCH + 1) * LOOP_WATCH;
+  if (*next > x->max_iters + 1) *next = x->max_iters + 1;
+  return false;
+}
+
 static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
 {
   simt_mark mk0 = simt_mark_get(x);
@@ -147,12 +363,12 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
   msk run = msk_copy(x, k);
   int lo = k->lo, hi = k->hi;
   bool first = true;
-  int64_t iters = 0;
+  int64_t iters = 0, next = x->max_iters < LOOP_WATCH ? x->max_iters + 1 : LOOP_WATCH;
+  loop_watch w = {0};
+  /* short loops in a long one: the deadline every 16 loop starts too */
+  if (x->deadline > 0 && (++x->loop_starts & 15) == 0 && dg_now() > x->deadline) loop_deadline(x, s, 0);
   while (run.cnt && !x->stop) {
-    if (++iters > x->max_iters) {
-      simt_fatal(x, SIMT_EV_RUNAWAY, s->span, run.lo, "loop ran past the step limit");
-      break;
-    }
+    if (++iters >= next && loop_watch_at(x, s, &w, &run, iters, &next)) break;
     simt_mark mk = simt_mark_get(x);
     if ((s->kind != DG_ST_DO || !first) && s->e) {
       bool in = tr && traced(x, &run);
@@ -473,7 +689,7 @@ dom_val *simt_call(simt_x *x, const dg_func *f, dom_val **args, msk *k)
     }
     if (v->addr_taken || v->type->kind == DG_TY_ARRAY) {
       fr.obj[sl] = x->top;
-      for (int i = 0; i < x->n; i++) simt_local_push(x, dom_tysize(v->type), i);
+      for (int i = 0; i < x->n; i++) simt_local_push(x, dom_tysize(v->type), i, v->name);
     } else {
       fr.reg[sl] = simt_vals(x, v->type);
       memset(fr.reg[sl], 0, sizeof(dom_val) * (size_t)x->n * (size_t)simt_ncomp(v->type));
