@@ -209,7 +209,8 @@ int main(int argc, char **argv)
         break;
       }
       if (real == 2 && !use_issue_size(p)) break;   /* matmul at 4096^3 only */
-      if (real) {   /* two cases first at these sizes: the device buffers are allocated once */
+      if (real) {   /* the row's cases first at these sizes: the device buffers (and the lanes' copies,
+                       made for the most lanes a request asks for) are allocated once */
         row warm = {0};
         campaign(p, &ek, &be, 2, (int64_t)1 << 28, 4096, 0, &warm);
       }

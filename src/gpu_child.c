@@ -336,9 +336,12 @@ static void drop_copies(uint32_t id, uint32_t keep)
   }
 }
 
-/* GP_LANES: the buffers named get a copy per lane (their bytes copied), the
- * others lose theirs; as many lanes as fit in a quarter of the free device
- * memory (each lane its stream). */
+/* GP_LANES: the buffers named get a copy per lane (their bytes copied);
+ * copies made before stay until their buffer is freed (a request without the
+ * envelope and one with it name different sets: dropping and making them
+ * again each time cost more than the lanes saved). As many lanes as fit in
+ * a quarter of the free device memory (each lane its stream). Names of
+ * buffers freed since are passed over. */
 static void do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
 {
   if (n % 4 || rq->a < 1) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed lanes"); return; }
@@ -349,11 +352,12 @@ static void do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
     uint32_t id;
     memcpy(&id, pl + 4 * i, 4);
     cbuf *b = gch_get_buf(id);
-    if (!b || b->of1) {
+    if (id >= nb || (b && b->of1)) {
       free(named);
       gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "lanes: no buffer %u", id);
       return;
     }
+    if (!b) continue;
     if (!named[id]) bytes += b->size + 2 * gch_st.guard;
     named[id] = 1;
   }
@@ -366,8 +370,6 @@ static void do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
       want = gch_st.nlanes ? gch_st.nlanes : 1;
       break;
     }
-  for (uint32_t id = 0; id < nb; id++)
-    if (gch_st.bufs.v[id].live && !gch_st.bufs.v[id].of1) drop_copies(id, named[id] ? want - 1 : 0);
   cudaError_t e = cudaSuccess;
   const char *what = "";
   for (uint32_t id = 0; id < nb && !e; id++) {

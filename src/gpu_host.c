@@ -26,7 +26,8 @@ struct dg_gpu {
   size_t rcap;
   unsigned guard_gen;   /* the guard check kernel is loaded in this generation */
   bool guard_host;      /* no guard kernel (NVRTC cannot build it): the child compares on the host */
-  unsigned lanes_gen;   /* GP_LANES sent in this generation, asking lanes_want for lanes_set */
+  unsigned lanes_gen;   /* GP_LANES sent in this generation, asking lanes_want for lanes_set (sorted:
+                           every buffer named since, the child keeps their copies) */
   int lanes_want, lanes_got;
   DG_VEC(uint32_t) lanes_set, lanes_tmp;
 };
@@ -531,7 +532,8 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* A batch with lanes: the buffers its lanes name get their copies in the
- * child (GP_LANES), unless they have them already. */
+ * child (GP_LANES), unless they have them already (with as many lanes: the
+ * lanes asked for never shrink, the set only grows, in a generation). */
 static dg_gpu_status ensure_lanes(dg_gpu *g, const dg_gpu_batch *b, char **msg)
 {
   int want = 0;
@@ -553,9 +555,21 @@ static dg_gpu_status ensure_lanes(dg_gpu *g, const dg_gpu_batch *b, char **msg)
   for (size_t i = 0; i < g->lanes_tmp.n; i++)
     if (!n || g->lanes_tmp.v[n - 1] != g->lanes_tmp.v[i]) g->lanes_tmp.v[n++] = g->lanes_tmp.v[i];
   g->lanes_tmp.n = n;
-  if (g->pid && g->lanes_gen == g->gen && g->lanes_want == want && g->lanes_set.n == n &&
-      (!n || !memcmp(g->lanes_set.v, g->lanes_tmp.v, n * sizeof *g->lanes_tmp.v)))
-    return DG_GPU_OK;
+  bool same = g->pid && g->lanes_gen == g->gen;
+  if (!same) g->lanes_set.n = 0, g->lanes_want = 0;
+  bool have = want <= g->lanes_want;
+  for (size_t i = 0, j = 0; have && i < n; i++) {   /* both sorted: is tmp in the set? */
+    while (j < g->lanes_set.n && g->lanes_set.v[j] < g->lanes_tmp.v[i]) j++;
+    have = j < g->lanes_set.n && g->lanes_set.v[j] == g->lanes_tmp.v[i];
+  }
+  if (same && have) return DG_GPU_OK;
+  for (size_t i = 0; i < g->lanes_set.n; i++) dg_vec_push(&g->lanes_tmp, g->lanes_set.v[i]);   /* the union */
+  qsort(g->lanes_tmp.v, g->lanes_tmp.n, sizeof *g->lanes_tmp.v, cmp_u32);
+  n = 0;
+  for (size_t i = 0; i < g->lanes_tmp.n; i++)
+    if (!n || g->lanes_tmp.v[n - 1] != g->lanes_tmp.v[i]) g->lanes_tmp.v[n++] = g->lanes_tmp.v[i];
+  g->lanes_tmp.n = n;
+  if (g->lanes_want > want) want = g->lanes_want;
   gp_req rq = { .op = GP_LANES, .a = (uint32_t)want };
   uint32_t got = 0;
   dg_gpu_status st = call(g, rq, g->lanes_tmp.v, n * sizeof *g->lanes_tmp.v, NULL, 0, g->o.call_timeout_s, &got,
