@@ -212,7 +212,7 @@ int main(int argc, char **argv)
       if (real) {   /* the row's cases first at these sizes: the device buffers (and the lanes' copies,
                        made for the most lanes a request asks for) are allocated once */
         row warm = {0};
-        campaign(p, &ek, &be, 2, (int64_t)1 << 28, 4096, 0, &warm);
+        campaign(p, &ek, &be, ncases / 20 + 2, (int64_t)1 << 28, 4096, 0, &warm);
       }
       const char *lanes_env = getenv("DIRIGO_GPU_STREAMS");
       char *lanes_keep = lanes_env ? dg_strdup(lanes_env) : NULL;
