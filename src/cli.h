@@ -23,6 +23,7 @@ int cli_check(int argc, char **argv);      /* cli_check.c */
 int cli_check_replay(int argc, char **argv);   /* cli_check.c: witness files, else cli_replay */
 int cli_run(int argc, char **argv);        /* cli_run.c */
 int cli_sweep(int argc, char **argv);      /* cli_sweep.c */
+int cli_mutants(int argc, char **argv);    /* cli_mutants.c */
 int cli_open(int argc, char **argv);       /* the workbench (tui); argv[1] optional path */
 
 #endif

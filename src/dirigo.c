@@ -16,6 +16,8 @@ const dg_command dg_commands[] = {
   { "replay", "PROBLEM WITNESS", "replay a fuzz case or a checker witness", cli_check_replay },
   { "sweep", "DIR [--mode check|fuzz|both] [--budget S] [--jobs N] [--shard i/n] [--json]",
     "check and fuzz every problem under DIR, each in a child; resumable (doc/sweep.md)", cli_sweep },
+  { "mutants", "PROBLEM|DIR... [--ops rel,acc,...] [--out DIR]",
+    "small plausible bugs planted in a kernel, listed or written out as problems (doc/mutants.md)", cli_mutants },
   { "run",   "SCRIPT.lua [args] | -e CODE", "run a Lua script with the dirigo module, no screen", cli_run },
   { "help",  "", "this text", cmd_help },
   { NULL, NULL, NULL, NULL },

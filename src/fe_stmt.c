@@ -235,7 +235,11 @@ by_value:;
   dg_var *v = new_var(fn, name, t, DG_VAR_LOCAL);
   v->is_const = is_const && t->kind != DG_TY_PTR;   /* const float *p: the pointee is const */
   v->slot = (int)fn->locals.n;
-  v->addr_taken = t->kind == DG_TY_ARRAY;
+  /* an array lives in memory; so does a scalar declared without a value: its
+   * bytes start uninitialised and the engine reports a read before a write
+   * (a register would read as 0). Vectors and structs filled member by
+   * member (`float4 v; v.x = ...`) stay registers: the check slices those. */
+  v->addr_taken = t->kind == DG_TY_ARRAY || (!ie && !inits.n && dg_type_is_scalar(t));
   dg_vec_push(&fn->locals, v);
   s->var = v;
   s->e = ie;

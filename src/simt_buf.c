@@ -165,7 +165,7 @@ int simt_var_buf(simt_x *x, const dg_var *v)
   return id;
 }
 
-int simt_local_push(simt_x *x, int64_t bytes, int lane)
+int simt_local_push(simt_x *x, int64_t bytes, int lane, const char *var)
 {
   simt *m = x->m;
   int id = x->top++;
@@ -181,6 +181,10 @@ int simt_local_push(simt_x *x, int64_t bytes, int lane)
     simt_buf_add(m, "local", NULL, bytes, BK_LOCAL, false);
   }
   simt_buf *b = &m->bufs.v[id];
+  if (var && (strncmp(b->name, "local ", 6) || strcmp(b->name + 6, var))) {   /* messages name it */
+    free(b->name);
+    b->name = dg_printf("local %s", var);
+  }
   b->kind = BK_LOCAL;
   b->lane = lane;
   simt_poison(b, 0, bytes);
