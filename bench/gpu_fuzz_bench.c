@@ -250,10 +250,11 @@ int main(int argc, char **argv)
                pf->cases, pf->requests, pf->prep_s * 1e3 / c, pf->run_s * 1e3 / c);
         /* dirigo's own launches have times only when every launch is timed
            (DIRIGO_GPU_LAUNCH_EVENTS=all or shared; gpu_child_batch.c) */
-        bool split = pf->ms[0] + pf->ms[1] + pf->ms[2] + pf->ms[4] + pf->ms[5] > 0;
+        bool split = pf->ms[0] + pf->ms[1] + pf->ms[2] + pf->ms[4] + pf->ms[5] + pf->ms[6] > 0;
         if (split)
-          printf("(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f ms)\n",
-                 pf->ms[0] / c, pf->ms[1] / c, pf->ms[2] / c, pf->ms[3] / c, pf->ms[4] / c, pf->ms[5] / c);
+          printf("(events: drawing %.4f, hash %.4f, reference %.4f, kernels %.4f, comparison %.4f, envelope %.4f, "
+                 "fused reference+comparison %.4f ms)\n", pf->ms[0] / c, pf->ms[1] / c, pf->ms[2] / c, pf->ms[3] / c,
+                 pf->ms[4] / c, pf->ms[5] / c, pf->ms[6] / c);
         else
           printf("(kernels %.4f ms; DIRIGO_GPU_LAUNCH_EVENTS=all times every launch for the split)\n", pf->ms[3] / c);
         if (pf->rsampled)

@@ -4,6 +4,7 @@
 #include "gpu_run_int.h"
 #include "gpu_gen.h"
 #include "gpu_env.h"
+#include "gpu_fused.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,11 @@ typedef struct {
   const int64_t *rs_m;
   dg_gpu_arg rsa[17];
   int nrsa;
+  /* the first request's reference fused into the comparison (gpu_fused.h):
+   * dg_fused_hash where the reference was, dg_fused where dg_cmp was */
+  bool fz;
+  gpu_fused_launch fl;
+  uint8_t *changed;             /* case c's inputs changed under its kernel (the hash): run again unfused */
 } many_req;
 
 /* One asynchronous request for cases cs[0..m-1] (with the envelope in the
@@ -132,7 +138,13 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     if (env) gpu_env_pipe_before(&R->envp, b);
     if (!fused && R->rsamp) dg_gpu_batch_poison(b, gk->ref_buf);
     lref[k] = b->nlaunch;
-    if (R->rsamp) {   /* the reference at the case's sample alone */
+    bool fz = R->fz && first_req && !env && !R->samp;
+    if (fz) {
+      dg_gpu_arg ha[GPU_FUSED_HASH_NARGS];
+      memcpy(ha, R->fl.ha, sizeof ha);
+      ha[GPU_FUSED_HASH_NARGS - 1].buf_off = (size_t)k * words;
+      dg_gpu_batch_launch_unguarded(b, gk->fused_kern[0], R->fl.hg, R->fl.hb, 0, ha, GPU_FUSED_HASH_NARGS);
+    } else if (R->rsamp) {   /* the reference at the case's sample alone */
       dg_gpu_arg ra[17];
       dg_gpu_dim3 sg, sb;
       memcpy(ra, R->rsa, sizeof ra);
@@ -160,7 +172,13 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       ca[1] = ep.gather_args[4] = dg_gpu_arg_buf(gk->samp_ref);
     } else ca[1] = R->ca[1];
     lcmp[k] = b->nlaunch;
-    dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], R->cg, R->cb, 0, ca, R->nca);
+    if (fz) {
+      dg_gpu_arg fa[GPU_FUSED_NARGS];
+      memcpy(fa, R->fl.fa, sizeof fa);
+      fa[GPU_FUSED_NARGS - 1].buf_off = (size_t)k * words;
+      dg_gpu_batch_launch_unguarded(b, gk->fused_kern[R->fl.kern], R->fl.fg, R->fl.fb, 0, fa, GPU_FUSED_NARGS);
+    } else
+      dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], R->cg, R->cb, 0, ca, R->nca);
     if (env) gpu_env_pipe_after(&ep, b);
     if (env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)k * GPU_CMP_WORDS, words);
   }
@@ -193,10 +211,13 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     const uint64_t *sum = gk->many_sum + (size_t)k * GPU_CMP_WORDS;
     gpu_cmp_decode(sum, gk->want_n, &out[c].cmp);
     out[c].nexplained = env && !out[c].cmp.nfail ? (int64_t)sum[7] : 0;
+    bool fz = R->fz && first_req && !env && !R->samp;
+    if (fz && sum[7]) out[c].judged = false, R->changed[c] = 1;   /* an input changed under the kernel */
     for (int li = lref[k]; li <= lref[k] + (int)p->launches.n && li < (int)r.launch_ms.n; li++) {
       if (li == lref[k]) out[c].ref_ms = r.launch_ms.v[li];
       else out[c].ms += r.launch_ms.v[li];
     }
+    if (fz && lcmp[k] < (int)r.launch_ms.n) out[c].ref_ms += r.launch_ms.v[lcmp[k]];   /* and the hash */
     if (first_req) gk->prof.cases++, gk->prof.rsampled += R->rsamp;   /* a case run again is counted once */
     if (R->samp) {   /* the sample as the host's: every element of it checked */
       out[c].sampled = true;
@@ -206,6 +227,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     int lk = lref[k] + (int)p->launches.n;   /* the last kernel; the comparison, then the envelope's */
     for (int li = first[k]; li < first[k + 1] && li < (int)r.launch_ms.n; li++) {
       int cat = li < lref[k] - env ? 0 : li < lref[k] ? 1 : li == lref[k] ? 2 : li <= lk ? 3 : li <= lcmp[k] ? 4 : 5;
+      if (fz && (li == lref[k] || li == lcmp[k])) cat = 6;
       gk->prof.ms[cat] += r.launch_ms.v[li];
     }
   }
@@ -385,6 +407,7 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
    * the hash and the three envelope launches were a third of a small case) */
   bool env = gpu_ref_env_kind(&rp) && gpu_env_pipe_ready(gk, p, sizes, rp.out, &R.envp);
   R.fuse = dgen && gen_tab_ready(gk);
+  R.fz = !R.rsamp && gpu_fused_ready(gk, &rp) && gpu_fused_prepare(p, &rp, gk->bufs, gk->cmp_buf, &R.fl);
   int cs[FUZZ_MANY_MAX], m = 0;
   for (int c = 0; c < n; c++) cs[c] = c;
   gk->prof.prep_s += dg_now() - t0;   /* loads and buffers on a first request, the arguments */
@@ -392,12 +415,18 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
    * envelope's launches: matmul, conv2d at realistic sizes) the envelope is
    * in the first request, not in a second that runs the kernel again */
   bool env_first = env && R.rsamp;
+  uint8_t changed[FUZZ_MANY_MAX] = {0};
+  R.changed = changed;
   many_group(&R, cs, n, env_first, true, out);
-  for (int c = 0; env && !env_first && c < n; c++)
-    if (out[c].judged && out[c].cmp.nfail > 0 && out[c].cmp.nunwritten == 0 &&
-        out[c].cmp.nfail <= FUZZ_ENVELOPE_JUDGED)
+  /* the second request: the cases the envelope could explain, and those
+   * whose inputs changed under the fused pass (a kernel writing into its
+   * input: judged there as the unfused first request judged them, the
+   * reference before the kernel) */
+  for (int c = 0; c < n; c++)
+    if ((env && !env_first && out[c].judged && out[c].cmp.nfail > 0 && out[c].cmp.nunwritten == 0 &&
+         out[c].cmp.nfail <= FUZZ_ENVELOPE_JUDGED) || changed[c])
       cs[m++] = c;
-  if (m) many_group(&R, cs, m, true, false, out);
+  if (m) many_group(&R, cs, m, env, false, out);
   many_sampled(&R, sizes, seeds, max_check, n, env, out);
   for (int c = 0; c < n; c++) {
     const fuzz_cmp *x = &out[c].cmp;

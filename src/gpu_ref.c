@@ -14,6 +14,7 @@
  * do); only the order of long sums differs (a block tree instead of a loop),
  * which moves fp64 results by ulps: t/gpu/ref.c checks the agreement. */
 #include "gpu_run.h"
+#include "gpu_fused.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,42 @@ static const char ref_source[] =
   "   and log_softmax run 1024 threads: all of them compute exp(x - m) into y,\n"
   "   the first DG_RB then sum those values in the same order as ever, and all\n"
   "   write the outputs — the same operations on the same values (the bits),\n"
-  "   four times the threads for the exponentials of a long row. */\n"
+  "   four times the threads for the exponentials of a long row. The steps are\n"
+  "   device functions that gpu_fused.c's dg_fused calls too (the same bits\n"
+  "   compared where they are computed, none written). */\n"
+  "__device__ double dg_rows_max(const void *x, int tx, i64 base, i64 C) {   /* every thread of the block */\n"
+  "  int t = threadIdx.x;\n"
+  "  double m = dg_ld(x, tx, base);\n"
+  "  for (i64 k = t; t < DG_RB && k < C; k += DG_RB) m = dg_max(m, dg_ld(x, tx, base + k));\n"
+  "  return dg_reduce(m, 1);\n"
+  "}\n"
+  "__device__ double dg_sm_exp(const void *x, int tx, i64 base, i64 k, double m) { return exp(dg_ld(x, tx, base + k) - m); }\n"
+  "/* layernorm's mean and 1/sd, rmsnorm's 1/rms (*mean 0): every thread, DG_RB of them summing */\n"
+  "__device__ void dg_rows_norm(i64 mode, const void *x, int tx, i64 base, i64 C, double eps, double *mean, double *rs) {\n"
+  "  *mean = 0;\n"
+  "  if (mode == 2) {\n"
+  "    double s = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) s = s + dg_ld(x, tx, base + k);\n"
+  "    double mu = dg_reduce(s, 0) / (double)C;\n"
+  "    double v = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) { double d = dg_ld(x, tx, base + k) - mu; v = v + d * d; }\n"
+  "    *mean = mu;\n"
+  "    *rs = 1.0 / sqrt(dg_reduce(v, 0) / (double)C + eps);\n"
+  "  } else {\n"
+  "    double ss = 0;\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) { double v = dg_ld(x, tx, base + k); ss = ss + v * v; }\n"
+  "    *rs = 1.0 / sqrt(dg_reduce(ss, 0) / (double)C + eps);\n"
+  "  }\n"
+  "}\n"
+  "/* element k of the row: mode 0 e / s (e: dg_sm_exp's value), 1 x - m - ls,\n"
+  "   2 (x - mean) rs w + b (a = mean, s = rs), 3 x rs w (s = rs) */\n"
+  "__device__ double dg_rows_val(i64 mode, const void *x, int tx, const void *w, int tw, const void *b, int tb,\n"
+  "                              i64 base, i64 k, double e, double a, double s, double ls) {\n"
+  "  if (mode == 0) return e / s;\n"
+  "  if (mode == 1) return dg_ld(x, tx, base + k) - a - ls;\n"
+  "  if (mode == 2) return (dg_ld(x, tx, base + k) - a) * s * dg_ld(w, tw, k) + dg_ld(b, tb, k);\n"
+  "  return dg_ld(x, tx, base + k) * s * dg_ld(w, tw, k);\n"
+  "}\n"
   "extern \"C\" __global__ void dg_ref_rows(double *y, const void *x, int tx, const void *w, int tw, const void *b,\n"
   "                            int tb, i64 R, i64 C, i64 mode, i64 n3, double eps, double p1, double p2) {\n"
   "  i64 r = blockIdx.x, base = r * C;\n"
@@ -73,30 +109,18 @@ static const char ref_source[] =
   "  double *out = y + base;\n"
   "  int t = threadIdx.x, nt = blockDim.x;\n"
   "  if (mode <= 1) {\n"
-  "    double m = dg_ld(x, tx, base);\n"
-  "    for (i64 k = t; t < DG_RB && k < C; k += DG_RB) m = dg_max(m, dg_ld(x, tx, base + k));\n"
-  "    m = dg_reduce(m, 1);\n"
-  "    for (i64 k = t; k < C; k += nt) out[k] = exp(dg_ld(x, tx, base + k) - m);\n"
+  "    double m = dg_rows_max(x, tx, base, C);\n"
+  "    for (i64 k = t; k < C; k += nt) out[k] = dg_sm_exp(x, tx, base, k, m);\n"
   "    __syncthreads();\n"
   "    double s = 0;\n"
   "    for (i64 k = t; t < DG_RB && k < C; k += DG_RB) s = s + out[k];\n"
   "    s = dg_reduce(s, 0);\n"
   "    double ls = log(s);\n"
-  "    for (i64 k = t; k < C; k += nt) out[k] = mode == 0 ? out[k] / s : dg_ld(x, tx, base + k) - m - ls;\n"
-  "  } else if (mode == 2) {\n"
-  "    double s = 0;\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) s = s + dg_ld(x, tx, base + k);\n"
-  "    double mean = dg_reduce(s, 0) / (double)C;\n"
-  "    double v = 0;\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) { double d = dg_ld(x, tx, base + k) - mean; v = v + d * d; }\n"
-  "    double rs = 1.0 / sqrt(dg_reduce(v, 0) / (double)C + eps);\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB)\n"
-  "      out[k] = (dg_ld(x, tx, base + k) - mean) * rs * dg_ld(w, tw, k) + dg_ld(b, tb, k);\n"
+  "    for (i64 k = t; k < C; k += nt) out[k] = dg_rows_val(mode, x, tx, w, tw, b, tb, base, k, out[k], m, s, ls);\n"
   "  } else {\n"
-  "    double ss = 0;\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) { double v = dg_ld(x, tx, base + k); ss = ss + v * v; }\n"
-  "    double rs = 1.0 / sqrt(dg_reduce(ss, 0) / (double)C + eps);\n"
-  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) out[k] = dg_ld(x, tx, base + k) * rs * dg_ld(w, tw, k);\n"
+  "    double mean, rs;\n"
+  "    dg_rows_norm(mode, x, tx, base, C, eps, &mean, &rs);\n"
+  "    for (i64 k = threadIdx.x; k < C; k += DG_RB) out[k] = dg_rows_val(mode, x, tx, w, tw, b, tb, base, k, 0, mean, rs, 0);\n"
   "  }\n"
   "}\n"
   "/* x {N, C} reduced over dim n2 (1: along rows, N outputs; 0: down columns, C outputs);\n"
@@ -548,6 +572,12 @@ bool gpu_ref_can_sample(const gpu_ref_plan *pl)
 {
   return pl->kind == REF_MAP || pl->kind == REF_MATMUL || pl->kind == REF_CONV;
 }
+
+/* Rows and elementwise ops: an element's reference is cheap to compute where
+ * it is compared (gpu_fused.c, whose kind numbers are these). Reductions are
+ * not fused: their f64 output is 1/C of the input, its write and read cheap. */
+_Static_assert(REF_ROWS == 0 && REF_MAP == 2, "dg_fused's kinds");
+bool gpu_ref_fusable(const gpu_ref_plan *pl) { return pl->kind == REF_ROWS || pl->kind == REF_MAP; }
 
 /* Where the whole reference costs about as much as the kernel under test or
  * more (matmul, bmm, gemv: K products an element), a realistic case computes

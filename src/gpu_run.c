@@ -82,6 +82,7 @@ void gpu_kernels_free(gpu_kernels *gk)
   free(gk->ref_why);
   free(gk->want);
   dg_gpu_binary_free(&gk->cmp_bin);
+  dg_gpu_binary_free(&gk->fused_bin);
   free(gk->pend_bytes);
   free(gk->many_raw);
   free(gk->many_sum);

@@ -67,6 +67,10 @@ typedef struct {
   int cmp_state;             /* 0 not tried, 1 compiled, -1 unavailable */
   dg_gpu_binary cmp_bin;
   dg_gpu_kernel cmp_kern[2]; /* dg_cmp, dg_cmp_pick */
+  int fused_state;           /* gpu_fused.h: 0 not tried, 1 compiled, -1 off or unavailable */
+  dg_gpu_binary fused_bin;
+  dg_gpu_kernel fused_kern[3]; /* dg_fused_hash, dg_fused_map, dg_fused_rows */
+  unsigned fused_gen;        /* fused_kern loaded in this generation */
   unsigned cmp_gen;          /* cmp_kern loaded in this generation */
   dg_gpu_buf samp_ref;       /* gpu_run_many: the reference at a case's sample, f64 poison elsewhere */
   size_t samp_bytes;         /* its bytes + 1 (0: none), valid in samp_gen */
@@ -97,8 +101,9 @@ typedef struct {
   struct gpu_many_prof {     /* where gpu_run_many's time went, all requests (benches) */
     int64_t requests, cases;
     double prep_s, run_s;    /* host: building the request; the request (child, GPU, sync) */
-    double ms[6];            /* device, events: inputs drawn, inputs hashed, reference, kernels,
-                                comparison, envelope (gather, judge, fold) */
+    double ms[7];            /* device, events: inputs drawn, inputs hashed, reference, kernels,
+                                comparison, envelope (gather, judge, fold), the fused reference and
+                                comparison (gpu_fused.h: its hash and dg_fused) */
     int64_t sampled;         /* cases judged on the validator's sample inside a request */
     int64_t rsampled;        /* cases whose reference was the sample's alone (dg_ref_at) */
     int lanes;               /* the lanes the last request asked for (1: one stream; grun_lanes) */

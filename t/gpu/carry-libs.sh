@@ -27,7 +27,7 @@ done
 B=${1:-$root/build-gpu}
 case $B in /*) ;; *) B=$root/$B ;; esac
 D=$root/.devcarry
-progs="t/gpu/compile.t t/gpu/avail.t t/gpu/run.t t/gpu/problem.t t/gpu/ref.t t/gpu/cmp.t t/gpu/gen.t t/gpu/env.t bench/gpu_bench t/gpu/agree.t bench/gpu_fuzz_bench"
+progs="t/gpu/compile.t t/gpu/avail.t t/gpu/run.t t/gpu/problem.t t/gpu/ref.t t/gpu/fused.t t/gpu/cmp.t t/gpu/gen.t t/gpu/env.t bench/gpu_bench t/gpu/agree.t bench/gpu_fuzz_bench"
 grep -q '^#define DG_HAVE_CUDA 1' "$B/config.h" || { echo "carry-libs: $B was configured without CUDA" >&2; exit 2; }
 [ $with_dirigo = yes ] && progs="$progs dirigo"
 log=$(mktemp)

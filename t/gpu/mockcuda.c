@@ -174,6 +174,54 @@ static cudaError_t cmp(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* gpu_fused.c's hash of an input's element i (sz bytes), as the device's */
+static unsigned long long fz_hash(const void *p, int sz, long long i)
+{
+  unsigned long long z = 0;
+  memcpy(&z, (const unsigned char *)p + i * sz, (size_t)sz);
+  if (sz == 8) return z * (unsigned long long)(2 * i + 1);
+  return z * (unsigned)(2 * i + 1) + (unsigned long long)sz;
+}
+
+/* gpu_fused.c's dg_fused_hash: every input element's hash added to sum[7] */
+static cudaError_t fused_hash(dim3 g, dim3 b, void **a)
+{
+  long long sizes = *(long long *)a[6];
+  unsigned long long *sum = *(unsigned long long **)a[7];
+  for (int t = 0; t < 3; t++) {
+    const void *p = *(const void **)a[t];
+    int sz = (int)(sizes >> (8 * t)) & 255;
+    for (long long i = 0; p && sz && i < *(long long *)a[3 + t]; i++) sum[7] += fz_hash(p, sz, i);
+  }
+  return cudaSuccess;
+}
+
+/* gpu_fused.c's dg_fused_map (and dg_fused_rows), for what ref_map computes (elementwise mode 0 of
+ * f32 inputs; every other element's reference undefined): the reference
+ * into a scratch array, the comparison as cmp above, the inputs' hash
+ * subtracted from sum[7] */
+static cudaError_t fused(dim3 g, dim3 b, void **a)
+{
+  const float *x = *(const float **)a[1], *r = *(const float **)a[3];
+  long long n = *(long long *)a[7], mode = *(long long *)a[8], sizes = *(long long *)a[15];
+  double alpha = *(double *)a[11], poison;
+  unsigned long long rp = *(unsigned long long *)a[20], *sum = *(unsigned long long **)a[21];
+  memcpy(&poison, &rp, 8);
+  int kind = *(int *)a[14];
+  bool ok = kind == 2 && mode == 0 && *(int *)a[2] == 0 && *(int *)a[4] == 0;
+  double *want = malloc(sizeof *want * (size_t)(n > 0 ? n : 1));
+  for (long long i = 0; i < n; i++) want[i] = ok ? (double)x[i] + alpha * (double)r[i] : poison;
+  for (int t = 0; kind == 2 && t < 2; t++) {
+    const void *p = *(const void **)a[1 + 2 * t];
+    int sz = (int)(sizes >> (8 * t)) & 255;
+    for (long long i = 0; p && sz && i < n; i++) sum[7] -= fz_hash(p, sz, i);
+  }
+  void *ca[9] = { a[0], &want, &n, a[16], a[17], a[18], a[19], a[20], a[21] };
+  cmp(g, b, ca);
+  free(want);
+  return cudaSuccess;
+}
+
 /* gpu_env.c's envelope: the rule's shared code (gpu_env_dev.h) compiled here */
 #define DG_ENV_EMIT(...) __VA_ARGS__
 #define DG_DEV static inline
@@ -339,6 +387,9 @@ static const mock_kernel kernels[] = {
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
   { "dg_cmp_pick", cmp_pick, 4, { 8, 8, 8, 8 } },
+  { "dg_fused_hash", fused_hash, 8, { 8, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_fused_map", fused, 22, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8 } },
+  { "dg_fused_rows", fused, 22, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8 } },
   { "dg_gen_fill", gen_fill, 11, { 8, 8, 4, 4, 4, 8, 8, 8, 8, 8, 8 } },
   { "dg_gen_many", gen_many, 10, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env", env_judge, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
