@@ -327,19 +327,34 @@ static void keep_witness(chk *c, double **in, double got, double want)
   r->kernel_value = got, r->ref_value = want;
 }
 
+bool check_try_values(chk *c, const term_value *vals, size_t nvals, const char *text)
+{
+  double got, want;
+  double **in = witness_inputs(c, vals, nvals);
+  if (!replay(c, in, &got, &want)) {
+    free_inputs(c->p, in);
+    return false;
+  }
+  free(c->r->witness_text);
+  c->r->witness_text = dg_strdup(text);
+  keep_witness(c, in, got, want);
+  check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator)", got, want);
+  return true;
+}
+
 /* A query's time limit: the solver timeout, cut to what is left of the
  * element's budget (at least 1 ms: 0 would be none). */
-static unsigned query_ms(const chk *c)
+unsigned check_query_ms(const chk *c)
 {
   double ms = (c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000;
   if (c->deadline > 0) ms = fmin(ms, (c->deadline - dg_now()) * 1000);
   return ms < 1 ? 1 : ms > 4e9 ? 4000000000u : (unsigned)ms;   /* --timeout 1e308: no UB cast */
 }
 
-static bool out_of_time(const chk *c) { return c->deadline > 0 && dg_now() > c->deadline; }
+bool check_out_of_time(const chk *c) { return c->deadline > 0 && dg_now() > c->deadline; }
 
 /* The largest finite value of a float dtype (dg_tykind). */
-static double dtype_max(int k)
+double check_dtype_max(int k)
 {
   return k == DG_TY_F16 ? 65504.0 : k == DG_TY_BF16 ? 3.3895313892515355e38
        : k == DG_TY_F64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
@@ -347,14 +362,14 @@ static double dtype_max(int k)
 
 /* -lim <= x <= lim for every float input variable; lim <= 0: the dtype's
  * finite range (inputs are finite values of their dtype: sound to assume). */
-static dg_term bounds(chk *c, double lim)
+dg_term check_bounds(chk *c, double lim)
 {
   dg_term all = term_true(c->tc);
   for (size_t i = 0; i < term_var_count(c->tc); i++) {
     const term_varinfo *vi = term_var_info(c->tc, i);
     dg_term v = term_var_term(c->tc, i);
     if (vi->kind != TERM_VAR_INPUT || term_sort_of(c->tc, v) != TERM_S_REAL) continue;
-    double l = lim > 0 ? lim : dtype_max(vi->dtype);
+    double l = lim > 0 ? lim : check_dtype_max(vi->dtype);
     all = term_and(c->tc, all, term_and(c->tc, term_le(c->tc, term_real(c->tc, -l), v),
                                         term_le(c->tc, v, term_real(c->tc, l))));
   }
@@ -369,9 +384,9 @@ static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, unsigne
   dg_term slack = term_add(tc, term_float(tc, DG_TY_F64, tol.atol),
                            term_mul(tc, term_float(tc, DG_TY_F64, tol.rtol), term_abs(tc, rt)));
   dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
-  smt_opts so = { .timeout_ms = query_ms(c) < max_ms ? query_ms(c) : max_ms, .lipschitz = true };
+  smt_opts so = { .timeout_ms = check_query_ms(c) < max_ms ? check_query_ms(c) : max_ms, .lipschitz = true };
   smt_solver *s = smt_new(tc, &so);
-  smt_assume(s, bounds(c, lim));
+  smt_assume(s, check_bounds(c, lim));
   smt_verdict v = smt_sat(s, cond, res);
   c->r->t_solver += res->seconds;
   smt_free(s);
@@ -429,7 +444,7 @@ static char *model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg
 }
 
 /* A model to replay: true (verdict set) when it replayed. */
-static bool try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt)
+bool check_try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt)
 {
   double got, want;
   double **in = witness_inputs(c, m->values, m->nvalues);
@@ -465,7 +480,7 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
   const dg_tensor *out = &p->tensors.v[c->t];
   bool found = false;
   int replays = 0;
-  for (size_t di = 0; di < sizeof dists / sizeof *dists && !found && !out_of_time(c); di++) {
+  for (size_t di = 0; di < sizeof dists / sizeof *dists && !found && !check_out_of_time(c); di++) {
     for (uint64_t k = 0; k < 4 && !found; k++) {
       double **in = witness_inputs(c, NULL, 0);
       fill_with(c, in, dists[di].dist, c->r->seed * 7919 + di * 131 + k, true);
@@ -512,75 +527,12 @@ static const char *fixed_note(const chk *c)
   return "";
 }
 
-/* The real model computes what the kernel rounds to f16/bf16 exactly; on
- * the GPU such a value past the dtype's largest finite one is an infinity
- * (an fp16 sum of squares, say). Asks for inputs (finite values of their
- * dtypes) that push a rounding point the element depends on past it, and
- * replays them: true (verdict set) when that differs from the reference. */
-static bool range_check(chk *c, dg_term kt, dg_term rt)
-{
-  size_t n;
-  const dom_sym_narrow *np = dom_sym_narrow_points(c->sym, &n);
-  if (!n) return false;
-  /* the points of this element's computation: over its variables only (the
-   * AC normaliser flattens partial sums, so they are not sub-terms of kt) */
-  term_ctx *tc = c->tc;
-  size_t nk, nv;
-  dg_term *kv = term_vars_of(tc, kt, &nk);
-  uint8_t *mine = dg_calloc(term_ctx_count(tc) + 1, 1), *done = dg_calloc(term_ctx_count(tc) + 1, 1);
-  for (size_t i = 0; i < nk; i++) mine[kv[i]] = 1;
-  free(kv);
-  dg_term any = term_false(tc);
-  int kind = -1;
-  for (size_t i = 0; i < n; i++) {
-    dg_term t = np[i].t;
-    /* the stored value itself: its rounding is the output dtype's, which the
-     * replay's validator applies to the reference as well */
-    if (done[t] || t == kt || term_is_const(tc, t)) continue;
-    done[t] = 1;
-    dg_term *pv = term_vars_of(tc, t, &nv);
-    bool sub = nv > 0;
-    for (size_t j = 0; j < nv && sub; j++) sub = mine[pv[j]];
-    free(pv);
-    if (!sub) continue;
-    if (kind < 0 || np[i].tykind == DG_TY_F16) kind = np[i].tykind;
-    dg_term lim = term_real(tc, dtype_max(np[i].tykind));
-    any = term_or(tc, any, term_lt(tc, lim, term_abs(tc, t)));
-  }
-  free(mine);
-  free(done);
-  if (kind < 0) return false;
-  /* a witness that looks like data first: inputs up to 100 and a reference
-   * clear of 0 (an overflowed kernel tends to give 0, inf or NaN); then
-   * inputs up to 100; then the dtypes' range */
-  dg_tol tol = dg_problem_tol(c->p, c->t);
-  dg_term away = term_lt(tc, term_real(tc, 10 * tol.atol + 1e-3), term_abs(tc, rt));
-  bool found = false;
-  for (int pass = 0; pass < 3 && !found && !out_of_time(c); pass++) {
-    smt_opts so = { .timeout_ms = query_ms(c) < 3000 ? query_ms(c) : 3000 };   /* a side question: 3 s a pass */
-    smt_solver *s = smt_new(tc, &so);
-    smt_assume(s, bounds(c, pass == 2 ? 0 : 100));
-    smt_result res = {0};
-    smt_verdict v = smt_sat(s, pass ? any : term_and(tc, any, away), &res);
-    c->r->t_solver += res.seconds;
-    smt_free(s);
-    found = v == SMT_SAT && try_model(c, &res, kt, kt);
-    smt_result_free(&res);
-  }
-  if (found)
-    check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by the %s range "
-              "check: for these inputs a value the kernel rounds to %s exceeds %g, which the real model does not see)",
-              c->r->kernel_value, c->r->ref_value, kind == DG_TY_F16 ? "f16" : "bf16", kind == DG_TY_F16 ? "f16" : "bf16",
-              dtype_max(kind));
-  return found;
-}
-
 static void solve(chk *c, dg_term kt, dg_term rt)
 {
   check_result *r = c->r;
   dg_tol tol = dg_problem_tol(c->p, c->t);
   bool ieee = term_ctx_model(c->tc) == TERM_MODEL_IEEE;
-  smt_opts so = { .timeout_ms = query_ms(c),
+  smt_opts so = { .timeout_ms = check_query_ms(c),
                   .want_smtlib = c->o->want_smtlib };
   if (ieee) so.atol = tol.atol, so.rtol = tol.rtol;
   size_t dag = term_dag_size(c->tc, kt) + term_dag_size(c->tc, rt);
@@ -590,7 +542,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   }
   smt_result res = {0};
   smt_solver *s = smt_new(c->tc, &so);
-  if (!ieee) smt_assume(s, bounds(c, 0));
+  if (!ieee) smt_assume(s, check_bounds(c, 0));
   smt_verdict v = smt_check_differ(s, kt, rt, &res);
   smt_free(s);
   r->t_solver += res.seconds;
@@ -615,13 +567,13 @@ static void solve(chk *c, dg_term kt, dg_term rt)
                    fixed_note(c));
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");
-    if (out_of_time(c))
+    if (check_out_of_time(c))
       check_say(r, CHECK_UNKNOWN, "solver: %s (the check's budget is spent)", reason);
     else if (!search_witness(c, kt, rt))
       check_say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
     free(reason);
   } else if (ieee) {
-    if (!try_model(c, &res, kt, rt))
+    if (!check_try_model(c, &res, kt, rt))
       check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);
   } else {
@@ -632,17 +584,17 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     enum { QUICK_MS = 2000 };
     smt_result tr = {0};
     smt_verdict tv = tol_query(c, kt, rt, 100, QUICK_MS, &tr);
-    bool found = tv == SMT_SAT && try_model(c, &tr, kt, rt);
-    found = found || try_model(c, &res, kt, rt) || search_witness(c, kt, rt);
+    bool found = tv == SMT_SAT && check_try_model(c, &tr, kt, rt);
+    found = found || check_try_model(c, &res, kt, rt) || search_witness(c, kt, rt);
     if (!found && tv == SMT_UNKNOWN) {
       smt_result_free(&tr);
       tv = tol_query(c, kt, rt, 100, UINT32_MAX, &tr);
-      found = tv == SMT_SAT && try_model(c, &tr, kt, rt);
+      found = tv == SMT_SAT && check_try_model(c, &tr, kt, rt);
     }
     if (!found && tv != SMT_SAT) {
       smt_result_free(&tr);
       tv = tol_query(c, kt, rt, 0, UINT32_MAX, &tr);
-      found = tv == SMT_SAT && try_model(c, &tr, kt, rt);
+      found = tv == SMT_SAT && check_try_model(c, &tr, kt, rt);
     }
     if (!found && tv == SMT_UNSAT && !whyc) {
       check_say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model%s)",
@@ -659,7 +611,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     check_verdict before = r->verdict;
     char *reason = dg_strdup(r->reason);
     double kv = r->kernel_value, rv = r->ref_value;
-    if (!range_check(c, kt, rt)) {
+    if (!check_range(c, kt, rt)) {
       check_say(r, before, "%s", reason);
       r->kernel_value = kv, r->ref_value = rv;
     }

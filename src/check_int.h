@@ -3,6 +3,7 @@
 #define DG_CHECK_INT_H
 #include "check.h"
 #include "fuzz.h"
+#include "smt.h"
 
 /* A problem's tensors as buffers of one machine. */
 typedef struct {
@@ -76,6 +77,23 @@ dg_term check_as_num(chk *c, dg_term x);       /* bool/int/f32 term as the refer
 bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int t,
                   const int64_t *idx, int64_t flat, double **in, double *got, double *want,
                   double deadline, bool *cut);
+
+/* check.c's solver helpers, for check_range.c */
+unsigned check_query_ms(const chk *c);          /* the solver timeout, cut to the budget left */
+bool check_out_of_time(const chk *c);
+double check_dtype_max(int tykind);             /* largest finite value of a float dg_tykind */
+dg_term check_bounds(chk *c, double lim);       /* |x| <= lim for float inputs (lim <= 0: their dtypes') */
+/* Replays model m's inputs: true (verdict bug, witness kept) when the element differs. */
+bool check_try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt);
+/* Inputs: the concrete run's, with vals (per variable ordinal, nvals of
+ * them: every input variable's value) put in; replayed: true (verdict bug,
+ * witness kept with text) when the element differs. */
+bool check_try_values(chk *c, const term_value *vals, size_t nvals, const char *text);
+/* check_range.c: after the real model's equivalent (or no answer), inputs it
+ * cannot see the effect of: a value rounded to f16/bf16 past the dtype's
+ * range, an f32 exp argument past expf's overflow. True (verdict bug, set)
+ * when such a witness replays. */
+bool check_range(chk *c, dg_term kt, dg_term rt);
 
 /* ---- the writer by inverting store addresses (check_invert.c) ------------------- */
 #define CHECK_INVERT_BLOCKS ((int64_t)1 << 16)   /* grids from this many blocks try it first */

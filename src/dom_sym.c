@@ -20,6 +20,7 @@ typedef struct {
   char *unsupported;
   uint64_t fresh;
   DG_VEC(dom_sym_narrow) narrow;   /* REAL model: results rounded to f16/bf16 */
+  DG_VEC(dom_sym_exp_arg) expa;    /* REAL model: arguments of f32 exp/exp2 */
 } symdom;
 
 /* dom_mem.cells: a term per stored scalar, by byte offset, in pages made on
@@ -54,6 +55,12 @@ const dom_sym_narrow *dom_sym_narrow_points(const dom *d, size_t *n)
 {
   *n = S(d)->narrow.n;
   return S(d)->narrow.v;
+}
+
+const dom_sym_exp_arg *dom_sym_exp_args(const dom *d, size_t *n)
+{
+  *n = S(d)->expa.n;
+  return S(d)->expa.v;
 }
 
 static dg_term fresh(symdom *s, term_sort so, const char *what)
@@ -469,6 +476,9 @@ static bool y_math(dom *d, dg_iclass c, const dg_type *rt, const dg_type *t, int
       dst[i] = coerce(s, b, rt);
       continue;
     }
+    if ((c == DG_IC_MATH_EXP || c == DG_IC_MATH_EXP2) && rt->kind == DG_TY_F32 && !is_inf(s, x[0]) &&
+        term_ctx_model(s->c) == TERM_MODEL_REAL && term_sort_of(s->c, x[0]) == TERM_S_REAL)
+      dg_vec_push(&s->expa, ((dom_sym_exp_arg){ x[0], c == DG_IC_MATH_EXP2 }));
     dg_term r2 = fmath(s, c, rt, x, nargs);
     if (!r2) return false;
     dst[i] = is_inf(s, r2) ? r2 : coerce(s, r2, rt);
@@ -684,6 +694,7 @@ static void y_free(dom *d)
   symdom *s = S(d);
   dg_vec_free(&s->binds);
   dg_vec_free(&s->narrow);
+  dg_vec_free(&s->expa);
   free(s->unsupported);
   free(s);
 }

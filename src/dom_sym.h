@@ -61,6 +61,14 @@ dg_term dom_sym_cell(dom *d, dom_mem *mem, int64_t off, int size);
 typedef struct { dg_term t; int tykind; } dom_sym_narrow;
 const dom_sym_narrow *dom_sym_narrow_points(const dom *d, size_t *n);
 
+/* Real model: the arguments of the kernel's f32 exp and exp2 applications
+ * (expf, __expf, exp2f), in execution order, repeats included. The real
+ * model's exp never overflows; in f32 exp(a) is an infinity past a =
+ * log(FLT_MAX) ~ 88.72 (exp2: 128), which the checker asks about. Owned by
+ * the domain. */
+typedef struct { dg_term arg; bool base2; } dom_sym_exp_arg;
+const dom_sym_exp_arg *dom_sym_exp_args(const dom *d, size_t *n);
+
 /* First construct the domain could not express ("bit cast of a symbolic
  * float"), or NULL. */
 const char *dom_sym_unsupported(const dom *d);

@@ -174,9 +174,14 @@ static void test_softmax(void)
   is_int(softmax_case("sm_max", "m", "-INFINITY", 37, 1, 5, &r), CHECK_EQUIVALENT, "warp softmax (max shift, -inf padding) equivalent");
   check_result_free(&r);
   /* shifting by the row's first element instead of its max: the same
-   * function over the reals (exp(a - b) = exp(a) / exp(b)) */
-  is_int(softmax_case("sm_shift", "xr[0]", "-INFINITY", 37, 2, 36, &r), CHECK_EQUIVALENT,
-         "shift-invariant softmax variant (x[0] instead of the max) equivalent");
+   * function over the reals (exp(a - b) = exp(a) / exp(b)), which the real
+   * model proves; but in f32 x[c] - x[0] passes 88.7 when the row spans
+   * more than that, expf is infinite and the sum with it: the f32 exp
+   * check pushes x[0] to -100 and the emulator gives NaN */
+  is_int(softmax_case("sm_shift", "xr[0]", "-INFINITY", 37, 2, 36, &r), CHECK_BUG,
+         "shift-invariant softmax variant (x[0] instead of the max): equal over the reals, overflows in f32");
+  has_str(r.reason, "found by the f32 exp check", "...found by the f32 exp check");
+  ok(r.have_values && isnan(r.kernel_value) && isfinite(r.ref_value), "...NaN against a finite reference, replayed");
   check_result_free(&r);
   /* the tail lanes pad with 0 and add exp(0 - m) to the sum */
   is_int(softmax_case("sm_tail", "m", "0.0f", 37, 2, 36, &r), CHECK_BUG, "tail padded with 0: bug at the tail element");
