@@ -241,11 +241,33 @@ static bool close_pass(const dg_stmt *s, uint64_t guard, int depth, uint64_t *se
   }
 }
 
+/* an assert ends the launch: a way out of a loop that is not its test */
+static bool asserts_e(const dg_expr *e)
+{
+  if (!e) return false;
+  if (e->kind == DG_EX_INTRIN && (unsigned)e->op < DG_IN__COUNT && dg_intrins[e->op].cls == DG_IC_ASSERT) return true;
+  if (asserts_e(e->a) || asserts_e(e->b) || asserts_e(e->c)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (asserts_e(e->args[i])) return true;
+  return false;
+}
+
+static bool asserts(const dg_stmt *s)
+{
+  if (!s) return false;
+  if (asserts_e(s->e) || asserts_e(s->step) || asserts(s->init) || asserts(s->then) || asserts(s->els)) return true;
+  for (int i = 0; i < s->ninits; i++)
+    if (asserts_e(s->inits[i])) return true;
+  for (int i = 0; i < s->nbody; i++)
+    if (asserts(s->body[i])) return true;
+  return false;
+}
+
 /* The registers loop s's test depends on, closed (false: none can be shown) */
 static bool loop_set(const dg_stmt *s, uint64_t *set)
 {
   uint64_t wr = 0, rd = 0;
-  if (!pure_expr(s->e)) return false;
+  if (!pure_expr(s->e) || asserts(s)) return false;
   expr_slots(s->e, &wr, &rd);
   if (wr) return false;
   *set = rd;
