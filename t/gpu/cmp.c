@@ -188,7 +188,8 @@ static int64_t big_n;   /* > 0: "realistic" is this size (the mock's) */
 static bool zero_tol;   /* the tolerance 0: elements off the reference the envelope explains */
 static int64_t env_passed_all;
 static int64_t sampled_all;   /* cases judged on a sample inside a request, grouped campaigns */
-static int64_t pass_m[4], pass_sampled_m[4];   /* passing outcomes per mode, and those judged on a sample */
+static int64_t pass_m[4], pass_sampled_m[4];
+static int64_t oob_fails;   /* mode 0's outcomes naming a guard (out of bounds) */   /* passing outcomes per mode, and those judged on a sample */
 
 static void campaigns(const char *rel, const char *strategy, bool realistic)
 {
@@ -256,9 +257,17 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
        "%s %s%s: %lld of %lld passing cases judged on the sample were judged so inside a request", rel, strategy,
        sz, (long long)tm[2].sampled, (long long)hs);
   }
-  ok(ran && tm[3].many == tm[2].many && tm[3].env_passed == tm[2].env_passed && tm[3].sampled == tm[2].sampled,
-     "%s %s%s: on 4 lanes as on one stream %lld/%lld cases judged several a request, %lld/%lld passed by the "
+  /* a write into a guard can be named at an earlier case of the request on
+   * lanes (another lane's check ran after it): fewer cases judged there then */
+  int64_t nguard = 0;
+  for (size_t i = 0; i < o[0].n; i++) nguard += strstr(o[0].v[i].msg, "guard") != NULL;
+  oob_fails += nguard;
+  bool guard_hit = nguard > 0;
+  ok(ran && (guard_hit ? tm[3].many <= tm[2].many : tm[3].many == tm[2].many) &&
+     tm[3].env_passed == tm[2].env_passed && tm[3].sampled == tm[2].sampled,
+     "%s %s%s: on 4 lanes as on one stream %lld/%lld cases judged several a request%s, %lld/%lld passed by the "
      "envelope there, %lld/%lld on the sample", rel, strategy, sz, (long long)tm[3].many, (long long)tm[2].many,
+     guard_hit ? " (at most: writes into a guard)" : "",
      (long long)tm[3].env_passed, (long long)tm[2].env_passed, (long long)tm[3].sampled, (long long)tm[2].sampled);
   for (int m = 0; m < 4; m++) dg_vec_free(&o[m]);
   dg_problem_free(p);
@@ -321,6 +330,14 @@ int main(void)
   campaigns("t/gpu/fixtures/clobber_add", "adversarial", false);
   zero_tol = false;
   ok(env_passed_all == before, "t/gpu/fixtures/clobber_add: no case passed by the envelope inside a request");
+  /* a kernel writing past its output in about half the cases: grouped on one
+   * stream and on 4 lanes, the cases from the request's first failed launch
+   * on run again alone, and every outcome is the one-by-one campaign's (a
+   * failure named at a later case than the one that wrote would pass that one) */
+  oob_fails = 0;
+  campaigns("t/gpu/fixtures/oob_add", "adversarial", false);
+  ok(oob_fails > 0 && oob_fails < 40, "t/gpu/fixtures/oob_add: %lld of 40 cases wrote outside y on the host's run "
+     "(some, not all)", (long long)oob_fails);
 
   big_n = 300000;   /* 3.6 MB of tensors: grouped only because the inputs are drawn on the device */
   campaigns("elementwise/residual_add", "adversarial", true);

@@ -70,6 +70,17 @@ static cudaError_t residual_add(dim3 g, dim3 b, void **a)
   return cudaSuccess;
 }
 
+/* t/gpu/fixtures/oob_add.cu: y = alpha r + x, and y[n] written when x[0] > 0 */
+static cudaError_t oob_add(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0], *x = *(float **)a[1], *r = *(float **)a[2];
+  float alpha = *(float *)a[3];
+  int n = *(int *)a[4];
+  FOR_THREADS(g, b) if ((long)i < n) y[i] = alpha * r[i] + x[i];
+  if (n > 0 && x[0] > 0.0f) y[n] = 1.0f;
+  return cudaSuccess;
+}
+
 /* t/gpu/fixtures/clobber_add.cu: x doubled in place, y = alpha r + 2x */
 static cudaError_t clobber_add(dim3 g, dim3 b, void **a)
 {
@@ -381,6 +392,7 @@ static const mock_kernel kernels[] = {
   { "say", say, 2, { 8, 4 } },
   { "_Z19residual_add_kernelPfPKfS1_fi", residual_add, 5, { 8, 8, 8, 4, 4 } },
   { "_Z18clobber_add_kernelPfS_PKffi", clobber_add, 5, { 8, 8, 8, 4, 4 } },
+  { "_Z14oob_add_kernelPfPKfS1_fi", oob_add, 5, { 8, 8, 8, 4, 4 } },
   { "dg_guard_check", guard_check, 4, { 8, 8, 8, 8 } },
   { "dg_ref_map", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_ref_rows", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
