@@ -159,13 +159,23 @@ bool gpu_fused_prepare(const dg_problem *p, const gpu_ref_plan *pl, const dg_gpu
   return true;
 }
 
+/* Off unless DIRIGO_GPU_FUSED=1: on the H200 (session 6, doc/gpu.md §4.6,
+ * item 8) the fused pass and its hash took as long as the reference and
+ * dg_cmp they replace, or longer (residual_add 6.3 M: 0.245 against 0.220 ms
+ * a case; layernorm 8192 x 768: 0.578 against 0.562) — both passes are bound
+ * by the rule's fp64 arithmetic more than by the f64 buffer's bytes. */
+static bool fused_wanted(void)
+{
+  const char *v = getenv("DIRIGO_GPU_FUSED");
+  return v && !strcmp(v, "1");
+}
+
 bool gpu_fused_ready(gpu_kernels *gk, const gpu_ref_plan *pl)
 {
-  if (!gpu_ref_fusable(pl) || gk->fused_state < 0) return false;
+  if (!gpu_ref_fusable(pl) || !fused_wanted() || gk->fused_state < 0) return false;
   if (gk->fused_state == 0) {
     dg_diags d = {0};
-    gk->fused_state = gpu_run_switched_off("DIRIGO_GPU_FUSED") ||
-                      gpu_fused_compile(dg_gpu_info_of(gk->g)->arch, &gk->fused_bin, &d) != DG_GPU_OK ? -1 : 1;
+    gk->fused_state = gpu_fused_compile(dg_gpu_info_of(gk->g)->arch, &gk->fused_bin, &d) != DG_GPU_OK ? -1 : 1;
     dg_diags_free(&d);
     if (gk->fused_state < 0) return false;
   }
