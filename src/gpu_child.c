@@ -563,9 +563,22 @@ cudaError_t gch_guard_slots_back(size_t nslots)
                 : cudaSuccess;
 }
 
+/* The lane whose ops use buffer i (GP_LANES): a copy's lane, 0 for a buffer
+ * with copies, -1 for one without (every lane's). */
+static int buf_lane(size_t i)
+{
+  const cbuf *b = &gch_st.bufs.v[i];
+  if (!b->of1) return b->nrep ? 0 : -1;
+  const cbuf *o = &gch_st.bufs.v[b->of1 - 1];
+  for (uint32_t r = 0; r < o->nrep; r++)
+    if (o->rep[r] == i) return (int)r + 1;
+  return -1;
+}
+
 /* Slot's hits (appended to hits, when not NULL); the canary restored where
- * the slot saw damage. */
-cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, size_t *nhit)
+ * the slot saw damage. *nown (when not NULL) counts the hits in buffers lane
+ * uses (buf_lane; lane < 0: all of them). */
+cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, int lane, size_t *nown)
 {
   size_t n = GD.n;
   const unsigned long long *cnt = GD.hres + 2 * n * (slot + 1), *first = cnt + n;
@@ -580,7 +593,8 @@ cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, size_t *nhit)
       gp_guard hit = { b->of1 ? b->of1 - 1 : (uint32_t)i, (uint32_t)after,   /* a lane's copy: as its buffer */
                        after ? (int64_t)b->size + k : k - (int64_t)gch_st.guard, cnt[r] };
       if (hits) dg_vec_push(hits, hit);
-      if (nhit) ++*nhit;
+      int bl = nown && lane >= 0 ? buf_lane(i) : -1;
+      if (nown && (bl < 0 || bl == lane)) ++*nown;
       e = gch_fill(after ? b->base + gch_st.guard + b->size : b->base, gch_st.guard, canary, 8);
     }
   }
@@ -592,7 +606,7 @@ static cudaError_t check_guards_device(size_t live, guard_vec *hits)
   cudaError_t e = gch_guard_reserve(live, 1);
   if (!e) e = guard_enqueue(0);
   if (!e) e = cudaStreamSynchronize(0);
-  return e ? e : gch_guard_collect(0, hits, NULL);
+  return e ? e : gch_guard_collect(0, hits, -1, NULL);
 }
 
 /* Live buffers with guards to check (0: none). */
@@ -786,7 +800,7 @@ dg_gpu_status gch_run_launch(const gp_launch *L, const gp_arg *args, guard_vec *
   if (st == DG_GPU_OK) {
     cudaEventElapsedTime(ms, gch_st.ev0, gch_st.ev1);
     if (live)
-      st = gch_cuda_status(ge ? ge : gch_guard_collect(0, hits, NULL), "reading guard regions", msg, fatal);
+      st = gch_cuda_status(ge ? ge : gch_guard_collect(0, hits, -1, NULL), "reading guard regions", msg, fatal);
     else if (guarded)
       st = gch_cuda_status(check_guards(hits), "reading guard regions", msg, fatal);
     if (st == DG_GPU_OK && hits->n) {

@@ -75,6 +75,7 @@ static struct {
   cudaEvent_t *ev;
   size_t nev;
   uint8_t *guarded, *timed;
+  int8_t *lane;         /* per launch: its lane (gch_st.cur_lane; -1 serial) */
   size_t nguarded;
   cudaEvent_t *start;   /* per launch: the event its time starts at (its own, or the last one's end) */
   cudaEvent_t last_end; /* the end event of the last op queued if it was a timed launch, else NULL */
@@ -113,6 +114,7 @@ static bool async_reserve(size_t nlaunch, size_t live)
   if (nlaunch > AB.nguarded) {
     AB.guarded = dg_realloc(AB.guarded, nlaunch);
     AB.timed = dg_realloc(AB.timed, nlaunch);
+    AB.lane = dg_realloc(AB.lane, nlaunch);
     AB.start = dg_realloc(AB.start, nlaunch * sizeof *AB.start);
     AB.nguarded = nlaunch;
   }
@@ -142,6 +144,7 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
   bool timed = tm >= 2 || (tm == 1 && !(L.flags & GP_LAUNCH_UNGUARDED));
   bool reuse = timed && tm == 3 && AB.last_end && AB.last_lane == gch_st.cur_lane;
   AB.timed[li] = timed;
+  AB.lane[li] = (int8_t)gch_st.cur_lane;
   AB.start[li] = reuse ? AB.last_end : AB.ev[2 * li];
   dg_gpu_status st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL,
                                      timed ? AB.ev[2 * li + 1] : NULL, &msg, &bs->fatal);
@@ -158,10 +161,24 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
 }
 
 /* After the asynchronous batch's synchronisation: per launch that ran, its
- * time and the guard hits its check saw (the first launch with hits fails
- * the batch; the canary is restored). */
+ * time and the guard hits its check saw (the canary is restored). The batch
+ * fails at the first launch whose check saw a hit in a buffer of its own
+ * lane (or one every lane uses): with lanes, a launch's check can run after
+ * another lane's kernel wrote into that lane's copy, and the write is that
+ * kernel's, which its own check sees too (checks run before any restore).
+ * No such launch (the writer had no check of its own: dirigo's kernels):
+ * the first launch with hits, as without lanes. */
+static void oob_fail(batch_state *bs, int64_t first_own, int64_t first_any, size_t n_own, size_t n_any)
+{
+  if (first_own >= 0 || first_any >= 0)
+    batch_fail(bs, DG_GPU_OOB_WRITE, (uint32_t)(first_own >= 0 ? first_own : first_any),
+               dg_printf("the kernel wrote outside %zu buffer guard region(s)", first_own >= 0 ? n_own : n_any));
+}
+
 static void async_records(batch_state *bs, uint32_t nran, dg_buf *recs)
 {
+  int64_t first_own = -1, first_any = -1;
+  size_t n_own = 0, n_any = 0;
   for (uint32_t li = 0; li < nran; li++) {
     float ms = 0;
     guard_vec hits = {0};
@@ -169,18 +186,20 @@ static void async_records(batch_state *bs, uint32_t nran, dg_buf *recs)
       ms = 0;            /* a launch refused before it ran */
       cudaGetLastError();
     }
-    cudaError_t e = AB.guarded[li] ? gch_guard_collect(li, &hits, NULL) : cudaSuccess;
+    size_t own = 0;
+    cudaError_t e = AB.guarded[li] ? gch_guard_collect(li, &hits, AB.lane[li], &own) : cudaSuccess;
     char *m = NULL;
     dg_gpu_status st = gch_cuda_status(e, "restoring guard regions", &m, &bs->fatal);
-    if (st != DG_GPU_OK) batch_fail(bs, st, li, m);
-    else if (hits.n)
-      batch_fail(bs, DG_GPU_OOB_WRITE, li, dg_printf("the kernel wrote outside %zu buffer guard region(s)", hits.n));
+    if (st != DG_GPU_OK) oob_fail(bs, first_own, first_any, n_own, n_any), batch_fail(bs, st, li, m);
+    if (own && first_own < 0) first_own = li, n_own = hits.n;
+    if (hits.n && first_any < 0) first_any = li, n_any = hits.n;
     uint32_t nh = (uint32_t)hits.n;
     dg_buf_put(recs, (const char *)&ms, 4);
     dg_buf_put(recs, (const char *)&nh, 4);
     if (nh) dg_buf_put(recs, (const char *)hits.v, nh * sizeof *hits.v);
     dg_vec_free(&hits);
   }
+  oob_fail(bs, first_own, first_any, n_own, n_any);
 }
 
 static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg_buf *downs)

@@ -67,7 +67,7 @@ cudaError_t gch_guard_reserve(size_t live, size_t nslots);
 cudaError_t gch_guard_kernel(size_t slot);
 cudaError_t gch_guard_slots_init(size_t nslots);
 cudaError_t gch_guard_slots_back(size_t nslots);
-cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, size_t *nhit);
+cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, int lane, size_t *nown);
 size_t gch_guarded_live(void);
 dg_gpu_status gch_cuda_status(cudaError_t e, const char *what, char **msg, bool *fatal);
 dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_t e0, cudaEvent_t e1,

@@ -257,17 +257,17 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
        "%s %s%s: %lld of %lld passing cases judged on the sample were judged so inside a request", rel, strategy,
        sz, (long long)tm[2].sampled, (long long)hs);
   }
-  /* a write into a guard can be named at an earlier case of the request on
-   * lanes (another lane's check ran after it): fewer cases judged there then */
+  /* (a write into a guard is named at the writer's case on lanes too:
+   * gpu_child_batch.c async_records; as many cases judged in the request) */
   int64_t nguard = 0;
   for (size_t i = 0; i < o[0].n; i++) nguard += strstr(o[0].v[i].msg, "guard") != NULL;
   oob_fails += nguard;
   bool guard_hit = nguard > 0;
-  ok(ran && (guard_hit ? tm[3].many <= tm[2].many : tm[3].many == tm[2].many) &&
+  ok(ran && tm[3].many == tm[2].many &&
      tm[3].env_passed == tm[2].env_passed && tm[3].sampled == tm[2].sampled,
      "%s %s%s: on 4 lanes as on one stream %lld/%lld cases judged several a request%s, %lld/%lld passed by the "
      "envelope there, %lld/%lld on the sample", rel, strategy, sz, (long long)tm[3].many, (long long)tm[2].many,
-     guard_hit ? " (at most: writes into a guard)" : "",
+     guard_hit ? " (some cases writing into a guard)" : "",
      (long long)tm[3].env_passed, (long long)tm[2].env_passed, (long long)tm[3].sampled, (long long)tm[2].sampled);
   for (int m = 0; m < 4; m++) dg_vec_free(&o[m]);
   dg_problem_free(p);
