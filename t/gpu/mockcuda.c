@@ -582,14 +582,14 @@ cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t 
   const mock_kernel *k = f;
   mock_op *o = enqueue(s);
   if (!o) RET(k->fn(g, b, args));
-  size_t at = 0;   /* the argument values copied: the caller's go away */
-  for (int i = 0; i < k->nparams; i++) at += k->sizes[i];
+  size_t at = 0;   /* the argument values copied (the caller's go away), each 8-aligned */
+  for (int i = 0; i < k->nparams; i++) at += (k->sizes[i] + 7) & ~(size_t)7;
   o->launch = true, o->k = k, o->g = g, o->b = b, o->vals = malloc(at ? at : 1);
   at = 0;
   for (int i = 0; i < k->nparams; i++) {
     memcpy(o->vals + at, args[i], k->sizes[i]);
     o->argv[i] = o->vals + at;
-    at += k->sizes[i];
+    at += (k->sizes[i] + 7) & ~(size_t)7;
   }
   RET(cudaSuccess);
 }
