@@ -168,25 +168,6 @@ cbuf *gch_get_buf(uint32_t id)
   return id < gch_st.bufs.n && gch_st.bufs.v[id].live ? &gch_st.bufs.v[id] : NULL;
 }
 
-cbuf *gch_lane_buf(uint32_t id, int lane)
-{
-  cbuf *b = gch_get_buf(id);
-  if (!b || lane <= 0 || (uint32_t)lane > b->nrep) return b;
-  cbuf *c = gch_get_buf(b->rep[lane - 1]);
-  return c ? c : b;
-}
-
-void gch_set_lane(int lane)
-{
-  if (lane < 0 || gch_st.nlanes <= 1) {
-    gch_st.cur = 0;
-    gch_st.cur_lane = lane < 0 ? -1 : 0;
-    return;
-  }
-  gch_st.cur_lane = lane % (int)gch_st.nlanes;
-  gch_st.cur = gch_st.lane_stream[gch_st.cur_lane];
-}
-
 static void do_hello(const gp_req *rq, const uint8_t *pl, size_t len)
 {
   int n = 0;
@@ -287,9 +268,7 @@ bad:
   gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed module");
 }
 
-/* A buffer of size bytes: guards holding the canary, the bytes the poison;
- * *what names the step that failed. */
-static cudaError_t new_buf(size_t size, dg_gpu_pattern pat, uint32_t *id, const char **what)
+cudaError_t gch_new_buf(size_t size, dg_gpu_pattern pat, uint32_t *id, const char **what)
 {
   cbuf b = { NULL, size, pat, true, 0, 0, {0} };
   *what = "cudaMalloc";
@@ -318,85 +297,9 @@ static void do_alloc(const gp_req *rq, const uint8_t *pl, size_t n)
   }
   uint32_t id;
   const char *what;
-  cudaError_t e = new_buf(rq->b, pat, &id, &what);
+  cudaError_t e = gch_new_buf(rq->b, pat, &id, &what);
   if (fail(e, what)) return;
   gch_reply(DG_GPU_OK, 0, &id, sizeof id, NULL);
-}
-
-/* Buffer id's lane copies past the first keep, freed. */
-static void drop_copies(uint32_t id, uint32_t keep)
-{
-  cbuf *b = &gch_st.bufs.v[id];
-  for (; b->nrep > keep; b->nrep--) {
-    cbuf *c = gch_get_buf(b->rep[b->nrep - 1]);
-    if (!c) continue;
-    cudaFree(c->base);
-    c->live = false;
-    gch_st.regions_dirty = true;
-  }
-}
-
-/* GP_LANES: the buffers named get a copy per lane (their bytes copied);
- * copies made before stay until their buffer is freed (a request without the
- * envelope and one with it name different sets: dropping and making them
- * again each time cost more than the lanes saved). As many lanes as fit in
- * a quarter of the free device memory (each lane its stream). Names of
- * buffers freed since are passed over. */
-static void do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
-{
-  if (n % 4 || rq->a < 1) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "malformed lanes"); return; }
-  size_t nid = n / 4, bytes = 0;
-  uint32_t want = rq->a > GP_LANES_MAX ? GP_LANES_MAX : rq->a, nb = (uint32_t)gch_st.bufs.n;   /* copies come after */
-  uint8_t *named = dg_calloc(nb + 1, 1);
-  for (size_t i = 0; i < nid; i++) {
-    uint32_t id;
-    memcpy(&id, pl + 4 * i, 4);
-    cbuf *b = gch_get_buf(id);
-    if (id >= nb || (b && b->of1)) {
-      free(named);
-      gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "lanes: no buffer %u", id);
-      return;
-    }
-    if (!b) continue;
-    if (!named[id]) bytes += b->size + 2 * gch_st.guard;
-    named[id] = 1;
-  }
-  size_t fr = 0, tot = 0;
-  if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) cudaGetLastError(), fr = 0;
-  while (want > 1 && want * bytes > fr / 4) want--;
-  for (; gch_st.nlanes < want; gch_st.nlanes++)   /* streams are kept (nlanes only grows here) */
-    if (!gch_st.lane_stream[gch_st.nlanes] && cudaStreamCreate(&gch_st.lane_stream[gch_st.nlanes]) != cudaSuccess) {
-      cudaGetLastError();
-      want = gch_st.nlanes ? gch_st.nlanes : 1;
-      break;
-    }
-  cudaError_t e = cudaSuccess;
-  const char *what = "";
-  for (uint32_t id = 0; id < nb && !e; id++) {
-    if (!named[id] || !gch_st.bufs.v[id].live) continue;
-    while (!e && gch_st.bufs.v[id].nrep + 1 < want) {
-      uint32_t c;
-      cbuf o = gch_st.bufs.v[id];
-      if (!(e = new_buf(o.size, o.poison, &c, &what))) {
-        gch_st.bufs.v[c].of1 = id + 1;
-        gch_st.bufs.v[id].rep[gch_st.bufs.v[id].nrep++] = c;
-        e = cudaMemcpy(gch_st.bufs.v[c].base + gch_st.guard, o.base + gch_st.guard, o.size, cudaMemcpyDeviceToDevice);
-      }
-    }
-  }
-  free(named);
-  if (e) {   /* out of memory (say): no lanes */
-    cudaGetLastError();
-    want = 1;
-    for (uint32_t id = 0; id < gch_st.bufs.n; id++)
-      if (gch_st.bufs.v[id].live && !gch_st.bufs.v[id].of1) drop_copies(id, 0);
-    if (context_poisoned()) {
-      gch_reply(DG_GPU_FAULT, 0, NULL, 0, "lanes: %s: %s (%s); the CUDA context is lost", what, CUERR(e));
-      _exit(3);
-    }
-  }
-  gch_st.nlanes = want;
-  gch_reply(DG_GPU_OK, 0, &want, sizeof want, NULL);
 }
 
 static void do_copy(const gp_req *rq, const uint8_t *pl, size_t n)
@@ -442,7 +345,7 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
     return;
   }
   if (b->of1) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no buffer %u", rq->a); return; }
-  drop_copies(rq->a, 0);
+  gch_drop_copies(rq->a, 0);
   cudaFree(b->base);
   b->live = false;
   gch_st.regions_dirty = true;
@@ -863,7 +766,7 @@ static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
   [GP_HELLO] = do_hello, [GP_LOAD] = do_load, [GP_ALLOC] = do_alloc,
   [GP_UPLOAD] = do_copy, [GP_DOWNLOAD] = do_copy, [GP_POISON] = do_poison_free,
   [GP_FREE] = do_poison_free, [GP_LAUNCH] = do_launch, [GP_PARAMS] = do_params,
-  [GP_BATCH] = gch_do_batch, [GP_GUARD] = do_guard, [GP_LANES] = do_lanes,
+  [GP_BATCH] = gch_do_batch, [GP_GUARD] = do_guard, [GP_LANES] = gch_do_lanes,
 };
 
 _Noreturn void gp_child_main(int fd)

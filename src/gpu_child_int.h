@@ -1,7 +1,7 @@
-/* gpu_child_int.h — what the GPU child's two files share: gpu_child.c (the
- * requests, buffers, guards, launches) and gpu_child_batch.c (batches, the
- * synchronous and the asynchronous). CUDA builds only; nothing else includes
- * it. */
+/* gpu_child_int.h — what the GPU child's files share: gpu_child.c (the
+ * requests, buffers, guards, launches), gpu_child_batch.c (batches, the
+ * synchronous and the asynchronous) and gpu_child_lanes.c (lanes: streams and
+ * buffer copies). CUDA builds only; nothing else includes it. */
 #ifndef DG_GPU_CHILD_INT_H
 #define DG_GPU_CHILD_INT_H
 #include "gpu_proto.h"
@@ -62,6 +62,13 @@ cbuf *gch_get_buf(uint32_t id);
 cbuf *gch_lane_buf(uint32_t id, int lane);
 /* The current op's lane (gch_st.cur, gch_st.cur_lane); lane < 0: serial. */
 void gch_set_lane(int lane);
+/* gpu_child_lanes.c: GP_LANES, and buffer id's lane copies past the first
+ * keep freed (all of them when the buffer goes). */
+void gch_do_lanes(const gp_req *rq, const uint8_t *pl, size_t n);
+void gch_drop_copies(uint32_t id, uint32_t keep);
+/* A buffer of size bytes (gpu_child.c): guards holding the canary, the bytes
+ * the poison; *what names the step that failed. */
+cudaError_t gch_new_buf(size_t size, dg_gpu_pattern pat, uint32_t *id, const char **what);
 uint8_t *gch_pinned_grow(pinned_buf *b, size_t n);
 cudaError_t gch_guard_reserve(size_t live, size_t nslots);
 cudaError_t gch_guard_kernel(size_t slot);

@@ -531,6 +531,16 @@ static int cmp_u32(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* v[0..n-1] sorted, duplicates gone; the count left. */
+static size_t sort_unique(uint32_t *v, size_t n)
+{
+  if (n) qsort(v, n, sizeof *v, cmp_u32);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+  return k;
+}
+
 /* A batch with lanes: the buffers its lanes name get their copies in the
  * child (GP_LANES), unless they have them already (with as many lanes: the
  * lanes asked for never shrink, the set only grows, in a generation). */
@@ -550,11 +560,7 @@ static dg_gpu_status ensure_lanes(dg_gpu *g, const dg_gpu_batch *b, char **msg)
     }
   }
   if (!want) return DG_GPU_OK;
-  if (g->lanes_tmp.n) qsort(g->lanes_tmp.v, g->lanes_tmp.n, sizeof *g->lanes_tmp.v, cmp_u32);
-  size_t n = 0;
-  for (size_t i = 0; i < g->lanes_tmp.n; i++)
-    if (!n || g->lanes_tmp.v[n - 1] != g->lanes_tmp.v[i]) g->lanes_tmp.v[n++] = g->lanes_tmp.v[i];
-  g->lanes_tmp.n = n;
+  size_t n = g->lanes_tmp.n = sort_unique(g->lanes_tmp.v, g->lanes_tmp.n);
   bool same = g->pid && g->lanes_gen == g->gen;
   if (!same) g->lanes_set.n = 0, g->lanes_want = 0;
   bool have = want <= g->lanes_want;
@@ -564,11 +570,7 @@ static dg_gpu_status ensure_lanes(dg_gpu *g, const dg_gpu_batch *b, char **msg)
   }
   if (same && have) return DG_GPU_OK;
   for (size_t i = 0; i < g->lanes_set.n; i++) dg_vec_push(&g->lanes_tmp, g->lanes_set.v[i]);   /* the union */
-  qsort(g->lanes_tmp.v, g->lanes_tmp.n, sizeof *g->lanes_tmp.v, cmp_u32);
-  n = 0;
-  for (size_t i = 0; i < g->lanes_tmp.n; i++)
-    if (!n || g->lanes_tmp.v[n - 1] != g->lanes_tmp.v[i]) g->lanes_tmp.v[n++] = g->lanes_tmp.v[i];
-  g->lanes_tmp.n = n;
+  n = g->lanes_tmp.n = sort_unique(g->lanes_tmp.v, g->lanes_tmp.n);
   if (g->lanes_want > want) want = g->lanes_want;
   gp_req rq = { .op = GP_LANES, .a = (uint32_t)want };
   uint32_t got = 0;
