@@ -26,6 +26,9 @@ typedef struct {
   uint32_t wsync, rsync;   /* their warp's __syncwarp count at the access */
   bool rmulti;             /* more than one distinct reader */
   dg_span wsp, rsp;
+  int32_t r2;              /* rmulti: the latest reader other than r (race6) */
+  uint32_t r2sync;
+  dg_span r2sp;
 } simt_race;
 
 typedef struct {
@@ -44,6 +47,8 @@ typedef struct {
   uint32_t cepoch;         /* BK_SHARED: the barrier interval its race cells were last updated in */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
+  simt_race *arace;        /* BK_SHARED: atomics' cells (r, r2: the atomic lanes), made at the first atomic */
+  uint32_t aepoch;         /* BK_SHARED: the barrier interval of its last atomic (simt_race_atomic) */
 } simt_buf;
 
 struct simt {
@@ -256,6 +261,7 @@ bool simt_mem_run(simt_x *x, dg_span sp, const dg_type *t, const msk *k, int buf
 void simt_shared_settle(simt_x *x);           /* at a barrier: shared buffers now all written skip the check */
 void simt_race_flush(simt_x *x);              /* the waiting loads' race cells, now (before __syncwarp) */
 void simt_race_drop(simt_x *x);               /* a new barrier interval: the waiting loads are moot */
+void simt_race_atomic(simt_x *x, int lane, int64_t addr, int64_t size, dg_span sp);  /* an atomic's race cells */
 bool simt_race_wait_uni(simt_x *x, simt_buf *lb, const msk *k, int64_t o, int64_t size, dg_span sp);
 int simt_var_buf(simt_x *x, const dg_var *v);
 int simt_local_push(simt_x *x, int64_t bytes, int lane, const char *var);   /* a poisoned object at x->top */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* ---- races ---------------------------------------------------------------------- */
-static bool ordered(simt_x *x, int other, uint32_t osync, int lane)
+static bool ordered(const simt_x *x, int other, uint32_t osync, int lane)
 {
   return other / 32 == lane / 32 && osync != x->wsync[lane / 32];
 }
@@ -19,15 +19,37 @@ static bool ordered(simt_x *x, int other, uint32_t osync, int lane)
 static void race_event(simt_x *x, simt_evkind k, simt_buf *b, int lane, int other, dg_span sp,
                        dg_span osp, int64_t off, bool write, const char *what)
 {
-  /* other < 0: the cell's first reader is the writer itself and other threads read it too
-   * (the cell keeps no second reader): no thread is named twice */
-  simt_event *e = other >= 0
-    ? simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and thread %d in one barrier interval",
-                  what, b->name, (long long)off, other, lane)
-    : simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and other threads that read it in one barrier interval",
-                  what, b->name, (long long)off, lane);
+  /* other: a thread the race cell names (never lane itself) */
+  simt_event *e = simt_report(x, k, sp, lane, "%s of %s[byte %lld] by thread %d and thread %d in one barrier interval",
+                              what, b->name, (long long)off, other, lane);
   if (!e) return;
   e->span2 = osp, e->thread2 = other, e->buf = b->mem.id, e->off = off, e->write = write;
+}
+
+/* The readers of a cell (or the atomics of an atomic cell, which do not
+ * race with each other either): the first one (r) and the latest other one
+ * (r2, while rmulti). A lane's later access replaces its earlier one: a
+ * later __syncwarp count orders whatever the earlier one ordered. */
+static inline void rd_add(simt_race *c, int lane, uint32_t ws, dg_span sp)
+{
+  if (c->r < 0 || c->r == lane) c->r = lane, c->rsync = ws, c->rsp = sp;
+  else c->rmulti = true, c->r2 = lane, c->r2sync = ws, c->r2sp = sp;
+}
+
+/* A recorded reader (or atomic) of c that lane's access is not ordered
+ * with: its lane and span; -1: none. */
+static int rd_other(const simt_x *x, const simt_race *c, int lane, dg_span *osp)
+{
+  if (c->r >= 0 && c->r != lane && !ordered(x, c->r, c->rsync, lane)) { *osp = c->rsp; return c->r; }
+  if (c->rmulti && c->r2 != lane && !ordered(x, c->r2, c->r2sync, lane)) { *osp = c->r2sp; return c->r2; }
+  return -1;
+}
+
+/* The atomic cell of cell ci of b in this interval, or NULL: none had an atomic. */
+static inline const simt_race *acell(const simt_x *x, const simt_buf *b, int64_t ci)
+{
+  if (b->aepoch != x->epoch || !b->arace || b->arace[ci].epoch != x->epoch) return NULL;
+  return &b->arace[ci];
 }
 
 static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, bool write,
@@ -39,10 +61,10 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
   b->cepoch = x->epoch;
   for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
     simt_race *c = &b->race[ci];
+    int64_t bo = ci * g > o ? ci * g : o;
     if (c->epoch != x->epoch) {
       c->epoch = x->epoch, c->w = c->r = -1, c->rmulti = false;
     } else if (!told) {
-      int64_t bo = ci * g > o ? ci * g : o;
       if (c->w >= 0 && c->w != lane && !ordered(x, c->w, c->wsync, lane)) {
         bool benign = write && newbytes;
         int64_t be = (ci + 1) * g < o + size ? (ci + 1) * g : o + size;
@@ -51,15 +73,64 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
                    write ? "write-write" : "write-read");
         told = !benign;
       }
-      if (!told && write && c->r >= 0 && (c->r != lane || c->rmulti) && !ordered(x, c->r, c->rsync, lane)) {
-        race_event(x, SIMT_EV_RACE, b, lane, c->r != lane ? c->r : -1, sp, c->rsp, bo, write, "read-write");
+      dg_span osp;
+      int other;
+      if (!told && write && (other = rd_other(x, c, lane, &osp)) >= 0) {
+        race_event(x, SIMT_EV_RACE, b, lane, other, sp, osp, bo, write, "read-write");
         told = true;
       }
     }
+    /* plain against atomic: an atomic of another thread in this interval */
+    const simt_race *a = told ? NULL : acell(x, b, ci);
+    dg_span asp;
+    int other;
+    if (a && (other = rd_other(x, a, lane, &asp)) >= 0) {
+      race_event(x, SIMT_EV_RACE, b, lane, other, sp, asp, bo, write, write ? "atomic-write" : "atomic-read");
+      told = true;
+    }
     if (write) c->w = lane, c->wsync = ws, c->wsp = sp;
-    else if (c->r < 0) c->r = lane, c->rsync = ws, c->rsp = sp;
-    else if (c->r != lane) c->rmulti = true;
+    else rd_add(c, lane, ws, sp);
   }
+}
+
+/* An atomic of lane at addr (size bytes): it races with a plain store or
+ * load of another thread in the same barrier interval that no __syncwarp
+ * orders, never with another atomic. Its cell records it among the atomics
+ * (arace, made at the buffer's first atomic) for the plain accesses after
+ * it (race_check; the fast paths leave a buffer with atomics in this
+ * interval to it). Called before the atomic's own load and store, which
+ * the race shadow skips (x->in_atomic). */
+void simt_race_atomic(simt_x *x, int lane, int64_t addr, int64_t size, dg_span sp)
+{
+  uint32_t id = dom_ptr_buf((dom_val)addr);
+  int64_t o = dom_ptr_off((dom_val)addr);
+  if (id == 0 || id >= (uint32_t)x->top) return;
+  simt_buf *b = &x->m->bufs.v[id];
+  if (b->kind != BK_SHARED || !b->race || o < 0 || size <= 0 || o + size > b->mem.size) return;   /* out of bounds: the access reports it */
+  if (x->rlog_n) simt_race_flush(x);      /* the waiting loads and stores into their cells first */
+  int g = b->gran;
+  if (!b->arace) b->arace = dg_calloc((size_t)(b->mem.size / g + 1), sizeof *b->arace);
+  uint32_t ws = x->wsync[lane / 32];
+  bool told = false;
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
+    const simt_race *c = &b->race[ci];
+    int64_t bo = ci * g > o ? ci * g : o;
+    dg_span osp;
+    int other;
+    if (!told && c->epoch == x->epoch) {
+      if (c->w >= 0 && c->w != lane && !ordered(x, c->w, c->wsync, lane)) {
+        race_event(x, SIMT_EV_RACE, b, lane, c->w, sp, c->wsp, bo, true, "write-atomic");
+        told = true;
+      } else if ((other = rd_other(x, c, lane, &osp)) >= 0) {
+        race_event(x, SIMT_EV_RACE, b, lane, other, sp, osp, bo, true, "read-atomic");
+        told = true;
+      }
+    }
+    simt_race *a = &b->arace[ci];
+    if (a->epoch != x->epoch) a->epoch = x->epoch, a->w = a->r = -1, a->rmulti = false;
+    rd_add(a, lane, ws, sp);
+  }
+  b->aepoch = b->cepoch = x->epoch;
 }
 
 /* ---- the race cells of loads --------------------------------------------------- */
@@ -80,9 +151,8 @@ static void read_cells(simt_x *x, simt_buf *lb, int lo, int hi, int base, const 
     int64_t o = dom_ptr_off((dom_val)addr[i - base]);
     if (o == prev) {
       /* the previous lane's cell (lanes reading one element, as a tile's
-       * row): a reader is recorded that is not this lane or was the
-       * previous one, so either way there is more than one */
-      c->rmulti = true;
+       * row): nobody wrote it in this interval, this lane reads it too */
+      rd_add(c, i, x->wsync[i / 32], sp);
       continue;
     }
     prev = -1;
@@ -95,8 +165,7 @@ static void read_cells(simt_x *x, simt_buf *lb, int lo, int hi, int base, const 
         continue;
       }
       if (c->w < 0) {                     /* nobody wrote in this interval */
-        if (c->r < 0) c->r = i, c->rsync = x->wsync[i / 32], c->rsp = sp;
-        else if (c->r != i) c->rmulti = true;
+        rd_add(c, i, x->wsync[i / 32], sp);
         prev = o;
         continue;
       }
@@ -118,8 +187,7 @@ static void read_cells_run(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o0, 
       c->epoch = ep, c->w = -1, c->rmulti = false;
       c->r = i, c->rsync = ws[i / 32], c->rsp = sp;
     } else if (c->w < 0) {                /* nobody wrote in this interval */
-      if (c->r < 0) c->r = i, c->rsync = ws[i / 32], c->rsp = sp;
-      else if (c->r != i) c->rmulti = true;
+      rd_add(c, i, ws[i / 32], sp);
     } else {
       race_check(x, lb, i, o0 + (int64_t)(i - lo) * size, size, false, sp, NULL);
     }
@@ -202,7 +270,8 @@ static void read_cells_uni(simt_x *x, simt_buf *lb, int lo, int hi, int64_t o, i
  * caller reads it once). False: not such a load, nothing done. */
 bool simt_race_wait_uni(simt_x *x, simt_buf *lb, const msk *k, int64_t o, int64_t size, dg_span sp)
 {
-  if (x->in_atomic || lb->kind != BK_SHARED || lb->wepoch == x->epoch || k->cnt != k->hi - k->lo) return false;
+  if (x->in_atomic || lb->kind != BK_SHARED || lb->wepoch == x->epoch || lb->aepoch == x->epoch || k->cnt != k->hi - k->lo)
+    return false;
   race_wait(x, lb, k->lo, k->hi, NULL, NULL, size, sp, 0, false);   /* no data: run 0 reserves none */
   simt_rlog *r = &x->rlog[x->rlog_n - 1];
   r->o0 = -1, r->at = (size_t)o, r->uni = true;
@@ -382,6 +451,7 @@ SIMT_LANES static bool contig_access(simt_x *x, dg_span sp, dg_tykind kd, simt_b
 {
   bool race = lb->race && !x->in_atomic, run = cell_run(lb, true, o0, size);
   if (!addr && ((race && !run) || lb->writer)) return false;
+  if (race && lb->aepoch == x->epoch) return false;      /* atomics in this interval: lane by lane (race_check) */
   if (!write) {
     if (!lb->all_init && memchr(lb->init + o0, 0, (size_t)((hi - lo) * size)))
       for (int i = lo; i < hi; i++) {
@@ -496,6 +566,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
   simt_buf *lb = &x->m->bufs.v[id];
   int64_t size = kd == DG_TY_F32 || kd == DG_TY_I32 || kd == DG_TY_U32 ? 4 : 8;
   if (lb->mem.size < size || (write && lb->readonly)) return false;
+  if (lb->race && lb->aepoch == x->epoch && !x->in_atomic) return false;   /* atomics in this interval: race_check */
   /* pointer encodings of this buffer at offsets 0 .. size - access size */
   uint64_t base = (uint64_t)id << DOM_PTR_OFFBITS, lim = (uint64_t)(lb->mem.size - size);
   bool dense = k->cnt == hi - lo;
@@ -699,8 +770,11 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
         if (ok[i] && ((simt_buf *)mem[i])->race) {    /* mem is simt_buf's first member */
           simt_buf *b = (simt_buf *)mem[i];
           const simt_race *c = &b->race[off[i] / b->gran];
-          /* read again in an interval nobody wrote in: nothing changes */
-          if (size <= b->gran && off[i] % b->gran == 0 && c->epoch == x->epoch && c->w < 0 && (c->rmulti || c->r == i))
+          /* read again in an interval nobody wrote in (nor an atomic), at the
+           * same __syncwarp count: nothing changes */
+          uint32_t ws = x->wsync[i / 32];
+          if (size <= b->gran && off[i] % b->gran == 0 && c->epoch == x->epoch && c->w < 0 && b->aepoch != x->epoch
+              && ((c->r == i && c->rsync == ws) || (c->rmulti && c->r2 == i && c->r2sync == ws)))
             continue;
           race_check(x, b, i, off[i], size, false, sp, NULL);
         }

@@ -4,7 +4,9 @@
  * arrays, vector loads through reinterpret_cast, dynamic shared memory. */
 #include "simt.h"
 #include "simt_build.h"
+#include "fe.h"
 #include "../tap.h"
+#include <string.h>
 
 static simt_launch launch1(uint32_t grid, uint32_t block)
 {
@@ -263,6 +265,137 @@ static void test_local_and_extern(void)
   simt_free(m);
 }
 
+
+/* ---- races the fast paths once hid (race6) ------------------------------------------ */
+/* Kernels from source (line numbers of this string, file "races.cu"):
+ * wtree: a warp's tree reduction in shared memory; mutant 1 drops the
+ * __syncwarp between the loads and the store (lane t stores s[t] while lane
+ * t - off reads it: a race under independent thread scheduling).
+ * hist: shared bins zeroed (line 20), counted with atomicAdd (21), read (23);
+ * variant 1 drops the barrier after the zeroing, 2 the one before the reads. */
+static const char race_src[] =
+  "__global__ void wtree(float *y, int mutant)\n"                    /* 1 */
+  "{\n"
+  "  __shared__ float s[64];\n"
+  "  int tid = threadIdx.x;\n"
+  "  s[tid] = tid;\n"                                                 /* 5 */
+  "  __syncthreads();\n"
+  "  if (tid < 32) {\n"
+  "    for (int off = 32; off > 0; off >>= 1) {\n"
+  "      float v = s[tid] + s[tid + off];\n"                          /* 9 */
+  "      if (!mutant) __syncwarp();\n"
+  "      s[tid] = v;\n"                                               /* 11 */
+  "      __syncwarp();\n"
+  "    }\n"
+  "  }\n"
+  "  if (tid == 0) y[blockIdx.x] = s[0];\n"
+  "}\n"
+  "__global__ void hist(int *h, const int *x, int N, int K, int variant)\n"   /* 17 */
+  "{\n"
+  "  extern __shared__ int bins[];\n"
+  "  for (int b = threadIdx.x; b < K; b += blockDim.x) bins[b] = 0;\n"       /* 20 */
+  "  if (variant != 1) __syncthreads();\n"
+  "  for (int i = threadIdx.x; i < N; i += blockDim.x) atomicAdd(&bins[x[i]], 1);\n"   /* 22 */
+  "  if (variant != 2) __syncthreads();\n"
+  "  for (int b = threadIdx.x; b < K; b += blockDim.x) h[b] = bins[b];\n"    /* 24 */
+  "}\n";
+
+static void run_wtree(dg_module *mod, int mutant)
+{
+  simt *m = simt_new(NULL);
+  int y = simt_buf_new(m, "y", NULL, 4 * 2, 0);
+  simt_arg a[2] = { abuf(y), { .kind = SIMT_ARG_INT, .i = mutant } };
+  simt_launch Ln = launch1(2, 64);
+  simt_run(m, fe_find(mod, "wtree"), &Ln, a, 2);
+  if (!mutant) {
+    float r[2];
+    simt_buf_read(m, y, 0, r, sizeof r);
+    is_int(nevents(m), 0, "warp tree with __syncwarp between loads and store: no event");
+    ok(r[0] == 2016 && r[1] == 2016, "warp tree sums 0..63 (%g %g)", r[0], r[1]);
+  } else {
+    const simt_event *e = find_ev(m, SIMT_EV_RACE);
+    ok(e != NULL, "warp tree without the first __syncwarp: race reported");
+    if (e) {
+      is_int(e->span.line, 11, "warp race: the store at line 11");
+      is_int(e->span2.line, 9, "warp race: against the load at line 9");
+      is_int(e->thread, 16, "warp race: thread 16 stores s[16] ...");
+      is_int(e->thread2, 0, "warp race: ... which thread 0 read in the same __syncwarp interval");
+      ok(strstr(e->msg, "read-write") != NULL, "warp race: a read-write race (%s)", e->msg);
+    }
+  }
+  simt_free(m);
+}
+
+/* hist on 64 threads, K = 64 bins, N = 128: x[i] = (7 i + add) % 64; add -1: every
+ * x[i] = 0; add -2: x[i] = i % 64 (thread t's own bin t) */
+static void run_hist(dg_module *mod, int variant, int add, int64_t *thread, int64_t *thread2,
+                     uint32_t *line, uint32_t *line2, char *msg, size_t msgsz, int *nev, int *bins0)
+{
+  simt *m = simt_new(NULL);
+  int h = simt_buf_new(m, "h", NULL, 4 * 64, 0), xb = simt_buf_new(m, "x", NULL, 4 * 128, SIMT_BUF_INIT);
+  int32_t xs[128];
+  for (int i = 0; i < 128; i++) xs[i] = add == -1 ? 0 : add == -2 ? i % 64 : (7 * i + add) % 64;
+  simt_buf_write(m, xb, 0, xs, sizeof xs);
+  simt_arg a[5] = { abuf(h), abuf(xb), { .kind = SIMT_ARG_INT, .i = 128 }, { .kind = SIMT_ARG_INT, .i = 64 },
+                    { .kind = SIMT_ARG_INT, .i = variant } };
+  simt_launch Ln = launch1(1, 64);
+  Ln.shared_bytes = 4 * 64;
+  simt_run(m, fe_find(mod, "hist"), &Ln, a, 5);
+  const simt_event *e = find_ev(m, SIMT_EV_RACE);
+  *nev = nevents(m);
+  *thread = e ? e->thread : -1, *thread2 = e ? e->thread2 : -1;
+  *line = e ? e->span.line : 0, *line2 = e ? e->span2.line : 0;
+  snprintf(msg, msgsz, "%s", e ? e->msg : "");
+  int32_t hs[64];
+  simt_buf_read(m, h, 0, hs, sizeof hs);
+  *bins0 = hs[0];
+  simt_free(m);
+}
+
+static void test_races_hidden(void)
+{
+  dg_srcmgr sm;
+  dg_srcmgr_init(&sm);
+  uint32_t file = dg_srcmgr_add(&sm, "races.cu", dg_strdup(race_src), sizeof race_src - 1);
+  dg_diags d = {0};
+  dg_module *mod = fe_load_file(&sm, file, NULL, &d);
+  if (d.nerrors) dg_diags_print(stdout, &sm, &d);
+  dg_diags_free(&d);
+  ok(mod && fe_find(mod, "wtree") && fe_find(mod, "hist"), "race kernels lowered");
+  if (!mod) { dg_srcmgr_free(&sm); return; }
+  run_wtree(mod, 0);
+  run_wtree(mod, 1);
+
+  int64_t t1, t2;
+  uint32_t l1, l2;
+  char msg[256];
+  int nev, b0;
+  run_hist(mod, 0, 3, &t1, &t2, &l1, &l2, msg, sizeof msg, &nev, &b0);
+  is_int(nev, 0, "histogram with both barriers: no event (atomics do not race with each other)");
+  is_int(b0, 2, "histogram: bin 0 counted twice");
+  run_hist(mod, 0, -1, &t1, &t2, &l1, &l2, msg, sizeof msg, &nev, &b0);
+  ok(nev == 0 && b0 == 128, "every thread's atomics on one bin: no event, 128 counted (%d events, %d)", nev, b0);
+  /* without the barrier after the zeroing: thread 0's atomic on bins[3] (x[0] = 3)
+   * against thread 3's store of 0 */
+  run_hist(mod, 1, 3, &t1, &t2, &l1, &l2, msg, sizeof msg, &nev, &b0);
+  ok(nev > 0 && strstr(msg, "write-atomic") != NULL, "zeroing then atomics without a barrier: race (%s)", msg);
+  is_int(l1, 22, "write-atomic: the atomic at line 22");
+  is_int(l2, 20, "write-atomic: against the store at line 20");
+  ok(t1 == 0 && t2 == 3, "write-atomic: thread 0 and thread 3 (%lld, %lld)", (long long)t1, (long long)t2);
+  /* the same without the barrier, each thread's atomics on the bin it zeroed itself */
+  run_hist(mod, 1, -2, &t1, &t2, &l1, &l2, msg, sizeof msg, &nev, &b0);
+  ok(nev == 0 && b0 == 2, "a thread's store and its own atomics on a bin: no event (%d events, %d)", nev, b0);
+  /* without the barrier before the reads: thread 0's read of bins[0] against the
+   * atomic of thread 27 ((7 * 27 + 3) % 64 = 0) */
+  run_hist(mod, 2, 3, &t1, &t2, &l1, &l2, msg, sizeof msg, &nev, &b0);
+  ok(nev > 0 && strstr(msg, "atomic-read") != NULL, "atomics then reads without a barrier: race (%s)", msg);
+  is_int(l1, 24, "atomic-read: the load at line 24");
+  is_int(l2, 22, "atomic-read: against the atomic at line 22");
+  ok(t1 == 0 && t2 == 27, "atomic-read: thread 0 and thread 27 (%lld, %lld)", (long long)t1, (long long)t2);
+  fe_module_free(mod);
+  dg_srcmgr_free(&sm);
+}
+
 int main(void)
 {
   b_init();
@@ -273,6 +406,7 @@ int main(void)
   test_runaway();
   test_vectors();
   test_local_and_extern();
+  test_races_hidden();
   dg_arena_free(&B);
   return tap_done();
 }

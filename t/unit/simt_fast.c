@@ -405,6 +405,34 @@ static const char src[] =
   "  __syncthreads();\n"
   "  out[blockIdx.x * blockDim.x + threadIdx.x] = a * 100 + b * 10 + (int)f;\n"
   "}\n"
+  /* races the fast paths once hid: a warp's tree without the __syncwarp
+   * between its loads and store (m odd), shared bins zeroed, counted with
+   * atomics and read with a barrier missing (m 1, 2) or none (0) */
+  "__global__ void wtree(int *y, int m)\n"
+  "{\n"
+  "  __shared__ int s[64];\n"
+  "  int tid = threadIdx.x;\n"
+  "  s[tid] = tid * 3;\n"
+  "  __syncthreads();\n"
+  "  if (tid < 32) {\n"
+  "    for (int off = 32; off > 0; off >>= 1) {\n"
+  "      int v = s[tid] + s[tid + off];\n"
+  "      if (m % 2 == 0) __syncwarp();\n"
+  "      s[tid] = v;\n"
+  "      __syncwarp();\n"
+  "    }\n"
+  "  }\n"
+  "  if (tid == 0) y[blockIdx.x] = s[0];\n"
+  "}\n"
+  "__global__ void hist(int *h, const int *x, int N, int K, int m)\n"
+  "{\n"
+  "  __shared__ int bins[64];\n"
+  "  for (int b = threadIdx.x; b < K; b += blockDim.x) bins[b] = 0;\n"
+  "  if (m != 1) __syncthreads();\n"
+  "  for (int i = threadIdx.x; i < N; i += blockDim.x) atomicAdd(&bins[(x[i] + 50) % K], 1);\n"
+  "  if (m != 2) __syncthreads();\n"
+  "  for (int b = threadIdx.x; b < K; b += blockDim.x) h[blockIdx.x * K + b] = bins[b];\n"
+  "}\n"
   "__global__ void pkio(int *a, int n)\n"
   "{\n"
   "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -618,11 +646,41 @@ int main(void)
     { "pk", { 6, 1, 1 }, { 16 }, 0, 2, { { 6 * 16 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 0 }, .packs = 2 },
     { "pk", { 2, 1, 1 }, { 256 }, 0, 2, { { 2 * 256 * 4, false, false }, { 80 * 4, true, false } }, 2, { 3, 0 }, .packs = 2 },
     { "pkio", { 7, 1, 1 }, { 64 }, 0, 1, { { 7 * 64 * 4, true, false } }, 1, { 5 }, .packs = 2 },
+    { "wtree", { 2 }, { 64 }, 0, 1, { { 2 * 4, false, false } }, 1, { 0 } },
+    { "wtree", { 2 }, { 64 }, 0, 1, { { 2 * 4, false, false } }, 1, { 1 } },
+    { "wtree", { 2 }, { 40 }, 7, 1, { { 2 * 4, false, false } }, 1, { 1 } },
+    { "hist", { 2 }, { 32 }, 0, 2, { { 2 * 64 * 4, false, false }, { 200 * 4, true, false } }, 3, { 200, 64, 0 } },
+    { "hist", { 2 }, { 32 }, 0, 2, { { 2 * 64 * 4, false, false }, { 200 * 4, true, false } }, 3, { 200, 64, 1 } },
+    { "hist", { 2 }, { 64 }, 5, 2, { { 2 * 64 * 4, false, false }, { 200 * 4, true, false } }, 3, { 200, 64, 2 } },
+    { "hist", { 2 }, { 40 }, 0, 2, { { 2 * 40 * 4, false, false }, { 200 * 4, true, false } }, 3, { 200, 40, 2 } },
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char what[64];
     snprintf(what, sizeof what, "%s #%zu", cases[i].kernel, i);
     compare(mod, &cases[i], what);
+  }
+  {
+    /* the race cases report on both paths (compare checks they agree) */
+    const struct { const char *k; int m, block; const char *what; } rc[] = {
+      { "wtree", 0, 64, NULL }, { "wtree", 1, 64, "read-write" }, { "hist", 0, 32, NULL },
+      { "hist", 1, 32, "write-atomic" }, { "hist", 2, 64, "atomic-read" },
+    };
+    for (size_t i = 0; i < sizeof rc / sizeof *rc; i++) {
+      bool h = rc[i].k[0] == 'h';
+      tcase c = { rc[i].k, { 2 }, { (uint32_t)rc[i].block }, 0, h ? 2 : 1,
+                  { { 2 * 64 * 4, false, false }, { 200 * 4, true, false } }, h ? 3 : 1,
+                  { h ? 200 : rc[i].m, 64, rc[i].m } };
+      outcome o = {0};
+      run(mod, &c, NULL, false, &o);
+      const simt_event *e = NULL;
+      for (size_t j = 0; j < o.nev && !e; j++) if (o.ev[j].kind == SIMT_EV_RACE) e = &o.ev[j];
+      if (rc[i].what)
+        ok(e && strstr(e->msg, rc[i].what) && e->thread2 >= 0 && e->thread2 != e->thread,
+           "%s m=%d: a %s race between two named threads (%s)", rc[i].k, rc[i].m, rc[i].what, e ? e->msg : "none");
+      else
+        ok(!o.nev, "%s m=%d: no event (%zu)", rc[i].k, rc[i].m, o.nev);
+      for (int b = 0; b < c.nbufs; b++) free(o.bytes[b]), free(o.init[b]);
+    }
   }
   {
     /* a wrapped buffer (emu_lazy's reservations fill and evict in touch
