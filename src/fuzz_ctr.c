@@ -105,7 +105,8 @@ CTR_FN __device__ double ctr_float(ctr_u64 key, int dist, int dt, ctr_i64 row, c
   case FUZZ_DIST_SORTED: return -2.0 + 4.0 * ((double)j + u) / (double)r;
   case FUZZ_DIST_ALL_EQUAL: return ctr_normal(ctr_sm(key));
   case FUZZ_DIST_MAX_LAST: return j == r - 1 ? 4.0 + u : ctr_normal(h);
-  case FUZZ_DIST_LARGE_OFFSET: return (dt == DG_DT_F16 ? 1000.0 : 10000.0) + ctr_normal(h);
+  case FUZZ_DIST_LARGE_OFFSET:   /* rows alternate +offset and -offset (a row alone: the case picks) */
+    return (((ctr_u64)(i / r) + (key >> 17)) & 1 ? -1.0 : 1.0) * (dt == DG_DT_F16 ? 1000.0 : 10000.0) + ctr_normal(h);
   case FUZZ_DIST_SPECIAL:
     if ((h1 & 15) == 0 || (n > 0 && (ctr_u64)i == ctr_sm(key ^ 0x5bd1e9955bd1e995ull) % (ctr_u64)n)) {
       int s = (int)((h1 >> 4) % 3);
