@@ -87,7 +87,7 @@ dg_term check_bounds(chk *c, double lim);       /* |x| <= lim for float inputs (
 bool check_try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt);
 /* Inputs: the concrete run's, with vals (per variable ordinal, nvals of
  * them: every input variable's value) put in; replayed: true (verdict bug,
- * witness kept with text) when the element differs. */
+ * witness kept with text) when the element differs from a finite reference. */
 bool check_try_values(chk *c, const term_value *vals, size_t nvals, const char *text);
 /* check_range.c: after the real model's equivalent (or no answer), inputs it
  * cannot see the effect of: a value rounded to f16/bf16 past the dtype's
