@@ -37,20 +37,21 @@ done
 out=$(run_dirigo check "$D/sum_one.lua" --size C=1100000 --at 0 --json --no-journal --no-gpu)
 like "$out" '"verdict":"unknown"' "--json: unknown"
 
-# --budget cuts each stage; rep_sum runs R * C = 10^9 iterations (minutes uncut)
+# --budget cuts each stage; rep_sum runs R * C = 10^9 iterations (minutes uncut; the budgets
+# leave seconds of slack for the stages before the one cut)
 # the writer search of a pipeline runs every launch concretely: cut in its loop
-out=$(run_dirigo check "$D/rep_sum_pipe.lua" --at 0 --budget 1 --no-journal --no-gpu)
-is "$(cat "$rcf")" 0 "rep_sum_pipe --budget 1: exit 0"
+out=$(run_dirigo check "$D/rep_sum_pipe.lua" --at 0 --budget 2 --no-journal --no-gpu)
+is "$(cat "$rcf")" 0 "rep_sum_pipe --budget 2: exit 0"
 like "$out" "^y\[0\] +unknown +the budget was spent finding the writer \(launch 1: time limit reached (in|entering) the loop at line [0-9]+" \
   "the writer search, cut in a loop: unknown (budget)"
 # one launch on 2 blocks: the writer search runs the store slice (no loop), the symbolic run is cut
-out=$(run_dirigo check "$D/rep_sum.lua" --at 0 --budget 1 --no-journal --no-gpu)
-is "$(cat "$rcf")" 0 "rep_sum --budget 1: exit 0"
+out=$(run_dirigo check "$D/rep_sum.lua" --at 0 --budget 2 --no-journal --no-gpu)
+is "$(cat "$rcf")" 0 "rep_sum --budget 2: exit 0"
 like "$out" "^y\[0\] +unknown +the check's budget is spent in the symbolic run \(launch 1: time limit reached (in|entering) the loop at line [0-9]+" \
   "the symbolic run, cut in a loop: unknown (budget)"
 # block 0 drops x[C-1] (a bug found in its cheap block); block 1 spins: the replay is cut
-out=$(run_dirigo check "$D/drop_last_spin.lua" --at 0 --budget 2 --no-journal --no-gpu)
-is "$(cat "$rcf")" 0 "drop_last_spin --budget 2: exit 0 (no unreplayed bug)"
+out=$(run_dirigo check "$D/drop_last_spin.lua" --at 0 --budget 5 --no-journal --no-gpu)
+is "$(cat "$rcf")" 0 "drop_last_spin --budget 5: exit 0 (no unreplayed bug)"
 like "$out" "^y\[0\] +unknown +the check's budget is spent: the replay of a candidate witness on the emulator was cut" \
   "the replay, cut: unknown (budget), not 'did not replay'"
 # ...and with a short spin (C=5: 5 M iterations) the same bug replays
