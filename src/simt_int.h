@@ -40,6 +40,8 @@ typedef struct {
   bool readonly, all_init;
   int64_t cap;             /* allocated bytes (locals are reused) */
   int32_t lane;            /* BK_LOCAL: owning lane */
+  uint32_t aepoch;         /* BK_SHARED: the barrier interval of its last atomic; 0: none yet, else race
+                            * holds 2 * cap cells, the atomics' from race + cap (simt_race_atomic) */
   simt_race *race;         /* BK_SHARED: one cell per granule */
   int gran;                /* race granule in bytes: the element size (1, 2, 4 or 8) */
   int64_t *writer;         /* writer map, or NULL */
@@ -47,8 +49,6 @@ typedef struct {
   uint32_t cepoch;         /* BK_SHARED: the barrier interval its race cells were last updated in */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
-  simt_race *arace;        /* BK_SHARED: atomics' cells (r, r2: the atomic lanes), made at the first atomic */
-  uint32_t aepoch;         /* BK_SHARED: the barrier interval of its last atomic (simt_race_atomic) */
 } simt_buf;
 
 struct simt {

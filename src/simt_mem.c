@@ -48,8 +48,8 @@ static int rd_other(const simt_x *x, const simt_race *c, int lane, dg_span *osp)
 /* The atomic cell of cell ci of b in this interval, or NULL: none had an atomic. */
 static inline const simt_race *acell(const simt_x *x, const simt_buf *b, int64_t ci)
 {
-  if (b->aepoch != x->epoch || !b->arace || b->arace[ci].epoch != x->epoch) return NULL;
-  return &b->arace[ci];
+  if (b->aepoch != x->epoch || b->race[b->cap + ci].epoch != x->epoch) return NULL;
+  return &b->race[b->cap + ci];
 }
 
 static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, bool write,
@@ -96,10 +96,12 @@ static void race_check(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
 /* An atomic of lane at addr (size bytes): it races with a plain store or
  * load of another thread in the same barrier interval that no __syncwarp
  * orders, never with another atomic. Its cell records it among the atomics
- * (arace, made at the buffer's first atomic) for the plain accesses after
- * it (race_check; the fast paths leave a buffer with atomics in this
- * interval to it). Called before the atomic's own load and store, which
- * the race shadow skips (x->in_atomic). */
+ * (r and r2 the atomics' lanes) for the plain accesses after it
+ * (race_check; the fast paths leave a buffer with atomics in this interval
+ * to it). The atomic cells follow the plain ones in race, which the
+ * buffer's first atomic doubles (a field in simt_buf would make every
+ * buffer's record a cache line longer). Called before the atomic's own
+ * load and store, which the race shadow skips (x->in_atomic). */
 void simt_race_atomic(simt_x *x, int lane, int64_t addr, int64_t size, dg_span sp)
 {
   uint32_t id = dom_ptr_buf((dom_val)addr);
@@ -109,7 +111,10 @@ void simt_race_atomic(simt_x *x, int lane, int64_t addr, int64_t size, dg_span s
   if (b->kind != BK_SHARED || !b->race || o < 0 || size <= 0 || o + size > b->mem.size) return;   /* out of bounds: the access reports it */
   if (x->rlog_n) simt_race_flush(x);      /* the waiting loads and stores into their cells first */
   int g = b->gran;
-  if (!b->arace) b->arace = dg_calloc((size_t)(b->mem.size / g + 1), sizeof *b->arace);
+  if (!b->aepoch) {
+    b->race = dg_realloc(b->race, (size_t)b->cap * 2 * sizeof *b->race);
+    memset(b->race + b->cap, 0, (size_t)b->cap * sizeof *b->race);
+  }
   uint32_t ws = x->wsync[lane / 32];
   bool told = false;
   for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
@@ -126,7 +131,7 @@ void simt_race_atomic(simt_x *x, int lane, int64_t addr, int64_t size, dg_span s
         told = true;
       }
     }
-    simt_race *a = &b->arace[ci];
+    simt_race *a = &b->race[b->cap + ci];
     if (a->epoch != x->epoch) a->epoch = x->epoch, a->w = a->r = -1, a->rmulti = false;
     rd_add(a, lane, ws, sp);
   }
