@@ -115,6 +115,15 @@ bool check_huge_replay(chk *c);
 /* Lazy input t of io as a buffer of cm (a reservation; -1 with *err). */
 int check_huge_buf(check_mach *cm, int t, const emu_io *io, char **err);
 void check_huge_mach_free(check_mach *cm);      /* after simt_free */
+/* Is L's tensor a lazy output (an instance whose outputs are as large as
+ * its huge input)? Its writer is found only by inverting the store
+ * addresses: no writer map spans it. */
+bool check_huge_out(const chk *c);
+/* Lazy output t of cm: did a store change byte off (the fill's poison)? */
+bool check_huge_stored(check_mach *cm, int t, int64_t off);
+/* True (the verdict said) when L's writer could only come from a search
+ * that cannot run: a lazy output whose store addresses did not invert. */
+bool check_huge_no_search(chk *c);
 /* The end of a huge check: engine findings replayed on the sampled block,
  * verdicts that needed a value replay said plainly; frees c->huge. */
 void check_huge_finish(chk *c);

@@ -57,6 +57,7 @@ typedef struct {
   ival *memo;              /* per local slot (kind 0 = V_FAIL: not yet / failed) */
   uint8_t *done;
   DG_VEC(dg_term) hits;    /* per store into the output: "it overlaps L" */
+  DG_VEC(dg_term) assume;  /* facts of every thread (a signed loop variable does not wrap) */
   const char *why;
 } inv;
 
@@ -110,7 +111,17 @@ static ival loop_value(inv *I, const dg_var *v, ival init)
   term_varinfo vi = { TERM_VAR_FREE, "iteration", v->slot, DG_TY_I64, NULL };
   dg_term k = term_var(tc, so, &vi), kd = term_mul(tc, k, d);
   init.t = term_convert(tc, init.t, so, dg_type_is_signed(I->init[v->slot]->type));
-  init.t = I->stepdown[v->slot] ? term_sub(tc, init.t, kd) : term_add(tc, init.t, kd);
+  dg_term start = init.t, zero = term_int(tc, so, 0);
+  bool down = I->stepdown[v->slot];
+  init.t = down ? term_sub(tc, init.t, kd) : term_add(tc, init.t, kd);
+  if (dg_type_is_signed(v->type)) {
+    /* a signed variable cannot wrap (C: undefined), so it moves away from
+     * its start in the step's direction: `for (int c = lane; c < C; c += 32)`
+     * never reaches a negative c that would alias another row's element */
+    dg_term up = term_icmp(tc, down ? TERM_CMP_LE : TERM_CMP_GE, d, zero, true);
+    dg_term fwd = term_icmp(tc, TERM_CMP_GE, init.t, start, true), back = term_icmp(tc, TERM_CMP_LE, init.t, start, true);
+    dg_vec_push(&I->assume, term_and(tc, term_or(tc, term_not(tc, up), fwd), term_or(tc, up, back)));
+  }
   return init;
 }
 
@@ -263,7 +274,14 @@ static ival ev(inv *I, const dg_expr *e)
       return fail(I, "a cast the inversion does not model");
     return (ival){ V_INT, term_convert(tc, a.t, isort(e->type), dg_type_is_signed(e->a->type)), -1 };
   }
-  case DG_EX_INDEX: return fail(I, "a load");
+  case DG_EX_INDEX:
+    if (e->type && e->type->kind == DG_TY_ARRAY) {   /* a row of a shared or local 2-D array: an address */
+      const char *was = I->why;
+      ival a = ev(I, e->a);
+      if (a.kind == V_OTHER) return a;
+      I->why = was;
+    }
+    return fail(I, "a load");
   case DG_EX_ADDR: {
     const dg_expr *x = e->a;
     if (x->kind == DG_EX_INDEX) {
@@ -311,10 +329,44 @@ static void store(inv *I, const dg_expr *m, dg_term path)
 /* Walks every expression of the function: counts assignments of locals
  * (count) or collects the stores (!count), each under path: the conditions
  * of the ifs around it that can be built (others count as true). */
+/* A call that reaches no tensor and no local of the caller: every argument
+ * is a scalar, a vector or a struct of them, or a pointer the inversion builds as one into
+ * shared or local memory, and no parameter is a reference (warp_max(v),
+ * block_reduce(v, smem)). The tensors are reachable only through the
+ * kernel's pointer parameters, so such a callee stores into none of them
+ * and assigns none of the caller's locals; its value in an address still
+ * fails there (ev). */
+static bool holds_no_pointer(const dg_type *t)
+{
+  if (t->kind == DG_TY_PTR || t->kind == DG_TY_ARRAY) return false;
+  for (int i = 0; t->kind == DG_TY_STRUCT && i < t->nslots; i++)
+    if (!holds_no_pointer(t->slots[i].type)) return false;
+  return true;
+}
+
+static bool call_stores_nothing(inv *I, const dg_expr *e)
+{
+  if (!e->func) return false;
+  for (int i = 0; i < e->nargs; i++) {
+    const dg_type *t = e->args[i]->type;
+    if (t && t->kind == DG_TY_PTR) {
+      const char *was = I->why;
+      ival v = ev(I, e->args[i]);
+      I->why = was;
+      if (v.kind != V_OTHER) return false;
+    } else if (!t || !holds_no_pointer(t)) {
+      return false;
+    }
+  }
+  for (int i = 0; i < e->func->nparams; i++)
+    if (e->func->params[i]->by_ref) return false;
+  return true;
+}
+
 static void walk_e(inv *I, const dg_expr *e, bool count, dg_term path)
 {
   if (!e || I->why) return;
-  if (e->kind == DG_EX_CALL) { fail(I, "a call (it may store)"); return; }
+  if (e->kind == DG_EX_CALL && !call_stores_nothing(I, e)) { fail(I, "a call (it may store)"); return; }
   if (e->kind == DG_EX_INTRIN) {
     for (int i = 0; i < e->nargs; i++)
       if (e->args[i]->type && e->args[i]->type->kind == DG_TY_PTR) { fail(I, "an intrinsic on a pointer (an atomic)"); return; }
@@ -454,6 +506,7 @@ static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, in
   }
   smt_solver *s = smt_new(tc, &so);
   smt_assume(s, in);
+  for (size_t i = 0; i < I->assume.n; i++) smt_assume(s, I->assume.v[i]);
   smt_result r;
   smt_verdict v = smt_sat(s, any, &r);
   uint32_t bv[3] = {0}, tv[3] = {0};
@@ -513,6 +566,7 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   free(I.memo);
   free(I.done);
   dg_vec_free(&I.hits);
+  dg_vec_free(&I.assume);
   term_ctx_free(I.tc);
   return !*why;
 }

@@ -165,7 +165,8 @@ bool emu_io_init_lazy(emu_io *io, const dg_problem *p, const int64_t *sizes, con
       return false;
     }
     io->numel[t] = n;
-    if (lazy && lazy[t] && value && p->tensors.v[t].role == DG_TENSOR_INPUT) {
+    if (lazy && lazy[t] && value && (p->tensors.v[t].role == DG_TENSOR_INPUT ||
+                                     (p->tensors.v[t].role == DG_TENSOR_OUTPUT && !p->tensors.v[t].accumulate))) {
       if (!io->lazy) io->lazy = dg_calloc((size_t)io->ntensors, sizeof *io->lazy);
       io->lazy[t] = true;
       continue;
@@ -373,7 +374,7 @@ bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, em
   }
   if (ok)
     for (int t = 0; t < (int)p->tensors.n; t++)
-      if (p->tensors.v[t].role != DG_TENSOR_INPUT)
+      if (p->tensors.v[t].role != DG_TENSOR_INPUT && !(io->lazy && io->lazy[t]))   /* lazy: nothing to hold */
         read_back(m, p, t, bufs[t], io, sampled && p->tensors.v[t].accumulate);
   free(bufs);
   simt_free(m);

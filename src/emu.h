@@ -34,7 +34,8 @@ typedef struct {
   int64_t *numel;
   double **data;
   uint8_t **written;
-  /* Lazy tensors (inputs only; emu_io_init_lazy): data[t] and written[t]
+  /* Lazy tensors (inputs, and outputs that do not accumulate: the check's
+   * huge instances, whose outputs are never read back; emu_io_init_lazy): data[t] and written[t]
    * stay NULL and the engine buffer is address space filled on first touch
    * with value(value_ud, t, i) rounded to the dtype (emu_lazy.h); value must
    * be a pure function (it runs in a signal handler: no allocation, no I/O). */
