@@ -49,6 +49,7 @@ typedef struct {
   term_ctx *tc;
   dg_term bid[3], tid[3];
   int *assigns;            /* per local slot: assignments, DECLs counted apart */
+  int *top;                /* of them, plain `x = e;` statements of the kernel's body itself */
   int *decls;
   const dg_expr **init;    /* per local slot: the DECL's initialiser */
   const dg_expr **step;    /* per local slot: a for loop's step when the slot is its variable */
@@ -135,7 +136,7 @@ static ival var_value(inv *I, const dg_var *v)
     return fail(I, "a variable in memory");
   }
   int s = v->slot;
-  if (s < 0 || s >= f->nslots || I->assigns[s]) return fail(I, "a variable assigned after its declaration");
+  if (s < 0 || s >= f->nslots || I->assigns[s] > I->top[s]) return fail(I, "a variable assigned after its declaration");
   if (v->kind == DG_VAR_PARAM) {
     int a = -1;
     for (int i = 0; i < f->nparams; i++)
@@ -538,6 +539,56 @@ static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, in
   return why;
 }
 
+/* ---- locals reassigned in the kernel's body: versions in program order ----
+ * `int x = bx * 32 + tx; ... x = by * 32 + tx;` (a tiled transpose's input
+ * column, then its output column), each a statement of the body itself (not
+ * in a loop or a branch): the walk that collects the stores goes through the
+ * body in order and, at such a statement, makes its right side x's value
+ * from there on (addresses and conditions are built as the walk meets them).
+ * Sound only when no other local's initialiser reads x (it is built lazily,
+ * and would read the newer x): then it fails as before. */
+static const dg_expr *top_assign(const dg_stmt *st)
+{
+  if (!st || st->kind != DG_ST_EXPR || !st->e || st->e->kind != DG_EX_ASSIGN || st->e->op != DG_BIN_NONE) return NULL;
+  const dg_expr *m = strip_lv(st->e->a);
+  if (m->kind != DG_EX_VAR || m->var->kind != DG_VAR_LOCAL || m->var->by_ref || m->var->addr_taken) return NULL;
+  return st->e;
+}
+
+static bool reads_var(const dg_expr *e, const dg_var *v)
+{
+  if (!e) return false;
+  if (e->kind == DG_EX_VAR && e->var == v) return true;
+  if (reads_var(e->a, v) || reads_var(e->b, v) || reads_var(e->c, v)) return true;
+  for (int i = 0; i < e->nargs; i++) if (reads_var(e->args[i], v)) return true;
+  return false;
+}
+
+static void walk_body(inv *I, const dg_stmt *body)
+{
+  const dg_func *f = I->f;
+  if (!body || body->kind != DG_ST_BLOCK) {
+    walk_s(I, body, false, term_true(I->tc));
+    return;
+  }
+  for (int i = 0; i < body->nbody && !I->why; i++) {
+    const dg_expr *a = top_assign(body->body[i]);
+    int x = a ? strip_lv(a->a)->var->slot : -1;
+    if (x < 0 || x >= f->nslots || !I->top[x] || I->assigns[x] != I->top[x]) {
+      walk_s(I, body->body[i], false, term_true(I->tc));
+      continue;
+    }
+    for (int s = 0; s < f->nslots; s++)
+      if (s != x && I->init[s] && reads_var(I->init[s], strip_lv(a->a)->var)) {
+        fail(I, "a variable assigned after its declaration, read by another local's initialiser");
+        return;
+      }
+    walk_e(I, a->b, false, term_true(I->tc));
+    I->init[x] = a->b;                                   /* x's value from here on */
+    memset(I->done, 0, (size_t)f->nslots);              /* every memo rebuilt: the same, or with the new x */
+  }
+}
+
 bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why)
 {
   inv I = { .c = c, .f = c->k->kern.v[li], .l = c->p->launches.v[li], .li = li, .L = *L };
@@ -545,6 +596,7 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   I.tc = term_ctx_new(TERM_MODEL_REAL);
   int ns = f->nslots > 0 ? f->nslots : 1;
   I.assigns = dg_calloc((size_t)ns, sizeof *I.assigns);
+  I.top = dg_calloc((size_t)ns, sizeof *I.top);
   I.decls = dg_calloc((size_t)ns, sizeof *I.decls);
   I.init = dg_calloc((size_t)ns, sizeof *I.init);
   I.step = dg_calloc((size_t)ns, sizeof *I.step);
@@ -554,10 +606,17 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   I.done = dg_calloc((size_t)ns, 1);
   for (int d = 0; d < 3; d++) I.bid[d] = free_var(I.tc, "blockIdx", d), I.tid[d] = free_var(I.tc, "threadIdx", d);
   walk_s(&I, f->body, true, term_true(I.tc));
-  walk_s(&I, f->body, false, term_true(I.tc));
+  if (f->body && f->body->kind == DG_ST_BLOCK)
+    for (int i = 0; i < f->body->nbody; i++) {
+      const dg_expr *a = top_assign(f->body->body[i]);
+      int x = a ? strip_lv(a->a)->var->slot : -1;
+      if (x >= 0 && x < f->nslots) I.top[x]++;
+    }
+  walk_body(&I, f->body);
   if (!I.why && !I.hits.n) I.why = "no store into the output";
   *why = I.why ? I.why : solve_writer(&I, L, block, thread);
   free(I.assigns);
+  free(I.top);
   free(I.decls);
   free(I.init);
   free(I.step);

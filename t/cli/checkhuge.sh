@@ -95,6 +95,17 @@ out=$(run_dirigo check "$S/scan/cumsum_warp.lua" --auto --no-journal --no-gpu --
 is "$(rc_)" 0 "the correct cumsum_warp --auto: no finding"
 like "$out" "^y\[[0-9]{8,},69\] +equivalent" "its huge elements are proved"
 
+# transpose: y[N,M] from x[M,N] through a shared tile; its kernel reuses x and y for the output
+# coordinates (a local assigned again in the body: the inversion takes its values in order)
+out=$(run_dirigo check "$B/transpose_tiled_int32.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "transpose_tiled with its input offset in int32: the overflow found (exit 1)"
+like "$out" "^y\[[0-9]+,[0-9]{6,}\] +out-of-bounds +[^ ]*transpose_tiled_int32.cu:17:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of x .*block \([0-9]+,[0-9]+,0\).*replayed on the emulator" \
+  "an out-of-bounds load of x in the writer's block, replayed"
+out=$(run_dirigo check "$S/transpose/transpose_tiled.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "the correct transpose_tiled --auto: no finding"
+like "$out" "huge instance .*--size M=[0-9]{6,} --size N=[0-9]+" "it reaches a huge instance"
+like "$out" "^y\[[0-9]+,[0-9]{6,}\] +equivalent" "and proves its elements there"
+
 # a huge output whose store addresses do not invert: unknown at once, saying why
 out=$(run_dirigo check "$B/softmax_warp_putfn.lua" --size N=34861749 --size C=77 --at 34861748,76 --no-journal --no-gpu)
 is "$(rc_)" 0 "a huge output stored through a call taking its pointer: no finding claimed (exit 0)"
