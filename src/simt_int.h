@@ -26,7 +26,7 @@ typedef struct {
   uint32_t wsync, rsync;   /* their warp's __syncwarp count at the access */
   bool rmulti;             /* more than one distinct reader */
   dg_span wsp, rsp;
-  int32_t r2;              /* rmulti: the latest reader other than r (race6) */
+  int32_t r2;              /* rmulti: a second reader kept (simt_mem.c rd_add) */
   uint32_t r2sync;
   dg_span r2sp;
 } simt_race;

@@ -27,13 +27,22 @@ static void race_event(simt_x *x, simt_evkind k, simt_buf *b, int lane, int othe
 }
 
 /* The readers of a cell (or the atomics of an atomic cell, which do not
- * race with each other either): the first one (r) and the latest other one
- * (r2, while rmulti). A lane's later access replaces its earlier one: a
- * later __syncwarp count orders whatever the earlier one ordered. */
+ * race with each other either): two of them, r and r2 (while rmulti), with
+ * their warps' __syncwarp counts, kept so that a later store races with one
+ * of the two whenever it races with any reader so far. A lane's later
+ * access replaces its earlier one (a later count orders whatever the
+ * earlier one ordered). A third lane: once r and r2 are in two warps, every
+ * later store races with one of them (one is in another warp than the
+ * store's), so they stay; otherwise the one with the older count makes
+ * room (a store of their warp is ordered after it if after the newer one,
+ * and a reader of another warp makes two warps). */
 static inline void rd_add(simt_race *c, int lane, uint32_t ws, dg_span sp)
 {
   if (c->r < 0 || c->r == lane) c->r = lane, c->rsync = ws, c->rsp = sp;
-  else c->rmulti = true, c->r2 = lane, c->r2sync = ws, c->r2sp = sp;
+  else if (!c->rmulti || c->r2 == lane) c->rmulti = true, c->r2 = lane, c->r2sync = ws, c->r2sp = sp;
+  else if (c->r / 32 != c->r2 / 32) return;
+  else if (c->rsync < c->r2sync) c->r = lane, c->rsync = ws, c->rsp = sp;
+  else c->r2 = lane, c->r2sync = ws, c->r2sp = sp;
 }
 
 /* A recorded reader (or atomic) of c that lane's access is not ordered

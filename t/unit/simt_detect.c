@@ -298,7 +298,54 @@ static const char race_src[] =
   "  for (int i = threadIdx.x; i < N; i += blockDim.x) atomicAdd(&bins[x[i]], 1);\n"   /* 22 */
   "  if (variant != 2) __syncthreads();\n"
   "  for (int b = threadIdx.x; b < K; b += blockDim.x) h[b] = bins[b];\n"    /* 24 */
+  "}\n"
+  /* three readers of one element, then a store: m 0, threads 0 and 40 read
+   * s[5], thread 1 too, __syncwarp, thread 0 stores (races with thread 40,
+   * which no __syncwarp orders: another warp); m 1, thread 0 reads s[6],
+   * __syncwarp, threads 3 and 7 read it, thread 7 stores (races with thread
+   * 3, same warp and __syncwarp count); m 2 the same with a __syncwarp
+   * before the store (no race) */
+  "__global__ void readers(int *y, int m)\n"                          /* 26 */
+  "{\n"
+  "  __shared__ int s[64];\n"
+  "  int tid = threadIdx.x, a = 0;\n"
+  "  s[tid] = tid;\n"                                                 /* 30 */
+  "  __syncthreads();\n"
+  "  if (m == 0) {\n"
+  "    if (tid == 0 || tid == 40) a = s[5];\n"                         /* 33 */
+  "    if (tid == 1) a += s[5];\n"
+  "    __syncwarp();\n"
+  "    if (tid == 0) s[5] = a;\n"                                      /* 36 */
+  "  } else {\n"
+  "    if (tid == 0) a = s[6];\n"
+  "    __syncwarp();\n"
+  "    if (tid == 3 || tid == 7) a += s[6];\n"                         /* 40 */
+  "    if (m == 2) __syncwarp();\n"
+  "    if (tid == 7) s[6] = a;\n"                                      /* 42 */
+  "  }\n"
+  "  y[tid] = a;\n"
   "}\n";
+
+/* readers (above) with m: the race's threads and lines, or none */
+static void run_readers(dg_module *mod, int m, int64_t t1, int64_t t2, uint32_t l1, uint32_t l2)
+{
+  simt *s = simt_new(NULL);
+  int y = simt_buf_new(s, "y", NULL, 4 * 64, 0);
+  simt_arg a[2] = { abuf(y), { .kind = SIMT_ARG_INT, .i = m } };
+  simt_launch Ln = launch1(1, 64);
+  simt_run(s, fe_find(mod, "readers"), &Ln, a, 2);
+  const simt_event *e = find_ev(s, SIMT_EV_RACE);
+  if (t1 < 0) {
+    is_int(nevents(s), 0, "readers m=%d: no event", m);
+  } else {
+    ok(e != NULL, "readers m=%d: race reported", m);
+    if (e)
+      ok(e->thread == t1 && e->thread2 == t2 && e->span.line == l1 && e->span2.line == l2,
+         "readers m=%d: thread %lld (line %u) against thread %lld (line %u): %s", m, (long long)e->thread,
+         e->span.line, (long long)e->thread2, e->span2.line, e->msg);
+  }
+  simt_free(s);
+}
 
 static void run_wtree(dg_module *mod, int mutant)
 {
@@ -361,10 +408,14 @@ static void test_races_hidden(void)
   dg_module *mod = fe_load_file(&sm, file, NULL, &d);
   if (d.nerrors) dg_diags_print(stdout, &sm, &d);
   dg_diags_free(&d);
-  ok(mod && fe_find(mod, "wtree") && fe_find(mod, "hist"), "race kernels lowered");
+  ok(mod && fe_find(mod, "wtree") && fe_find(mod, "hist") && fe_find(mod, "readers"), "race kernels lowered");
   if (!mod) { dg_srcmgr_free(&sm); return; }
   run_wtree(mod, 0);
   run_wtree(mod, 1);
+  /* the cell keeps two readers of three: the ones a later store can race with */
+  run_readers(mod, 0, 0, 40, 36, 33);
+  run_readers(mod, 1, 7, 3, 42, 40);
+  run_readers(mod, 2, -1, -1, 0, 0);
 
   int64_t t1, t2;
   uint32_t l1, l2;
