@@ -50,6 +50,7 @@ typedef struct {
   dg_term bid[3], tid[3];
   int *assigns;            /* per local slot: assignments, DECLs counted apart */
   int *top;                /* of them, plain `x = e;` statements of the kernel's body itself */
+  uint8_t *stale;          /* per local slot: its initialiser reads a local assigned again since */
   int *decls;
   const dg_expr **init;    /* per local slot: the DECL's initialiser */
   const dg_expr **step;    /* per local slot: a for loop's step when the slot is its variable */
@@ -137,6 +138,7 @@ static ival var_value(inv *I, const dg_var *v)
   }
   int s = v->slot;
   if (s < 0 || s >= f->nslots || I->assigns[s] > I->top[s]) return fail(I, "a variable assigned after its declaration");
+  if (I->stale[s]) return fail(I, "a local whose initialiser reads a variable assigned after it");
   if (v->kind == DG_VAR_PARAM) {
     int a = -1;
     for (int i = 0; i < f->nparams; i++)
@@ -368,8 +370,8 @@ static void walk_e(inv *I, const dg_expr *e, bool count, dg_term path)
 {
   if (!e || I->why) return;
   if (e->kind == DG_EX_CALL && !call_stores_nothing(I, e)) { fail(I, "a call (it may store)"); return; }
-  if (e->kind == DG_EX_INTRIN) {
-    for (int i = 0; i < e->nargs; i++)
+  if (e->kind == DG_EX_INTRIN && !(e->op >= 0 && e->op < DG_IN__COUNT && dg_intrins[e->op].cls == DG_IC_LOAD)) {
+    for (int i = 0; i < e->nargs; i++)    /* __ldg only reads */
       if (e->args[i]->type && e->args[i]->type->kind == DG_TY_PTR) { fail(I, "an intrinsic on a pointer (an atomic)"); return; }
   }
   if (e->kind == DG_EX_ASSIGN || e->kind == DG_EX_INCDEC) {
@@ -545,8 +547,9 @@ static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, in
  * in a loop or a branch): the walk that collects the stores goes through the
  * body in order and, at such a statement, makes its right side x's value
  * from there on (addresses and conditions are built as the walk meets them).
- * Sound only when no other local's initialiser reads x (it is built lazily,
- * and would read the newer x): then it fails as before. */
+ * A local whose initialiser reads x is built lazily and would read the
+ * newer x: from there on it fails as before where an address or a
+ * condition reads it (avgpool's hend reads hstart; its store address not). */
 static const dg_expr *top_assign(const dg_stmt *st)
 {
   if (!st || st->kind != DG_ST_EXPR || !st->e || st->e->kind != DG_EX_ASSIGN || st->e->op != DG_BIN_NONE) return NULL;
@@ -578,11 +581,8 @@ static void walk_body(inv *I, const dg_stmt *body)
       walk_s(I, body->body[i], false, term_true(I->tc));
       continue;
     }
-    for (int s = 0; s < f->nslots; s++)
-      if (s != x && I->init[s] && reads_var(I->init[s], strip_lv(a->a)->var)) {
-        fail(I, "a variable assigned after its declaration, read by another local's initialiser");
-        return;
-      }
+    for (int s = 0; s < f->nslots; s++)       /* built lazily, they would read the newer x */
+      if (s != x && I->init[s] && reads_var(I->init[s], strip_lv(a->a)->var)) I->stale[s] = 1;
     walk_e(I, a->b, false, term_true(I->tc));
     I->init[x] = a->b;                                   /* x's value from here on */
     memset(I->done, 0, (size_t)f->nslots);              /* every memo rebuilt: the same, or with the new x */
@@ -597,6 +597,7 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   int ns = f->nslots > 0 ? f->nslots : 1;
   I.assigns = dg_calloc((size_t)ns, sizeof *I.assigns);
   I.top = dg_calloc((size_t)ns, sizeof *I.top);
+  I.stale = dg_calloc((size_t)ns, 1);
   I.decls = dg_calloc((size_t)ns, sizeof *I.decls);
   I.init = dg_calloc((size_t)ns, sizeof *I.init);
   I.step = dg_calloc((size_t)ns, sizeof *I.step);
@@ -617,6 +618,7 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   *why = I.why ? I.why : solve_writer(&I, L, block, thread);
   free(I.assigns);
   free(I.top);
+  free(I.stale);
   free(I.decls);
   free(I.init);
   free(I.step);
