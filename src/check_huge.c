@@ -19,7 +19,10 @@
  *  - a value difference is not replayed (a witness would need every input
  *    value in memory): the verdict is unknown and says so.
  * --auto's huge instance: the fuzzer's size chooser (fuzz_huge_case) and the
- * output elements at the end of the huge dimension (check_tail_locs, check_auto.c). */
+ * output elements at the end of the huge dimension (check_tail_locs, check_auto.c);
+ * for an input that chooser cannot make huge alone (its output has its shape:
+ * softmax, layernorm, transpose), an instance whose outputs are as large,
+ * lazy and poisoned, their writers found by inverting the store addresses. */
 #include "check_int.h"
 #include "emu_lazy.h"
 #include "fuzz_run.h"
