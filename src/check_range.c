@@ -17,6 +17,10 @@
  * result can keep it finite. */
 #define EXP_F32_PAST 89.0
 #define EXP2_F32_PAST 128.5
+/* ... and 0 below log(2^-150) = -103.97...; exp2f below -150 */
+#define EXP_F32_UNDER -104.0
+#define EXP2_F32_UNDER -150.5
+#define EXP_UNDER_PUSH 200.0
 enum { EXP_TRIES = 4 };
 
 /* per term id: a variable of t */
@@ -190,6 +194,30 @@ static bool push_all(chk *c, dg_term kt, double to, const dg_term *args, const d
   return hit;
 }
 
+/* Every variable of kt at to (from base) into vals: is every argument
+ * args[0..na) below its underflow point (unders)? Then every exponential of
+ * the element is 0 in f32: a sum of them is 0, and a softmax whose running
+ * max started at 0 instead of -inf divides 0 by 0 on a row of large
+ * negative values (the max-shifted one keeps its row maximum's exp at 1). */
+static bool push_all_under(chk *c, dg_term kt, double to, const dg_term *args, const double *unders, size_t na,
+                           const term_value *base, term_value *vals, size_t nv)
+{
+  term_ctx *tc = c->tc;
+  size_t nk;
+  dg_term *kv = term_vars_of(tc, kt, &nk);
+  memcpy(vals, base, sizeof *vals * nv);
+  for (size_t j = 0; j < nk; j++)
+    if (pushable(tc, kv[j])) vals[term_var_ordinal(tc, kv[j])].f = to;
+  free(kv);
+  bool all = na > 0;
+  for (size_t i = 0; i < na && all; i++) {
+    bool err = false;
+    double x = term_eval(tc, args[i], vals, &err).f;
+    all = !err && x < unders[i];
+  }
+  return all;
+}
+
 static bool exp_check(chk *c, dg_term kt, dg_term rt)
 {
   (void)rt;
@@ -201,7 +229,7 @@ static bool exp_check(chk *c, dg_term kt, dg_term rt)
   uint8_t *mine = vars_mask(tc, kt), *done = dg_calloc(term_ctx_count(tc) + 1, 1);
   bool found = false, held = base_values(c, base, nv);
   dg_term args[EXP_ARGS];
-  double lims[EXP_ARGS];
+  double lims[EXP_ARGS], unders[EXP_ARGS];
   size_t na = 0;
   for (size_t k = 0; held && k < n && na < EXP_ARGS; k++) {
     size_t i = k & 1 ? k / 2 : n - 1 - k / 2;              /* last, first, second last, ... */
@@ -210,6 +238,7 @@ static bool exp_check(chk *c, dg_term kt, dg_term rt)
     done[t] = 1;
     if (!over(tc, t, mine)) continue;
     lims[na] = ea[i].base2 ? EXP2_F32_PAST : EXP_F32_PAST;
+    unders[na] = ea[i].base2 ? EXP2_F32_UNDER : EXP_F32_UNDER;
     args[na++] = t;
   }
   for (int s = 0; s < 2 && na && !found && !check_out_of_time(c); s++)
@@ -218,6 +247,10 @@ static bool exp_check(chk *c, dg_term kt, dg_term rt)
                                                 "overflow point)"
                                               : "every input of this element at 100 (an argument of expf past its "
                                                 "overflow point)");
+  bool under = false;
+  if (na && !found && !check_out_of_time(c) && push_all_under(c, kt, -EXP_UNDER_PUSH, args, unders, na, base, vals, nv))
+    under = found = check_try_values(c, vals, nv, "every input of this element at -200 (every argument of expf "
+                                                  "below the point where it underflows to 0)");
   int replays = 0;
   for (size_t i = 0; i < na && replays < EXP_TRIES && !found && !check_out_of_time(c); i++) {
     dg_buf text = {0};
@@ -233,8 +266,9 @@ static bool exp_check(chk *c, dg_term kt, dg_term rt)
   free(done);
   if (found)
     check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by the f32 exp "
-              "check: for these inputs an argument of expf or exp2f passes the point where it overflows to infinity "
-              "in f32, which the real model does not see)", c->r->kernel_value, c->r->ref_value);
+              "check: for these inputs %s in f32, which the real model does not see)", c->r->kernel_value,
+              c->r->ref_value, under ? "every argument of expf or exp2f falls below the point where it underflows to 0"
+                                     : "an argument of expf or exp2f passes the point where it overflows to infinity");
   return found;
 }
 
