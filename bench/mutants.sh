@@ -5,8 +5,9 @@
 #      `=` for `+=`, a barrier dropped, 0 for -inf, a 64-bit cast dropped, ...)
 #   2. each mutant under a differential test: bench/strategies/differential.lua
 #      (the spec's sizes, normal values, DIFF_CASES draws, every element
-#      compared) — the mutants it passes are the population, as the
-#      literature's kernels all passed differential testing
+#      compared; only a wrong value counts, as on hardware) — the mutants it
+#      passes are the population, as the literature's kernels all passed
+#      differential testing
 #   3. `dirigo sweep` of that population: check --auto and fuzz
 #      (boundary+adversarial), each mutant in its own child, --budget S each
 # sh bench/mutants.sh [--ops LIST] [--budget S] [--jobs N] [--keep DIR] [--samples DIR]
@@ -33,15 +34,21 @@ export XDG_CONFIG_HOME="$w/cfg" DIRIGO_DATADIR=${DIRIGO_DATADIR:-$src}
 t0=$(date +%s)
 # shellcheck disable=SC2086
 "$dirigo" mutants "$from" --out "$w/all" $ops 2>"$w/mutants.err" | tee "$w/mutants.log"
-total=0; dead=0; killed=0; hung=0; pass=0
+total=0; dead=0; killed=0; hung=0; pass=0; quiet=0
 for d in "$w"/all/*/; do
   spec=$(ls "$d"*.lua 2>/dev/null | head -1)
   [ -n "$spec" ] || spec=$(ls "$d"*.cu | head -1)
   total=$((total + 1))
   timeout 60 "$dirigo" fuzz "$spec" --strategy differential --cases "$cases" >"$d/diff.log" 2>&1
-  case $? in
+  rc=$?
+  # a plain differential test compares values: only a failing value catches a
+  # mutant here; what the emulator alone reports (an out-of-bounds access, a
+  # race, an uninitialised read) with every value right does not
+  nfail=$(sed -n 's/^[0-9]* cases: [0-9]* pass, \([0-9]*\) fail,.*/\1/p' "$d/diff.log")
+  case $rc in
     0) pass=$((pass + 1)); mv "$d" "$w/pass/" ;;
-    1) killed=$((killed + 1)) ;;
+    1) if [ "${nfail:-1}" = 0 ]; then pass=$((pass + 1)); quiet=$((quiet + 1)); mv "$d" "$w/pass/"
+       else killed=$((killed + 1)); fi ;;
     124) hung=$((hung + 1)) ;;
     *) dead=$((dead + 1)) ;;
   esac
@@ -53,6 +60,7 @@ echo "  do not load or run (a compile error, an error case): $dead"
 echo "  caught by the differential test ($cases cases at the spec's sizes, normal values): $killed"
 echo "  hang the differential test (60 s): $hung"
 echo "  pass the differential test: $pass  <- the population below"
+echo "    ($quiet of them with every value right but a finding of the emulator's: out of bounds, a race, ...)"
 echo "  ($((t1 - t0)) s)"
 echo
 "$dirigo" sweep "$w/pass" --budget "$budget" --jobs "$jobs" --fresh >"$w/sweep.log" 2>&1
