@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 w=${keep:-$(mktemp -d)}
-rm -rf "$w/all" "$w/pass" "$w/cfg"; mkdir -p "$w/pass" "$w/cfg/dirigo/strategies"
+rm -rf "$w/all" "$w/pass" "$w/cfg" "$w/quiet.list"; mkdir -p "$w/pass" "$w/cfg/dirigo/strategies"
 cp "$src/bench/strategies/differential.lua" "$w/cfg/dirigo/strategies/"
 export XDG_CONFIG_HOME="$w/cfg" DIRIGO_DATADIR=${DIRIGO_DATADIR:-$src}
 t0=$(date +%s)
@@ -47,7 +47,7 @@ for d in "$w"/all/*/; do
   nfail=$(sed -n 's/^[0-9]* cases: [0-9]* pass, \([0-9]*\) fail,.*/\1/p' "$d/diff.log")
   case $rc in
     0) pass=$((pass + 1)); mv "$d" "$w/pass/" ;;
-    1) if [ "${nfail:-1}" = 0 ]; then pass=$((pass + 1)); quiet=$((quiet + 1)); mv "$d" "$w/pass/"
+    1) if [ "${nfail:-1}" = 0 ]; then pass=$((pass + 1)); quiet=$((quiet + 1)); basename "$d" >>"$w/quiet.list"; mv "$d" "$w/pass/"
        else killed=$((killed + 1)); fi ;;
     124) hung=$((hung + 1)) ;;
     *) dead=$((dead + 1)) ;;
@@ -60,7 +60,8 @@ echo "  do not load or run (a compile error, an error case): $dead"
 echo "  caught by the differential test ($cases cases at the spec's sizes, normal values): $killed"
 echo "  hang the differential test (60 s): $hung"
 echo "  pass the differential test: $pass  <- the population below"
-echo "    ($quiet of them with every value right but a finding of the emulator's: out of bounds, a race, ...)"
+echo "    ($quiet of them only because the emulator stopped at undefined behaviour (out of bounds, a race, ...)"
+echo "     before comparing values; on hardware their values may or may not show it: $w/quiet.list)"
 echo "  ($((t1 - t0)) s)"
 echo
 "$dirigo" sweep "$w/pass" --budget "$budget" --jobs "$jobs" --fresh >"$w/sweep.log" 2>&1
