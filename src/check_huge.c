@@ -383,9 +383,9 @@ static bool fits(const dg_problem *p, int target, const int64_t *sizes)
  * A softmax, layernorm, transpose or attention has an output of its input's
  * shape: the fuzzer's chooser (every other tensor under SMALL_CAP) has no
  * instance for them. From the spec's sizes, the dimensions of the target
- * double in turn, those that add blocks first (the outermost of them first:
- * a batch, the rows; the per-block work — a row, a key sequence — stays the
- * spec's), until the target's last outermost offset passes HUGE_OFF; the
+ * double in turn, only those that add blocks, the outermost first (a batch,
+ * the rows; the per-block work — a row, a key sequence — stays the spec's;
+ * none adds blocks: no instance), until the target's last outermost offset passes HUGE_OFF; the
  * last one doubled is then brought down to the smallest value that still
  * passes (rounded to a power-of-two multiple the constraints accept), so
  * the int32 offset wraps to a negative one rather than back into bounds. */
@@ -434,7 +434,7 @@ static double block_work(const dg_problem *p, const emu_kernels *k, const int64_
   double work = -1;
   int64_t nb = blocks_at(p, sizes), which[2] = { 0, nb - 1 };
   emu_opts eo = { .blocks = which, .nblocks = nb > 1 ? 2 : 1, .max_loop_iters = (int64_t)1 << 24,
-                  .deadline = dg_now() + 2 };
+                  .deadline = dg_now() + 0.5 };   /* a block like the spec's takes milliseconds */
   if (nb > 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
     if (emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) work = (double)res.lane_ops;
     for (size_t e = 0; e < res.events.n; e++) {
@@ -470,7 +470,7 @@ static bool big_case(const dg_problem *p, int target, int64_t *sz)
       if (good && (best < 0 || (adds && !best_adds) || (adds == best_adds && pos < best_pos)))
         best = (int)x, best_pos = pos, best_adds = adds;
     }
-    if (best < 0) return false;
+    if (best < 0 || !best_adds) return false;   /* a fixed grid walks it all (batchnorm_infer: 2 blocks) */
     sz[best] *= 2;
     last = best;
     big_ok(p, target, sz, &off);
