@@ -106,6 +106,13 @@ is "$(rc_)" 0 "the correct transpose_tiled --auto: no finding"
 like "$out" "huge instance .*--size M=[0-9]{6,} --size N=[0-9]+" "it reaches a huge instance"
 like "$out" "^y\[[0-9]+,[0-9]{6,}\] +equivalent" "and proves its elements there"
 
+# what the inversion needed for these: a call passing only a shared-memory pointer (block_reduce(v, smem)),
+# a local whose initialiser reads a variable assigned again (avgpool's hend reads hstart) but no address does
+out=$(run_dirigo check "$S/softmax/softmax_block.lua" --size N=8947850 --size C=300 --at 8947849,299 --no-journal --no-gpu)
+like "$out" "^y\[8947849,299\] +equivalent" "softmax_block at a huge output: its writer inverted past block_reduce(v, smem), proved"
+out=$(run_dirigo check "$S/pool/avgpool2d.lua" --size N=12427569 --size C=3 --size H=8 --size W=9 --at 12427568,2,3,4 --no-journal --no-gpu)
+like "$out" "^y\[12427568,2,3,4\] +equivalent" "avgpool2d at a huge instance (y past 2^22, lazy): proved"
+
 # a huge output whose store addresses do not invert: unknown at once, saying why
 out=$(run_dirigo check "$B/softmax_warp_putfn.lua" --size N=34861749 --size C=77 --at 34861748,76 --no-journal --no-gpu)
 is "$(rc_)" 0 "a huge output stored through a call taking its pointer: no finding claimed (exit 0)"
