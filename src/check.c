@@ -101,6 +101,11 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
   return false;
 }
 
+bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
+{
+  return event_verdict(c, ev, n, when);
+}
+
 /* (a') a one-launch problem on a large grid: the writer by inverting the
  * store addresses (check_invert.c proves no other thread may store into L),
  * confirmed by running the candidate's block in full: it must store L.

@@ -219,12 +219,30 @@ bool check_huge_no_search(chk *c)
   char *err = NULL;
   int64_t b, t;
   const char *why = "a pipeline";
+  bool said = false;
+  dg_diags dd = {0};
   if (c->p->launches.n == 1 && check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
-    if (check_mach_dims(&cm, 0, &L, &err) && check_invert_writer(c, 0, &L, &b, &t, &why))
+    if (check_mach_dims(&cm, 0, &L, &err) && check_invert_writer(c, 0, &L, &b, &t, &why)) {
       why = "the block of the thread they give did not store it alone";
+    } else if (why && strstr(why, "no thread's store address reaches") && threads_at(c->p, c->sizes, &dd) <= INT32_MAX) {
+      /* nobody stores the element: its natural writer's store went elsewhere
+       * (`y + row * C` wrapped negative). The last block, run once, shows
+       * where; a finding there is as real as the search's would be. Not past
+       * 2^31 threads: a kernel's flat int thread id cannot reach them (an
+       * elementwise kernel's limit, not the bug looked for) */
+      int64_t last = (int64_t)(L.grid[0] ? L.grid[0] : 1) * (L.grid[1] ? L.grid[1] : 1) * (L.grid[2] ? L.grid[2] : 1) - 1;
+      cm.deadline = c->deadline;
+      simt_status st = check_mach_launch(&cm, c->k, 0, &last, 1, &err);
+      size_t ne;
+      const simt_event *ev = simt_events(cm.m, &ne);
+      said = st != SIMT_BADARGS && check_event_verdict(c, ev, ne, "concrete run on the emulator (the grid's last block: "
+                                                       "no thread's store address reaches the element)");
+    }
     check_mach_free(&cm);
   }
   free(err);
+  dg_diags_free(&dd);
+  if (said) return true;
   check_say(c->r, CHECK_UNKNOWN, "not checked: '%s' has %lld elements at these sizes, past memory, so its writer "
             "is found only by inverting the store addresses, and they did not invert: %s",
             c->p->tensors.v[c->t].name, (long long)c->io.numel[c->t], why ? why : "no answer");
@@ -566,6 +584,10 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
       spec_work = block_work(p, k, spec);
       free(spec);
     }
+    dg_diags dt = {0};
+    int64_t nthreads = threads_at(p, sz, &dt);
+    dg_diags_free(&dt);
+    if (nthreads < 0 || nthreads > INT32_MAX) continue;   /* a flat int thread id wraps: written for fewer */
     double w = block_work(p, k, sz);
     if (spec_work <= 0 || w < 0 || w > BIG_WORK * spec_work) continue;
     bool seen = false;

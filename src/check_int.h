@@ -124,6 +124,8 @@ bool check_huge_stored(check_mach *cm, int t, int64_t off);
 /* True (the verdict said) when L's writer could only come from a search
  * that cannot run: a lazy output whose store addresses did not invert. */
 bool check_huge_no_search(chk *c);
+/* The first engine finding of ev[0..n) as c's verdict ("... (when)"); false: none (check.c). */
+bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *when);
 /* The end of a huge check: engine findings replayed on the sampled block,
  * verdicts that needed a value replay said plainly; frees c->huge. */
 void check_huge_finish(chk *c);

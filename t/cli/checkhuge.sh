@@ -106,6 +106,18 @@ is "$(rc_)" 0 "the correct transpose_tiled --auto: no finding"
 like "$out" "huge instance .*--size M=[0-9]{6,} --size N=[0-9]+" "it reaches a huge instance"
 like "$out" "^y\[[0-9]+,[0-9]{6,}\] +equivalent" "and proves its elements there"
 
+# the output's row offset in int32: no thread's store reaches the last element (the inversion proves it);
+# the grid's last block, run once, shows the store that went to a negative offset instead
+out=$(run_dirigo check "$B/softmax_warp_int32_store.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "softmax_warp with its output row offset in int32: found (exit 1)"
+like "$out" "^y\[[0-9]+,76\] +out-of-bounds +[^ ]*softmax_warp_int32_store.cu:41:[0-9]+: out-of-bounds: store of 4 bytes at byte -[0-9]+ of y .*the grid's last block: no thread's store address reaches the element.*replayed on the emulator" \
+  "an out-of-bounds store of y in the grid's last block, replayed"
+# kernels with a flat int thread id (attention_naive: idx = blockIdx.x * blockDim.x + threadIdx.x) are written
+# for fewer than 2^31 threads: no instance past that (they cannot address it at all; not the bug looked for)
+out=$(run_dirigo check "$S/attention/attention_naive.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "attention_naive --auto: no finding"
+ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" "and no huge instance past 2^31 threads"
+
 # what the inversion needed for these: a call passing only a shared-memory pointer (block_reduce(v, smem)),
 # a local whose initialiser reads a variable assigned again (avgpool's hend reads hstart) but no address does
 out=$(run_dirigo check "$S/softmax/softmax_block.lua" --size N=8947850 --size C=300 --at 8947849,299 --no-journal --no-gpu)
