@@ -35,7 +35,7 @@
 #define HUGE_OFF ((int64_t)5 << 29)      /* the target's last outermost offset: 1.25 * 2^31 (as fuzz_huge.c) */
 #define SMALL_CAP ((int64_t)1 << 22)     /* elements of every other tensor (as fuzz_huge.c) */
 #define BIG_BYTES ((int64_t)1 << 38)     /* address space of an instance's lazy tensors together */
-#define BIG_WORK 4                       /* a block's work at a big instance, at most, in spec blocks' */
+#define BIG_WORK 1.5                     /* a block's work at a big instance, at most, in blocks' at half its sizes */
 
 struct check_huge {
   fuzz_ctr *gen;            /* per tensor: the values of lazy inputs */
@@ -436,8 +436,8 @@ static void big_refine(const dg_problem *p, int target, int64_t *sz, int x)
   sz[x] = orig;
 }
 
-/* The work of blocks at sizes (lane operations of the first and the last
- * block of the one launch, on lazy zeros): what the symbolic run of a writer block
+/* The work of a block at sizes (lane operations of the middle block of the
+ * one launch, on lazy zeros: full, and past the start of a causal mask): what the symbolic run of a writer block
  * costs, roughly. -1 when it cannot run. */
 static double zero_value(void *ud, int t, int64_t i) { (void)ud, (void)t, (void)i; return 0; }
 
@@ -450,8 +450,8 @@ static double block_work(const dg_problem *p, const emu_kernels *k, const int64_
   emu_result res = {0};
   dg_diags d = {0};
   double work = -1;
-  int64_t nb = blocks_at(p, sizes), which[2] = { 0, nb - 1 };
-  emu_opts eo = { .blocks = which, .nblocks = nb > 1 ? 2 : 1, .max_loop_iters = (int64_t)1 << 24,
+  int64_t nb = blocks_at(p, sizes), mid = nb / 2;
+  emu_opts eo = { .blocks = &mid, .nblocks = 1, .max_loop_iters = (int64_t)1 << 24,
                   .deadline = dg_now() + 0.5 };   /* a block like the spec's takes milliseconds */
   if (nb > 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
     if (emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) work = (double)res.lane_ops;
@@ -482,9 +482,12 @@ static bool big_case(const dg_problem *p, int target, int64_t *sz)
       int pos = dim_pos(ts, p->sizes.v[x].name);
       if (pos < 0 || sz[x] < 1 || sz[x] > ((int64_t)1 << 40)) continue;
       double o;
-      sz[x] *= 2;
-      bool good = big_ok(p, target, sz, &o), adds = good && blocks_at(p, sz) > nb;
-      sz[x] /= 2;
+      int64_t v = sz[x];
+      sz[x] = v * 1024;            /* adds blocks once large: (N + 63) / 64 is one block until N passes 64 */
+      bool adds = blocks_at(p, sz) > nb;
+      sz[x] = v * 2;
+      bool good = big_ok(p, target, sz, &o);
+      sz[x] = v;
       if (good && (best < 0 || (adds && !best_adds) || (adds == best_adds && pos < best_pos)))
         best = (int)x, best_pos = pos, best_adds = adds;
     }
@@ -573,23 +576,22 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
   /* the inputs the fuzzer's chooser cannot make huge alone: with their
    * outputs, when a block's work stays near the spec's (attention's keys
    * grow with the queries: T=2049 took its symbolic run 130 s and 3.7 GB) */
-  double spec_work = -2;
   for (int t = 0; t < (int)p->tensors.n && n < max; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
     int64_t *sz = out + (size_t)n * ns;
     if (ts->role != DG_TENSOR_INPUT || ts->has_range || covered[t] || !k || !big_case(p, t, sz)) continue;
-    if (spec_work == -2) {
-      int64_t *spec = dg_malloc(sizeof *spec * (ns + 1));
-      dg_problem_default_sizes(p, spec);
-      spec_work = block_work(p, k, spec);
-      free(spec);
-    }
     dg_diags dt = {0};
     int64_t nthreads = threads_at(p, sz, &dt);
     dg_diags_free(&dt);
     if (nthreads < 0 || nthreads > INT32_MAX) continue;   /* a flat int thread id wraps: written for fewer */
-    double w = block_work(p, k, sz);
-    if (spec_work <= 0 || w < 0 || w > BIG_WORK * spec_work) continue;
+    /* the grown sizes halved: a block's work the same when they only add
+     * blocks, about half when a block walks them too (attention's keys) */
+    int64_t *half = dg_malloc(sizeof *half * (ns + 1)), *spec = dg_malloc(sizeof *spec * (ns + 1));
+    dg_problem_default_sizes(p, spec);
+    for (size_t x = 0; x < ns; x++) half[x] = sz[x] / 2 > spec[x] ? sz[x] / 2 : sz[x];
+    double w = block_work(p, k, sz), wh = block_work(p, k, half);
+    free(half), free(spec);
+    if (w < 0 || wh <= 0 || w > BIG_WORK * wh) continue;
     bool seen = false;
     for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
     if (!seen) n++;
