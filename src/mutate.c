@@ -315,7 +315,7 @@ void dg_mutate(const char *text, size_t len, const char *const *roots, size_t nr
     if (fs.v[i].used) visit(&c, field(fs.v[i].fn, "body"));
     free(fs.v[i].name);
   }
-  qsort(out->v + first, out->n - first, sizeof *out->v, by_start);
+  if (out->n > first) qsort(out->v + first, out->n - first, sizeof *out->v, by_start);
   dg_vec_free(&fs);
   if (tree) ts_tree_delete(tree);
   ts_parser_delete(parser);
