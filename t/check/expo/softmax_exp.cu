@@ -14,12 +14,12 @@ __global__ void smax_shift(float* y, const float* x, int N, int C)
 {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= N) return;
-    const float* xr = x + row * C;
+    const float* xr = x + (size_t)row * C;
     float m = xr[0];
     for (int c = 1; c < C; ++c) m = fmaxf(m, xr[c]);
     float s = 0.0f;
     for (int c = 0; c < C; ++c) s += expf(xr[c] - m);
-    for (int c = 0; c < C; ++c) y[row * C + c] = expf(xr[c] - m) / s;
+    for (int c = 0; c < C; ++c) y[(size_t)row * C + c] = expf(xr[c] - m) / s;
 }
 // sigmoid: expf(-x) overflows for x < -88.7, and 1 / (1 + inf) = 0 is the
 // right answer there (the reference's 3.7e-44 is within tolerance)
