@@ -172,10 +172,15 @@ static bool push_past(chk *c, dg_term t, double lim, const term_value *base, ter
   return hit;
 }
 
-/* Every variable of kt at to (from base) into vals: does one of the
- * arguments args[0..na) pass its limit? (softmax without the shift: a row
- * at 100 makes every exp infinite, whichever element is checked) */
-static bool push_all(chk *c, dg_term kt, double to, const dg_term *args, const double *lims, size_t na,
+/* Every variable of kt at to (from base) into vals; then, with under false:
+ * does one of the arguments args[0..na) pass its limit lims[i]? (softmax
+ * without the shift: a row at 100 makes every exp infinite, whichever
+ * element is checked). With under: is every one below its underflow point
+ * lims[i]? Then every exponential of the element is 0 in f32: a sum of them
+ * is 0, and a softmax whose running max started at 0 instead of -inf
+ * divides 0 by 0 on a row of large negative values (the max-shifted one
+ * keeps its row maximum's exp at 1). */
+static bool push_all(chk *c, dg_term kt, double to, bool under, const dg_term *args, const double *lims, size_t na,
                      const term_value *base, term_value *vals, size_t nv)
 {
   term_ctx *tc = c->tc;
@@ -185,37 +190,15 @@ static bool push_all(chk *c, dg_term kt, double to, const dg_term *args, const d
   for (size_t j = 0; j < nk; j++)
     if (pushable(tc, kv[j])) vals[term_var_ordinal(tc, kv[j])].f = to;
   free(kv);
-  bool hit = false;
-  for (size_t i = 0; i < na && !hit; i++) {
+  size_t passed = 0;
+  for (size_t i = 0; i < na; i++) {
     bool err = false;
     double x = term_eval(tc, args[i], vals, &err).f;
-    hit = !err && x > lims[i];
+    passed += !err && (under ? x < lims[i] : x > lims[i]);
+    if (!under && passed) return true;
+    if (under && passed <= i) return false;
   }
-  return hit;
-}
-
-/* Every variable of kt at to (from base) into vals: is every argument
- * args[0..na) below its underflow point (unders)? Then every exponential of
- * the element is 0 in f32: a sum of them is 0, and a softmax whose running
- * max started at 0 instead of -inf divides 0 by 0 on a row of large
- * negative values (the max-shifted one keeps its row maximum's exp at 1). */
-static bool push_all_under(chk *c, dg_term kt, double to, const dg_term *args, const double *unders, size_t na,
-                           const term_value *base, term_value *vals, size_t nv)
-{
-  term_ctx *tc = c->tc;
-  size_t nk;
-  dg_term *kv = term_vars_of(tc, kt, &nk);
-  memcpy(vals, base, sizeof *vals * nv);
-  for (size_t j = 0; j < nk; j++)
-    if (pushable(tc, kv[j])) vals[term_var_ordinal(tc, kv[j])].f = to;
-  free(kv);
-  bool all = na > 0;
-  for (size_t i = 0; i < na && all; i++) {
-    bool err = false;
-    double x = term_eval(tc, args[i], vals, &err).f;
-    all = !err && x < unders[i];
-  }
-  return all;
+  return under && na > 0 && passed == na;
 }
 
 static bool exp_check(chk *c, dg_term kt, dg_term rt)
@@ -242,13 +225,13 @@ static bool exp_check(chk *c, dg_term kt, dg_term rt)
     args[na++] = t;
   }
   for (int s = 0; s < 2 && na && !found && !check_out_of_time(c); s++)
-    if (push_all(c, kt, s ? -EXP_PUSH : EXP_PUSH, args, lims, na, base, vals, nv))
+    if (push_all(c, kt, s ? -EXP_PUSH : EXP_PUSH, false, args, lims, na, base, vals, nv))
       found = check_try_values(c, vals, nv, s ? "every input of this element at -100 (an argument of expf past its "
                                                 "overflow point)"
                                               : "every input of this element at 100 (an argument of expf past its "
                                                 "overflow point)");
   bool under = false;
-  if (na && !found && !check_out_of_time(c) && push_all_under(c, kt, -EXP_UNDER_PUSH, args, unders, na, base, vals, nv))
+  if (na && !found && !check_out_of_time(c) && push_all(c, kt, -EXP_UNDER_PUSH, true, args, unders, na, base, vals, nv))
     under = found = check_try_values(c, vals, nv, "every input of this element at -200 (every argument of expf "
                                                   "below the point where it underflows to 0)");
   int replays = 0;
