@@ -46,22 +46,6 @@ static bool parse_ops(const char *list, unsigned *mask)
   return ok && *mask;
 }
 
-/* mkdir -p of path's directories (the last part too when whole). */
-static bool make_dirs(const char *path, bool whole)
-{
-  char *p = dg_strdup(path);
-  bool ok = true;
-  for (char *s = p + 1; *s && ok; s++)
-    if (*s == '/') {
-      *s = 0;
-      ok = mkdir(p, 0777) == 0 || errno == EEXIST;
-      *s = '/';
-    }
-  if (ok && whole) ok = mkdir(p, 0777) == 0 || errno == EEXIST;
-  free(p);
-  return ok;
-}
-
 static bool write_file(const char *path, const char *text, size_t len)
 {
   FILE *f = fopen(path, "wb");
@@ -95,12 +79,6 @@ static bool copy_headers(const char *src_dir, const char *to_dir)
     }
   closedir(D);
   return ok;
-}
-
-static char *dir_of(const char *path)
-{
-  const char *s = strrchr(path, '/');
-  return s ? dg_strndup(path, (size_t)(s - path)) : dg_strdup(".");
 }
 
 /* spec's text with `seeded_bug = {...},` right after its `problem {` (a .lua
@@ -138,7 +116,7 @@ static bool write_mutant(mut_run *R, const cli_problem *L, const char *rel, cons
   size_t stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
   char *dir = dg_printf("%s/%.*s-%s-%02d", R->out, (int)stem, base, dg_mutop_name(m->op), k);
   char *src_to = dg_printf("%s/%s", dir, rel), *spec_to = dg_printf("%s/%s", dir, base);
-  char *src_dir = dir_of(p->source), *src_to_dir = dir_of(src_to);
+  char *src_dir = dg_dirname(p->source), *src_to_dir = dg_dirname(src_to);
   char *detail = dg_printf("%s:%u:%u: %s", rel, m->line, m->col, m->desc);
   size_t slen;
   bool cu = !strcmp(p->spec_path, p->source);   /* the spec is the kernel file's dirigo: block */
@@ -148,7 +126,7 @@ static bool write_mutant(mut_run *R, const cli_problem *L, const char *rel, cons
   bool ok = seeded != NULL;
   if (!ok) fprintf(stderr, "%s: no `%s` to add the mutant's seeded_bug to; skipped\n", p->spec_path,
                    cu ? "dirigo:" : "problem {");
-  ok = ok && make_dirs(src_to, false) && make_dirs(dir, true);
+  ok = ok && dg_mkdirs(src_to, false, 0777) && dg_mkdirs(dir, true, 0777);
   if (!ok && seeded) fprintf(stderr, "dirigo mutants: cannot create %s: %s\n", dir, strerror(errno));
   ok = ok && (cu || write_file(src_to, mutated, strlen(mutated))) && write_file(spec_to, seeded, strlen(seeded)) &&
        copy_headers(src_dir, src_to_dir);
@@ -174,7 +152,7 @@ static void one(mut_run *R, const char *path, bool from_dir)
   }
   size_t len = 0;
   char *text = ok ? dg_read_file(p->source, &len) : NULL;
-  char *sdir = ok ? dir_of(p->spec_path) : NULL;
+  char *sdir = ok ? dg_dirname(p->spec_path) : NULL;
   size_t sl = sdir ? strlen(sdir) : 0;
   const char *rel = ok && !strncmp(p->source, sdir, sl) && p->source[sl] == '/' ? p->source + sl + 1 : NULL;
   if (ok && !text) {

@@ -219,17 +219,9 @@ static char *cache_path(const job *j, const dg_gpu_copts *o)
   return p;
 }
 
-static void mkdirs(const char *path)   /* mkdir -p of path's directory */
-{
-  char *d = dg_strdup(path);
-  for (char *s = d + 1; *s; s++)
-    if (*s == '/') { *s = 0; mkdir(d, 0755); *s = '/'; }
-  free(d);
-}
-
 static void cache_store(const char *path, const dg_buf *blob)
 {
-  mkdirs(path);
+  dg_mkdirs(path, false, 0755);   /* a failure shows when the file is written */
   char *tmp = dg_printf("%s.%d.tmp", path, (int)getpid());
   FILE *f = fopen(tmp, "wb");
   bool good = f && fwrite(blob->s, 1, blob->n, f) == blob->n;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <time.h>
 
@@ -200,6 +201,21 @@ char *dg_dirname(const char *path)
   if (!slash) return dg_strdup(".");
   if (slash == path) return dg_strdup("/");
   return dg_strndup(path, (size_t)(slash - path));
+}
+
+bool dg_mkdirs(const char *path, bool whole, unsigned mode)
+{
+  char *p = dg_strdup(path);
+  bool ok = true;
+  for (char *s = p + 1; *s && ok; s++)
+    if (*s == '/') {
+      *s = 0;
+      ok = mkdir(p, (mode_t)mode) == 0 || errno == EEXIST;
+      *s = '/';
+    }
+  if (ok && whole) ok = mkdir(p, (mode_t)mode) == 0 || errno == EEXIST;
+  free(p);
+  return ok;
 }
 
 char *dg_path_join(const char *dir, const char *rel)

@@ -50,6 +50,9 @@ void dg_arena_free(dg_arena *a);
 char *dg_read_file(const char *path, size_t *len);
 /* Directory part of a path ("a/b.cu" -> "a", "b.cu" -> "."); caller frees. */
 char *dg_dirname(const char *path);
+/* mkdir -p of path's directories (mode, less the umask), and of path itself
+ * when whole; false with errno set when one cannot be made (one that exists is fine). */
+bool dg_mkdirs(const char *path, bool whole, unsigned mode);
 /* Join dir and a relative path (absolute paths returned as copies). */
 char *dg_path_join(const char *dir, const char *rel);
 
