@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
 done
 B=${1:-$root/build-gpu}
 case $B in /*) ;; *) B=$root/$B ;; esac
-D=$root/.devcarry
+D=${DEVCARRY:-$root/.devcarry}   # DEVCARRY=/work/main/.devcarry-NAME: one per engineer
+case $D in /*) ;; *) D=$root/$D ;; esac
 progs="t/gpu/compile.t t/gpu/avail.t t/gpu/run.t t/gpu/problem.t t/gpu/ref.t t/gpu/fused.t t/gpu/cmp.t t/gpu/gen.t t/gpu/env.t bench/gpu_bench t/gpu/agree.t bench/gpu_fuzz_bench"
 grep -q '^#define DG_HAVE_CUDA 1' "$B/config.h" || { echo "carry-libs: $B was configured without CUDA" >&2; exit 2; }
 [ $with_dirigo = yes ] && progs="$progs dirigo"
@@ -76,7 +77,7 @@ ls "$D/lib"
 # device-run.sh and fuzz-device.sh unpack it there.
 if [ $pack = yes ]; then
   t=$(mktemp -d)
-  (cd "$root" && tar -cJf "$t/pack.tar.xz" .devcarry)
+  tar -cJf "$t/pack.tar.xz" -C "$(dirname "$D")" --transform "s,^$(basename "$D"),.devcarry," "$(basename "$D")"
   rm -rf "$D" && mkdir -p "$D" && mv "$t/pack.tar.xz" "$D/" && rmdir "$t"
-  echo "carry-libs: packed into .devcarry/pack.tar.xz ($(du -sh "$D/pack.tar.xz" | cut -f1))"
+  echo "carry-libs: packed into $D/pack.tar.xz (unpacks as .devcarry/) ($(du -sh "$D/pack.tar.xz" | cut -f1))"
 fi
