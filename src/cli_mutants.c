@@ -81,28 +81,28 @@ static bool copy_headers(const char *src_dir, const char *to_dir)
   return ok;
 }
 
-/* spec's text with `seeded_bug = {...},` right after its `problem {` (a .lua
- * spec) or its `dirigo:` (a .cu file's block); NULL when there is neither. */
-static char *seed_spec(const char *spec, bool cu, const char *op, const char *detail)
+/* Where a problem's seeded_bug goes: after the `dirigo:` of a kernel file's
+ * spec block, or after the `{` of a Lua spec's `problem {`. NULL: nowhere. */
+static const char *seed_point(const char *spec, bool cu)
 {
   const char *at = spec;
-  if (cu) {
-    at = strstr(spec, "dirigo:");
-    return at ? dg_printf("%.*s\n  seeded_bug = { pattern = \"mutant-%s\", detail = [==[%s]==] },%s",
-                          (int)(at + 7 - spec), spec, op, detail, at + 7)
-              : NULL;
-  }
+  if (cu) return (at = strstr(spec, "dirigo:")) ? at + 7 : NULL;
   while ((at = strstr(at, "problem"))) {
     const char *b = at + 7;
     while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r') b++;
-    if (*b == '{' && (at == spec || !(at[-1] == '_' || (at[-1] >= 'a' && at[-1] <= 'z')))) {
-      b++;
-      return dg_printf("%.*s seeded_bug = { pattern = \"mutant-%s\", detail = [==[%s]==] },%s", (int)(b - spec),
-                       spec, op, detail, b);
-    }
+    if (*b == '{' && (at == spec || !(at[-1] == '_' || (at[-1] >= 'a' && at[-1] <= 'z')))) return b + 1;
     at = b;
   }
   return NULL;
+}
+
+/* spec's text with `seeded_bug = {...},` at its seed_point; NULL when it has none. */
+static char *seed_spec(const char *spec, bool cu, const char *op, const char *detail)
+{
+  const char *at = seed_point(spec, cu);
+  return at ? dg_printf("%.*s%s seeded_bug = { pattern = \"mutant-%s\", detail = [==[%s]==] },%s", (int)(at - spec),
+                        spec, cu ? "\n " : "", op, detail, at)
+            : NULL;
 }
 
 /* Writes mutant k of L's problem; false (said on stderr) when it cannot. */

@@ -30,6 +30,20 @@ is "$rc" 1 "the mutant loads and its bug is found (a read past the row)"
 out=$(run_dirigo sweep "$W" --mode fuzz --budget 10 --fresh)
 like "$out" "seeded bugs found \(recall\) +2/2" "sweep scores the mutants as seeded bugs"
 
+# a kernel file that is its own spec (a `dirigo:` block): the seeded bug goes into that block
+W2=$W/cu
+out=$(run_dirigo mutants "$DG_SRCDIR/samples/elementwise/relu_gridstride.cu" --ops rel --out "$W2")
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 0 "a .cu spec's mutants are written"
+m=$(ls "$W2" | head -1)
+ok "[ -n '$m' ] && [ -f '$W2/$m/relu_gridstride.cu' ]" "one file a mutant: the kernel is the spec"
+like "$(head -3 "$W2/$m/relu_gridstride.cu")" "^/\* dirigo:
+  seeded_bug = \{ pattern = \"mutant-rel\", detail = \[==\[relu_gridstride.cu:[0-9]+:[0-9]+: " \
+  "its dirigo: block names the mutation first"
+out=$(run_dirigo fuzz "$W2/$m/relu_gridstride.cu" --cases 2 2>&1)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+ok "[ $rc -le 1 ]" "and the mutant loads (exit $rc)"
+
 out=$(run_dirigo mutants "$D/rowsum_late.lua" --ops rel,nope 2>&1)
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 is "$rc" 2 "an unknown operator is a usage error"
