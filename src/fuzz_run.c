@@ -437,16 +437,27 @@ bool fuzz_emu_run(const emu_kernels *k, const dg_problem *p, const int64_t *size
     dg_buf_free(&b);
     goto out;
   }
-  for (size_t e = 0; e < res.events.n; e++)
-    if (emu_event_is_finding(res.events.v[e].kind)) {
-      out->status = FUZZ_FINDING;
-      out->ev = res.events.v[e];
-      dg_buf b = {0};
-      simt_event_format(&b, &k->sm, &out->ev);
-      snprintf(out->msg, sizeof out->msg, "%s", b.s);
-      dg_buf_free(&b);
-      goto out;
-    }
+  /* A loop past the step limit that was not shown to loop forever only ran
+   * long (check.c says `unknown` for it): the case is not judged, and a
+   * finding elsewhere in the run still counts. */
+  const simt_event *found = NULL, *long_loop = NULL;
+  for (size_t e = 0; e < res.events.n && !found; e++) {
+    const simt_event *ev = &res.events.v[e];
+    if (ev->kind == SIMT_EV_RUNAWAY && !ev->endless) long_loop = long_loop ? long_loop : ev;
+    else if (emu_event_is_finding(ev->kind)) found = ev;
+  }
+  if (found || long_loop) {
+    out->status = found ? FUZZ_FINDING : FUZZ_SKIPPED;
+    out->ev = *(found ? found : long_loop);
+    dg_buf b = {0};
+    simt_event_format(&b, &k->sm, &out->ev);
+    snprintf(out->msg, sizeof out->msg, "%s%s", found ? "" : "not judged: ", b.s);
+    if (!found)
+      snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg),
+               " (not shown to loop forever: a long loop is no finding)");
+    dg_buf_free(&b);
+    goto out;
+  }
   if (res.status == SIMT_BADARGS) {
     out->status = FUZZ_ERROR;
     snprintf(out->msg, sizeof out->msg, "launch %d refused: %s", res.failed_launch + 1,
