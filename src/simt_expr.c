@@ -469,6 +469,13 @@ static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, c
     op = DG_BIN_PTRADD;
   }
   if (ta->kind == DG_TY_PTR && op == DG_BIN_SUB) op = DG_BIN_PTRDIFF;
+  if (op == DG_BIN_PTRADD && (tb->kind == DG_TY_U8 || tb->kind == DG_TY_U16 || tb->kind == DG_TY_U32)) {
+    /* a domain reads a PTRADD's count as a signed 64-bit value: an unsigned
+     * count (blockIdx.x * C is unsigned int) is zero-extended first, or a
+     * symbolic domain whose 32-bit terms carry no signedness would read
+     * 3e9 as -1.3e9 (the concrete domain's slots are extended already: no work there) */
+    b = simt_convert(x, x->t_i64, tb, k, b);
+  }
   dom_val *r = simt_vals(x, tr);
   for (int c = 0, nc = simt_ncomp(tr); c < nc; c++)
     x->d->binop(x->d, op, simt_scalar(ta), SL(k), AT(r + (size_t)c * x->n, k), AT(a + (size_t)c * x->n, k),
