@@ -14,9 +14,15 @@
  *    largest finite magnitude of any input read or result (maxmag), whether
  *    an operation on finite operands gave Inf (overflowed) and whether a NaN
  *    input was read. With perturb every input v read becomes
- *    v + d (v + copysign(maxin, v)), d = dge_perturb - 1 (below), and nothing
- *    is rounded (the backward-error evaluations): a relative perturbation of
- *    up to 4 float ulps plus a normwise one of 4 ulps of maxin, the largest
+ *    v + d (v + copysign(maxin, v)), d = dge_perturb - 1 (below), nothing is
+ *    rounded, and every operation that rounds in fp32 has its exact result
+ *    scaled by 1 + delta (dge_perturb_op, at dge_fin: the standard model of
+ *    a rounding, 4 times its size, so each of these evaluations is a sample
+ *    of what another fp32 order of the same operations could give; a
+ *    reduction's error grows with the number and size of its partial sums,
+ *    which a perturbation of the inputs alone does not model). The inputs
+ *    get a relative perturbation of up to 4 float ulps plus a normwise one
+ *    of 4 ulps of maxin, the largest
  *    finite value the element's reference read from that same input tensor
  *    (recorded by the round32 pass; per tensor, so adamw's v = 0 stays 0
  *    whatever p and m hold, and its eps-misplaced bug still shows). Reductions in fp32 are backward stable normwise, not element by
@@ -32,6 +38,9 @@
  *    (output element, evaluation k = 0..2, input tensor, input element) over
  *    2^53. The same input element gets the same factor at every read in one
  *    evaluation. fuzz_envelope.c's host rule uses this same function.
+ *  - dge_perturb_op(dge_op_key(flat, k), class, a, b): an operation's
+ *    1 + delta, the same amplitude, keyed by the operation's class and its
+ *    operands rounded to float (below, at dge_fin).
  *
  * The ops (kinds and modes as gpu_ref_plan's): 0 rows (n0 R, n1 C, n2 mode:
  * softmax, log_softmax, layernorm (eps p0), rmsnorm (eps p0)), 1 reduce (n0
@@ -55,6 +64,7 @@ DG_ENV_EMIT(
 typedef struct {
   int round32, perturb, k;
   long long flat;
+  unsigned long long opkey;    /* dge_op_key(flat, k), set by dge_eval */
   double maxmag;
   double maxin[3], scale[3];   /* per input: its largest finite value read (round32 pass); the normwise scale */
   int overflowed, nan_input;
@@ -197,36 +207,69 @@ DG_DEV void dge_ld8(const dge_st *e, int s, long long i, long long step, double 
 
 DG_DEV double dge_c(const dge_st *e, double v) { return e->round32 ? (double)(float)v : v; }
 
-DG_DEV double dge_fin(dge_st *e, double r, double a0, double a1, int arity)
+/* The rounding-error model of the perturbed evaluations (the standard model
+ * fl(a op b) = (a op b)(1 + delta)): every operation that rounds (class cls
+ * > 0: 1 add, 2 sub, 3 mul, 4 div, 5 exp, 6 log, 7 sqrt, 8 rsqrt, 9 tanh,
+ * 10 erf, 11 pow; max, min, neg, comparisons and where are exact: 0) has
+ * its exact result scaled by 1 + delta, delta uniform in +-4 2^-24,
+ * a function of (output element, evaluation k, cls, its operands rounded to
+ * float — in either order for add and mul). Keyed by values, not by the
+ * operation's place in the sequence: the host evaluates the Lua reference
+ * (fuzz_envelope.c's v32_apply, its operations in Lua's order) and this
+ * code its own order of the same operations (C leaves the order of a call's
+ * arguments open); the same operation on the same operands gets the same
+ * delta on both sides, and rounding the operands to float keeps it so where
+ * the device's exp or tanh differs from the host's in the last bit of a
+ * double. fuzz_envelope.c's comment says why this is sound. */
+DG_DEV unsigned long long dge_op_key(long long flat, int k)
+{
+  return dge_mix(((unsigned long long)flat * 0x9e3779b97f4a7c15ULL + (unsigned long long)k) ^ 0x5851f42d4c957f2dULL);
+}
+
+DG_DEV double dge_perturb_op(unsigned long long key, int cls, double a, double b)
+{
+  unsigned fa = a != a ? 0x7fc00000u : dge_f2u((float)a), fb = b != b ? 0x7fc00000u : dge_f2u((float)b);
+  if ((cls == 1 || cls == 3) && fa > fb) {
+    unsigned t = fa;
+    fa = fb;
+    fb = t;
+  }
+  unsigned long long h = dge_mix(key ^ ((unsigned long long)fa << 32 | fb) ^ (unsigned long long)cls * 0xc2b2ae3d27d4eb4fULL);
+  double u = (double)(h >> 11) * 0x1p-53;
+  return 1 + 4 * 0x1p-24 * (2 * u - 1);
+}
+
+DG_DEV double dge_fin(dge_st *e, int cls, double r, double a0, double a1, int arity)
 {
   if (e->round32) r = (double)(float)r;
+  else if (e->perturb && cls) r *= dge_perturb_op(e->opkey, cls, a0, a1);
   if (dge_isinf(r) && dge_isfinite(a0) && (arity < 2 || dge_isfinite(a1))) e->overflowed = 1;
   dge_note(e, r);
   return r;
 }
 
-DG_DEV double dge_add(dge_st *e, double a, double b) { return dge_fin(e, a + b, a, b, 2); }
-DG_DEV double dge_sub(dge_st *e, double a, double b) { return dge_fin(e, a - b, a, b, 2); }
-DG_DEV double dge_mul(dge_st *e, double a, double b) { return dge_fin(e, a * b, a, b, 2); }
-DG_DEV double dge_div(dge_st *e, double a, double b) { return dge_fin(e, a / b, a, b, 2); }
-DG_DEV double dge_neg(dge_st *e, double a) { return dge_fin(e, -a, a, 0, 1); }
-DG_DEVN double dge_exp(dge_st *e, double a) { return dge_fin(e, exp(a), a, 0, 1); }
-DG_DEVN double dge_log(dge_st *e, double a) { return dge_fin(e, log(a), a, 0, 1); }
-DG_DEV double dge_sqrt(dge_st *e, double a) { return dge_fin(e, sqrt(a), a, 0, 1); }
-DG_DEV double dge_rsqrt(dge_st *e, double a) { return dge_fin(e, 1.0 / sqrt(a), a, 0, 1); }
-DG_DEVN double dge_tanh(dge_st *e, double a) { return dge_fin(e, tanh(a), a, 0, 1); }
-DG_DEVN double dge_erf(dge_st *e, double a) { return dge_fin(e, erf(a), a, 0, 1); }
-DG_DEV double dge_gt(dge_st *e, double a, double b) { return dge_fin(e, a > b ? 1.0 : 0.0, a, b, 2); }
-DG_DEV double dge_where(dge_st *e, double c, double a, double b) { return dge_fin(e, c != 0 ? a : b, c, a, 3); }
+DG_DEV double dge_add(dge_st *e, double a, double b) { return dge_fin(e, 1, a + b, a, b, 2); }
+DG_DEV double dge_sub(dge_st *e, double a, double b) { return dge_fin(e, 2, a - b, a, b, 2); }
+DG_DEV double dge_mul(dge_st *e, double a, double b) { return dge_fin(e, 3, a * b, a, b, 2); }
+DG_DEV double dge_div(dge_st *e, double a, double b) { return dge_fin(e, 4, a / b, a, b, 2); }
+DG_DEV double dge_neg(dge_st *e, double a) { return dge_fin(e, 0, -a, a, 0, 1); }
+DG_DEVN double dge_exp(dge_st *e, double a) { return dge_fin(e, 5, exp(a), a, 0, 1); }
+DG_DEVN double dge_log(dge_st *e, double a) { return dge_fin(e, 6, log(a), a, 0, 1); }
+DG_DEV double dge_sqrt(dge_st *e, double a) { return dge_fin(e, 7, sqrt(a), a, 0, 1); }
+DG_DEV double dge_rsqrt(dge_st *e, double a) { return dge_fin(e, 8, 1.0 / sqrt(a), a, 0, 1); }
+DG_DEVN double dge_tanh(dge_st *e, double a) { return dge_fin(e, 9, tanh(a), a, 0, 1); }
+DG_DEVN double dge_erf(dge_st *e, double a) { return dge_fin(e, 10, erf(a), a, 0, 1); }
+DG_DEV double dge_gt(dge_st *e, double a, double b) { return dge_fin(e, 0, a > b ? 1.0 : 0.0, a, b, 2); }
+DG_DEV double dge_where(dge_st *e, double c, double a, double b) { return dge_fin(e, 0, c != 0 ? a : b, c, a, 3); }
 DG_DEV double dge_max(dge_st *e, double a, double b)
 {
   double r = dge_isnan(a) || dge_isnan(b) ? (dge_isnan(a) ? b : a) : a > b ? a : b;
-  return dge_fin(e, r, a, b, 2);
+  return dge_fin(e, 0, r, a, b, 2);
 }
 DG_DEV double dge_min(dge_st *e, double a, double b)
 {
   double r = dge_isnan(a) || dge_isnan(b) ? (dge_isnan(a) ? b : a) : a < b ? a : b;
-  return dge_fin(e, r, a, b, 2);
+  return dge_fin(e, 0, r, a, b, 2);
 }
 
 DG_DEV double dge_rows(dge_st *e, long long flat, long long C, long long mode, double eps)
@@ -362,7 +405,9 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
     double bv = dge_rd(e, 1, ib + k * sb);
     acc = dge_add(e, acc, dge_mul(e, av, bv));
   }
-  return dge_mul(e, dge_c(e, alpha), acc);
+  /* gemv's reference has no alpha (bit 2: the 1 of the plan): no operation,
+   * as the host's, or the perturbed evaluations would move 1 * acc */
+  return flags & 4 ? acc : dge_mul(e, dge_c(e, alpha), acc);
 }
 
 /* conv2d (lua/ops/conv2d.lua): acc from 0 over c, r, s in order, a row or
@@ -407,6 +452,7 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
   e->maxmag = 0;
   e->overflowed = 0;
   e->nan_input = 0;
+  e->opkey = dge_op_key(e->flat, e->k);
   double p0 = kind == 3 && (n[3] & 4) ? p[0] : dge_attr(e, p[0]);   /* gemv's alpha: no attribute */
   if (kind == 0) return dge_rows(e, flat, n[1], n[2], p0);
   if (kind == 1) return dge_reduce(e, flat, n[0], n[1], n[2], n[3]);
