@@ -35,7 +35,7 @@
 #define HUGE_OFF ((int64_t)5 << 29)      /* the target's last outermost offset: 1.25 * 2^31 (as fuzz_huge.c) */
 #define SMALL_CAP ((int64_t)1 << 22)     /* elements of every other tensor (as fuzz_huge.c) */
 #define BIG_BYTES ((int64_t)1 << 38)     /* address space of an instance's lazy tensors together */
-#define BIG_WORK 1.5                     /* a block's work at a big instance, at most, in blocks' at half its sizes */
+#define BIG_LANE_OPS 1048576.0           /* and in lane operations of the two blocks measured (embedding_vec4: 560,000, its symbolic run 1.3 s; attention_online at T=2049: 1.3e7) */
 
 struct check_huge {
   fuzz_ctr *gen;            /* per tensor: the values of lazy inputs */
@@ -47,6 +47,8 @@ struct check_huge {
 typedef struct { const emu_io *io; int t; dg_dtype dt; int es; bool poison; emu_lazy *z; } lazybuf;
 #define LAZY_POISON 0xff           /* an output's bytes before a store: a NaN no arithmetic makes */
 typedef struct { lazybuf *v; size_t n; } machlazy;
+
+static bool flat_ids_fit(const dg_problem *p, const int64_t *sizes);
 
 /* Threads of every launch at sizes (the writer search runs them all); -1 when one cannot be sized. */
 static int64_t threads_at(const dg_problem *p, const int64_t *sizes, dg_diags *d)
@@ -224,12 +226,13 @@ bool check_huge_no_search(chk *c)
   if (c->p->launches.n == 1 && check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
     if (check_mach_dims(&cm, 0, &L, &err) && check_invert_writer(c, 0, &L, &b, &t, &why)) {
       why = "the block of the thread they give did not store it alone";
-    } else if (why && strstr(why, "no thread's store address reaches") && threads_at(c->p, c->sizes, &dd) <= INT32_MAX) {
+    } else if (why && strstr(why, "no thread's store address reaches") && flat_ids_fit(c->p, c->sizes)) {
       /* nobody stores the element: its natural writer's store went elsewhere
        * (`y + row * C` wrapped negative). The last block, run once, shows
        * where; a finding there is as real as the search's would be. Not past
-       * 2^31 threads: a kernel's flat int thread id cannot reach them (an
-       * elementwise kernel's limit, not the bug looked for) */
+       * 2^31 threads along a grid dimension: a kernel's flat int thread id
+       * cannot reach them (an elementwise kernel's limit, not the bug looked
+       * for); a 2-D grid may have more in all (matmul's M*N) */
       int64_t last = (int64_t)(L.grid[0] ? L.grid[0] : 1) * (L.grid[1] ? L.grid[1] : 1) * (L.grid[2] ? L.grid[2] : 1) - 1;
       cm.deadline = c->deadline;
       simt_status st = check_mach_launch(&cm, c->k, 0, &last, 1, &err);
@@ -344,6 +347,24 @@ static int64_t blocks_at(const dg_problem *p, const int64_t *sizes)
   return nb;
 }
 
+/* Every launch's flat thread id along each grid dimension fits an int
+ * (blockIdx.x * blockDim.x + threadIdx.x): a kernel written with one
+ * cannot reach more (attention_naive's flat idx), and an instance past it
+ * could only show that. A 2-D grid may have more threads in all (matmul:
+ * M*N of them). */
+static bool flat_ids_fit(const dg_problem *p, const int64_t *sizes)
+{
+  int64_t g[3], b[3], sh;
+  dg_diags d = {0};
+  bool ok = true;
+  for (size_t i = 0; i < p->launches.n && ok; i++) {
+    ok = dg_problem_launch_dims(p, (int)i, sizes, g, b, &sh, &d);
+    for (int x = 0; x < 3 && ok; x++) ok = g[x] * b[x] <= INT32_MAX;
+  }
+  dg_diags_free(&d);
+  return ok;
+}
+
 /* Largest hi of an index-valued input at sizes (-1: none or unusable). */
 static int64_t range_hi(const dg_problem *p, const int64_t *sizes)
 {
@@ -437,7 +458,7 @@ static void big_refine(const dg_problem *p, int target, int64_t *sz, int x)
 }
 
 /* The work of a block at sizes (lane operations of the middle block of the
- * one launch, on lazy zeros: full, and past the start of a causal mask): what the symbolic run of a writer block
+ * and of the last, one launch, on lazy zeros: full, and past the start of a causal mask): what the symbolic run of a writer block
  * costs, roughly. -1 when it cannot run. */
 static double zero_value(void *ud, int t, int64_t i) { (void)ud, (void)t, (void)i; return 0; }
 
@@ -450,8 +471,11 @@ static double block_work(const dg_problem *p, const emu_kernels *k, const int64_
   emu_result res = {0};
   dg_diags d = {0};
   double work = -1;
-  int64_t nb = blocks_at(p, sizes), mid = nb / 2;
-  emu_opts eo = { .blocks = &mid, .nblocks = 1, .max_loop_iters = (int64_t)1 << 24,
+  int64_t nb = blocks_at(p, sizes), which[2] = { nb / 2, nb - 1 };
+  /* the last block too: the elements checked are the last ones (the middle
+   * block of attention_online's (T/4, B*H) grid is its first queries, whose
+   * keys do not grow with T) */
+  emu_opts eo = { .blocks = which, .nblocks = nb > 1 ? 2 : 1, .max_loop_iters = (int64_t)1 << 24,
                   .deadline = dg_now() + 0.5 };   /* a block like the spec's takes milliseconds */
   if (nb > 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
     if (emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) work = (double)res.lane_ops;
@@ -491,7 +515,11 @@ static bool big_case(const dg_problem *p, int target, int64_t *sz)
       if (good && (best < 0 || (adds && !best_adds) || (adds == best_adds && pos < best_pos)))
         best = (int)x, best_pos = pos, best_adds = adds;
     }
-    if (best < 0 || !best_adds) return false;   /* a fixed grid walks it all (batchnorm_infer: 2 blocks) */
+    /* none adds blocks: a fixed grid walks it all (batchnorm_infer: 2
+     * blocks); or those that add are at their limits (embedding's rows: the
+     * ids are held, under SMALL_CAP), and a row or a reduction grows:
+     * big_keep then bounds a block's work */
+    if (best < 0 || (!best_adds && last < 0)) return false;
     sz[best] *= 2;
     last = best;
     big_ok(p, target, sz, &off);
@@ -539,6 +567,40 @@ static void rebalance(const dg_problem *p, int target, int64_t *sizes)
   free(s2);
 }
 
+/* The target's last outermost offset at sizes (what passes HUGE_OFF); -1 when it cannot be sized. */
+static double last_offset(const dg_problem *p, int t, const int64_t *sizes)
+{
+  const dg_tensor *ts = &p->tensors.v[t];
+  int64_t dims[8];
+  dg_diags d = {0};
+  double off = -1;
+  if (ts->shape.n >= 1 && ts->shape.n <= 8 && dg_problem_shape(p, t, sizes, dims, &d)) {
+    off = (double)(dims[0] - 1);
+    for (size_t i = 1; i < ts->shape.n; i++) off *= (double)dims[i];
+  }
+  dg_diags_free(&d);
+  return off;
+}
+
+/* A big instance is kept when every flat thread id fits an int, the work
+ * of its middle and last blocks (what the symbolic run of a writer block
+ * costs, roughly) is at most BIG_LANE_OPS lane operations — the row kernels'
+ * ~50,000-140,000, embedding_vec4's D = 65544 560,000, attention_online's
+ * keys at T = 2049 1.3e7 (its symbolic run 130 s and 3.7 GB) — and it is
+ * new. (The rule before compared the work with the instance's at half the
+ * grown sizes: attention's middle block is its first queries, whose work
+ * does not grow.) */
+static bool big_keep(const dg_problem *p, const emu_kernels *k, const int64_t *sz, const int64_t *out, int n)
+{
+  size_t ns = p->sizes.n;
+  if (!flat_ids_fit(p, sz)) return false;
+  double w = block_work(p, k, sz);
+  if (w < 0 || w > BIG_LANE_OPS) return false;
+  for (int j = 0; j < n; j++)
+    if (!memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns)) return false;
+  return true;
+}
+
 int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
 {
   /* blocks that communicate (global atomics): every writer block runs
@@ -563,39 +625,60 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
       if (p->tensors.v[t].role == DG_TENSOR_INPUT &&
           (target < 0 || dg_problem_numel(p, t, sz) > dg_problem_numel(p, target, sz))) target = t;
     if (target < 0 || p->tensors.v[target].has_range) continue;   /* index values are held: too many */
-    covered[target] = true;
     rebalance(p, target, sz);
     dg_diags d = {0};
     int64_t threads = threads_at(p, sz, &d);
     dg_diags_free(&d);
     if (threads < 0 || threads > CHECK_HUGE_THREADS) continue;   /* would be unknown: not checked */
+    covered[target] = true;     /* else the big chooser below may find it one */
     bool seen = false;
     for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
     if (!seen) n++;
   }
   /* the inputs the fuzzer's chooser cannot make huge alone: with their
    * outputs, when a block's work stays near the spec's (attention's keys
-   * grow with the queries: T=2049 took its symbolic run 130 s and 3.7 GB) */
+   * grow with the queries: T=2049 took its symbolic run 130 s and 3.7 GB);
+   * then the outputs no instance so far makes huge (matmul's C = M*N with
+   * small inputs: its store offset `row * N + col`) */
   for (int t = 0; t < (int)p->tensors.n && n < max; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
     int64_t *sz = out + (size_t)n * ns;
-    if (ts->role != DG_TENSOR_INPUT || ts->has_range || covered[t] || !k || !big_case(p, t, sz)) continue;
-    dg_diags dt = {0};
-    int64_t nthreads = threads_at(p, sz, &dt);
-    dg_diags_free(&dt);
-    if (nthreads < 0 || nthreads > INT32_MAX) continue;   /* a flat int thread id wraps: written for fewer */
-    /* the grown sizes halved: a block's work the same when they only add
-     * blocks, about half when a block walks them too (attention's keys) */
-    int64_t *half = dg_malloc(sizeof *half * (ns + 1)), *spec = dg_malloc(sizeof *spec * (ns + 1));
-    dg_problem_default_sizes(p, spec);
-    for (size_t x = 0; x < ns; x++) half[x] = sz[x] / 2 > spec[x] ? sz[x] / 2 : sz[x];
-    double w = block_work(p, k, sz), wh = block_work(p, k, half);
-    free(half), free(spec);
-    if (w < 0 || wh <= 0 || w > BIG_WORK * wh) continue;
-    bool seen = false;
-    for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
-    if (!seen) n++;
+    if (ts->role != DG_TENSOR_INPUT || ts->has_range || covered[t]) continue;
+    if (!k || !big_case(p, t, sz)) continue;
+    if (!big_keep(p, k, sz, out, n)) continue;
+    covered[t] = true;
+    n++;
+  }
+  for (int t = 0; t < (int)p->tensors.n && n < max; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int64_t *sz = out + (size_t)n * ns;
+    if (ts->role != DG_TENSOR_OUTPUT || !lazyable(ts) || !k) continue;
+    bool huge = false;             /* already past the offset at an instance so far, and not wrapping back in */
+    for (int j = 0; j < n && !huge; j++) {
+      double o = last_offset(p, t, out + (size_t)j * ns);
+      huge = o >= (double)HUGE_OFF && o < 4294967296.0;
+    }
+    if (huge || !big_case(p, t, sz) || !big_keep(p, k, sz, out, n)) continue;
+    n++;
   }
   free(covered);
+  /* the cheapest first, by a block's work (one that cannot be measured
+   * last): matmul_regtile's fuzzer instance walks K = 1281 in a block and
+   * spent the budget before the output's instance, which walks the spec's K */
+  double *w = dg_malloc(sizeof *w * (size_t)(n + 1));
+  int64_t *tmp = dg_malloc(sizeof *tmp * (ns + 1));
+  for (int j = 0; j < n; j++) {
+    w[j] = k && n > 1 ? block_work(p, k, out + (size_t)j * ns) : 0;
+    if (w[j] < 0) w[j] = INFINITY;
+  }
+  for (int j = 1; j < n; j++)
+    for (int i = j; i > 0 && w[i] < w[i - 1]; i--) {
+      double x = w[i];
+      w[i] = w[i - 1], w[i - 1] = x;
+      memcpy(tmp, out + (size_t)i * ns, sizeof *tmp * ns);
+      memcpy(out + (size_t)i * ns, out + (size_t)(i - 1) * ns, sizeof *tmp * ns);
+      memcpy(out + (size_t)(i - 1) * ns, tmp, sizeof *tmp * ns);
+    }
+  free(w), free(tmp);
   return n;
 }

@@ -12,8 +12,10 @@
  *   2. may any other thread? — it must be unsat.
  * A store counts as executed by a thread when the conditions of the ifs
  * around it that can be built (from the same things as an address: `lane ==
- * 0`) hold; every other condition (one that reads memory, a loop's test, an
- * early return before it, a switch) is ignored, i.e. taken as true. So the
+ * 0`) hold, and those of the early returns of the kernel's body itself
+ * before it (`if (m >= M) return;`: false); every other condition (one that
+ * reads memory, a loop's test, a return inside a loop, a switch) is
+ * ignored, i.e. taken as true. So the
  * set of threads that may store into L over-approximates the real one, and
  * "no other thread may" is a proof that at most thread (b, t) writes L. The candidate is then confirmed by running block b
  * in full on the emulator with the writer map: it must store L (its
@@ -110,8 +112,13 @@ static ival loop_value(inv *I, const dg_var *v, ival init)
     if (x.kind != V_INT || term_sort_of(tc, x.t) == TERM_S_BOOL) return x.kind == V_FAIL ? x : fail(I, "a loop step that is not an integer");
     d = term_convert(tc, x.t, so, dg_type_is_signed(de->type));
   }
-  term_varinfo vi = { TERM_VAR_FREE, "iteration", v->slot, DG_TY_I64, NULL };
+  /* named per variable: the solver names its constants by the display
+   * name, and one "iteration" for two nested loops made i == j (a
+   * register-tiled matmul's c[r, c] with i != j had no writer) */
+  char *kn = dg_printf("iteration.%d", v->slot);
+  term_varinfo vi = { TERM_VAR_FREE, "iteration", v->slot, DG_TY_I64, kn };
   dg_term k = term_var(tc, so, &vi), kd = term_mul(tc, k, d);
+  free(kn);
   init.t = term_convert(tc, init.t, so, dg_type_is_signed(I->init[v->slot]->type));
   dg_term start = init.t, zero = term_int(tc, so, 0);
   bool down = I->stepdown[v->slot];
@@ -567,6 +574,16 @@ static bool reads_var(const dg_expr *e, const dg_var *v)
   return false;
 }
 
+/* `if (c) return;` or `if (c) { ...; return; }` with no else: a statement
+ * of the body itself after it runs only where c is false (matmul's `if (m
+ * >= M || n >= N) return;`: without it, thread (m - 1, n + N) of a grid
+ * wider than N seemed to store c[m, n] too). */
+static bool ends_in_return(const dg_stmt *s)
+{
+  while (s && s->kind == DG_ST_BLOCK && s->nbody) s = s->body[s->nbody - 1];
+  return s && s->kind == DG_ST_RETURN;
+}
+
 static void walk_body(inv *I, const dg_stmt *body)
 {
   const dg_func *f = I->f;
@@ -574,16 +591,22 @@ static void walk_body(inv *I, const dg_stmt *body)
     walk_s(I, body, false, term_true(I->tc));
     return;
   }
+  dg_term path = term_true(I->tc);    /* no early return taken so far */
   for (int i = 0; i < body->nbody && !I->why; i++) {
-    const dg_expr *a = top_assign(body->body[i]);
+    const dg_stmt *st = body->body[i];
+    const dg_expr *a = top_assign(st);
     int x = a ? strip_lv(a->a)->var->slot : -1;
     if (x < 0 || x >= f->nslots || !I->top[x] || I->assigns[x] != I->top[x]) {
-      walk_s(I, body->body[i], false, term_true(I->tc));
+      walk_s(I, st, false, path);
+      dg_term k;
+      if (!I->why && st->kind == DG_ST_IF && !st->els && st->e && ends_in_return(st->then) &&
+          (k = try_cond(I, st->e)) != TERM_NONE)
+        path = term_and(I->tc, path, term_not(I->tc, k));
       continue;
     }
     for (int s = 0; s < f->nslots; s++)       /* built lazily, they would read the newer x */
       if (s != x && I->init[s] && reads_var(I->init[s], strip_lv(a->a)->var)) I->stale[s] = 1;
-    walk_e(I, a->b, false, term_true(I->tc));
+    walk_e(I, a->b, false, path);
     I->init[x] = a->b;                                   /* x's value from here on */
     memset(I->done, 0, (size_t)f->nslots);              /* every memo rebuilt: the same, or with the new x */
   }

@@ -35,7 +35,7 @@ out=$(run_dirigo check "$S/matmul/bmm_int32.lua" --auto --no-journal --no-gpu)
 is "$(rc_)" 1 "bmm_int32: check --auto finds the int32 overflow"
 like "$out" "huge instance .*--size B=[0-9]+ --size M=[0-9]+ --size N=[0-9]+ --size K=[0-9]+ --at [0-9]+,[0-9]+,[0-9]+" \
   "at the printed huge sizes"
-like "$out" "out-of-bounds +[^ ]*bmm_int32.cu:[0-9]+:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of a .*block \(0,[0-9]+,[0-9]+\).*replayed on the emulator" \
+like "$out" "out-of-bounds +[^ ]*bmm_int32.cu:[0-9]+:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of a .*block \([0-9]+,[0-9]+,[0-9]+\).*replayed on the emulator" \
   "an out-of-bounds load of a by the last batch's block, replayed"
 
 out=$(run_dirigo check "$S/matmul/bmm_tiled.lua" --auto --no-journal --no-gpu)
@@ -152,6 +152,60 @@ st=$?
 ok "[ $st -ne 124 ]" "cross_entropy_ptrfn --auto --budget 3 ends on its own (not killed after 120 s)"
 like "$out" "unknown +the budget was spent finding the writer \\(launch 1: time limit reached after [0-9]+ of 1048576 blocks\\)" \
   "its huge element is unknown: the budget was spent finding the writer, after how many blocks"
+
+# 2-D outputs and gathers past 2^31 elements with small inputs (matmul's C = M*N with K at the spec's,
+# attention's S = B*H*T*T, embedding's y = N*D with the ids held): an instance whose target is the
+# output (t/data/huge2d: copies of the mutation bench's cast mutants, the 64-bit cast dropped)
+H=$DG_SRCDIR/t/data/huge2d
+out=$(run_dirigo check "$H/matmul_tiled_int32.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "matmul_tiled with its output offset row * N + col in int32: check --auto finds it (exit 1)"
+like "$out" "huge instance .*: dirigo check [^ ]*matmul_tiled_int32.lua --size M=[0-9]{6,} --size N=[0-9]{4,} --size K=37 --at [0-9]+,[0-9]+"   "at an instance with M*N past 2^31 and the spec's K"
+like "$out" "^c\[[0-9]+,[0-9]+\] +out-of-bounds +[^ ]*matmul_tiled_int32.cu:24:[0-9]+: out-of-bounds: store of 4 bytes at byte -[0-9]+ of c .*block \([0-9]+,[0-9]+,0\).*the grid's last block: no thread's store address reaches the element.*replayed on the emulator: block [0-9]+ of this instance"   "an out-of-bounds store of c at a negative offset in the grid's last block, replayed"
+line=$(printf '%s\n' "$out" | grep -A1 'huge instance.*--size K=37' | sed -n 's/.*huge instance.*: dirigo check //p' | head -1)
+sz=$(printf '%s\n' "$line" | sed 's/^[^ ]* //')
+# shellcheck disable=SC2086
+r=$(run_dirigo check "$S/matmul/matmul_tiled.lua" $sz --no-journal --no-gpu)
+is "$(rc_)" 0 "the correct matmul_tiled at the same sizes and element: no finding ($sz)"
+like "$r" "^c\[[0-9]+,[0-9]+\] +equivalent +proved equal" "it is proved equal to the reference there"
+out=$(run_dirigo check "$S/matmul/matmul_tiled.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "matmul_tiled --auto: no finding"
+like "$out" "^c\[[0-9]{6,},[0-9]{4,}\] +equivalent" "its elements past 2^31 are proved"
+
+out=$(run_dirigo check "$H/matmul_regtile_int32.lua" --auto --no-journal --no-gpu --budget 60)
+is "$(rc_)" 1 "matmul_regtile's output offset in int32: found (exit 1)"
+like "$out" "^c\[[0-9]+,[0-9]+\] +out-of-bounds +[^ ]*matmul_regtile_int32.cu:52:[0-9]+: out-of-bounds: store of 4 bytes at byte -[0-9]+ of c .*replayed on the emulator" \
+  "an out-of-bounds store of c, replayed (its output instance checked before the fuzzer's, which walks K = 1281)"
+# the inversion of matmul_regtile's store c[r, c] inside two unrolled loops (i, j): one solver
+# constant for both loops' iteration counts made i == j, and no thread seemed to store c[., j != i]
+out=$(run_dirigo check "$S/matmul/matmul_regtile.lua" --size M=2293760 --size N=1171 --size K=19 --at 2293759,1170 --no-journal --no-gpu)
+like "$out" "^c\[2293759,1170\] +equivalent" "the correct matmul_regtile at a huge output, i != j: its writer inverted, proved"
+# an early return of the body (`if (m >= M || n >= N) return;`) bounds the threads that store:
+# without it thread (m - 1, n + N) of a grid wider than N seemed to store c[m, 0] too
+out=$(run_dirigo check "$S/matmul/matmul_tn_naive.lua" --size M=147456 --size N=18205 --size K=6 --at 147455,0 --no-journal --no-gpu)
+like "$out" "^c\[147455,0\] +equivalent" "matmul_tn_naive at c[M-1, 0] of a huge output: proved (the early return's guard)"
+
+out=$(run_dirigo check "$H/attention_scores_int32.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "attention_scores with its query offset (bh * T + i) * D in int32: found (exit 1)"
+like "$out" "^s\[[0-9]+,0,[0-9]+,[0-9]+\] +out-of-bounds +[^ ]*attention_scores_int32.cu:22:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of q .*replayed on the emulator" \
+  "an out-of-bounds load of q, replayed (q past 2^31: B*H at the grid's limit, then D grown)"
+out=$(run_dirigo check "$S/attention/attention_scores.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "the correct attention_scores --auto: no finding"
+like "$out" "^s\[[0-9]{5,},0,[0-9]{3,},[0-9]+\] +equivalent" "its huge elements are proved"
+
+out=$(run_dirigo check "$H/embedding_gather_int32.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "embedding_gather with its output row offset n * D in int32: found (exit 1)"
+like "$out" "huge instance .*--size N=[0-9]{6,} --size V=11 --size D=[0-9]{3,}" \
+  "at N*D past 2^31: the ids (index values, held) under 2^22, the row grown"
+like "$out" "^y\[[0-9]+,[0-9]+\] +out-of-bounds +[^ ]*embedding_gather_int32.cu:12:[0-9]+: out-of-bounds: store of 4 bytes at byte -[0-9]+ of y .*replayed on the emulator" \
+  "an out-of-bounds store of y, replayed"
+out=$(run_dirigo check "$S/embedding/embedding_gather.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "the correct embedding_gather --auto: no finding"
+like "$out" "^y\[[0-9]{6,},[0-9]+\] +equivalent .*index-valued inputs fixed to the top of their range" \
+  "its elements past 2^31 are proved, ids at the top of their range"
+# attention_online's keys grow with T: no instance (the work of its last block at T = 2049, 1.3e7
+# lane operations, is past the cap; its symbolic run there took 300 s and 3.7 GB past --budget 20)
+out=$(timeout 120 "$DIRIGO" check "$S/attention/attention_online.lua" --auto --no-journal --no-gpu --budget 20 2>&1)
+ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" "attention_online: no huge instance (its last block's work grows with T)"
 
 # the memory the huge check takes: address space beyond 10 GiB, resident far less
 # (ASan reserves its shadow as address space: no limit there)
