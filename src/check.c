@@ -21,7 +21,7 @@ static const check_verdict ev_verdict[SIMT_EV__COUNT] = {
   [SIMT_EV_OOB] = CHECK_OOB, [SIMT_EV_UNINIT] = CHECK_UNINIT, [SIMT_EV_RACE] = CHECK_RACE,
   [SIMT_EV_BARRIER_DIVERGENCE] = CHECK_BARRIER, [SIMT_EV_RUNAWAY] = CHECK_FINDING,
   [SIMT_EV_READONLY] = CHECK_FINDING, [SIMT_EV_ASSERT] = CHECK_FINDING,
-  [SIMT_EV_SHFL_INACTIVE] = CHECK_FINDING,
+  [SIMT_EV_SHFL_INACTIVE] = CHECK_FINDING, [SIMT_EV_DIV_ZERO] = CHECK_FINDING,
 };
 
 void check_result_free(check_result *r)
@@ -99,6 +99,11 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
     return true;
   }
   return false;
+}
+
+check_verdict check_event_kind_verdict(simt_evkind k)
+{
+  return ev_verdict[k] ? ev_verdict[k] : CHECK_FINDING;
 }
 
 bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
@@ -285,7 +290,7 @@ out:
 
 /* ---- (d)+(e) the solver and the replay ---------------------------------------------- */
 /* The witness: the concrete run's inputs with the model's values put in. */
-static double **witness_inputs(chk *c, const term_value *vals, size_t nvals)
+double **check_witness_inputs(chk *c, const term_value *vals, size_t nvals)
 {
   const dg_problem *p = c->p;
   double **in = dg_calloc(p->tensors.n + 1, sizeof *in);
@@ -308,7 +313,7 @@ static double **witness_inputs(chk *c, const term_value *vals, size_t nvals)
   return in;
 }
 
-static void free_inputs(const dg_problem *p, double **in)
+void check_free_inputs(const dg_problem *p, double **in)
 {
   for (size_t t = 0; in && t < p->tensors.n; t++) free(in[t]);
   free(in);
@@ -323,13 +328,19 @@ static bool replay(chk *c, double **in, double *got, double *want)
   return differs;
 }
 
-static void keep_witness(chk *c, double **in, double got, double want)
+void check_keep_inputs(chk *c, double **in)
 {
   check_result *r = c->r;
   r->ntensors = (int)c->p->tensors.n;
   r->inputs = in;
   r->numel = dg_malloc(sizeof *r->numel * (c->p->tensors.n + 1));
   memcpy(r->numel, c->io.numel, sizeof *r->numel * c->p->tensors.n);
+}
+
+static void keep_witness(chk *c, double **in, double got, double want)
+{
+  check_result *r = c->r;
+  check_keep_inputs(c, in);
   r->have_values = true;
   r->kernel_value = got, r->ref_value = want;
 }
@@ -337,9 +348,9 @@ static void keep_witness(chk *c, double **in, double got, double want)
 bool check_try_values(chk *c, const term_value *vals, size_t nvals, const char *text)
 {
   double got, want;
-  double **in = witness_inputs(c, vals, nvals);
+  double **in = check_witness_inputs(c, vals, nvals);
   if (!replay(c, in, &got, &want) || !isfinite(want)) {     /* a reference that overflows too shows nothing */
-    free_inputs(c->p, in);
+    check_free_inputs(c->p, in);
     return false;
   }
   free(c->r->witness_text);
@@ -412,7 +423,7 @@ static bool occurs(const char *text, const char *name)
   return false;
 }
 
-static char *model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg_term rt)
+char *check_model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg_term rt)
 {
   dg_buf b = {0};
   size_t shown = 0, more = 0;
@@ -442,7 +453,7 @@ static char *model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg
     for (int d = (int)ts->shape.n - 1; d >= 0; d--) idx[d] = f % c->dims[t][d], f /= c->dims[t][d];
     if (shown++) dg_buf_puts(&b, ", ");
     check_format_elem(&b, c->p, t, idx, (int)ts->shape.n);
-    dg_buf_printf(&b, " = %.9g", in[t][vi->index]);
+    dg_buf_printf(&b, dg_dtypes[ts->dtype].is_float ? " = %.9g" : " = %.0f", in[t][vi->index]);
   }
   if (more) dg_buf_printf(&b, ", ... (%zu more)", more);
   if (!b.s) dg_buf_puts(&b, "(no input variable in the model)");
@@ -454,15 +465,15 @@ static char *model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg
 bool check_try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt)
 {
   double got, want;
-  double **in = witness_inputs(c, m->values, m->nvalues);
+  double **in = check_witness_inputs(c, m->values, m->nvalues);
   if (replay(c, in, &got, &want)) {
     free(c->r->witness_text);
-    c->r->witness_text = model_text(c, m, in, kt, rt);
+    c->r->witness_text = check_model_text(c, m, in, kt, rt);
     keep_witness(c, in, got, want);
     check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator)", got, want);
     return true;
   }
-  free_inputs(c->p, in);
+  check_free_inputs(c->p, in);
   c->r->kernel_value = got, c->r->ref_value = want;
   return false;
 }
@@ -489,7 +500,7 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
   int replays = 0;
   for (size_t di = 0; di < sizeof dists / sizeof *dists && !found && !check_out_of_time(c); di++) {
     for (uint64_t k = 0; k < 4 && !found; k++) {
-      double **in = witness_inputs(c, NULL, 0);
+      double **in = check_witness_inputs(c, NULL, 0);
       fill_with(c, in, dists[di].dist, c->r->seed * 7919 + di * 131 + k, true);
       for (size_t t = 0; dists[di].scale > 0 && t < p->tensors.n; t++)
         for (int64_t j = 0; in[t] && !p->tensors.v[t].has_range && j < c->io.numel[t]; j++)
@@ -516,7 +527,7 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
         c->r->witness_text = dg_printf("every input drawn from the %s distribution (seed in the witness file)", dn);
         found = true;
       } else {
-        free_inputs(p, in);
+        check_free_inputs(p, in);
       }
     }
   }
@@ -709,12 +720,12 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   r->t_concrete = dg_now() - t1;
   if (!ok) goto done;
   if (c.wl < 0) {                       /* nobody writes L: replay shows it */
-    double **in = witness_inputs(&c, NULL, 0), got, want;
+    double **in = check_witness_inputs(&c, NULL, 0), got, want;
     if (replay(&c, in, &got, &want)) {
       keep_witness(&c, in, got, want);
       check_say(r, CHECK_BUG, "no thread writes this element (reference %.9g; replayed on the emulator)", want);
     } else {
-      free_inputs(p, in);
+      check_free_inputs(p, in);
       if (c.cut) check_say(r, CHECK_UNKNOWN, "no thread wrote this element in the writer search, and the check's budget "
                            "was spent in the replay that would show it");
       else if (!r->reason) check_say(r, CHECK_UNCHECKED, "no thread writes this element and the reference leaves it undefined");
@@ -729,6 +740,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   dg_term kt = kernel_term(&c);
   r->t_symbolic = dg_now() - t1;
   if (!kt) goto done;
+  if (check_div(&c, kt)) goto done;         /* an input divisor that can be 0, replayed */
   if (c.deadline > 0 && dg_now() > c.deadline) {
     check_say(r, CHECK_UNKNOWN, "the check's budget is spent after the symbolic run (before the reference)");
     goto done;

@@ -89,6 +89,28 @@ bool check_try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt);
  * them: every input variable's value) put in; replayed: true (verdict bug,
  * witness kept with text) when the element differs from a finite reference. */
 bool check_try_values(chk *c, const term_value *vals, size_t nvals, const char *text);
+/* The concrete run's inputs with vals put in (per variable ordinal; NULL:
+ * none), per tensor; freed with check_free_inputs, or kept as the verdict's
+ * witness (check_keep_inputs: r owns them then). */
+double **check_witness_inputs(chk *c, const term_value *vals, size_t nvals);
+void check_free_inputs(const dg_problem *p, double **in);
+void check_keep_inputs(chk *c, double **in);
+/* The inputs of model m the terms kt, rt use, as "x[3] = 1.5, ..." (caller frees). */
+char *check_model_text(chk *c, const smt_result *m, double **in, dg_term kt, dg_term rt);
+/* Runs the pipeline on inputs in (as check_replay; block != NULL: only that
+ * block of a one-launch problem) and looks at its engine events: true with
+ * *ev the first finding of kind `kind` (SIMT_EV__COUNT: any finding). A run
+ * past deadline sets *cut (when not NULL). */
+bool check_replay_event(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, double **in,
+                        const int64_t *block, int kind, simt_event *ev, double deadline, bool *cut);
+/* check_div.c: after the symbolic run, an integer division by an input
+ * the engine could not judge: the solver's divisor 0 (or INT_MIN / -1),
+ * replayed; the divisions over the variables of kt (L's kernel term) first.
+ * True (verdict: the replayed division-by-zero, with the witness) when one
+ * replays. */
+bool check_div(chk *c, dg_term kt);
+/* The verdict an engine finding of kind k is (check.c's table; FINDING for the rest). */
+check_verdict check_event_kind_verdict(simt_evkind k);
 /* check_range.c: after the real model's equivalent (or no answer), inputs it
  * cannot see the effect of: a value rounded to f16/bf16 past the dtype's
  * range, an f32 exp argument past expf's overflow. True (verdict bug, set)

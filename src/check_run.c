@@ -220,6 +220,30 @@ bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *size
   return differs;
 }
 
+bool check_replay_event(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, double **in,
+                        const int64_t *block, int kind, simt_event *ev, double deadline, bool *cut)
+{
+  emu_io io;
+  emu_result res = {0};
+  bool one = block && p->launches.n == 1;
+  emu_opts eo = { .deadline = deadline, .blocks = one ? block : NULL, .nblocks = one ? 1 : 0 };
+  dg_diags d = {0};
+  bool found = false;
+  if (!emu_io_init(&io, p, sizes, &d)) { dg_diags_free(&d); return false; }
+  for (size_t i = 0; i < p->tensors.n; i++)
+    if (in[i]) memcpy(io.data[i], in[i], sizeof(double) * (size_t)io.numel[i]);
+  emu_run(p, k, sizes, &io, &eo, &res, &d);
+  for (size_t i = 0; i < res.events.n && !found; i++) {
+    const simt_event *e = &res.events.v[i];
+    if (emu_event_is_finding(e->kind) && (kind == SIMT_EV__COUNT || (int)e->kind == kind)) *ev = *e, found = true;
+  }
+  if (!found && cut && res.status == SIMT_STOPPED && deadline > 0 && dg_now() > deadline) *cut = true;
+  emu_result_free(&res);
+  emu_io_free(&io);
+  dg_diags_free(&d);
+  return found;
+}
+
 void check_replay_gpu(const dg_problem *p, void *kernels, const char *device, check_result *r)
 {
   gpu_kernels *gk = kernels;

@@ -402,7 +402,8 @@ int cli_check(int argc, char **argv)
     }
     if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 1) check_replay_gpu(L.p, &gk, gpu_dev, &r);
     /* --no-journal writes nothing beside the problem: no witness file either */
-    char *wpath = r.verdict == CHECK_BUG && r.inputs && !a.no_journal ? save_witness(L.p, &r) : NULL;
+    char *wpath = (r.verdict == CHECK_BUG || r.verdict == CHECK_FINDING) && r.inputs && !a.no_journal
+                  ? save_witness(L.p, &r) : NULL;
     dg_buf j = {0};
     check_result_json(&j, L.p, &L.k, &r, wpath, false);
     char *err = NULL;
@@ -478,7 +479,7 @@ int cli_check_replay(int argc, char **argv)
     printf("replay %s %s\n", problem, w);
     print_line(L.p, &r, NULL);
   }
-  int rc = r.verdict == CHECK_BUG ? DG_EXIT_BUGS : r.verdict == CHECK_ERROR ? DG_EXIT_USAGE : DG_EXIT_OK;
+  int rc = check_verdict_is_finding(r.verdict) ? DG_EXIT_BUGS : r.verdict == CHECK_ERROR ? DG_EXIT_USAGE : DG_EXIT_OK;
   check_result_free(&r);
   cli_problem_free(&L);
   return rc;

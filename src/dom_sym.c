@@ -21,6 +21,7 @@ typedef struct {
   uint64_t fresh;
   DG_VEC(dom_sym_narrow) narrow;   /* REAL model: results rounded to f16/bf16 */
   DG_VEC(dom_sym_exp_arg) expa;    /* REAL model: arguments of f32 exp/exp2 */
+  DG_VEC(dom_sym_divisor) divs;    /* integer divisions the engine cannot judge */
 } symdom;
 
 /* dom_mem.cells: a term per stored scalar, by byte offset, in pages made on
@@ -55,6 +56,24 @@ const dom_sym_narrow *dom_sym_narrow_points(const dom *d, size_t *n)
 {
   *n = S(d)->narrow.n;
   return S(d)->narrow.v;
+}
+
+const dom_sym_divisor *dom_sym_divisors(const dom *d, size_t *n)
+{
+  *n = S(d)->divs.n;
+  return S(d)->divs.v;
+}
+
+/* x / y or x % y of type t (operands of t's sort), y or x not constant:
+ * kept for the checker when it may be undefined (dom_sym.h). */
+static void note_div(symdom *s, dg_binop op, const dg_type *t, dg_term x, dg_term y, bool sg)
+{
+  int64_t k;
+  bool ky = term_const_int(s->c, y, &k);
+  if ((ky && !(sg && k == -1)) || s->divs.n >= DOM_SYM_MAX_DIVS) return;
+  for (size_t i = 0; i < s->divs.n; i++)
+    if (s->divs.v[i].den == y && s->divs.v[i].num == x) return;
+  dg_vec_push(&s->divs, ((dom_sym_divisor){ x, y, t->kind, sg, op == DG_BIN_MOD }));
 }
 
 const dom_sym_exp_arg *dom_sym_exp_args(const dom *d, size_t *n)
@@ -293,8 +312,8 @@ static dg_term ibinop(symdom *s, dg_binop op, const dg_type *t, dg_term x, dg_te
   case DG_BIN_ADD: return term_add(s->c, x, y);
   case DG_BIN_SUB: return term_sub(s->c, x, y);
   case DG_BIN_MUL: return term_mul(s->c, x, y);
-  case DG_BIN_DIV: return term_idiv(s->c, x, y, sg);
-  case DG_BIN_MOD: return term_irem(s->c, x, y, sg);
+  case DG_BIN_DIV: note_div(s, op, t, x, y, sg); return term_idiv(s->c, x, y, sg);
+  case DG_BIN_MOD: note_div(s, op, t, x, y, sg); return term_irem(s->c, x, y, sg);
   case DG_BIN_SHL: return term_shl(s->c, x, y);
   case DG_BIN_SHR: return term_shr(s->c, x, y, sg);
   case DG_BIN_AND: return term_band(s->c, x, y);
@@ -695,6 +714,7 @@ static void y_free(dom *d)
   dg_vec_free(&s->binds);
   dg_vec_free(&s->narrow);
   dg_vec_free(&s->expa);
+  dg_vec_free(&s->divs);
   free(s->unsupported);
   free(s);
 }

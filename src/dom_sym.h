@@ -69,6 +69,17 @@ const dom_sym_narrow *dom_sym_narrow_points(const dom *d, size_t *n);
 typedef struct { dg_term arg; bool base2; } dom_sym_exp_arg;
 const dom_sym_exp_arg *dom_sym_exp_args(const dom *d, size_t *n);
 
+/* Integer divisions and remainders whose divisor is not a constant (an
+ * input's value), and signed ones by a constant -1 of a dividend that is
+ * not: in execution order, at most DOM_SYM_MAX_DIVS of them (the first),
+ * each pair once. C++ leaves x / 0 and INT_MIN / -1 undefined (a GPU does
+ * not trap); the engine reports the concrete cases, the checker asks the
+ * solver for these. num and den have the operand type's sort (tykind).
+ * Owned by the domain. */
+#define DOM_SYM_MAX_DIVS 64
+typedef struct { dg_term num, den; int tykind; bool sg; bool rem; } dom_sym_divisor;
+const dom_sym_divisor *dom_sym_divisors(const dom *d, size_t *n);
+
 /* First construct the domain could not express ("bit cast of a symbolic
  * float"), or NULL. */
 const char *dom_sym_unsupported(const dom *d);

@@ -205,6 +205,7 @@ bool emu_event_is_finding(simt_evkind k)
     [SIMT_EV_OOB] = true, [SIMT_EV_UNINIT] = true, [SIMT_EV_RACE] = true,
     [SIMT_EV_BARRIER_DIVERGENCE] = true, [SIMT_EV_RUNAWAY] = true,
     [SIMT_EV_READONLY] = true, [SIMT_EV_ASSERT] = true, [SIMT_EV_SHFL_INACTIVE] = true,
+    [SIMT_EV_DIV_ZERO] = true,
   };
   return finding[k];
 }

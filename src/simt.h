@@ -119,6 +119,7 @@ const char *simt_error(const simt *m);     /* message of the last SIMT_BADARGS *
   X(READONLY, "readonly-write", "store into a read-only buffer") \
   X(ASSERT, "assert", "assert failed") \
   X(SHFL_INACTIVE, "shuffle-inactive", "shuffle reads an inactive lane") \
+  X(DIV_ZERO, "division-by-zero", "integer division or remainder by zero (or INT_MIN / -1)") \
   X(DATA_DEP, "data-dependent", "data-dependent branch or address") \
   X(UNSUPPORTED, "unsupported", "construct the engine does not run")
 typedef enum {

@@ -448,6 +448,67 @@ static dom_val *ev_unary(simt_x *x, const dg_expr *e, msk *k)
   return uni ? thin_ret(x, e, r) : r;
 }
 
+/* ---- integer division: the undefined cases ------------------------------------ */
+/* An integer / or % by 0, and INT_MIN / -1 (INT_MIN % -1) of a signed type,
+ * are undefined in C++; a GPU does not trap, the result is garbage. The
+ * engine reports them as a `division-by-zero` finding and goes on with the
+ * concrete domain's value (x / 0 all ones, x % 0 x, INT_MIN / -1 wrapped).
+ * Divisors a domain cannot make concrete (the symbolic domain's input
+ * terms) are the domain's to record (dom_sym_divisors: the checker asks the
+ * solver for a zero and replays it here). */
+static bool int_div(int op, const dg_type *t)
+{
+  return (op == DG_BIN_DIV || op == DG_BIN_MOD) && !simt_isfloat(simt_scalar(t))
+      && simt_scalar(t)->kind != DG_TY_PTR;
+}
+
+static int64_t smallest(dg_tykind k)
+{
+  switch (k) {
+  case DG_TY_I8: return INT8_MIN;
+  case DG_TY_I16: return INT16_MIN;
+  case DG_TY_I32: return INT32_MIN;
+  case DG_TY_I64: return INT64_MIN;
+  default: return 0;          /* unsigned: no overflow */
+  }
+}
+
+/* Lane `lane`'s a op b of scalar type st: reported when undefined (true). */
+static bool div_lane(simt_x *x, const dg_expr *e, int op, const dg_type *st, int lane, dom_val av, dom_val bv)
+{
+  static const uint8_t on = 1;
+  bool sg = dg_type_is_signed(st);
+  int64_t ca = 0, cb, mn = sg ? smallest(st->kind) : 0;
+  bool ka = true;
+  if (x->ident) ca = (int64_t)av, cb = (int64_t)bv;
+  else {
+    if (x->d->concrete(x->d, st, 1, &on, &bv, &cb) >= 0) return false;
+    ka = x->d->concrete(x->d, st, 1, &on, &av, &ca) < 0;
+  }
+  bool zero = cb == 0, ovf = mn && cb == -1 && ka && ca == mn;
+  if (!zero && !ovf) return false;
+  const char *what = op == DG_BIN_DIV ? "division" : "remainder", *sym = op == DG_BIN_DIV ? "/" : "%";
+  char lhs[32] = "x";
+  if (ka) snprintf(lhs, sizeof lhs, sg ? "%lld" : "%llu", (long long)ca);
+  simt_report(x, SIMT_EV_DIV_ZERO, e->span, lane, "integer %s %s: %s %s %s (%s), undefined", what,
+              zero ? "by zero" : "overflows", lhs, sym, zero ? "0" : "-1", ir_type_name(st));
+  return true;
+}
+
+/* Every active lane of k (ua, ub: a's, b's value is the first active lane's). */
+static void div_check(simt_x *x, const dg_expr *e, int op, const dg_type *t, const msk *k,
+                      const dom_val *a, bool ua, const dom_val *b, bool ub)
+{
+  const dg_type *st = simt_scalar(t);
+  int l0 = msk_first(k).lo, lo = ua && ub ? l0 : k->lo, hi = ua && ub ? l0 + 1 : k->hi;
+  for (int c = 0, nc = simt_ncomp(t); c < nc; c++) {
+    const dom_val *ac = a + (size_t)c * x->n, *bc = b + (size_t)c * x->n;
+    for (int i = lo; i < hi; i++)
+      if (k->b[i] && div_lane(x, e, op, st, i, ac[ua ? l0 : i], bc[ub ? l0 : i]))
+        return;               /* one event a node (the engine folds repeats by span) */
+  }
+}
+
 static dom_val *binop(simt_x *x, int op, const dg_type *ta, const dg_type *tb, const dg_type *tr,
                       msk *k, dom_val *a, dom_val *b)
 {
@@ -529,6 +590,7 @@ static dom_val *ev_binary(simt_x *x, const dg_expr *e, msk *k)
   bool ua, ta, ub, tb;
   dom_val *a = operand(x, e->a, k, &ua, &ta);
   dom_val *b = operand(x, e->b, k, &ub, &tb);
+  if (int_div(e->op, e->a->type)) div_check(x, e, e->op, e->a->type, k, a, ua || ta, b, ub || tb);
   if (ua && ub) {                            /* both uniform: one lane */
     msk one = msk_first(k);
     return thin_ret(x, e, binop(x, e->op, e->a->type, e->b->type, e->type, &one, a, b));
@@ -585,6 +647,7 @@ static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
     if (e->op != DG_BIN_NONE) {
       if (tb0->kind != ta->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
         b = simt_uni_cast(x, DG_CAST_CONVERT, ta, tb0, b);
+      if (int_div(e->op, ta)) div_lane(x, e, e->op, ta, l, lv.reg[l], b);
       b = simt_uni_bin(x, e->op, ta, lv.reg[l], b);
     } else {
       b = simt_uni_cast(x, DG_CAST_CONVERT, ta, tb0, b);
@@ -599,6 +662,7 @@ static dom_val *ev_assign(simt_x *x, const dg_expr *e, msk *k)
     const dg_type *tb = e->b->type;
     if (e->a->type->kind != DG_TY_PTR && tb->kind != e->a->type->kind && e->op != DG_BIN_SHL && e->op != DG_BIN_SHR)
       v = simt_convert(x, e->a->type, tb, kk, v), tb = e->a->type;
+    if (int_div(e->op, e->a->type)) div_check(x, e, e->op, e->a->type, kk, old, false, v, false);
     v = binop(x, e->op, e->a->type, tb, e->a->type, kk, old, v);
   } else {
     v = simt_convert(x, e->a->type, e->b->type, kk, v);

@@ -302,6 +302,8 @@ SIMT_LANES bool simt_fuse_step(simt_x *x, const dg_expr *e, const msk *k)
   int s = v->var->slot, l = msk_first(k).lo;
   dom_val *reg = x->fr->reg[s], b = 1;
   if (!reg || !x->fr->runi[s] || (!inc && !step_rhs(x, e->b, l, &b))) return false;
+  if (!inc && (e->op == DG_BIN_DIV || e->op == DG_BIN_MOD) && (b == 0 || (int64_t)b == -1))
+    return false;                      /* maybe undefined: ev_assign reports it */
   if (!inc) {
     /* v op= r (k >>= 1, s /= 2, i += stride): ev_assign's uniform path;
      * the node and its right side counted as simt_eval_u counts them */

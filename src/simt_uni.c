@@ -129,6 +129,16 @@ static bool cast_id(const dg_type *to, const dg_type *from)
       || ((to->kind == DG_TY_I64 || to->kind == DG_TY_U64) && (from->kind == DG_TY_I32 || from->kind == DG_TY_U32));
 }
 
+/* An integer / or % only by a literal that is neither 0 nor -1: the others
+ * may be undefined, an event the tree walk reports and a program cannot. */
+static bool div_safe(const dg_expr *e)
+{
+  if ((e->op != DG_BIN_DIV && e->op != DG_BIN_MOD) || !dg_type_is_int(e->a->type)) return true;
+  const dg_expr *d = e->b;
+  while (d->kind == DG_EX_CAST && d->op == DG_CAST_CONVERT && dg_type_is_int(d->a->type)) d = d->a;
+  return d->kind == DG_EX_INT && d->ival != 0 && d->ival != -1;
+}
+
 static bool comp(simt_x *x, uni_build *b, const dg_expr *e)
 {
   if (!e || !scalar_ok(e->type)) return false;
@@ -164,6 +174,7 @@ static bool comp(simt_x *x, uni_build *b, const dg_expr *e)
   case DG_EX_BINARY:
     if (!scalar_ok(e->a->type) || !scalar_ok(e->b->type)) return false;
     if (e->op == DG_BIN_PTRADD || e->op == DG_BIN_PTRDIFF) return false;
+    if (!div_safe(e)) return false;        /* may report division-by-zero (simt_expr.c) */
     if (!comp(x, b, e->a) || !comp(x, b, e->b)) return false;
     return emit(b, (uni_ins){ .op = bin_code(e->op, e->a->type), .code = (uint8_t)e->op, .t = e->a->type }, -1);
   case DG_EX_CAST:
