@@ -53,8 +53,14 @@ void check_say(check_result *r, check_verdict v, const char *fmt, ...)
 
 
 /* Values of every input tensor into dst (per tensor); ranged (index-valued)
- * inputs only when keep_ranged is false: the symbolic run fixed them. */
-static void fill_with(chk *c, double **dst, fuzz_dist dist, uint64_t seed, bool keep_ranged)
+ * inputs only when keep_ranged is false: the symbolic run fixed them. In
+ * chunks of FILL_CHUNK elements (the values are counter-based: fuzz_fill's
+ * bit for bit), looking at the deadline between them: 2^28 elements take
+ * ~15 s. False when the deadline cut it (*cut_t, *cut_at: where). */
+enum { FILL_CHUNK = 1 << 20 };
+
+static bool fill_with(chk *c, double **dst, fuzz_dist dist, uint64_t seed, bool keep_ranged, int *cut_t,
+                      int64_t *cut_at)
 {
   const dg_problem *p = c->p;
   for (size_t t = 0; t < p->tensors.n; t++) {
@@ -69,15 +75,35 @@ static void fill_with(chk *c, double **dst, fuzz_dist dist, uint64_t seed, bool 
     }
     dg_rng r;
     dg_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (t + 1)));
-    fuzz_fill(&r, &fo, dst[t], c->io.numel[t]);
-    for (int64_t i = 0; i < c->io.numel[t]; i++) {
-      double v = dg_dtype_round(ts->dtype, dst[t][i]);
-      dst[t][i] = ts->positive ? fabs(v) : v;
+    int64_t n = c->io.numel[t];
+    fuzz_ctr g = { .key = dg_rng_next(&r), .dist = fo.dist, .dtype = fo.dtype, .has_range = fo.has_range,
+                   .lo = fo.lo, .hi = fo.hi, .row = fo.row, .n = n };      /* fuzz_fill's */
+    for (int64_t at = 0; at < n; at += FILL_CHUNK) {
+      if (c->deadline > 0 && at > 0 && dg_now() > c->deadline) {
+        *cut_t = (int)t, *cut_at = at;
+        return false;
+      }
+      int64_t m = n - at < FILL_CHUNK ? n - at : FILL_CHUNK;
+      fuzz_ctr_fill(&g, at, m, dst[t] + at);
+      for (int64_t i = at; i < at + m; i++) {
+        double v = dg_dtype_round(ts->dtype, dst[t][i]);
+        dst[t][i] = ts->positive ? fabs(v) : v;
+      }
     }
   }
+  return true;
 }
 
-static void fill_inputs(chk *c, uint64_t seed) { fill_with(c, c->io.data, FUZZ_DIST_NORMAL, seed, false); }
+/* false with the verdict said when the deadline cut the fill */
+static bool fill_inputs(chk *c, uint64_t seed)
+{
+  int t;
+  int64_t at;
+  if (fill_with(c, c->io.data, FUZZ_DIST_NORMAL, seed, false, &t, &at)) return true;
+  check_say(c->r, CHECK_UNKNOWN, "the check's budget is spent drawing the random inputs of the concrete run "
+            "(%s: %lld of %lld elements)", c->p->tensors.v[t].name, (long long)at, (long long)c->io.numel[t]);
+  return false;
+}
 
 static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
 {
@@ -501,7 +527,12 @@ static bool search_witness(chk *c, dg_term kt, dg_term rt)
   for (size_t di = 0; di < sizeof dists / sizeof *dists && !found && !check_out_of_time(c); di++) {
     for (uint64_t k = 0; k < 4 && !found; k++) {
       double **in = check_witness_inputs(c, NULL, 0);
-      fill_with(c, in, dists[di].dist, c->r->seed * 7919 + di * 131 + k, true);
+      int ct;
+      int64_t ca;
+      if (!fill_with(c, in, dists[di].dist, c->r->seed * 7919 + di * 131 + k, true, &ct, &ca)) {
+        check_free_inputs(c->p, in);       /* the deadline: check_out_of_time ends the search */
+        break;
+      }
       for (size_t t = 0; dists[di].scale > 0 && t < p->tensors.n; t++)
         for (int64_t j = 0; in[t] && !p->tensors.v[t].has_range && j < c->io.numel[t]; j++)
           in[t][j] = dg_dtype_round(p->tensors.v[t].dtype, 1 + dists[di].scale * in[t][j]);
@@ -695,7 +726,7 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
     return false;
   }
   dg_diags_free(&d);
-  fill_inputs(c, r->seed);
+  if (!fill_inputs(c, r->seed)) return false;
   check_huge_ranges(c);
   return true;
 }

@@ -89,12 +89,19 @@ static bool ref_read(void *ud, int t, const int64_t *idx, dg_refval *out)
 dg_term check_ref_term(chk *c)
 {
   dg_sym_ops ops = { ref_const, ref_apply, c };
-  dg_ref_env env = { .sizes = c->sizes, .read = ref_read, .sym = &ops, .ud = c };
+  dg_ref_env env = { .sizes = c->sizes, .read = ref_read, .sym = &ops, .ud = c, .deadline = c->deadline };
+  double t0 = dg_now();
   dg_refval v;
   char *err = NULL;
   dg_ref_status st = dg_problem_ref_eval(c->p, &env, c->t, c->r->index, &v, &err);
   if (st == DG_REF_NIL) {
     check_say(c->r, CHECK_UNCHECKED, "the reference leaves this element undefined");
+    return TERM_NONE;
+  }
+  if (st != DG_REF_OK && check_out_of_time(c)) {
+    check_say(c->r, CHECK_UNKNOWN, "the check's budget is spent in the reference (its Lua evaluation was stopped "
+              "after %.1f s of building this element's term)", dg_now() - t0);
+    free(err);
     return TERM_NONE;
   }
   if (st != DG_REF_OK) {

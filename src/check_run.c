@@ -200,10 +200,12 @@ bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *size
   if (flat < io.numel[t] && emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) {
     double **env = dg_calloc(p->tensors.n + 1, sizeof *env);
     for (size_t i = 0; i < p->tensors.n; i++) env[i] = in[i] ? in[i] : io.data[i];
-    dg_ref_env e = { .sizes = sizes, .data = (const double *const *)env };
+    dg_ref_env e = { .sizes = sizes, .data = (const double *const *)env, .deadline = deadline };
     dg_refval rv;
     char *err = NULL;
-    if (dg_problem_ref_eval(p, &e, t, idx, &rv, &err) == DG_REF_OK && !rv.is_sym) {
+    dg_ref_status st = dg_problem_ref_eval(p, &e, t, idx, &rv, &err);
+    if (st == DG_REF_ERROR && cut && deadline > 0 && dg_now() > deadline) *cut = true;
+    if (st == DG_REF_OK && !rv.is_sym) {
       bool written = io.written[t][flat];
       *got = written ? io.data[t][flat] : NAN;
       *want = rv.num;

@@ -251,7 +251,32 @@ static bool set_sizes(lref *r, const int64_t *sizes, char **err)
 }
 
 /* A reference is the user's Lua: `while true do end` in ref hung check and
- * fuzz for good; its calls are bounded (dg_lua_pcall_bounded). */
+ * fuzz for good; its calls are bounded (dg_lua_pcall_bounded), and by the
+ * caller's deadline when it gives one (dg_ref_env.deadline: check --budget;
+ * a symbolic reference that spends its time in the term callbacks runs far
+ * fewer than the bound's 10^9 instructions). */
+static _Thread_local double ref_deadline;
+
+static void deadline_hook(lua_State *L, lua_Debug *ar)
+{
+  (void)ar;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);    /* dg_now's clock */
+  if ((double)ts.tv_sec + ts.tv_nsec * 1e-9 > ref_deadline) luaL_error(L, "the reference ran past the deadline");
+}
+
+/* dg_lua_pcall_bounded, stopped at env->deadline too */
+static int pcall_ref(lref *r, int nargs, int nres, int h, long long millions)
+{
+  lua_State *L = r->L;
+  if (!r->env || r->env->deadline <= 0 || lua_gethook(L))
+    return dg_lua_pcall_bounded(L, nargs, nres, h, millions, "the reference ");
+  ref_deadline = r->env->deadline;
+  lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 10000);
+  int rc = lua_pcall(L, nargs, nres, h);
+  lua_sethook(L, NULL, 0, 0);
+  return rc;
+}
 
 static dg_ref_status call_ref(lref *r, int t, const int64_t *idx, dg_refval *out, char **err)
 {
@@ -274,7 +299,7 @@ static dg_ref_status call_ref(lref *r, int t, const int64_t *idx, dg_refval *out
   lua_rawgeti(L, LUA_REGISTRYINDEX, r->fn[t]);
   lua_rawgeti(L, LUA_REGISTRYINDEX, r->T);
   for (int k = 0; k < rank; k++) lua_pushinteger(L, idx[k]);
-  if (dg_lua_pcall_bounded(L, rank + 1, 1, h, 1000, "the reference ") != LUA_OK) {
+  if (pcall_ref(r, rank + 1, 1, h, 1000) != LUA_OK) {
     *err = dg_strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "error in the reference");
     lua_settop(L, h - 1);
     return DG_REF_ERROR;

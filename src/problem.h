@@ -72,6 +72,10 @@ typedef struct dg_ref_env {
    * reads for float attribute a of dg_problem.attrs (v: its value); the
    * envelope's backward error perturbs them (fuzz_envelope.c). */
   double (*attr)(void *ud, int a, double v);
+  /* Optional (0: none): dg_now() past which a reference call stops (the Lua
+   * reference looks every 10^4 instructions) with DG_REF_ERROR; the caller
+   * tells a budget cut from a failure by the clock (check --budget). */
+  double deadline;
 } dg_ref_env;
 
 /* The row-major flat offset of idx in a tensor of these dims (rank at most 8),
