@@ -210,20 +210,23 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    *    error is to be that large: measured on 4000 elements of the sorted
    *    4096^3 case in 8 orders (sequential with and without fmaf, reverse,
    *    tiles of 16, split-k, warp lanes and a tree, pairwise) none came
-   *    within 1/2 of the bound (notes: t/unit/envelope.c replays 12).
+   *    within 1/7 of the bound (t/unit/envelope.c replays 12 of them).
    *  - where it is not: an order whose partial sums are far larger than the
    *    reference's (the reference's terms cancel pairwise, the kernel sums
    *    each sign apart: adversarial large-offset values, rows alternating
    *    +-10^4, under a warp's 32 strided lanes) is off by more than any
    *    sample here; the old rule misses it the same way.
-   *  - bugs stay outside: the slack is 4 * max of three samples of rounding
-   *    noise, ~ 2^-22 * ||S||_2 (the partial sums' root sum of squares);
-   *    a dropped term, a missing +=, a wrong mask or 0 for -inf moves the
-   *    result by a term or more, which is ~ ||S|| / sqrt(K) or more for the
-   *    rows that cancel and far past it for the rest. Measured: every
+   *  - bugs stay outside: the slack is 4 * max of three samples of that
+   *    noise, about 5 * 2^-22 ||S||_2 / sqrt(3) (||S||_2 the partial sums'
+   *    root sum of squares: 0.14 at c[176,4095], a few times the kernel's
+   *    own fp32 noise and 16x a rounding model's); a dropped term or k, a
+   *    missing +=, a wrong mask or 0 for -inf moves the result by a term,
+   *    a tile's sum, a row's sum or an Inf, and is caught wherever that
+   *    exceeds the slack — where it does not, fp32 itself cannot tell the
+   *    kernel from a correct one in another order. Measured: every
    *    element off by the last term, the first tile of 16, a reset
    *    accumulator or k < K - 1 stays outside in the sorted case; a single
-   *    random term of 4096 dropped is caught at 96% of elements (99.6%
+   *    random term of 4096 dropped is caught at 96.6% of elements (99.6%
    *    before: the rest are terms smaller than fp32's own noise there). */
   e->round32 = false;
   e->perturb = true;
