@@ -35,7 +35,9 @@
 #define HUGE_OFF ((int64_t)5 << 29)      /* the target's last outermost offset: 1.25 * 2^31 (as fuzz_huge.c) */
 #define SMALL_CAP ((int64_t)1 << 22)     /* elements of every other tensor (as fuzz_huge.c) */
 #define BIG_BYTES ((int64_t)1 << 38)     /* address space of an instance's lazy tensors together */
-#define BIG_LANE_OPS 1048576.0           /* and in lane operations of the two blocks measured (embedding_vec4: 560,000, its symbolic run 1.3 s; attention_online at T=2049: 1.3e7) */
+#define BIG_LANE_OPS 1048576.0           /* lane operations of the two blocks measured, at most (big_keep) */
+#define BIG_LANE_MAX 8388608.0           /* at most, when the grown sizes only add blocks */
+#define BIG_WORK 1.5                     /* a block's work at a big instance, at most, in blocks' at half its sizes */
 
 struct check_huge {
   fuzz_ctr *gen;            /* per tensor: the values of lazy inputs */
@@ -582,23 +584,31 @@ static double last_offset(const dg_problem *p, int t, const int64_t *sizes)
   return off;
 }
 
-/* A big instance is kept when every flat thread id fits an int, the work
- * of its middle and last blocks (what the symbolic run of a writer block
- * costs, roughly) is at most BIG_LANE_OPS lane operations — the row kernels'
- * ~50,000-140,000, embedding_vec4's D = 65544 560,000, attention_online's
- * keys at T = 2049 1.3e7 (its symbolic run 130 s and 3.7 GB) — and it is
- * new. (The rule before compared the work with the instance's at half the
- * grown sizes: attention's middle block is its first queries, whose work
- * does not grow.) */
+/* A big instance is kept when every flat thread id fits an int, it is new,
+ * and the work of its middle and last blocks (what the symbolic run of a
+ * writer block costs, roughly; lane operations on lazy zeros) is small:
+ * at most BIG_LANE_OPS (the row kernels: 50,000-140,000; embedding_vec4 at
+ * D = 65544, a row grown: 560,000, its symbolic run 1.3 s), or at most
+ * BIG_LANE_MAX when the sizes grown only add blocks (the work at half of
+ * them is within BIG_WORK of it: matmul_regtile's 5.5e6, 0.5 s an element
+ * symbolically). Attention_online's keys at T = 2049: 1.3e7, one element's
+ * symbolic run 130-300 s and 3.7 GB; its ratio passes (the last block of
+ * the half instance works as much), the cap does not. */
 static bool big_keep(const dg_problem *p, const emu_kernels *k, const int64_t *sz, const int64_t *out, int n)
 {
   size_t ns = p->sizes.n;
   if (!flat_ids_fit(p, sz)) return false;
-  double w = block_work(p, k, sz);
-  if (w < 0 || w > BIG_LANE_OPS) return false;
   for (int j = 0; j < n; j++)
     if (!memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns)) return false;
-  return true;
+  double w = block_work(p, k, sz);
+  if (w < 0 || w > BIG_LANE_MAX) return false;
+  if (w <= BIG_LANE_OPS) return true;
+  int64_t *half = dg_malloc(sizeof *half * (ns + 1)), *spec = dg_malloc(sizeof *spec * (ns + 1));
+  dg_problem_default_sizes(p, spec);
+  for (size_t x = 0; x < ns; x++) half[x] = sz[x] / 2 > spec[x] ? sz[x] / 2 : sz[x];
+  double wh = block_work(p, k, half);
+  free(half), free(spec);
+  return wh > 0 && w <= BIG_WORK * wh;
 }
 
 int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
