@@ -4,7 +4,10 @@
  * alone (events) and the rest (input generation, reference, validation).
  * The emulator's rate at spec sizes is given beside it.
  *
- *   gpu_fuzz_bench [--json FILE] [--cases N] [--realistic-only] [SPEC.lua ...]
+ *   gpu_fuzz_bench [--json FILE] [--cases N] [--real-cases N] [--realistic-only] [--no-issue] [SPEC.lua ...]
+ *
+ * --real-cases N: N cases a realistic row (default --cases / 20 + 2: 12 of
+ * 200, 4 with fuzz-device.sh --quick's 40). --no-issue: no matmul 4096^3 row.
  *
  * Default problems: softmax_block, matmul_tiled, layernorm_block,
  * residual_add, conv2d_k3 (realistic: ResNet-50's conv2_x 3x3 layer).
@@ -20,7 +23,9 @@
  * SMs). The kernel column and /kernel use the kernel's time ALONE: each GPU
  * row runs first with DIRIGO_GPU_STREAMS=1 (one stream, the same cases) and
  * keeps that run's kernel ms; the row's own event time on the lanes is
- * printed beside it. With DIRIGO_GPU_STREAMS=1 set, the row's own run is it. */
+ * printed beside it. With DIRIGO_GPU_STREAMS=1 set, the row's own run is it.
+ * That run has no side streams either (DIRIGO_GPU_OVERLAP unset there:
+ * the reference beside the kernel would share the SMs with it too). */
 #include "fuzz_gpu.h"
 #include "lua_spec.h"
 #include <inttypes.h>
@@ -144,15 +149,18 @@ static void print_row(FILE *json, const char *name, const char *sizes, const cha
 int main(int argc, char **argv)
 {
   const char *json_path = NULL;
-  int64_t ncases = 200;
-  bool real_only = false;
+  int64_t ncases = 200, real_cases = 0;
+  bool real_only = false, no_issue = false;
   DG_VEC(const char *) specs = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!strcmp(argv[i], "--cases") && i + 1 < argc) ncases = strtoll(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--real-cases") && i + 1 < argc) real_cases = strtoll(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--realistic-only")) real_only = true;
+    else if (!strcmp(argv[i], "--no-issue")) no_issue = true;
     else dg_vec_push(&specs, argv[i]);
   }
+  if (real_cases < 1) real_cases = ncases / 20 + 2;
   const char *src = getenv("DG_SRCDIR");
   DG_VEC(char *) paths = {0};
   if (specs.n)
@@ -208,31 +216,34 @@ int main(int argc, char **argv)
         printf("%-26s realistic  (the op has no realistic sizes)\n", name);
         break;
       }
-      if (real == 2 && !use_issue_size(p)) break;   /* matmul at 4096^3 only */
+      if (real == 2 && (no_issue || !use_issue_size(p))) break;   /* matmul at 4096^3 only */
       if (real) {   /* the row's cases first at these sizes: the device buffers (and the lanes' copies,
                        made for the most lanes a request asks for) are allocated once */
         row warm = {0};
-        campaign(p, &ek, &be, ncases / 20 + 2, (int64_t)1 << 28, 4096, 0, &warm);
+        campaign(p, &ek, &be, real_cases, (int64_t)1 << 28, 4096, 0, &warm);
       }
       const char *lanes_env = getenv("DIRIGO_GPU_STREAMS");
       char *lanes_keep = lanes_env ? dg_strdup(lanes_env) : NULL;
+      bool side = gpu_run_overlap();
       double alone = 0;
-      if (!lanes_env || strcmp(lanes_env, "1")) {   /* the kernel's time alone: the same cases on one stream */
+      if (!lanes_env || strcmp(lanes_env, "1") || side) {   /* the kernel's time alone: the same cases on one stream */
         setenv("DIRIGO_GPU_STREAMS", "1", 1);
+        unsetenv("DIRIGO_GPU_OVERLAP");
         t.kernel_ms = 0;
         row r1 = {0};
-        campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
+        campaign(p, &ek, &be, real ? real_cases : ncases, real ? (int64_t)1 << 28 : 8192,
                  real ? 4096 : 0, real ? 15 : 8, &r1);
         alone = r1.cases ? t.kernel_ms / (double)r1.cases : 0;
         if (lanes_keep) setenv("DIRIGO_GPU_STREAMS", lanes_keep, 1);
         else unsetenv("DIRIGO_GPU_STREAMS");
+        if (side) setenv("DIRIGO_GPU_OVERLAP", "1", 1);
       }
       free(lanes_keep);
       memset(&gk.prof, 0, sizeof gk.prof);
       t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0, t.dev_judged = 0, t.many = 0, t.env_passed = 0;
       row r = {0};
       r.alone_ms = alone;
-      campaign(p, &ek, &be, real ? ncases / 20 + 2 : ncases, real ? (int64_t)1 << 28 : 8192,
+      campaign(p, &ek, &be, real ? real_cases : ncases, real ? (int64_t)1 << 28 : 8192,
                real ? 4096 : 0, real ? 15 : 8, &r);
       r.run_s = t.run_s;
       r.kernel_ms = t.kernel_ms;
@@ -257,6 +268,9 @@ int main(int argc, char **argv)
                  pf->ms[4] / c, pf->ms[5] / c, pf->ms[6] / c);
         else
           printf("(kernels %.4f ms; DIRIGO_GPU_LAUNCH_EVENTS=all times every launch for the split)\n", pf->ms[3] / c);
+        if (pf->overlapped)
+          printf("  references on side streams beside the kernels (DIRIGO_GPU_OVERLAP=1): %" PRId64 " requests; %" PRId64
+                 " cases whose inputs changed under the kernel ran again alone\n", pf->overlapped, pf->ov_changed);
         if (pf->rsampled)
           printf("  the reference at the validator's sample alone (dg_ref_at; the case judged on that sample in "
                  "the first request): %" PRId64 " cases\n", pf->rsampled);

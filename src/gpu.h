@@ -244,6 +244,7 @@ typedef struct {
   uint32_t shmem;
   bool unguarded;
   int lane;                     /* -1: serial (dg_gpu_batch_lane) */
+  uint8_t side;                 /* launch: 1 on the lane's side stream, 2 joins it first (dg_gpu_batch_side) */
 } dg_gpu_batch_op;
 typedef struct {
   DG_VEC(dg_gpu_batch_op) ops;
@@ -280,6 +281,12 @@ void dg_gpu_batch_launch_unguarded(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_dim3
  * and stream (lane L on L % granted): the results are the same. */
 #define GPU_LANES_MAX 8
 void dg_gpu_batch_lane(dg_gpu_batch *b, int lane);
+/* The last launch pushed: how 1 runs it on its lane's side stream (forked
+ * from the lane's stream there: after what was queued before it on the lane,
+ * beside what is queued after), how 2 waits for the lane's side stream
+ * before it (the join), 0 neither. Results are those of the same batch
+ * without it wherever every reader of a side launch's writes joins first. */
+void dg_gpu_batch_side(dg_gpu_batch *b, int how);
 /* Lanes the child granted the last batch with lanes (0: none yet). */
 int dg_gpu_lanes_granted(const dg_gpu *g);
 void dg_gpu_batch_clear(dg_gpu_batch *b);   /* empty, keeping the memory */

@@ -56,9 +56,14 @@ static void batch_launch(batch_state *bs, uint32_t li, const uint8_t *body, size
   } else {
     gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
     memcpy(args, body + sizeof L, L.nargs * sizeof *args);
-    char *msg;
+    char *msg = NULL;
     if (gp_progress) *gp_progress = li;
-    dg_gpu_status st = gch_run_launch(&L, args, &hits, &ms, &msg, &bs->fatal);
+    cudaStream_t back;
+    bool sw;
+    dg_gpu_status st = gch_cuda_status(gch_side_before(L.flags, &back, &sw), "a side stream", &msg, &bs->fatal);
+    bs->laned |= sw;
+    if (st == DG_GPU_OK) free(msg), st = gch_run_launch(&L, args, &hits, &ms, &msg, &bs->fatal);
+    if (sw) gch_st.cur = back;
     free(args);
     if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
     else free(msg);
@@ -138,24 +143,31 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
   }
   gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
   memcpy(args, body + sizeof L, L.nargs * sizeof *args);
-  char *msg;
+  char *msg = NULL;
   if (gp_progress) *gp_progress = li;
   int tm = timed_launches();
   bool timed = tm >= 2 || (tm == 1 && !(L.flags & GP_LAUNCH_UNGUARDED));
-  bool reuse = timed && tm == 3 && AB.last_end && AB.last_lane == gch_st.cur_lane;
+  bool sided = L.flags & (GP_LAUNCH_SIDE | GP_LAUNCH_JOIN);
+  bool reuse = timed && tm == 3 && AB.last_end && AB.last_lane == gch_st.cur_lane && !sided;
   AB.timed[li] = timed;
   AB.lane[li] = (int8_t)gch_st.cur_lane;
   AB.start[li] = reuse ? AB.last_end : AB.ev[2 * li];
-  dg_gpu_status st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL,
-                                     timed ? AB.ev[2 * li + 1] : NULL, &msg, &bs->fatal);
+  cudaStream_t back;
+  bool sw;
+  dg_gpu_status st = gch_cuda_status(gch_side_before(L.flags, &back, &sw), "a side stream", &msg, &bs->fatal);
+  bs->laned |= sw;
+  if (st == DG_GPU_OK)
+    free(msg), st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL,
+                                    timed ? AB.ev[2 * li + 1] : NULL, &msg, &bs->fatal);
   free(args);
-  AB.last_end = st == DG_GPU_OK && timed ? AB.ev[2 * li + 1] : NULL;
+  AB.last_end = st == DG_GPU_OK && timed && !sided ? AB.ev[2 * li + 1] : NULL;
   AB.last_lane = gch_st.cur_lane;
   if (st == DG_GPU_OK && live && !(L.flags & GP_LAUNCH_UNGUARDED)) {
     AB.guarded[li] = 1;
     AB.last_end = NULL;   /* the guard check runs between */
     st = gch_cuda_status(gch_guard_kernel(li), "queueing a guard check", &msg, &bs->fatal);
   }
+  if (sw) gch_st.cur = back;   /* (a side launch's guard check ran behind it there) */
   if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
   else free(msg);
 }
@@ -277,6 +289,7 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   size_t live = gch_guarded_live();
   bool async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0 && bs.pin && async_reserve(nl, live);
   bs.down0 = bs.down_at = up;
+  gch_side_reset();
   size_t at = 0;
   for (uint32_t i = 0; i < rq->a && !bs.fatal; i++) {
     gp_op op;
@@ -288,6 +301,12 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
     memcpy(&op, pl + at, sizeof op);
     at += sizeof op;
     gch_set_lane(GP_OP_LANE(op.kind));
+    if (gch_st.cur_lane < 0 && !bs.fatal) {   /* a serial point: after every side stream's work too */
+      char *m = NULL;
+      dg_gpu_status st = gch_cuda_status(gch_side_join_all(), "a side stream", &m, &bs.fatal);
+      if (st != DG_GPU_OK) batch_fail(&bs, st, UINT32_MAX, m);
+      else free(m);
+    }
     bs.laned |= gch_st.cur != 0;
     op.kind = GP_OP_KIND(op.kind);
     size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;

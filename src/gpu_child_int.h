@@ -43,6 +43,11 @@ struct gch_state {
   cudaStream_t lane_stream[GP_LANES_MAX];
   cudaStream_t cur;   /* the stream fills, launches and guard checks queue on (0: legacy) */
   int cur_lane;       /* the lane whose buffer copies arguments resolve to (-1: serial) */
+  /* side streams (GP_LAUNCH_SIDE, session 7): index 1 + lane (0: serial),
+   * non-blocking, made on first use; open: forked and not joined yet */
+  cudaStream_t side_stream[GP_LANES_MAX + 1];
+  cudaEvent_t side_fork[GP_LANES_MAX + 1], side_join[GP_LANES_MAX + 1];
+  bool side_open[GP_LANES_MAX + 1];
 };
 extern struct gch_state gch_st;
 
@@ -81,6 +86,14 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
                               char **msg, bool *fatal);
 dg_gpu_status gch_run_launch(const gp_launch *L, const gp_arg *args, guard_vec *hits, float *ms,
                              char **msg, bool *fatal);
+/* Side streams (gpu_child_lanes.c): before a launch with flags (GP_LAUNCH_*)
+ * of the current lane, the join (JOIN) and the fork (SIDE: gch_st.cur becomes
+ * the side stream and *swapped is set: restore *back after the launch);
+ * gch_side_join_all before a serial op, gch_side_reset at a batch's start. A side stream that cannot
+ * be made leaves the launch on the lane's stream (the same results, serial). */
+cudaError_t gch_side_before(uint32_t flags, cudaStream_t *back, bool *swapped);
+cudaError_t gch_side_join_all(void);
+void gch_side_reset(void);
 /* GP_BATCH (gpu_child_batch.c) */
 void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n);
 

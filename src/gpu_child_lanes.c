@@ -111,4 +111,62 @@ void gch_do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
   gch_reply(DG_GPU_OK, 0, &want, sizeof want, NULL);
 }
 
+/* The join of side stream i (1 + lane) into the stream cur. */
+static cudaError_t side_join(int i, cudaStream_t cur)
+{
+  if (!gch_st.side_open[i]) return cudaSuccess;
+  gch_st.side_open[i] = false;
+  cudaError_t e = cudaEventRecord(gch_st.side_join[i], gch_st.side_stream[i]);
+  return e ? e : cudaStreamWaitEvent(cur, gch_st.side_join[i], 0);
+}
+
+cudaError_t gch_side_before(uint32_t flags, cudaStream_t *back, bool *swapped)
+{
+  int i = gch_st.cur_lane + 1;
+  *swapped = false;
+  *back = gch_st.cur;
+  if (i < 0 || i > GP_LANES_MAX) return cudaSuccess;
+  cudaError_t e = flags & GP_LAUNCH_JOIN ? side_join(i, gch_st.cur) : cudaSuccess;
+  if (e || !(flags & GP_LAUNCH_SIDE)) return e;
+  if (!gch_st.side_stream[i]) {
+    if (cudaStreamCreateWithFlags(&gch_st.side_stream[i], cudaStreamNonBlocking) != cudaSuccess) {
+      cudaGetLastError();
+      gch_st.side_stream[i] = 0;
+      return cudaSuccess;
+    }
+    if (cudaEventCreateWithFlags(&gch_st.side_fork[i], cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&gch_st.side_join[i], cudaEventDisableTiming) != cudaSuccess) {
+      cudaGetLastError();
+      cudaStreamDestroy(gch_st.side_stream[i]);
+      gch_st.side_stream[i] = 0;
+      return cudaSuccess;
+    }
+  }
+  if (!gch_st.side_open[i]) {   /* forked once until the join: side launches in a row stay in order there */
+    if ((e = cudaEventRecord(gch_st.side_fork[i], gch_st.cur)) ||
+        (e = cudaStreamWaitEvent(gch_st.side_stream[i], gch_st.side_fork[i], 0)))
+      return e;
+    gch_st.side_open[i] = true;
+  }
+  gch_st.cur = gch_st.side_stream[i];
+  *swapped = true;
+  return cudaSuccess;
+}
+
+cudaError_t gch_side_join_all(void)
+{
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i <= GP_LANES_MAX && !e; i++) {
+    if (!gch_st.side_open[i]) continue;
+    /* into the lane's stream (the serial op that follows is on the legacy
+     * stream, which waits for every blocking lane stream but not for a
+     * non-blocking side stream), or straight into the legacy stream */
+    cudaStream_t to = i > 0 && (uint32_t)(i - 1) < gch_st.nlanes && gch_st.nlanes > 1 ? gch_st.lane_stream[i - 1] : 0;
+    e = side_join(i, to);
+  }
+  return e;
+}
+
+void gch_side_reset(void) { memset(gch_st.side_open, 0, sizeof gch_st.side_open); }
+
 #endif

@@ -66,10 +66,21 @@ static const char cmp_source[] =
   "  const int min_exp = dt == 0 ? -126 : dt == 1 ? -1022 : dt == 2 ? -14 : -126;\n"
   "  double m = fmax(fabs(a), fabs(b));\n"
   "  if (isinf(m)) return __longlong_as_double(0x7ff0000000000000ll);\n"
+  "#ifdef DG_CMP_FREXP\n"
   "  int e;\n"
   "  frexp(m, &e);\n"
   "  e -= 1;\n"
   "  if (e < min_exp) e = min_exp;\n"
+  "#else\n"
+  "  /* floor(log2 m) from the exponent bits (a subnormal's -1023 is clamped\n"
+  "     below: min_exp >= -1022), and the division by 2^(e - mant) as the\n"
+  "     multiply by 2^(mant - e) wherever that is a normal double: both are\n"
+  "     the correctly rounded |a - b| 2^(mant - e), the same bits (gpu9's\n"
+  "     patch, session 6; applied in session 7) */\n"
+  "  int e = (int)((__double_as_longlong(m) >> 52) & 0x7ff) - 1023;\n"
+  "  if (e < min_exp) e = min_exp;\n"
+  "  if (mant - e <= 1023) return fabs(a - b) * __longlong_as_double((long long)(mant - e + 1023) << 52);\n"
+  "#endif\n"
   "  return fabs(a - b) / ldexp(1.0, e - mant);\n"
   "}\n"
   "__device__ u64 warp_sum(u64 v) {\n"
@@ -171,6 +182,27 @@ static const char cmp_source[] =
   "extern \"C\" __global__ void dg_cmp_pick(const double *ref, double *dst, const long long *idx, long long m) {\n"
   "  long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
   "  if (j < m) dst[idx[j]] = ref[idx[j]];\n"
+  "}\n"
+  "/* the inputs a reference reads, hashed into out[0] (gpu_many.c: before and\n"
+  "   after the kernels under test when the reference runs beside them on a\n"
+  "   side stream; any change of a byte changes the sum): 4-byte word w of\n"
+  "   input t adds (word + t) (2w + 1), a tail byte k (byte + 1) (2k + 1) 2^40;\n"
+  "   na, nb, nc in bytes, a NULL input none */\n"
+  "extern \"C\" __global__ void dg_in_hash(u64 *out, const void *a, long long na, const void *b, long long nb,\n"
+  "                                       const void *c, long long nc) {\n"
+  "  const void *p[3] = { a, b, c };\n"
+  "  long long n[3] = { na, nb, nc };\n"
+  "  u64 h = 0;\n"
+  "  long long i0 = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;\n"
+  "  for (int t = 0; t < 3; t++) {\n"
+  "    if (!p[t]) continue;\n"
+  "    long long nw = n[t] >> 2;\n"
+  "    for (long long w = i0; w < nw; w += step) h += ((u64)((const u32 *)p[t])[w] + (u64)t) * (u64)(2 * w + 1);\n"
+  "    if (i0 == 0)\n"
+  "      for (long long k = nw * 4; k < n[t]; k++) h += ((u64)((const unsigned char *)p[t])[k] + 1) * (u64)(2 * k + 1) << 40;\n"
+  "  }\n"
+  "  h = warp_sum(h);\n"
+  "  if ((threadIdx.x & 31) == 0 && h) atomicAdd(out, h);\n"
   "}\n";
 
 const char *gpu_cmp_source(void) { return cmp_source; }
@@ -241,7 +273,10 @@ void gpu_cmp_decode(const uint64_t sum[GPU_CMP_WORDS], int64_t n, fuzz_cmp *c)
 
 dg_gpu_status gpu_cmp_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
-  static const char *const names[] = { "dg_cmp", "dg_cmp_pick" };
-  return dg_gpu_compile_own("GPU comparison source", dg_strdup(cmp_source), sizeof cmp_source - 1, names, 2, arch,
-                            bin, d);
+  static const char *const names[] = { "dg_cmp", "dg_cmp_pick", "dg_in_hash" };
+  /* DIRIGO_GPU_CMP_FREXP=1: the ulp through frexp and a division, as before
+   * session 7 (the bench measures both in one device call) */
+  const char *v = getenv("DIRIGO_GPU_CMP_FREXP");
+  char *text = dg_printf("%s%s", v && !strcmp(v, "1") ? "#define DG_CMP_FREXP 1\n" : "", cmp_source);
+  return dg_gpu_compile_own("GPU comparison source", text, strlen(text), names, 3, arch, bin, d);
 }

@@ -417,6 +417,11 @@ void dg_gpu_batch_lane(dg_gpu_batch *b, int lane)
   b->lane1 = lane < 0 ? 0 : lane >= GPU_LANES_MAX ? GPU_LANES_MAX : lane + 1;
 }
 
+void dg_gpu_batch_side(dg_gpu_batch *b, int how)
+{
+  if (b->ops.n && b->ops.v[b->ops.n - 1].kind == GP_OP_LAUNCH) b->ops.v[b->ops.n - 1].side = (uint8_t)how;
+}
+
 int dg_gpu_lanes_granted(const dg_gpu *g) { return g->lanes_got; }
 
 void dg_gpu_batch_clear(dg_gpu_batch *b)
@@ -464,6 +469,7 @@ static bool encode(dg_gpu *g, const dg_gpu_batch *b, dg_buf *pl, size_t *down, c
       continue;
     }
     gp_launch L = { 0, o->shmem, (uint32_t)o->nargs, o->unguarded ? GP_LAUNCH_UNGUARDED : 0u, o->grid, o->block };
+    L.flags |= o->side == 1 ? GP_LAUNCH_SIDE : o->side == 2 ? GP_LAUNCH_JOIN : 0u;
     if (!unpack(g, o->k, &L.kernel, "kernel", msg)) return false;
     w.len = sizeof L + (size_t)o->nargs * sizeof(gp_arg);
     dg_buf_put(pl, (const char *)&w, sizeof w);

@@ -56,6 +56,8 @@ typedef struct {
   bool fz;
   gpu_fused_launch fl;
   uint8_t *changed;             /* case c's inputs changed under its kernel (the hash): run again unfused */
+  bool overlap;                 /* the reference on its lane's side stream, beside the kernels (gpu_run.h) */
+  dg_gpu_arg oha[7];            /* dg_in_hash's arguments over the reference's inputs (out: gk->ovh_buf) */
 } many_req;
 
 /* One asynchronous request for cases cs[0..m-1] (with the envelope in the
@@ -92,10 +94,19 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
   if (R->rsamp)
     dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)R->ncases * (size_t)R->rs_stride * sizeof(int64_t));
   int S = grun_lanes(gk, m);   /* case k on lane k * S / m, its own stream and buffers (gpu.h) */
+  bool ov = R->overlap && !(R->fz && first_req && !env && !R->samp);
+  gk->prof.overlapped += ov;
+  /* with the reference beside the kernels, a kernel writing into an input
+   * could change what the reference reads: the inputs are hashed before and
+   * after the kernels (dg_in_hash, two words a case), and a case whose
+   * hashes differ runs again alone (the reference before the kernel) */
+  static const uint64_t zeros[2 * FUZZ_MANY_MAX];
+  int lh[FUZZ_MANY_MAX][2];
+  if (ov) dg_gpu_batch_upload(b, gk->ovh_buf, 0, zeros, (size_t)m * 2 * sizeof *zeros);
   for (int k = 0; k < m; k++) {
     int c = cs[k];
     emu_io *io = R->ios[c];
-    if (S > 1) dg_gpu_batch_lane(b, k * S / m);
+    if (S > 1 || ov) dg_gpu_batch_lane(b, S > 1 ? k * S / m : 0);   /* one lane: a side stream needs a lane */
     first[k] = b->nlaunch;
     bool fused = tabs != NULL;
     if (fused) {
@@ -135,6 +146,13 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       if (!fused) dg_gpu_batch_poison(b, gk->bufs[t]);
       if (R->zero[t] > 0) dg_gpu_batch_upload(b, gk->bufs[t], 0, gk->raw[t], (size_t)R->zero[t]);
     }
+    dg_gpu_arg oha[7];
+    memcpy(oha, R->oha, sizeof oha);
+    if (ov) {
+      oha[0].buf_off = (size_t)k * 16;
+      lh[k][0] = b->nlaunch;
+      dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[2], R->cg, R->cb, 0, oha, 7);
+    }
     if (env) gpu_env_pipe_before(&R->envp, b);
     if (!fused && R->rsamp) dg_gpu_batch_poison(b, gk->ref_buf);
     lref[k] = b->nlaunch;
@@ -154,9 +172,18 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       dg_gpu_batch_launch_unguarded(b, gk->ref_kern[GPU_REF_AT], sg, sb, 0, ra, R->nrsa);
     } else
       dg_gpu_batch_launch_unguarded(b, gk->ref_kern[R->rp->kind], R->rp->grid, R->rp->block, 0, R->ra, R->nra);
+    /* the reference reads the inputs as drawn and writes ref_buf alone, which
+     * nothing reads before the comparison (or the sample's pick): beside the
+     * kernels, joined at the first launch after them */
+    if (ov) dg_gpu_batch_side(b, 1);
     for (int li = 0; li < (int)p->launches.n; li++)
       dg_gpu_batch_launch(b, gk->kern[gk->name_of[li]], R->dv[li].g, R->dv[li].b, R->dv[li].shared,
                           R->args + R->at[li], (int)p->launches.v[li]->args.n);
+    if (ov) {
+      oha[0].buf_off = (size_t)k * 16 + 8;
+      lh[k][1] = b->nlaunch;
+      dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[2], R->cg, R->cb, 0, oha, 7);
+    }
     if (env) dg_gpu_batch_upload(b, gk->cmp_buf, 0, R->init, words);
     ca[8].buf_off = env ? 0 : (size_t)k * words;
     gpu_env_pipe ep = R->envp;
@@ -169,6 +196,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
                            dg_gpu_arg_i64(sm) };
       dg_gpu_dim3 pg = { (uint32_t)((sm + 255) / 256), 1, 1 }, pb = { 256, 1, 1 };
       dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[1], pg, pb, 0, pa, 4);
+      if (ov) dg_gpu_batch_side(b, 2);
       ca[1] = ep.gather_args[4] = dg_gpu_arg_buf(gk->samp_ref);
     } else ca[1] = R->ca[1];
     lcmp[k] = b->nlaunch;
@@ -179,14 +207,18 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       dg_gpu_batch_launch_unguarded(b, gk->fused_kern[R->fl.kern], R->fl.fg, R->fl.fb, 0, fa, GPU_FUSED_NARGS);
     } else
       dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], R->cg, R->cb, 0, ca, R->nca);
+    if (ov && !si) dg_gpu_batch_side(b, 2);
     if (env) gpu_env_pipe_after(&ep, b);
     if (env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)k * GPU_CMP_WORDS, words);
   }
-  for (int L = 0, k0 = 0; !env && L < S; L++) {   /* each lane's summaries from its copy */
+  uint64_t ovh[2 * FUZZ_MANY_MAX];
+  for (int L = 0, k0 = 0; (!env || ov) && L < S; L++) {   /* each lane's summaries (and hashes) from its copy */
     int k1 = S > 1 ? ((L + 1) * m + S - 1) / S : m;   /* past the last k with k * S / m == L */
-    if (S > 1) dg_gpu_batch_lane(b, L);
-    dg_gpu_batch_download(b, gk->cmp_buf, (size_t)k0 * words, gk->many_sum + (size_t)k0 * GPU_CMP_WORDS,
-                          (size_t)(k1 - k0) * words);
+    dg_gpu_batch_lane(b, S > 1 ? L : -1);
+    if (!env)
+      dg_gpu_batch_download(b, gk->cmp_buf, (size_t)k0 * words, gk->many_sum + (size_t)k0 * GPU_CMP_WORDS,
+                            (size_t)(k1 - k0) * words);
+    if (ov) dg_gpu_batch_download(b, gk->ovh_buf, (size_t)k0 * 16, ovh + 2 * k0, (size_t)(k1 - k0) * 16);
     k0 = k1;
   }
   dg_gpu_batch_lane(b, -1);
@@ -213,6 +245,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     out[c].nexplained = env && !out[c].cmp.nfail ? (int64_t)sum[7] : 0;
     bool fz = R->fz && first_req && !env && !R->samp;
     if (fz && sum[7]) out[c].judged = false, R->changed[c] = 1;   /* an input changed under the kernel */
+    if (ov && ovh[2 * k] != ovh[2 * k + 1]) out[c].judged = false, gk->prof.ov_changed++;   /* likewise: alone */
     for (int li = lref[k]; li <= lref[k] + (int)p->launches.n && li < (int)r.launch_ms.n; li++) {
       if (li == lref[k]) out[c].ref_ms = r.launch_ms.v[li];
       else out[c].ms += r.launch_ms.v[li];
@@ -228,6 +261,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     for (int li = first[k]; li < first[k + 1] && li < (int)r.launch_ms.n; li++) {
       int cat = li < lref[k] - env ? 0 : li < lref[k] ? 1 : li == lref[k] ? 2 : li <= lk ? 3 : li <= lcmp[k] ? 4 : 5;
       if (fz && (li == lref[k] || li == lcmp[k])) cat = 6;
+      if (ov && (li == lh[k][0] || li == lh[k][1])) cat = 1;   /* the inputs hashed */
       gk->prof.ms[cat] += r.launch_ms.v[li];
     }
   }
@@ -261,6 +295,32 @@ static bool samp_ready(gpu_kernels *gk, size_t ref_bytes, size_t idx_bytes)
   return grun_keep_buf(gk, &gk->samp_ref, &gk->samp_bytes, ref_bytes, true, "f64") &&
          grun_keep_buf(gk, &gk->samp_idx, &gk->samp_idx_bytes, idx_bytes, false, "i64") &&
          gen == dg_gpu_generation(gk->g);
+}
+
+/* Side streams (DIRIGO_GPU_OVERLAP): dg_in_hash's buffer in this child and
+ * its arguments over the reference's inputs (at most three; none of them an
+ * accumulate output, which the kernels write by design). */
+static bool ov_ready(const dg_problem *p, gpu_kernels *gk, many_req *R)
+{
+  int nin = 0;
+  R->oha[0] = dg_gpu_arg_null();
+  for (int i = 1; i < 7; i += 2) R->oha[i] = dg_gpu_arg_null(), R->oha[i + 1] = dg_gpu_arg_i64(0);
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->accumulate) return false;
+    if (ts->role != DG_TENSOR_INPUT) continue;
+    if (nin == 3) return false;
+    R->oha[1 + 2 * nin] = dg_gpu_arg_buf(gk->bufs[t]);
+    R->oha[2 + 2 * nin] = dg_gpu_arg_i64((int64_t)gk->buf_bytes[t] - 1);   /* (+ 1 there: 0 means none) */
+    nin++;
+  }
+  unsigned gen = dg_gpu_generation(gk->g);
+  if (gk->ovh_gen != gen) gk->ovh_bytes = 0;   /* gone with its child */
+  gk->ovh_gen = gen;
+  if (!grun_keep_buf(gk, &gk->ovh_buf, &gk->ovh_bytes, 16 * FUZZ_MANY_MAX, true, "u8") || gen != dg_gpu_generation(gk->g))
+    return false;
+  R->oha[0] = dg_gpu_arg_buf(gk->ovh_buf);
+  return true;
 }
 
 /* Cases with more elements off the whole reference than the envelope
@@ -393,9 +453,13 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   R.rsamp = rsamp;
   if (R.rsamp) {
     R.ncases = n, R.rs_stride = max_check, R.rs_m = rs_m;
-    for (int c = 0; c < n; c++)
+    int64_t *tmp = gpu_run_ref_at_order() ? dg_malloc((size_t)max_check * sizeof *tmp + 1) : NULL;
+    for (int c = 0; c < n; c++) {
       rs_m[c] = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, max_check, seeds[c],
                                   gk->rs_host + (size_t)c * (size_t)max_check);
+      if (tmp) gpu_ref_at_order(&rp, gk->rs_host + (size_t)c * (size_t)max_check, rs_m[c], tmp);
+    }
+    free(tmp);
     R.nrsa = gpu_ref_at_args(p, &rp, gk->ref_buf, gk->bufs, gk->rs_idx, 0, 0, R.rsa);
   }
   R.nca = gpu_cmp_args(p->tensors.v[rp.out].dtype, gk->bufs[rp.out], gk->ref_buf, gk->want_n,
@@ -417,6 +481,7 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   bool env_first = env && R.rsamp;
   uint8_t changed[FUZZ_MANY_MAX] = {0};
   R.changed = changed;
+  R.overlap = gpu_run_overlap() && ov_ready(p, gk, &R);
   many_group(&R, cs, n, env_first, true, out);
   /* the second request: the cases the envelope could explain, and those
    * whose inputs changed under the fused pass (a kernel writing into its

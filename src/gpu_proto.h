@@ -66,6 +66,12 @@ typedef struct {
   dg_gpu_dim3 grid, block;
 } gp_launch;
 enum { GP_LAUNCH_UNGUARDED = 1 };   /* dirigo's own kernel: no guard check after it */
+/* Session 7 (doc/gpu.md §3, "side streams"): SIDE runs the launch on its
+ * lane's side stream, forked from the lane's stream at that point (it sees
+ * everything queued before it there, and runs beside what is queued after);
+ * JOIN makes the lane's stream wait for its side stream's work before the
+ * launch. A serial op joins every open side stream first. */
+enum { GP_LAUNCH_SIDE = 2, GP_LAUNCH_JOIN = 4 };
 /* GP_BATCH's b: flags. ASYNC: the launches are queued without waiting for
  * each (guard checks queued behind them into a slot each), one
  * synchronisation at the end; a failure there names no launch (the caller

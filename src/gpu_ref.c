@@ -280,6 +280,10 @@ static const char ref_source[] =
   "    T = (n0 & 0xffffffff) * ((n2 >> 16) & 0xffff) * (n2 & 0xffff);\n"
   "  }\n"
   "  double acc = 0;\n"
+  "#ifndef DG_AT_SHFL\n"
+  "  __shared__ double dg_at_sv[8][64];   /* the block's 8 warps: a round's 64 products each */\n"
+  "  double *sv = dg_at_sv[(threadIdx.x >> 5) & 7];\n"
+  "#endif\n"
   "  for (i64 t0 = 0; t0 < T; t0 += 64) {   /* two rounds of 32 terms loaded ahead of their sums */\n"
   "    double v[2] = { 0, 0 };\n"
   "    bool in[2] = { false, false };\n"
@@ -289,6 +293,7 @@ static const char ref_source[] =
   "      if (kind == 3) v[h] = dg_ld(a, ta, a0 + t * as) * dg_ld(b, tb, b0 + t * bs), in[h] = true;\n"
   "      else in[h] = dg_conv_term(a, ta, b, tb, n0, n1, n2, n3, p0, p1, p2, i, t, &v[h]);\n"
   "    }\n"
+  "#ifdef DG_AT_SHFL\n"
   "    for (int h = 0; h < 2; h++) {\n"
   "      i64 left = T - t0 - 32 * h;\n"
   "      int kn = left < 32 ? (int)left : 32;\n"
@@ -297,6 +302,24 @@ static const char ref_source[] =
   "        if (__shfl_sync(0xffffffffu, (int)in[h], q)) acc = acc + x;\n"
   "      }\n"
   "    }\n"
+  "#else\n"
+  "    /* session 7: the round's products through shared memory (a broadcast\n"
+  "       read a term, two a 16-byte load) and which are in as two ballots,\n"
+  "       instead of three shuffles a term; the same adds in the same order */\n"
+  "    unsigned in0 = __ballot_sync(0xffffffffu, in[0]), in1 = __ballot_sync(0xffffffffu, in[1]);\n"
+  "    sv[lane] = v[0], sv[32 + lane] = v[1];\n"
+  "    __syncwarp();\n"
+  "    i64 left = T - t0;\n"
+  "    if (left >= 64 && (in0 & in1) == 0xffffffffu) {\n"
+  "#pragma unroll\n"
+  "      for (int q = 0; q < 64; q++) acc = acc + sv[q];\n"
+  "    } else {\n"
+  "      int kn = left < 64 ? (int)left : 64;\n"
+  "      for (int q = 0; q < kn; q++)\n"
+  "        if (((q < 32 ? in0 : in1) >> (q & 31)) & 1u) acc = acc + sv[q];\n"
+  "    }\n"
+  "    __syncwarp();\n"
+  "#endif\n"
   "  }\n"
   "  if (lane == 0) y[i] = kind == 3 ? p0 * acc : acc;\n"
   "}\n";
@@ -601,17 +624,42 @@ int gpu_ref_at_args(const dg_problem *p, const gpu_ref_plan *pl, dg_gpu_buf out,
 }
 
 /* A thread an element (elementwise: 32 a block, a sample of 4096 spread over
- * 128 SMs), or a warp an element (matmul, conv2d: 4 a block). */
+ * 128 SMs), or a warp an element (matmul, conv2d: 8 a block since session
+ * 7, 4 before: a block's warps share an SM's L1, see gpu_ref_at_order). */
 void gpu_ref_at_dims(const gpu_ref_plan *pl, int64_t m, dg_gpu_dim3 *grid, dg_gpu_dim3 *block)
 {
   bool warp = pl->kind == REF_MATMUL || pl->kind == REF_CONV;
-  int64_t g = warp ? (m + 3) / 4 : (m + 31) / 32;
+  int64_t g = warp ? (m + 7) / 8 : (m + 31) / 32;
   *grid = (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g), 1, 1 };
-  *block = (dg_gpu_dim3){ warp ? 128 : 32, 1, 1 };
+  *block = (dg_gpu_dim3){ warp ? 256 : 32, 1, 1 };
+}
+
+/* Session 7: matmul's picks (not transB: B read down a column, a 32-byte
+ * sector a term) ordered by column, stably, so that the warps of a block,
+ * and blocks launched together, read the same sectors of B (8 columns a
+ * sector) through L1 instead of each its own from L2. Each pick's value is
+ * computed alone and written to its own element: the order changes no value
+ * (repeats write the same bits twice). tmp: m spare int64. */
+void gpu_ref_at_order(const gpu_ref_plan *pl, int64_t *idx, int64_t m, int64_t *tmp)
+{
+  if (pl->kind != REF_MATMUL || (pl->n[3] & 2) || m < 2) return;
+  int64_t N = pl->n[1];
+  if (N <= 0) return;
+  enum { NB = 1024 };   /* buckets of columns (ceil(N / NB) columns each), counted */
+  int64_t cnt[NB + 1] = {0}, per = (N + NB - 1) / NB;
+#define AT_BUCKET(i) ((i) >= 0 ? ((i) % N) / per : 0)
+  for (int64_t j = 0; j < m; j++) cnt[AT_BUCKET(idx[j]) + 1]++;
+  for (int b = 0; b < NB; b++) cnt[b + 1] += cnt[b];
+  for (int64_t j = 0; j < m; j++) tmp[cnt[AT_BUCKET(idx[j])]++] = idx[j];
+#undef AT_BUCKET
+  memcpy(idx, tmp, (size_t)m * sizeof *idx);
 }
 
 dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
-  return dg_gpu_compile_own("GPU reference source", dg_strdup(ref_source), sizeof ref_source - 1, kind_kernel,
-                            REF_NKINDS + 1, arch, bin, d);
+  /* DIRIGO_GPU_REF_AT_SHFL=1: dg_ref_at's sums through shuffles, as before
+   * session 7 (the bench measures both in one device call) */
+  const char *v = getenv("DIRIGO_GPU_REF_AT_SHFL");
+  char *text = dg_printf("%s%s", v && !strcmp(v, "1") ? "#define DG_AT_SHFL 1\n" : "", ref_source);
+  return dg_gpu_compile_own("GPU reference source", text, strlen(text), kind_kernel, REF_NKINDS + 1, arch, bin, d);
 }

@@ -129,6 +129,18 @@ int grun_lanes(gpu_kernels *gk, int m)
   return gk->prof.lanes = s < 1 ? 1 : (int)s;
 }
 
+bool gpu_run_ref_at_order(void)
+{
+  const char *v = getenv("DIRIGO_GPU_REF_AT_ORDER");
+  return v && !strcmp(v, "1");
+}
+
+bool gpu_run_overlap(void)
+{
+  const char *v = getenv("DIRIGO_GPU_OVERLAP");
+  return v && !strcmp(v, "1");
+}
+
 bool gpu_run_switched_off(const char *var)
 {
   const char *v = getenv(var);
@@ -516,6 +528,11 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
     if (samp) {   /* undefined (the f64 poison) but at the sample; a whole reference writes every element */
       dg_gpu_batch_poison(b, gk->ref_buf);
       int64_t m = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, gk->samp_max, gk->samp_seed, gk->rs_host);
+      if (gpu_run_ref_at_order()) {   /* by column, for dg_ref_at's loads (the same values) */
+        int64_t *tmp = dg_malloc((size_t)m * sizeof *tmp + 1);
+        gpu_ref_at_order(&rp, gk->rs_host, m, tmp);
+        free(tmp);
+      }
       dg_gpu_dim3 sg, sb;
       gpu_ref_at_dims(&rp, m, &sg, &sb);
       dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)m * sizeof *gk->rs_host);

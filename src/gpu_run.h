@@ -66,7 +66,7 @@ typedef struct {
   bool dev_cmp;              /* set by the caller (fuzz_backend_gpu does; DIRIGO_GPU_CMP=0: off) */
   int cmp_state;             /* 0 not tried, 1 compiled, -1 unavailable */
   dg_gpu_binary cmp_bin;
-  dg_gpu_kernel cmp_kern[2]; /* dg_cmp, dg_cmp_pick */
+  dg_gpu_kernel cmp_kern[3]; /* dg_cmp, dg_cmp_pick, dg_in_hash */
   int fused_state;           /* gpu_fused.h: 0 not tried, 1 compiled, -1 off or unavailable */
   dg_gpu_binary fused_bin;
   dg_gpu_kernel fused_kern[3]; /* dg_fused_hash, dg_fused_map, dg_fused_rows */
@@ -77,6 +77,9 @@ typedef struct {
   dg_gpu_buf samp_idx;       /* the sample's element indices (i64) */
   size_t samp_idx_bytes;
   unsigned samp_gen;
+  dg_gpu_buf ovh_buf;        /* gpu_run_many with side streams: two input hashes a case (u64) */
+  size_t ovh_bytes;          /* its bytes + 1 (0: none), valid in ovh_gen */
+  unsigned ovh_gen;
   dg_gpu_buf cmp_buf;        /* the summary, valid in buf_gen when cmp_have */
   bool cmp_have;
   bool judged;               /* after a run: cmp_sum judges output ref_out */
@@ -107,6 +110,8 @@ typedef struct {
     int64_t sampled;         /* cases judged on the validator's sample inside a request */
     int64_t rsampled;        /* cases whose reference was the sample's alone (dg_ref_at) */
     int lanes;               /* the lanes the last request asked for (1: one stream; grun_lanes) */
+    int64_t overlapped;      /* requests with references on side streams (DIRIGO_GPU_OVERLAP) */
+    int64_t ov_changed;      /* their cases whose inputs changed under the kernels: run again alone */
     int64_t left[4];         /* cases left to the host (run again alone), why: more elements off the
                                 reference than the envelope judges (FUZZ_ENVELOPE_JUDGED), unwritten
                                 elements, off the reference and not explained inside the request
@@ -235,6 +240,9 @@ typedef struct {
   dg_gpu_dim3 grid, block;
 } gpu_ref_plan;
 const char *gpu_ref_source(void);
+/* The sampled reference's picks idx[0..m-1] reordered for dg_ref_at's loads
+ * (the values do not depend on the order); tmp: m int64 (gpu_ref.c). */
+void gpu_ref_at_order(const gpu_ref_plan *pl, int64_t *idx, int64_t m, int64_t *tmp);
 int gpu_ref_kernel_names(const char *const **names);   /* the kernels to compile */
 int gpu_ref_nops(void);
 const char *gpu_ref_op(int i);                          /* the ops with a GPU reference */
@@ -263,5 +271,13 @@ dg_gpu_status gpu_ref_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 /* One of the GPU backend's environment switches (DIRIGO_GPU_REF, _CMP, _GEN,
  * _MANY, _ENVELOPE, _ENV_MANY) set to "0": that step stays on the host. */
 bool gpu_run_switched_off(const char *var);
+/* Session 7: a request's references on their lane's side stream, beside the
+ * kernels under test (gpu_many.c; doc/gpu.md §4.6): DIRIGO_GPU_OVERLAP=1. */
+bool gpu_run_overlap(void);
+/* Session 7: the sampled reference's picks ordered by column for its loads
+ * (gpu_ref_at_order): DIRIGO_GPU_REF_AT_ORDER=1. Off by default: on the H200
+ * it cost the host 0.07 ms a matmul 1024^3 case (64-bit remainders) and
+ * showed no gain in the request's time (doc/gpu.md §6, session 7). */
+bool gpu_run_ref_at_order(void);
 
 #endif

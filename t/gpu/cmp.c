@@ -119,7 +119,7 @@ static void rules(void)
   dg_gpu *g = dg_gpu_open(NULL, NULL);
   dg_gpu_binary bin = {0};
   dg_diags d = {0};
-  dg_gpu_kernel k[2] = {0};   /* dg_cmp, dg_cmp_pick */
+  dg_gpu_kernel k[3] = {0};   /* dg_cmp, dg_cmp_pick, dg_in_hash */
   char *msg = NULL;
   bool ok_ = g && gpu_cmp_compile(dg_gpu_info_of(g)->arch, &bin, &d) == DG_GPU_OK &&
              dg_gpu_load(g, &bin, k, &msg) == DG_GPU_OK;
@@ -140,15 +140,22 @@ static void record(void *ud, const fuzz_outcome *o) { dg_vec_push((outcomes *)ud
  * the device, a request a case; 2: the same, several cases a request (the
  * default) on one stream (DIRIGO_GPU_STREAMS=1); 3: the same on 4 lanes
  * (concurrent streams, each with its buffers; the mock runs their queues
- * interleaved, so lanes sharing a buffer would change outcomes). *drew:
- * inputs were drawn on the device. */
+ * interleaved, so lanes sharing a buffer would change outcomes); 4: 4 lanes
+ * with each case's reference on its lane's side stream (DIRIGO_GPU_OVERLAP=1:
+ * the mock runs the side queues interleaved too, the last made first, so a
+ * reference not waiting for its lane's draws reads the last case's inputs).
+ * *drew: inputs were drawn on the device. */
 static int lanes_seen;   /* the most lanes a mode-3 request ran on */
+static int64_t side_seen;   /* requests of mode 4 with references on side streams */
+static int64_t side_changed;   /* the last mode-4 campaign's cases whose inputs changed under the kernel */
+#define NMODES 5
 static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool realistic, outcomes *out,
                          fuzz_gpu_timed *tm, fuzz_summary *s, bool *drew)
 {
   if (mode == 0) setenv("DIRIGO_GPU_CMP", "0", 1), setenv("DIRIGO_GPU_GEN", "0", 1);
   if (mode < 2) setenv("DIRIGO_GPU_MANY", "0", 1);
-  setenv("DIRIGO_GPU_STREAMS", mode == 3 ? "4" : "1", 1);
+  setenv("DIRIGO_GPU_STREAMS", mode >= 3 ? "4" : "1", 1);
+  if (mode == 4) setenv("DIRIGO_GPU_OVERLAP", "1", 1);
   gpu_kernels gk;
   dg_diags d = {0};
   bool ok_ = gpu_kernels_load(&gk, p, NULL, &d);
@@ -163,6 +170,7 @@ static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool rea
     ok_ = fuzz_campaign(p, NULL, &o, s, &d);
     *drew = gk.dgen_state == 1 && gk.dgen_gen != 0;
     if (mode == 3 && gk.prof.lanes > lanes_seen) lanes_seen = gk.prof.lanes;
+    if (mode == 4) side_seen += gk.prof.overlapped, side_changed = gk.prof.ov_changed;
     gpu_kernels_free(&gk);
     tm->gk = NULL;
   }
@@ -171,6 +179,7 @@ static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool rea
   unsetenv("DIRIGO_GPU_MANY");
   unsetenv("DIRIGO_GPU_GEN");
   unsetenv("DIRIGO_GPU_STREAMS");
+  unsetenv("DIRIGO_GPU_OVERLAP");
   return ok_;
 }
 
@@ -188,7 +197,7 @@ static int64_t big_n;   /* > 0: "realistic" is this size (the mock's) */
 static bool zero_tol;   /* the tolerance 0: elements off the reference the envelope explains */
 static int64_t env_passed_all;
 static int64_t sampled_all;   /* cases judged on a sample inside a request, grouped campaigns */
-static int64_t pass_m[4], pass_sampled_m[4];
+static int64_t pass_m[NMODES], pass_sampled_m[NMODES];
 static int64_t oob_fails;   /* mode 0's outcomes naming a guard (out of bounds) */   /* passing outcomes per mode, and those judged on a sample */
 
 static void campaigns(const char *rel, const char *strategy, bool realistic)
@@ -202,18 +211,19 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   if (realistic)
     for (size_t i = 0; i < p->sizes.n; i++)
       if (p->sizes.v[i].has_realistic) p->sizes.v[i].value = big_n > 0 ? big_n : p->sizes.v[i].realistic;
-  outcomes o[4] = {{0}};
-  fuzz_gpu_timed tm[4];
-  fuzz_summary sm[4];
-  bool ran = true, drew[4] = {0};
-  for (int m = 0; m < 4; m++) ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
+  outcomes o[NMODES] = {{0}};
+  fuzz_gpu_timed tm[NMODES];
+  fuzz_summary sm[NMODES];
+  bool ran = true, drew[NMODES] = {0};
+  for (int m = 0; m < NMODES; m++)
+    ran = ran && run_campaign(p, m, strategy, realistic, &o[m], &tm[m], &sm[m], &drew[m]);
   const char *sz = realistic ? " (realistic)" : zero_tol ? " (tolerance 0)" : "";
-  for (int m = 0; m < 4; m++)
+  for (int m = 0; m < NMODES; m++)
     for (size_t i = 0; i < o[m].n; i++) {
       pass_m[m] += o[m].v[i].status == FUZZ_PASS;
       pass_sampled_m[m] += o[m].v[i].status == FUZZ_PASS && o[m].v[i].sampled;
     }
-  for (int m = 1; m < 4; m++) {
+  for (int m = 1; m < NMODES; m++) {
     size_t same = 0, nfail = 0;
     for (size_t i = 0; ran && i < o[m].n && i < o[0].n; i++) {
       bool eq = same_outcome(&o[m].v[i], &o[0].v[i]);
@@ -223,7 +233,10 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
         printf("# case %zu: device '%s' (%s) / host '%s' (%s)\n", i, o[m].v[i].msg,
                fuzz_status_name(o[m].v[i].status), o[0].v[i].msg, fuzz_status_name(o[0].v[i].status));
     }
-    const char *how = m == 1 ? "a request a case" : m == 2 ? "several cases a request" : "several cases a request on 4 lanes";
+    const char *how = m == 1   ? "a request a case"
+                      : m == 2 ? "several cases a request"
+                      : m == 3 ? "several cases a request on 4 lanes"
+                               : "several cases a request on 4 lanes, references on side streams";
     ok(ran && o[m].n == o[0].n && same == o[m].n && o[m].n > 0 && drew[m] && !drew[0],
        "%s %s%s: %zu/%zu cases with the outcome of inputs drawn and compared on the host, drawn and compared "
        "on the device, %s (%zu not passing)", rel, strategy, sz, same, o[m].n, how, nfail);
@@ -269,7 +282,18 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
      "envelope there, %lld/%lld on the sample", rel, strategy, sz, (long long)tm[3].many, (long long)tm[2].many,
      guard_hit ? " (some cases writing into a guard)" : "",
      (long long)tm[3].env_passed, (long long)tm[2].env_passed, (long long)tm[3].sampled, (long long)tm[2].sampled);
-  for (int m = 0; m < 4; m++) dg_vec_free(&o[m]);
+  /* (a kernel writing into its input: those cases run again alone there) */
+  ok(ran && (side_changed ? tm[4].many <= tm[2].many : tm[4].many == tm[2].many) &&
+     tm[4].env_passed <= tm[2].env_passed && (side_changed || tm[4].env_passed == tm[2].env_passed) &&
+     tm[4].sampled <= tm[2].sampled && (side_changed || tm[4].sampled == tm[2].sampled),
+     "%s %s%s: references on side streams as on one stream %lld/%lld cases judged several a request, %lld/%lld "
+     "passed by the envelope there, %lld/%lld on the sample (%lld cases with inputs changed under the kernel, run "
+     "again alone)", rel, strategy, sz, (long long)tm[4].many, (long long)tm[2].many, (long long)tm[4].env_passed,
+     (long long)tm[2].env_passed, (long long)tm[4].sampled, (long long)tm[2].sampled, (long long)side_changed);
+  if (!strstr(rel, "clobber"))
+    ok(side_changed == 0, "%s %s%s: no case's inputs changed under the kernel with the reference beside it (%lld)",
+       rel, strategy, sz, (long long)side_changed);
+  for (int m = 0; m < NMODES; m++) dg_vec_free(&o[m]);
   dg_problem_free(p);
 }
 
@@ -330,6 +354,12 @@ int main(void)
   campaigns("t/gpu/fixtures/clobber_add", "adversarial", false);
   zero_tol = false;
   ok(env_passed_all == before, "t/gpu/fixtures/clobber_add: no case passed by the envelope inside a request");
+  /* with the reference beside the kernel (DIRIGO_GPU_OVERLAP=1) it could read
+   * the clobbered input and pass the case: the hashes before and after the
+   * kernel send every case to run alone (without them, mode 4's outcomes
+   * differ from the host's: checked) */
+  ok(side_changed > 0, "t/gpu/fixtures/clobber_add, references on side streams: %lld of 40 cases seen changing "
+     "their input and run again alone", (long long)side_changed);
   /* a kernel writing past its output in about half the cases: grouped on one
    * stream and on 4 lanes, the cases from the request's first failed launch
    * on run again alone, and every outcome is the one-by-one campaign's (a
@@ -394,6 +424,7 @@ int main(void)
    * layernorm_block and matmul_tiled (9 and 3 of 40 adversarial cases) */
   ok(env_passed_all > 0, "%lld cases passed by the envelope inside a request in all", (long long)env_passed_all);
   ok(lanes_seen == 4, "DIRIGO_GPU_STREAMS=4: requests ran on %d lanes", lanes_seen);
+  ok(side_seen > 0, "DIRIGO_GPU_OVERLAP=1: %lld requests with references on side streams", (long long)side_seen);
   gt_cubin_cache_drop(dir);
   return tap_done();
 }

@@ -24,7 +24,7 @@
 typedef struct {
   dg_gpu *g;
   dg_gpu_binary rb, cb, fb, bb;
-  dg_gpu_kernel ref[GPU_REF_NKERNELS], cmp[2], fz[3], bad[3];
+  dg_gpu_kernel ref[GPU_REF_NKERNELS], cmp[3], fz[3], bad[3];   /* cmp: gpu_cmp_compile's 3 kernels */
   bool have_bad;
   int caught, drift_cases;   /* the drifted rule: cases where its summary differs */
 } kit;

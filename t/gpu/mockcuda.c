@@ -399,6 +399,7 @@ static const mock_kernel kernels[] = {
   { "dg_ref_reduce", ref_map, 14, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_cmp", cmp, 9, { 8, 8, 8, 4, 8, 8, 8, 8, 8 } },
   { "dg_cmp_pick", cmp_pick, 4, { 8, 8, 8, 8 } },
+  { "dg_in_hash", env_hash, 7, { 8, 8, 8, 8, 8, 8, 8 } },   /* (the same job: a hash of three inputs added) */
   { "dg_fused_hash", fused_hash, 8, { 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_fused_map", fused, 22, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8 } },
   { "dg_fused_rows", fused, 22, { 8, 8, 4, 8, 4, 8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 4, 8, 8, 8, 8, 8 } },
@@ -440,8 +441,15 @@ const char *cudaGetErrorName(cudaError_t e)
  * buffer overwrite each other's inputs between their launches (t/gpu/mock.c
  * and cmp_mock.t see it). Order within a stream is kept. */
 #define MOCK_STREAMS 16
+/* An event: where it was recorded (stream q > 0: after its first pos ops of
+ * flush round epoch; q 0: everything before it had run). */
+typedef struct { int q; size_t pos; unsigned epoch; } mock_event;
+static unsigned epoch;
+
 typedef struct {
   bool launch;
+  bool wait;               /* cudaStreamWaitEvent: the queue stops here until ev has happened */
+  mock_event ev;
   void *d;                 /* copy: destination, source, bytes */
   const void *s;
   size_t n;
@@ -453,8 +461,14 @@ typedef struct {
 static struct { mock_op *v; size_t n, cap, at; } queue[MOCK_STREAMS];
 static int nstreams;
 
+static bool happened(const mock_event *e)
+{
+  return e->q <= 0 || e->epoch != epoch || queue[e->q].at >= e->pos;
+}
+
 static void run_op(mock_op *o)
 {
+  if (o->wait) return;
   if (o->launch) {
     if (!sticky) {
       cudaError_t e = o->k->fn(o->g, o->b, o->argv);
@@ -471,12 +485,15 @@ static void flush(void)
   for (bool any = true; any;) {
     any = false;
     for (int q = MOCK_STREAMS - 1; q >= 0; q--)   /* the last lane's op first: any order would do */
-      if (queue[q].at < queue[q].n) {
+      if (queue[q].at < queue[q].n && !(queue[q].v[queue[q].at].wait && !happened(&queue[q].v[queue[q].at].ev))) {
         run_op(&queue[q].v[queue[q].at++]);
         any = true;
       }
   }
+  for (int q = 0; q < MOCK_STREAMS; q++)   /* waits that can never be met (a bug): the rest in order */
+    for (; queue[q].at < queue[q].n; queue[q].at++) run_op(&queue[q].v[queue[q].at]);
   for (int q = 0; q < MOCK_STREAMS; q++) queue[q].n = queue[q].at = 0;
+  epoch++;
 }
 
 /* NULL when op goes on the legacy stream (everything queued runs first). */
@@ -522,8 +539,34 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
 }
 cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
 cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
-cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = (cudaEvent_t)1; RET(cudaSuccess); }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { RET(cudaSuccess); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags) { return cudaStreamCreate(s); }
+cudaError_t cudaStreamDestroy(cudaStream_t s) { RET(cudaSuccess); }
+cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+  *e = (cudaEvent_t)calloc(1, sizeof(mock_event));
+  RET(cudaSuccess);
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) { return cudaEventCreate(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+  free(e);
+  RET(cudaSuccess);
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+  mock_event *ev = (mock_event *)e;
+  intptr_t q = (intptr_t)s;
+  if (q <= 0 || q >= MOCK_STREAMS) flush(), q = 0;
+  ev->q = (int)q, ev->pos = q ? queue[q].n : 0, ev->epoch = epoch;
+  RET(cudaSuccess);
+}
+/* stream s waits for e (on the legacy stream: everything ran already) */
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
+{
+  mock_op *o = enqueue(s);
+  if (o) o->wait = true, o->ev = *(mock_event *)e;
+  RET(cudaSuccess);
+}
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = 0.01f; RET(cudaSuccess); }
 cudaError_t cudaMalloc(void **p, size_t n)
 {

@@ -429,6 +429,46 @@ static void sampled_fallback(void)
   dg_problem_free(p);
 }
 
+/* gpu_ref_at_order: matmul's picks a permutation of the drawn ones, by
+ * column, in drawn order within a column; transB's and elementwise picks
+ * untouched. No GPU needed. */
+static void at_order(void)
+{
+  dg_problem *p = gt_load("matmul/matmul_tiled");
+  if (!p) return;
+  int64_t *sizes = dg_calloc(p->sizes.n + 1, sizeof *sizes);
+  dg_problem_default_sizes(p, sizes);
+  for (size_t i = 0; i < p->sizes.n; i++)
+    if (p->sizes.v[i].has_realistic) sizes[i] = p->sizes.v[i].realistic;
+  gpu_ref_plan pl;
+  bool has = gpu_ref_plan_for(p, sizes, &pl);
+  int64_t n = has ? pl.n[0] * pl.n[1] : 0, N = has ? pl.n[1] : 1, m = 4096;
+  int64_t *idx = dg_malloc((size_t)m * sizeof *idx), *drawn = dg_malloc((size_t)m * sizeof *idx);
+  int64_t *tmp = dg_malloc((size_t)m * sizeof *idx);
+  m = has ? fuzz_sample_picks(p, pl.out, sizes, n, m, 77, drawn) : 0;
+  memcpy(idx, drawn, (size_t)m * sizeof *idx);
+  gpu_ref_at_order(&pl, idx, m, tmp);
+  bool sorted = m > 0, perm = true, stable = true, moved = false;
+  for (int64_t j = 1; j < m; j++) sorted &= idx[j - 1] % N <= idx[j] % N;
+  for (int64_t j = 0; j < m; j++) moved |= idx[j] != drawn[j];
+  /* stable: within a column, the drawn order (each drawn pick's first
+     occurrence found in order); a permutation: the same multiset */
+  int64_t *cnt = dg_calloc((size_t)n + 1, sizeof *cnt);
+  for (int64_t j = 0; j < m; j++) cnt[drawn[j]]++;
+  for (int64_t j = 0; j < m; j++) perm &= cnt[idx[j]]-- > 0;
+  for (int64_t c = 0, at = 0; stable && c < N; c++)
+    for (int64_t j = 0; j < m; j++)
+      if (drawn[j] % N == c) stable &= idx[at++] == drawn[j];
+  ok(has && sorted && perm && stable && moved, "matmul 1024^3: the sampled reference's %lld picks ordered by column, "
+     "a stable permutation of the drawn ones", (long long)m);
+  pl.n[3] |= 2;   /* transB: B read along a row, left as drawn */
+  memcpy(idx, drawn, (size_t)m * sizeof *idx);
+  gpu_ref_at_order(&pl, idx, m, tmp);
+  ok(m > 0 && !memcmp(idx, drawn, (size_t)m * sizeof *idx), "matmul transB: the picks left in the drawn order");
+  free(cnt), free(idx), free(drawn), free(tmp), free(sizes);
+  dg_problem_free(p);
+}
+
 int main(void)
 {
   gt_names samples = {0};
@@ -439,6 +479,7 @@ int main(void)
 #endif
   sampled_fallback();
   sampled_hook();
+  at_order();
   char *why = NULL;
   if (!dg_gpu_available(&why)) {
     printf("# no GPU (%s): the agreement on the device is not run here\n", why);
