@@ -17,7 +17,7 @@
 
 enum {
   DIV_QUERIES = 8,          /* distinct divisions asked about, the first ones */
-  DIV_QUERY_MS = 3000,      /* each: a side question */
+  DIV_QUERY_MS = 3000,      /* each: a side question (or a quarter of a longer --timeout) */
 };
 
 /* ovf false: den == 0; true: (signed) num == the smallest value && den == -1
@@ -101,8 +101,9 @@ bool check_div(chk *c, dg_term kt)
     if (!cond) continue;
     if (check_out_of_time(c)) return false;
     asked++;
-    unsigned ms = check_query_ms(c);
-    smt_opts so = { .timeout_ms = ms < DIV_QUERY_MS ? ms : DIV_QUERY_MS };
+    unsigned ms = check_query_ms(c), cap = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 250);
+    if (cap < DIV_QUERY_MS) cap = DIV_QUERY_MS;
+    smt_opts so = { .timeout_ms = ms < cap ? ms : cap };
     smt_solver *s = smt_new(c->tc, &so);
     if (real) smt_assume(s, check_bounds(c, 0));
     smt_result res = {0};
