@@ -459,9 +459,10 @@ static void big_refine(const dg_problem *p, int target, int64_t *sz, int x)
   sz[x] = orig;
 }
 
-/* The work of a block at sizes (lane operations of the middle block of the
- * and of the last, one launch, on lazy zeros: full, and past the start of a causal mask): what the symbolic run of a writer block
- * costs, roughly. -1 when it cannot run. */
+/* The work of a block at sizes (lane operations of the middle and the last
+ * block of the one launch, on lazy zeros: full, and past the start of a
+ * causal mask): what the symbolic run of a writer block costs, roughly. -1
+ * when it cannot run. */
 static double zero_value(void *ud, int t, int64_t i) { (void)ud, (void)t, (void)i; return 0; }
 
 static double block_work(const dg_problem *p, const emu_kernels *k, const int64_t *sizes)
@@ -646,8 +647,8 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
     if (!seen) n++;
   }
   /* the inputs the fuzzer's chooser cannot make huge alone: with their
-   * outputs, when a block's work stays near the spec's (attention's keys
-   * grow with the queries: T=2049 took its symbolic run 130 s and 3.7 GB);
+   * outputs, when a block's work stays small (big_keep: attention's keys
+   * grow with the queries, T=2049 took its symbolic run 130 s and 3.7 GB);
    * then the outputs no instance so far makes huge (matmul's C = M*N with
    * small inputs: its store offset `row * N + col`) */
   for (int t = 0; t < (int)p->tensors.n && n < max; t++) {
