@@ -477,6 +477,7 @@ static int64_t smallest(dg_tykind k)
 static bool div_lane(simt_x *x, const dg_expr *e, int op, const dg_type *st, int lane, dom_val av, dom_val bv)
 {
   static const uint8_t on = 1;
+  if (x->stop) return false;    /* past a fatal event the operands are placeholder zeros */
   bool sg = dg_type_is_signed(st);
   int64_t ca = 0, cb, mn = sg ? smallest(st->kind) : 0;
   bool ka = true;
