@@ -42,6 +42,7 @@ typedef struct {
   int64_t flat;                /* the element judged, and which perturbed evaluation (k): */
   int k;                       /* they key the perturbation (dge_perturb, gpu_env_dev.h) */
   unsigned long long opkey;    /* dge_op_key(flat, k): the operations' deltas (dge_perturb_op) */
+  unsigned ocnt[12];           /* per class: the operations so far in this evaluation */
   const fuzz_values *lazy;     /* inputs without data (huge cases): values on demand */
 } env32;
 
@@ -77,7 +78,7 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
   else r = dg_vop_num(op, a);
   if (e->round32) r = (double)(float)r;
   else if (e->perturb && op_class[op])   /* gpu_env_dev.h's dge_fin: the same delta */
-    r *= dge_perturb_op(e->opkey, op_class[op], a[0], dg_vop_info[op].arity > 1 ? a[1] : 0);
+    r *= dge_perturb_op(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++);
   if (isinf(r) && isfinite(a[0]) && (dg_vop_info[op].arity < 2 || isfinite(a[1]))) e->overflowed = true;
   e->nops++;
   if (isfinite(r) && fabs(r) > e->maxmag) e->maxmag = fabs(r);
@@ -128,6 +129,7 @@ static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
   char *err = NULL;
   e->vals.n = 0;
   e->opkey = dge_op_key(e->flat, e->k);
+  memset(e->ocnt, 0, sizeof e->ocnt);
   e->maxmag = 0;
   e->nops = 0;
   e->nan_input = false;
@@ -185,9 +187,9 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    * forward error: every operation that rounds in fp32 (op_class) also has
    * its exact result moved, fl(a op b) = (a op b)(1 + delta) with delta
    * uniform in +-4 * 2^-24 (dge_perturb_op, keyed by the element, k, the
-   * operation's class and its operands rounded to float: the device's
-   * dge_fin draws the same delta for the same operation whatever order the
-   * two sides evaluate in). Why (session 7, the H200's matmul_tiled 4096^3
+   * operation's class and its place among that class's operations: the
+   * device's dge_fin draws the same delta for the same operation, env.t
+   * checks it bit for bit). Why (session 7, the H200's matmul_tiled 4096^3
    * sorted case, c[176,4095]: kernel 6.1e-4, fp64 -3.2e-5): a reduction's
    * fp32 result is off by sum_i delta_i S_i to first order, S_i its partial
    * sums, |delta_i| <= 2^-24 — it grows with how many partial sums there
