@@ -165,9 +165,27 @@ static uint64_t inputs_digest(const case_inputs *ci)
   return h;
 }
 
-static void fill_inputs(const case_inputs *ci, emu_io *io)
+/* False when the deadline (0: none) passed first: chunks of 2^20 values,
+ * the same values as one fill. */
+static bool fill_inputs(const case_inputs *ci, emu_io *io, double deadline)
 {
-  for (int j = 0; j < ci->n; j++) fuzz_ctr_fill(&ci->g[j], 0, io->numel[ci->tens[j]], io->data[ci->tens[j]]);
+  enum { CHUNK = 1 << 20 };
+  for (int j = 0; j < ci->n; j++) {
+    int64_t n = io->numel[ci->tens[j]];
+    for (int64_t at = 0; at < n; at += CHUNK) {
+      if (deadline > 0 && at > 0 && dg_now() > deadline) return false;
+      fuzz_ctr_fill(&ci->g[j], at, n - at < CHUNK ? n - at : CHUNK, io->data[ci->tens[j]] + at);
+    }
+  }
+  return true;
+}
+
+static bool past(double deadline) { return deadline > 0 && dg_now() > deadline; }
+
+static void budget_out(fuzz_outcome *out, const char *where)
+{
+  out->status = FUZZ_SKIPPED;
+  snprintf(out->msg, sizeof out->msg, "not judged: the campaign's budget (--budget) ran out %s", where);
 }
 
 /* The backend draws the inputs itself (slot 0: its next run; c: case c of run_many). */
@@ -336,7 +354,7 @@ static bool over_envelope(const dg_problem *p, int t, const emu_io *io, const do
 static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t *sizes, emu_io *io,
                      double **env_data, case_inputs *ci, const fuzz_space_ctx *ctx, bool samp, fuzz_outcome *out)
 {
-  dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data };
+  dg_ref_env env = { .sizes = sizes, .data = (const double *const *)env_data, .deadline = ctx->deadline };
   for (int t = 0; t < (int)p->tensors.n; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
     if (ts->role != DG_TENSOR_OUTPUT) continue;
@@ -375,6 +393,11 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
       rs = ref_sampled(p, &env, sizes, t, n, ctx->max_check, out->c.seed, NULL, want, defined, &err);
       out->sampled = true;
     } else rs = dg_problem_ref_eval_all(p, &env, t, want, defined, &err);
+    if (rs == DG_REF_ERROR && past(ctx->deadline)) {
+      budget_out(out, "in the reference");
+      free(err), free(want), free(defined);
+      return;
+    }
     if (rs == DG_REF_ERROR) {
       fuzz_ref_error(out, ts, err);
       free(err), free(want), free(defined);
@@ -510,7 +533,10 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
     goto freeio;
   }
   out->input_digest = inputs_digest(&ci);
-  if (!backend_draws(p, be, 0, &ci)) fill_inputs(&ci, &io);
+  if (!backend_draws(p, be, 0, &ci) && !fill_inputs(&ci, &io, ctx->deadline)) {
+    budget_out(out, "drawing the inputs");
+    goto freeio;
+  }
   for (int t = 0; t < (int)p->tensors.n; t++) {     /* the reference sees inputs as they were */
     const dg_tensor *ts = &p->tensors.v[t];
     bool drawn = false;
@@ -521,7 +547,12 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
     }
   }
   bool samp = be->sample && be->sample(be->self, p, sizes, c->seed, ctx->max_check);
-  if (be->run(be->self, p, sizes, &io, out)) validate(p, be, sizes, &io, env_data, &ci, ctx, samp, out);
+  /* the emulator stops at the campaign's deadline (a launch cut there is not judged) */
+  emu_opts eo = { .deadline = ctx->deadline };
+  bool ran = be->run == emu_backend_run ? fuzz_emu_run(be->self, p, sizes, &io, &eo, out, NULL)
+                                        : be->run(be->self, p, sizes, &io, out);
+  if (!ran && out->status == FUZZ_ERROR && past(ctx->deadline)) budget_out(out, "in the kernel's run on the emulator");
+  if (ran) validate(p, be, sizes, &io, env_data, &ci, ctx, samp, out);
 freeio:
   emu_io_free(&io);
 done:
@@ -655,7 +686,7 @@ static int group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, c
     how = *have_shared || io_shell(shared, p, sizes) ? 2 : 0;
     *have_shared |= how == 2;
   } else if (bytes <= FUZZ_MANY_BYTES && emu_io_init(io, p, sizes, &d)) {
-    fill_inputs(&ci, io);
+    fill_inputs(&ci, io, 0);   /* at most FUZZ_MANY_BYTES */
     how = 1;
   }
   dg_diags_free(&d);
@@ -744,6 +775,7 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
   ctx.on_fail_ud = o->ud;
   int64_t n = o->ncases > 0 ? o->ncases : 40;
   double t0 = dg_now();
+  ctx.deadline = o->budget_s > 0 ? t0 + o->budget_s : 0;
   pending_case pc = {0};
   fuzz_outcome *outs = dg_malloc(sizeof *outs * FUZZ_MANY_MAX);
   bool stop = false;

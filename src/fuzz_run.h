@@ -132,6 +132,10 @@ typedef struct {
    * envelope), e.g. for the workbench's heat map. */
   void (*on_fail)(void *ud, int tensor, int64_t flat);
   void *on_fail_ud;
+  /* dg_now() past which a case stops where it is — the inputs' fill, the
+   * emulator's run, the reference — and is not judged (skipped, saying the
+   * budget ran out): the campaign's --budget. 0: none. */
+  double deadline;
 } fuzz_space_ctx;
 void fuzz_space_init(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems);
 void fuzz_space_init2(fuzz_space *s, fuzz_space_ctx *ctx, const dg_problem *p, int64_t max_elems,
