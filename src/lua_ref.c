@@ -8,7 +8,6 @@
 #include "lua_spec.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define VIEW_MT "dirigo.view"
 #define OUT_MT "dirigo.out"
@@ -260,9 +259,7 @@ static _Thread_local double ref_deadline;
 static void deadline_hook(lua_State *L, lua_Debug *ar)
 {
   (void)ar;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);    /* dg_now's clock */
-  if ((double)ts.tv_sec + ts.tv_nsec * 1e-9 > ref_deadline) luaL_error(L, "the reference ran past the deadline");
+  if (dg_now() > ref_deadline) luaL_error(L, "the reference ran past the deadline");
 }
 
 /* dg_lua_pcall_bounded, stopped at env->deadline too */
@@ -464,20 +461,13 @@ static dg_ref_status lref_eval_all(void *self, const dg_ref_env *env, int t, dou
 }
 
 /* ---- sampled validation: the batch path when it is cheaper ---------------------- */
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static _Thread_local double budget_end;
 static _Thread_local bool budget_over;
 
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
   (void)ar;
-  if (now_s() > budget_end) {
+  if (dg_now() > budget_end) {
     budget_over = true;
     luaL_error(L, "over the time budget of the batch path");
   }
@@ -503,7 +493,7 @@ static dg_ref_status lref_eval_all_within(void *self, const dg_ref_env *env, int
   if (n == 0) return DG_REF_NIL;
   r->env = env;
   enum { PROBES = 8 };
-  double t0 = now_s();
+  double t0 = dg_now();
   dg_ref_status s = DG_REF_OK;
   for (int j = 0; j < PROBES && s != DG_REF_ERROR; j++) {
     int64_t f = (n - 1) * j / (PROBES - 1);
@@ -515,8 +505,8 @@ static dg_ref_status lref_eval_all_within(void *self, const dg_ref_env *env, int
     r->env = NULL;
     return s;
   }
-  double per = (now_s() - t0) / PROBES;
-  budget_end = now_s() + 0.25 * per * (double)k;
+  double per = (dg_now() - t0) / PROBES;
+  budget_end = dg_now() + 0.25 * per * (double)k;
   budget_over = false;
   lua_sethook(r->L, budget_hook, LUA_MASKCOUNT, 10000);
   s = call_ref_all(r, t, out, defined, n, err);
