@@ -224,7 +224,6 @@ bool check_huge_no_search(chk *c)
   int64_t b, t;
   const char *why = "a pipeline";
   bool said = false;
-  dg_diags dd = {0};
   if (c->p->launches.n == 1 && check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
     if (check_mach_dims(&cm, 0, &L, &err) && check_invert_writer(c, 0, &L, &b, &t, &why)) {
       why = "the block of the thread they give did not store it alone";
@@ -246,7 +245,6 @@ bool check_huge_no_search(chk *c)
     check_mach_free(&cm);
   }
   free(err);
-  dg_diags_free(&dd);
   if (said) return true;
   check_say(c->r, CHECK_UNKNOWN, "not checked: '%s' has %lld elements at these sizes, past memory, so its writer "
             "is found only by inverting the store addresses, and they did not invert: %s",
