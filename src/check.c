@@ -105,7 +105,12 @@ static bool fill_inputs(chk *c, uint64_t seed)
   return false;
 }
 
-static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
+check_verdict check_event_kind_verdict(simt_evkind k)
+{
+  return ev_verdict[k] ? ev_verdict[k] : CHECK_FINDING;
+}
+
+bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
 {
   for (size_t i = 0; i < n; i++) {
     if (!emu_event_is_finding(ev[i].kind)) continue;
@@ -117,7 +122,7 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
                 "check smaller sizes (--size) for a verdict",
                 b.s ? b.s : simt_event_name(ev[i].kind), when);
     else
-      check_say(r, ev_verdict[ev[i].kind] ? ev_verdict[ev[i].kind] : CHECK_FINDING, "%s (%s)",
+      check_say(r, check_event_kind_verdict(ev[i].kind), "%s (%s)",
                 b.s ? b.s : simt_event_name(ev[i].kind), when);
     dg_buf_free(&b);
     r->have_event = true;
@@ -125,16 +130,6 @@ static bool event_verdict(chk *c, const simt_event *ev, size_t n, const char *wh
     return true;
   }
   return false;
-}
-
-check_verdict check_event_kind_verdict(simt_evkind k)
-{
-  return ev_verdict[k] ? ev_verdict[k] : CHECK_FINDING;
-}
-
-bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *when)
-{
-  return event_verdict(c, ev, n, when);
 }
 
 /* (a') a one-launch problem on a large grid: the writer by inverting the
@@ -160,7 +155,7 @@ static int invert_writer(chk *c)
       simt_status st = check_mach_launch(&cm, c->k, 0, &b, 1, &err);
       size_t ne;
       const simt_event *ev = simt_events(cm.m, &ne);
-      if (st != SIMT_BADARGS && event_verdict(c, ev, ne, "concrete run on the emulator (the writer's block)")) {
+      if (st != SIMT_BADARGS && check_event_verdict(c, ev, ne, "concrete run on the emulator (the writer's block)")) {
         res = -1;
       } else if (st == SIMT_OK) {
         bool mine = false, other = false;
@@ -212,7 +207,7 @@ static bool find_writer(chk *c)
     }
     size_t ne;
     const simt_event *ev = simt_events(cm.m, &ne);
-    if (event_verdict(c, ev, ne, "concrete run on the emulator")) { ok = false; break; }
+    if (check_event_verdict(c, ev, ne, "concrete run on the emulator")) { ok = false; break; }
     if (st == SIMT_STOPPED && simt_error(cm.m)[0]) {
       check_say(c->r, CHECK_UNKNOWN, "the budget was spent finding the writer (launch %d: %s)", li + 1,
                 simt_error(cm.m));
@@ -273,7 +268,7 @@ static dg_term kernel_term(chk *c)
     if (st == SIMT_BADARGS) { check_say(c->r, CHECK_ERROR, "%s", err ? err : "launch refused"); goto out; }
     size_t ne;
     const simt_event *ev = simt_events(cm.m, &ne);
-    if (event_verdict(c, ev, ne, "symbolic run")) goto out;
+    if (check_event_verdict(c, ev, ne, "symbolic run")) goto out;
     if (st == SIMT_STOPPED) {
       for (size_t i = 0; i < ne; i++) {
         if (ev[i].kind != SIMT_EV_DATA_DEP && ev[i].kind != SIMT_EV_UNSUPPORTED) continue;
