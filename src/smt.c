@@ -42,6 +42,7 @@ void smt_free(smt_solver *s)
   Z3_del_context(s->z);
   free(s->cache);
   free(s->facts_done.v);
+  free(s->var_ids.v);
   dg_vec_free(&s->exp_args);
   dg_vec_free(&s->exp_apps);
   for (int i = 0; i < 2; i++) dg_vec_free(&s->lip_args[i]), dg_vec_free(&s->lip_apps[i]);
@@ -123,7 +124,17 @@ static Z3_ast var_ast(smt_solver *s, dg_term t, const term_node *n)
   static const char *const prefix[] = { "", "uninit ", "free " };
   const term_varinfo *vi = term_var_info(s->tc, n->d);
   char *name = dg_printf("%s%s", prefix[vi->kind], vi->name);
-  Z3_ast a = Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), smt_sort(s, n->sort));
+  Z3_sort so = smt_sort(s, n->sort);
+  Z3_ast a = Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), so);
+  /* Z3 knows a constant by its name and sort: two variables that display
+   * alike (an opaque value of two domains, an on-chip byte of two arrays)
+   * would be one unknown. The second gets its ordinal in its name. */
+  for (unsigned k = 0; !smt_idset_add(&s->var_ids, Z3_get_ast_id(s->z, a)); k++) {
+    free(name);
+    name = k ? dg_printf("%s%s#%u.%u", prefix[vi->kind], vi->name, n->d, k)
+             : dg_printf("%s%s#%u", prefix[vi->kind], vi->name, n->d);
+    a = Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), so);
+  }
   free(name);
   return a;
 }

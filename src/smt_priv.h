@@ -20,6 +20,7 @@ struct smt_solver {
   Z3_func_decl fn[TERM_FN__COUNT][SMT_NSORTSLOT], pow[SMT_NSORTSLOT];
   Z3_ast rne, rtz, rtn, rtp;
   smt_idset facts_done;        /* apps whose facts are asserted */
+  smt_idset var_ids;           /* Z3 constants made for variables (var_ast) */
   DG_VEC(Z3_ast) exp_args;     /* arguments of REAL exp apps, for monotonicity */
   DG_VEC(Z3_ast) exp_apps;
   DG_VEC(Z3_ast) lip_args[2];  /* REAL tanh (0) and erf (1) apps, for Lipschitz pairs */

@@ -360,6 +360,22 @@ static void test_assume(void)
   smt_free(s);
 }
 
+/* Two variables that display alike are still two unknowns: Z3 knows a
+ * constant by its name, so the layer names the second apart. */
+static void test_same_name(void)
+{
+  term_varinfo va = { TERM_VAR_FREE, "opaque-a", 0, DG_TY_I32, "v" };
+  term_varinfo vb = { TERM_VAR_FREE, "opaque-b", 0, DG_TY_I32, "v" };
+  dg_term a = term_var(C, TERM_S_I32, &va), b = term_var(C, TERM_S_I32, &vb);
+  ok(a != b, "two variables of one display name are two terms");
+  smt_solver *s = smt_new(C, &(smt_opts){ .timeout_ms = 0 });
+  smt_result r;
+  is_int(smt_sat(s, term_lt(C, a, b), &r), SMT_SAT, "a < b is possible for two variables both named 'v'");
+  ok(r.nmodel == 2 && r.model[0].value.i != r.model[1].value.i, "the model gives them two values");
+  smt_result_free(&r);
+  smt_free(s);
+}
+
 static void test_ieee(void)
 {
   term_ctx *saved = C;
@@ -440,6 +456,7 @@ int main(void)
   test_identity();
   test_selection();
   test_assume();
+  test_same_name();
   test_ieee();
   test_timeout();
   term_ctx_free(C);
