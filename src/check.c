@@ -53,12 +53,9 @@ void check_say(check_result *r, check_verdict v, const char *fmt, ...)
 
 
 /* Values of every input tensor into dst (per tensor); ranged (index-valued)
- * inputs only when keep_ranged is false: the symbolic run fixed them. In
- * chunks of FILL_CHUNK elements (the values are counter-based: fuzz_fill's
- * bit for bit), looking at the deadline between them: 2^28 elements take
- * ~15 s. False when the deadline cut it (*cut_t, *cut_at: where). */
-enum { FILL_CHUNK = 1 << 20 };
-
+ * inputs only when keep_ranged is false: the symbolic run fixed them.
+ * fuzz_fill's values bit for bit, looking at the deadline as they are drawn
+ * (fuzz_ctr_fill_until). False when the deadline cut it (*cut_t, *cut_at: where). */
 static bool fill_with(chk *c, double **dst, fuzz_dist dist, uint64_t seed, bool keep_ranged, int *cut_t,
                       int64_t *cut_at)
 {
@@ -78,17 +75,14 @@ static bool fill_with(chk *c, double **dst, fuzz_dist dist, uint64_t seed, bool 
     int64_t n = c->io.numel[t];
     fuzz_ctr g = { .key = dg_rng_next(&r), .dist = fo.dist, .dtype = fo.dtype, .has_range = fo.has_range,
                    .lo = fo.lo, .hi = fo.hi, .row = fo.row, .n = n };      /* fuzz_fill's */
-    for (int64_t at = 0; at < n; at += FILL_CHUNK) {
-      if (c->deadline > 0 && at > 0 && dg_now() > c->deadline) {
-        *cut_t = (int)t, *cut_at = at;
-        return false;
-      }
-      int64_t m = n - at < FILL_CHUNK ? n - at : FILL_CHUNK;
-      fuzz_ctr_fill(&g, at, m, dst[t] + at);
-      for (int64_t i = at; i < at + m; i++) {
-        double v = dg_dtype_round(ts->dtype, dst[t][i]);
-        dst[t][i] = ts->positive ? fabs(v) : v;
-      }
+    int64_t got = fuzz_ctr_fill_until(&g, n, dst[t], c->deadline);
+    if (got < n) {
+      *cut_t = (int)t, *cut_at = got;
+      return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      double v = dg_dtype_round(ts->dtype, dst[t][i]);
+      dst[t][i] = ts->positive ? fabs(v) : v;
     }
   }
   return true;

@@ -79,6 +79,10 @@ uint64_t fuzz_ctr_bits(uint64_t key, int64_t i);
 int fuzz_ctr_flags(const fuzz_ctr *g);      /* 1 has_range | 2 positive: the device's flags */
 double fuzz_ctr_value(const fuzz_ctr *g, int64_t i);
 void fuzz_ctr_fill(const fuzz_ctr *g, int64_t first, int64_t n, double *out);
+/* fuzz_ctr_fill(g, 0, n, out) in chunks of 2^20 values, looking at the
+ * deadline (dg_now seconds; 0: none) between them: the values filled before
+ * it passed (n: all; the same values as one fill). */
+int64_t fuzz_ctr_fill_until(const fuzz_ctr *g, int64_t n, double *out, double deadline);
 /* The definition as CUDA-compatible source text (ctr_value(key, dist, dtype,
  * flags, row, n, lo, hi, i) and its helpers), for gpu_gen.c's prelude. */
 const char *fuzz_ctr_source(void);

@@ -201,3 +201,13 @@ void fuzz_ctr_fill(const fuzz_ctr *g, int64_t first, int64_t n, double *out)
   for (int64_t i = 0; i < n; i++)
     out[i] = ctr_value(g->key, (int)g->dist, (int)g->dtype, flags, g->row, g->n, g->lo, g->hi, first + i);
 }
+
+int64_t fuzz_ctr_fill_until(const fuzz_ctr *g, int64_t n, double *out, double deadline)
+{
+  enum { CHUNK = 1 << 20 };          /* ~50 ms of values: 2^28 take ~15 s */
+  for (int64_t at = 0; at < n; at += CHUNK) {
+    if (deadline > 0 && at > 0 && dg_now() > deadline) return at;
+    fuzz_ctr_fill(g, at, n - at < CHUNK ? n - at : CHUNK, out + at);
+  }
+  return n;
+}

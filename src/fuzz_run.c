@@ -165,17 +165,12 @@ static uint64_t inputs_digest(const case_inputs *ci)
   return h;
 }
 
-/* False when the deadline (0: none) passed first: chunks of 2^20 values,
- * the same values as one fill. */
+/* False when the deadline (0: none) passed first. */
 static bool fill_inputs(const case_inputs *ci, emu_io *io, double deadline)
 {
-  enum { CHUNK = 1 << 20 };
   for (int j = 0; j < ci->n; j++) {
     int64_t n = io->numel[ci->tens[j]];
-    for (int64_t at = 0; at < n; at += CHUNK) {
-      if (deadline > 0 && at > 0 && dg_now() > deadline) return false;
-      fuzz_ctr_fill(&ci->g[j], at, n - at < CHUNK ? n - at : CHUNK, io->data[ci->tens[j]] + at);
-    }
+    if (fuzz_ctr_fill_until(&ci->g[j], n, io->data[ci->tens[j]], deadline) < n) return false;
   }
   return true;
 }
@@ -439,11 +434,17 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
 
 /* The emulator as a backend: engine findings (races, out-of-bounds, ...)
  * end the case as FINDING; a refused or stopped launch as ERROR. */
+static bool emu_backend_run_until(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                                  double deadline, fuzz_outcome *out)
+{
+  emu_opts eo = { .deadline = deadline };
+  return fuzz_emu_run(self, p, sizes, io, &eo, out, NULL);
+}
+
 static bool emu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
                             fuzz_outcome *out)
 {
-  emu_opts eo = { .seed = 0 };
-  return fuzz_emu_run(self, p, sizes, io, &eo, out, NULL);
+  return emu_backend_run_until(self, p, sizes, io, 0, out);
 }
 
 bool fuzz_emu_run(const emu_kernels *k, const dg_problem *p, const int64_t *sizes, emu_io *io,
@@ -503,7 +504,7 @@ out:
 
 fuzz_backend fuzz_backend_emu(const emu_kernels *k)
 {
-  return (fuzz_backend){ .name = "cpu", .run = emu_backend_run, .self = (void *)k };
+  return (fuzz_backend){ .name = "cpu", .run = emu_backend_run, .self = (void *)k, .run_until = emu_backend_run_until };
 }
 
 void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
@@ -547,10 +548,8 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
     }
   }
   bool samp = be->sample && be->sample(be->self, p, sizes, c->seed, ctx->max_check);
-  /* the emulator stops at the campaign's deadline (a launch cut there is not judged) */
-  emu_opts eo = { .deadline = ctx->deadline };
-  bool ran = be->run == emu_backend_run ? fuzz_emu_run(be->self, p, sizes, &io, &eo, out, NULL)
-                                        : be->run(be->self, p, sizes, &io, out);
+  bool ran = be->run_until ? be->run_until(be->self, p, sizes, &io, ctx->deadline, out)
+                           : be->run(be->self, p, sizes, &io, out);
   if (!ran && out->status == FUZZ_ERROR && past(ctx->deadline)) budget_out(out, "in the kernel's run on the emulator");
   if (ran) validate(p, be, sizes, &io, env_data, &ci, ctx, samp, out);
 freeio:
