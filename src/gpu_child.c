@@ -283,6 +283,7 @@ cudaError_t gch_new_buf(size_t size, dg_gpu_pattern pat, uint32_t *id, const cha
   *id = (uint32_t)gch_st.bufs.n;
   dg_vec_push(&gch_st.bufs, b);
   gch_st.regions_dirty = true;
+  gch_st.graph_epoch++;
   return cudaSuccess;
 }
 
@@ -349,6 +350,7 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
   cudaFree(b->base);
   b->live = false;
   gch_st.regions_dirty = true;
+  gch_st.graph_epoch++;
   gch_reply(DG_GPU_OK, 0, NULL, 0, NULL);
 }
 
@@ -356,6 +358,7 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
 uint8_t *gch_pinned_grow(pinned_buf *b, size_t n)
 {
   if (n <= b->len) return b->p;
+  gch_st.graph_epoch++;   /* cached graphs copy to and from the old area */
   if (b->p) cudaFreeHost(b->p);
   b->p = NULL;
   b->len = 0;
@@ -407,6 +410,7 @@ cudaError_t gch_guard_reserve(size_t live, size_t nslots)
       return e;
     GD.cap_n = cn, GD.cap_slots = cs;
     gch_st.regions_dirty = true;
+    gch_st.graph_epoch++;
   }
   if (gch_st.regions_dirty) {
     uint8_t **h = (uint8_t **)gch_stage(n * sizeof *h);
@@ -455,14 +459,16 @@ cudaError_t gch_guard_slots_init(size_t nslots)
 {
   size_t n = GD.n;
   for (size_t s = 0; s < nslots; s++) memcpy(GD.hinit + 2 * n * s, GD.hres, 2 * n * sizeof *GD.hinit);
-  return nslots ? cudaMemcpyAsync(GD.res, GD.hinit, 2 * n * nslots * sizeof *GD.res, cudaMemcpyHostToDevice, 0)
+  return nslots ? cudaMemcpyAsync(GD.res, GD.hinit, 2 * n * nslots * sizeof *GD.res, cudaMemcpyHostToDevice,
+                                  gch_serial_stream())
                 : cudaSuccess;
 }
 
 cudaError_t gch_guard_slots_back(size_t nslots)
 {
   size_t n = GD.n;
-  return nslots ? cudaMemcpyAsync(GD.hres + 2 * n, GD.res, 2 * n * nslots * sizeof *GD.res, cudaMemcpyDeviceToHost, 0)
+  return nslots ? cudaMemcpyAsync(GD.hres + 2 * n, GD.res, 2 * n * nslots * sizeof *GD.res, cudaMemcpyDeviceToHost,
+                                  gch_serial_stream())
                 : cudaSuccess;
 }
 
@@ -604,7 +610,7 @@ static char *check_params(uint32_t k, const gp_arg *args, uint32_t nargs)
 dg_gpu_status gch_cuda_status(cudaError_t e, const char *what, char **msg, bool *fatal)
 {
   if (e == cudaSuccess) return DG_GPU_OK;
-  if ((*fatal = context_poisoned())) {
+  if ((*fatal = !gch_st.capturing && context_poisoned())) {   /* (a capture's error is the capture's: run again) */
     *msg = dg_printf("%s: %s (%s); the CUDA context is lost", what, CUERR(e));
     return DG_GPU_FAULT;
   }
@@ -655,9 +661,9 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
   }
   if (st == DG_GPU_OK) {
     dim3 grid = { L->grid.x, L->grid.y, L->grid.z }, block = { L->block.x, L->block.y, L->block.z };
-    if (e0) cudaEventRecord(e0, gch_st.cur);   /* NULL: an untimed launch (gpu_child_batch.c) */
+    if (e0) gch_event_record(e0, gch_st.cur);   /* NULL: an untimed launch (gpu_child_batch.c) */
     e = cudaLaunchKernel(fn, grid, block, argv, L->shmem, gch_st.cur);
-    if (e && (*fatal = context_poisoned())) {
+    if (e && (*fatal = !gch_st.capturing && context_poisoned())) {
       *msg = dg_printf("launch: %s (%s); the CUDA context is lost", CUERR(e));
       st = DG_GPU_FAULT;
     } else if (e) {
@@ -665,7 +671,7 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
                        block.x, block.y, block.z, L->shmem, CUERR(e));
       st = DG_GPU_LAUNCH;
     } else if (e1) {
-      cudaEventRecord(e1, gch_st.cur);
+      gch_event_record(e1, gch_st.cur);
     }
   }
   free(argv);
@@ -759,6 +765,7 @@ static void do_guard(const gp_req *rq, const uint8_t *pl, size_t n)
   if (rq->a >= gch_st.kernels.n) { gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "no kernel %u", rq->a); return; }
   gch_st.guard_k = (int)rq->a;
   gch_st.regions_dirty = true;
+  gch_st.graph_epoch++;
   gch_reply(DG_GPU_OK, 0, NULL, 0, NULL);
 }
 

@@ -45,24 +45,43 @@ static void batch_fail(batch_state *bs, dg_gpu_status st, uint32_t launch, char 
   }
 }
 
+/* Launch li's description and arguments (owned; NULL: malformed, and the
+ * batch fails there). */
+static gp_arg *launch_parse(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, gp_launch *L)
+{
+  if (len < sizeof *L || (memcpy(L, body, sizeof *L), len != sizeof *L + L->nargs * sizeof(gp_arg))) {
+    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
+    return NULL;
+  }
+  gp_arg *args = dg_calloc(L->nargs + 1, sizeof *args);
+  memcpy(args, body + sizeof *L, L->nargs * sizeof *args);
+  if (gp_progress) *gp_progress = li;
+  return args;
+}
+
+/* The launch's side stream where its flags ask (gch_side_before): *sw set
+ * when gch_st.cur moved there (*back restores it after the launch). */
+static dg_gpu_status side_enter(batch_state *bs, uint32_t flags, cudaStream_t *back, bool *sw, char **msg)
+{
+  dg_gpu_status st = gch_cuda_status(gch_side_before(flags, back, sw), "a side stream", msg, &bs->fatal);
+  bs->laned |= *sw;
+  if (st == DG_GPU_OK) free(*msg), *msg = NULL;
+  return st;
+}
+
 static void batch_launch(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, dg_buf *recs)
 {
   gp_launch L;
   float ms = 0;
   uint32_t nh = 0;
   guard_vec hits = {0};
-  if (len < sizeof L || (memcpy(&L, body, sizeof L), len != sizeof L + L.nargs * sizeof(gp_arg))) {
-    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
-  } else {
-    gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
-    memcpy(args, body + sizeof L, L.nargs * sizeof *args);
+  gp_arg *args = launch_parse(bs, li, body, len, &L);
+  if (args) {
     char *msg = NULL;
-    if (gp_progress) *gp_progress = li;
     cudaStream_t back;
     bool sw;
-    dg_gpu_status st = gch_cuda_status(gch_side_before(L.flags, &back, &sw), "a side stream", &msg, &bs->fatal);
-    bs->laned |= sw;
-    if (st == DG_GPU_OK) free(msg), st = gch_run_launch(&L, args, &hits, &ms, &msg, &bs->fatal);
+    dg_gpu_status st = side_enter(bs, L.flags, &back, &sw, &msg);
+    if (st == DG_GPU_OK) st = gch_run_launch(&L, args, &hits, &ms, &msg, &bs->fatal);
     if (sw) gch_st.cur = back;
     free(args);
     if (st != DG_GPU_OK) batch_fail(bs, st, li, msg);
@@ -126,7 +145,7 @@ static bool async_reserve(size_t nlaunch, size_t live)
   AB.last_end = NULL;
   memset(AB.guarded, 0, nlaunch);
   memset(AB.timed, 0, nlaunch);
-  if (live && (gch_guard_reserve(live, nlaunch) != cudaSuccess || gch_guard_slots_init(nlaunch) != cudaSuccess)) {
+  if (live && gch_guard_reserve(live, nlaunch) != cudaSuccess) {   /* (the slots' initial copy is the ops' pass's) */
     cudaGetLastError();
     return false;
   }
@@ -137,14 +156,9 @@ static bool async_reserve(size_t nlaunch, size_t live)
 static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body, size_t len, size_t live)
 {
   gp_launch L;
-  if (len < sizeof L || (memcpy(&L, body, sizeof L), len != sizeof L + L.nargs * sizeof(gp_arg))) {
-    batch_fail(bs, DG_GPU_BAD_REQUEST, li, dg_strdup("malformed launch"));
-    return;
-  }
-  gp_arg *args = dg_calloc(L.nargs + 1, sizeof *args);
-  memcpy(args, body + sizeof L, L.nargs * sizeof *args);
+  gp_arg *args = launch_parse(bs, li, body, len, &L);
+  if (!args) return;
   char *msg = NULL;
-  if (gp_progress) *gp_progress = li;
   int tm = timed_launches();
   bool timed = tm >= 2 || (tm == 1 && !(L.flags & GP_LAUNCH_UNGUARDED));
   bool sided = L.flags & (GP_LAUNCH_SIDE | GP_LAUNCH_JOIN);
@@ -154,11 +168,10 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
   AB.start[li] = reuse ? AB.last_end : AB.ev[2 * li];
   cudaStream_t back;
   bool sw;
-  dg_gpu_status st = gch_cuda_status(gch_side_before(L.flags, &back, &sw), "a side stream", &msg, &bs->fatal);
-  bs->laned |= sw;
+  dg_gpu_status st = side_enter(bs, L.flags, &back, &sw, &msg);
   if (st == DG_GPU_OK)
-    free(msg), st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL,
-                                    timed ? AB.ev[2 * li + 1] : NULL, &msg, &bs->fatal);
+    st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL, timed ? AB.ev[2 * li + 1] : NULL, &msg,
+                         &bs->fatal);
   free(args);
   AB.last_end = st == DG_GPU_OK && timed && !sided ? AB.ev[2 * li + 1] : NULL;
   AB.last_lane = gch_st.cur_lane;
@@ -277,11 +290,139 @@ static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, 
   }
 }
 
+/* The ops' pass: every op of the batch in order (queued into a capture
+ * while gch_st.capturing); *nran: the launches that ran. */
+static void batch_ops(batch_state *bs, const gp_req *rq, const uint8_t *pl, size_t n, bool async, size_t live,
+                      dg_buf *recs, dg_buf *downs, uint32_t *nran)
+{
+  uint32_t nlaunch = 0;
+  size_t at = 0;
+  *nran = 0;
+  for (uint32_t i = 0; i < rq->a && !bs->fatal; i++) {
+    gp_op op;
+    if (n - at < sizeof op) {
+      batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
+      bs->no_downloads = true;
+      break;
+    }
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    gch_set_lane(GP_OP_LANE(op.kind));
+    if (!bs->fatal) {   /* a serial point: after every side stream's work too; in a capture, the lanes' order */
+      char *m = NULL;
+      cudaError_t e = gch_st.cur_lane < 0 ? gch_side_join_all() : cudaSuccess;
+      if (!e) e = gch_graph_order();
+      dg_gpu_status st = gch_cuda_status(e, "a side stream", &m, &bs->fatal);
+      if (st != DG_GPU_OK) batch_fail(bs, st, UINT32_MAX, m);
+      else free(m);
+    }
+    bs->laned |= gch_st.cur != 0;
+    op.kind = GP_OP_KIND(op.kind);
+    size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
+    if (n - at < body) {
+      batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
+      bs->no_downloads = true;
+      break;
+    }
+    const uint8_t *bp = pl + at;
+    at += (body + 7) & ~(size_t)7;
+    if (at > n) at = n;
+    if (op.kind == GP_OP_LAUNCH) {
+      uint32_t li = nlaunch++;
+      if (bs->stopped) continue;
+      if (async) batch_launch_async(bs, li, bp, body, live);
+      else batch_launch(bs, li, bp, body, recs);
+      ++*nran;
+    } else if (op.kind == GP_OP_DOWNLOAD) {
+      AB.last_end = NULL;   /* a copy between two launches: no shared event */
+      if (!bs->no_downloads) batch_copy(bs, &op, bp, downs);
+    } else if (op.kind == GP_OP_UPLOAD || op.kind == GP_OP_POISON) {
+      AB.last_end = NULL;
+      if (!bs->stopped) batch_copy(bs, &op, bp, downs);
+    } else {
+      batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_printf("unknown batch op %u", op.kind));
+      bs->no_downloads = true;
+    }
+  }
+  gch_set_lane(-1);
+}
+
+static void batch_reset(batch_state *bs, size_t nl)
+{
+  free(bs->msg);
+  bs->st = DG_GPU_OK, bs->msg = NULL, bs->failed = UINT32_MAX;
+  bs->stopped = bs->fatal = bs->no_downloads = bs->laned = false;
+  bs->up_at = 0, bs->down_at = bs->down0;
+  AB.last_end = NULL;
+  memset(AB.guarded, 0, nl);
+  memset(AB.timed, 0, nl);
+}
+
+/* A capture of the batch's ops into graph g, kept and launched when every
+ * op went in (then true: the batch ran as that graph). False: nothing ran,
+ * bs as before it (the caller runs the ops directly; an error a capture
+ * met is met again there, and named as ever). */
+static bool batch_capture(batch_state *bs, gch_graph *g, const gp_req *rq, const uint8_t *pl, size_t n, size_t nl,
+                          size_t live, dg_buf *recs, dg_buf *downs, uint32_t *nran)
+{
+  cudaError_t e = gch_graph_begin();
+  if (e) {   /* not even begun */
+    cudaGetLastError();
+    g->fails++;
+    return false;
+  }
+  e = live ? gch_guard_slots_init(nl) : cudaSuccess;
+  if (!e) batch_ops(bs, rq, pl, n, true, live, recs, downs, nran);
+  if (!e) e = gch_graph_join_all();   /* (batch_ops ended on the serial stream: the origin) */
+  if (!e && live) e = gch_guard_slots_back(*nran);
+  bool keep = !e && bs->st == DG_GPU_OK && !bs->stopped && !bs->no_downloads && *nran == nl && recs->n == 4;
+  if (gch_graph_end(g, keep) != cudaSuccess) {
+    batch_reset(bs, nl);
+    recs->n = 4, downs->n = 0;
+    return false;
+  }
+  g->nl = (uint32_t)nl, g->up = bs->up_at, g->down_at = bs->down_at;
+  g->timed = dg_realloc(g->timed, nl + 1), g->guarded = dg_realloc(g->guarded, nl + 1);
+  g->lane = dg_realloc(g->lane, nl + 1), g->start = dg_realloc(g->start, (nl + 1) * sizeof *g->start);
+  memcpy(g->timed, AB.timed, nl), memcpy(g->guarded, AB.guarded, nl), memcpy(g->lane, AB.lane, nl);
+  memcpy(g->start, AB.start, nl * sizeof *g->start);
+  char *m = NULL;
+  dg_gpu_status st = gch_cuda_status(gch_graph_launch(g, false), "launching a graph", &m, &bs->fatal);
+  if (st != DG_GPU_OK) batch_fail(bs, st, UINT32_MAX, m);
+  bs->laned = true;
+  return true;
+}
+
+/* The batch as graph g's replay: its upload bodies into the staging area
+ * where the capture's copies read them, the launches' records as the
+ * capture's, one launch. */
+static void batch_replay(batch_state *bs, gch_graph *g, const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  memcpy(AB.timed, g->timed, g->nl), memcpy(AB.guarded, g->guarded, g->nl), memcpy(AB.lane, g->lane, g->nl);
+  memcpy(AB.start, g->start, g->nl * sizeof *AB.start);
+  size_t at = 0;
+  for (uint32_t i = 0; i < rq->a; i++) {   /* (the key said it is well formed) */
+    gp_op op;
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    uint32_t kind = GP_OP_KIND(op.kind);
+    size_t body = kind == GP_OP_UPLOAD || kind == GP_OP_LAUNCH ? op.len : 0;
+    if (kind == GP_OP_UPLOAD) memcpy(bs->pin + bs->up_at, pl + at, op.len), bs->up_at += op.len;
+    at += (body + 7) & ~(size_t)7;
+  }
+  bs->down_at = g->down_at;
+  bs->laned = true;
+  if (gp_progress && g->nl) *gp_progress = g->nl - 1;
+  char *m = NULL;
+  dg_gpu_status st = gch_cuda_status(gch_graph_launch(g, true), "launching a graph", &m, &bs->fatal);
+  if (st != DG_GPU_OK) batch_fail(bs, st, UINT32_MAX, m);
+}
+
 void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
 {
   batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false, false, NULL, 0, 0, 0 };
   dg_buf recs = {0}, downs = {0};
-  uint32_t nlaunch = 0, nran = 0;
+  uint32_t nran = 0;
   dg_buf_put(&recs, (const char *)&nran, 4);
   size_t up, down, nl;
   batch_bytes(rq->a, pl, n, &up, &down, &nl);
@@ -290,56 +431,24 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   bool async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0 && bs.pin && async_reserve(nl, live);
   bs.down0 = bs.down_at = up;
   gch_side_reset();
-  size_t at = 0;
-  for (uint32_t i = 0; i < rq->a && !bs.fatal; i++) {
-    gp_op op;
-    if (n - at < sizeof op) {
-      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
-      bs.no_downloads = true;
-      break;
-    }
-    memcpy(&op, pl + at, sizeof op);
-    at += sizeof op;
-    gch_set_lane(GP_OP_LANE(op.kind));
-    if (gch_st.cur_lane < 0 && !bs.fatal) {   /* a serial point: after every side stream's work too */
-      char *m = NULL;
-      dg_gpu_status st = gch_cuda_status(gch_side_join_all(), "a side stream", &m, &bs.fatal);
-      if (st != DG_GPU_OK) batch_fail(&bs, st, UINT32_MAX, m);
-      else free(m);
-    }
-    bs.laned |= gch_st.cur != 0;
-    op.kind = GP_OP_KIND(op.kind);
-    size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
-    if (n - at < body) {
-      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
-      bs.no_downloads = true;
-      break;
-    }
-    const uint8_t *bp = pl + at;
-    at += (body + 7) & ~(size_t)7;
-    if (at > n) at = n;
-    if (op.kind == GP_OP_LAUNCH) {
-      uint32_t li = nlaunch++;
-      if (bs.stopped) continue;
-      if (async) batch_launch_async(&bs, li, bp, body, live);
-      else batch_launch(&bs, li, bp, body, &recs);
-      nran++;
-    } else if (op.kind == GP_OP_DOWNLOAD) {
-      AB.last_end = NULL;   /* a copy between two launches: no shared event */
-      if (!bs.no_downloads) batch_copy(&bs, &op, bp, &downs);
-    } else if (op.kind == GP_OP_UPLOAD || op.kind == GP_OP_POISON) {
-      AB.last_end = NULL;
-      if (!bs.stopped) batch_copy(&bs, &op, bp, &downs);
-    } else {
-      batch_fail(&bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_printf("unknown batch op %u", op.kind));
-      bs.no_downloads = true;
-    }
+  /* a graph per op stream (gpu_child_graph.c): replayed when captured before */
+  gch_graph *g = async && nl ? gch_graph_lookup(rq, pl, n) : NULL;
+  bool graphed = g && g->exec;
+  if (graphed) batch_replay(&bs, g, rq, pl, n), nran = g->nl;
+  else if (g && g->seen >= (uint32_t)gch_graph_mode() && g->fails < 2)
+    graphed = batch_capture(&bs, g, rq, pl, n, nl, live, &recs, &downs, &nran);
+  if (!graphed) {
+    if (async) gch_graph_direct();
+    cudaError_t e = async && live ? gch_guard_slots_init(nl) : cudaSuccess;
+    char *m = NULL;
+    dg_gpu_status st = gch_cuda_status(e, "initialising guard slots", &m, &bs.fatal);
+    if (st != DG_GPU_OK) batch_fail(&bs, st, UINT32_MAX, m);
+    else batch_ops(&bs, rq, pl, n, async, live, &recs, &downs, &nran);
   }
   memcpy(recs.s, &nran, 4);
-  gch_set_lane(-1);
   if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
     char *m = NULL;
-    cudaError_t e = async && live ? gch_guard_slots_back(nran) : cudaSuccess;
+    cudaError_t e = async && live && !graphed ? gch_guard_slots_back(nran) : cudaSuccess;   /* (a graph's is in it) */
     if (!e) e = bs.laned ? cudaDeviceSynchronize() : cudaStreamSynchronize(0);   /* every lane */
     if (async && !e) e = cudaGetLastError();
     if (async) gch_collect_output();
@@ -351,6 +460,7 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
       async_records(&bs, nran, &recs);
     }
   }
+  if (async) gch_graph_stats();
   if (async && recs.n == 4) nran = 0, memcpy(recs.s, &nran, 4);   /* no records: none to report */
   const uint8_t *dl = NULL;
   size_t dn = 0;

@@ -48,6 +48,14 @@ struct gch_state {
   cudaStream_t side_stream[GP_LANES_MAX + 1];
   cudaEvent_t side_fork[GP_LANES_MAX + 1], side_join[GP_LANES_MAX + 1];
   bool side_open[GP_LANES_MAX + 1];
+  /* CUDA graphs (gpu_child_graph.c, session 8): while a batch is captured,
+   * serial ops go to `origin` (the legacy stream cannot be captured) with
+   * explicit events to and from the lanes; graph_epoch changes whenever a
+   * buffer, a lane, a pinned area or the guard table changes (every cached
+   * graph is dropped then: its pointers may be stale) */
+  bool capturing;
+  cudaStream_t origin;
+  uint64_t graph_epoch;
 };
 extern struct gch_state gch_st;
 
@@ -94,6 +102,46 @@ dg_gpu_status gch_run_launch(const gp_launch *L, const gp_arg *args, guard_vec *
 cudaError_t gch_side_before(uint32_t flags, cudaStream_t *back, bool *swapped);
 cudaError_t gch_side_join_all(void);
 void gch_side_reset(void);
+/* The stream a serial op queues on: the legacy stream, or the capture's
+ * origin while a batch is captured. */
+static inline cudaStream_t gch_serial_stream(void) { return gch_st.capturing ? gch_st.origin : 0; }
+/* An event record that a capture keeps as a node of the graph (a timing
+ * event); outside a capture a plain record. */
+cudaError_t gch_event_record(cudaEvent_t e, cudaStream_t s);
+/* gpu_child_graph.c (doc/gpu.md §3, "graphs"): inside a capture, the
+ * current op's order against the lanes (call after gch_set_lane: a serial op
+ * waits for every lane used since the last serial op, a lane's first op
+ * after one waits for it), and the join of every lane and side stream into
+ * the origin at the end. */
+cudaError_t gch_graph_order(void);
+cudaError_t gch_graph_join_all(void);
+/* A cached graph: its batch's key (gch_graph_lookup), the times it was
+ * seen, and what the batch's host side needs to replay it without its ops'
+ * pass (gpu_child_batch.c fills it at the capture): per launch whether it is
+ * timed and guarded, its lane and start event; the staging offsets. */
+typedef struct {
+  dg_buf key;
+  uint64_t hash, used;
+  uint32_t seen, fails;
+  cudaGraphExec_t exec;         /* NULL: not captured (yet) */
+  uint32_t nl;                  /* launches (all of them ran) */
+  uint8_t *timed, *guarded;
+  int8_t *lane;
+  cudaEvent_t *start;
+  size_t up, down_at;           /* upload bytes; the downloads' end in the staging area */
+} gch_graph;
+int gch_graph_mode(void);
+/* The entry of this batch's op stream (seen counted), made on first sight;
+ * NULL when graphs are off (DIRIGO_GPU_GRAPH=0) or the batch is malformed. */
+gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n);
+/* A capture on the origin: ops queue into it until gch_graph_end, which
+ * instantiates it into g->exec when keep (else, or on an error: no graph,
+ * g->fails counted). */
+cudaError_t gch_graph_begin(void);
+cudaError_t gch_graph_end(gch_graph *g, bool keep);
+cudaError_t gch_graph_launch(gch_graph *g, bool replay);
+void gch_graph_direct(void);
+void gch_graph_stats(void);
 /* GP_BATCH (gpu_child_batch.c) */
 void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n);
 

@@ -23,7 +23,7 @@ cbuf *gch_lane_buf(uint32_t id, int lane)
 void gch_set_lane(int lane)
 {
   if (lane < 0 || gch_st.nlanes <= 1) {
-    gch_st.cur = 0;
+    gch_st.cur = gch_serial_stream();
     gch_st.cur_lane = lane < 0 ? -1 : 0;
     return;
   }
@@ -41,6 +41,7 @@ void gch_drop_copies(uint32_t id, uint32_t keep)
     cudaFree(c->base);
     c->live = false;
     gch_st.regions_dirty = true;
+    gch_st.graph_epoch++;
   }
 }
 
@@ -108,6 +109,7 @@ void gch_do_lanes(const gp_req *rq, const uint8_t *pl, size_t n)
       if (gch_st.bufs.v[id].live && !gch_st.bufs.v[id].of1) gch_drop_copies(id, 0);
   }
   gch_st.nlanes = want;
+  gch_st.graph_epoch++;   /* copies and streams: the cached graphs name others */
   gch_reply(DG_GPU_OK, 0, &want, sizeof want, NULL);
 }
 
@@ -161,7 +163,8 @@ cudaError_t gch_side_join_all(void)
     /* into the lane's stream (the serial op that follows is on the legacy
      * stream, which waits for every blocking lane stream but not for a
      * non-blocking side stream), or straight into the legacy stream */
-    cudaStream_t to = i > 0 && (uint32_t)(i - 1) < gch_st.nlanes && gch_st.nlanes > 1 ? gch_st.lane_stream[i - 1] : 0;
+    cudaStream_t to = i > 0 && (uint32_t)(i - 1) < gch_st.nlanes && gch_st.nlanes > 1 ? gch_st.lane_stream[i - 1]
+                                                                                    : gch_serial_stream();
     e = side_join(i, to);
   }
   return e;

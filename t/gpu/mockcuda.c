@@ -54,6 +54,17 @@ static cudaError_t bad_address(dim3 g, dim3 b, void **a)
   return cudaSuccess;   /* reported at the synchronize, as on a GPU */
 }
 
+/* fixtures/kernels.cu's stray: y = 3 x; x[0] -1: y[n] written, -2: a fault */
+static cudaError_t stray(dim3 g, dim3 b, void **a)
+{
+  float *y = *(float **)a[0], *x = *(float **)a[1];
+  int n = *(int *)a[2];
+  FOR_THREADS(g, b) if ((long)i < n) y[i] = x[i] * 3.0f;
+  if (x[0] == -1.0f) y[n] = 1.0f;
+  if (x[0] == -2.0f) sticky = cudaErrorIllegalAddress;
+  return cudaSuccess;
+}
+
 static cudaError_t say(dim3 g, dim3 b, void **a)
 {
   printf("kernel says %d\n", *(int *)a[1]);   /* device printf lands on stdout */
@@ -389,7 +400,7 @@ static const mock_kernel kernels[] = {
   { "fill_even", fill_even, 2, { 8, 4 } }, { "scale_k_f3", scale3, 3, { 8, 8, 4 } },
   { "oob_write", oob_write, 2, { 8, 4 } }, { "oob_before", oob_before, 2, { 8, 4 } },
   { "bad_address", bad_address, 2, { 8, 4 } }, { "spin", spin, 1, { 8 } },
-  { "say", say, 2, { 8, 4 } },
+  { "say", say, 2, { 8, 4 } }, { "stray", stray, 3, { 8, 8, 4 } },
   { "_Z19residual_add_kernelPfPKfS1_fi", residual_add, 5, { 8, 8, 8, 4, 4 } },
   { "_Z18clobber_add_kernelPfS_PKffi", clobber_add, 5, { 8, 8, 8, 4, 4 } },
   { "_Z14oob_add_kernelPfPKfS1_fi", oob_add, 5, { 8, 8, 8, 4, 4 } },
@@ -443,7 +454,7 @@ const char *cudaGetErrorName(cudaError_t e)
 #define MOCK_STREAMS 16
 /* An event: where it was recorded (stream q > 0: after its first pos ops of
  * flush round epoch; q 0: everything before it had run). */
-typedef struct { int q; size_t pos; unsigned epoch; } mock_event;
+typedef struct { int q; size_t pos; unsigned epoch; bool in_cap; } mock_event;
 static unsigned epoch;
 
 typedef struct {
@@ -495,6 +506,28 @@ static void flush(void)
   for (int q = 0; q < MOCK_STREAMS; q++) queue[q].n = queue[q].at = 0;
   epoch++;
 }
+
+/* Stream capture (the GPU child's graphs, gpu_child_graph.c): while on,
+ * work queued on a stream of the capture (the origin, and every stream that
+ * waited for an event recorded in the capture) stays in its queue, and
+ * cudaStreamEndCapture moves it into a graph; a replay appends a copy of it
+ * to the queues (its waits moved to the events' new places). Strict: the
+ * legacy stream, a stream outside the capture, a synchronisation or an
+ * allocation while capturing invalidates the capture (a child that queued
+ * work outside its graph would not replay it), as does a stream not joined
+ * back into the origin at the end. */
+static struct { bool on, invalid; int origin; size_t start[MOCK_STREAMS]; bool joined[MOCK_STREAMS]; } cap;
+static long graphs_made, graphs_launched;
+
+/* During a capture: true (and the capture invalidated) when work on stream
+ * q may not be queued. */
+static bool cap_refuses(intptr_t q)
+{
+  if (!cap.on) return false;
+  if (q <= 0 || q >= MOCK_STREAMS || !cap.joined[q]) cap.invalid = true;
+  return cap.invalid;
+}
+#define CAP_SYNC() do { if (cap.on) { cap.invalid = true; RET(cudaErrorStreamCaptureUnsupported); } } while (0)
 
 /* NULL when op goes on the legacy stream (everything queued runs first). */
 static mock_op *enqueue(cudaStream_t st)
@@ -556,13 +589,25 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
   mock_event *ev = (mock_event *)e;
   intptr_t q = (intptr_t)s;
+  if (cap_refuses(q)) RET(cudaErrorStreamCaptureImplicit);
   if (q <= 0 || q >= MOCK_STREAMS) flush(), q = 0;
-  ev->q = (int)q, ev->pos = q ? queue[q].n : 0, ev->epoch = epoch;
+  ev->q = (int)q, ev->pos = q ? queue[q].n : 0, ev->epoch = epoch, ev->in_cap = cap.on;
   RET(cudaSuccess);
 }
-/* stream s waits for e (on the legacy stream: everything ran already) */
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags) { return cudaEventRecord(e, s); }
+/* stream s waits for e (on the legacy stream: everything ran already); in
+ * a capture, for an event of the capture, s joins it */
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 {
+  intptr_t q = (intptr_t)s;
+  const mock_event *ev = (const mock_event *)e;
+  if (cap.on && q > 0 && q < MOCK_STREAMS && !cap.joined[q] && ev->in_cap && ev->epoch == epoch)
+    cap.joined[q] = true, cap.start[q] = queue[q].n;
+  if (cap_refuses(q)) RET(cudaErrorStreamCaptureIsolation);
+  if (cap.on && !(ev->in_cap && ev->epoch == epoch)) {   /* an event from outside the capture */
+    cap.invalid = true;
+    RET(cudaErrorStreamCaptureIsolation);
+  }
   mock_op *o = enqueue(s);
   if (o) o->wait = true, o->ev = *(mock_event *)e;
   RET(cudaSuccess);
@@ -570,15 +615,23 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = 0.01f; RET(cudaSuccess); }
 cudaError_t cudaMalloc(void **p, size_t n)
 {
+  CAP_SYNC();
   flush();
   if (sticky) RET(sticky);
   *p = malloc(n ? n : 1);
   memset(*p, 0xab, n);
   RET(cudaSuccess);
 }
-cudaError_t cudaFree(void *p) { flush(); free(p); RET(cudaSuccess); }
+cudaError_t cudaFree(void *p)
+{
+  CAP_SYNC();
+  flush();
+  free(p);
+  RET(cudaSuccess);
+}
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 {
+  CAP_SYNC();
   flush();
   if (sticky) RET(sticky);
   memcpy(d, s, n);
@@ -586,13 +639,19 @@ cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 }
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st)
 {
+  if (cap_refuses((intptr_t)st)) RET(cudaErrorStreamCaptureImplicit);
   mock_op *o = enqueue(st);
   if (!o) return cudaMemcpy(d, s, n, k);
   if (sticky) RET(sticky);
   o->d = d, o->s = s, o->n = n;
   RET(cudaSuccess);
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t st) { flush(); RET(cudaSuccess); }
+cudaError_t cudaStreamSynchronize(cudaStream_t st)
+{
+  CAP_SYNC();
+  flush();
+  RET(cudaSuccess);
+}
 cudaError_t cudaMallocHost(void **p, size_t n) { *p = malloc(n ? n : 1); RET(cudaSuccess); }
 cudaError_t cudaFreeHost(void *p) { free(p); RET(cudaSuccess); }
 cudaError_t cudaGetLastError(void)
@@ -601,7 +660,12 @@ cudaError_t cudaGetLastError(void)
   last = cudaSuccess;
   return e;
 }
-cudaError_t cudaDeviceSynchronize(void) { flush(); RET(cudaSuccess); }
+cudaError_t cudaDeviceSynchronize(void)
+{
+  CAP_SYNC();
+  flush();
+  RET(cudaSuccess);
+}
 cudaError_t cudaFuncSetAttribute(const void *f, enum cudaFuncAttribute a, int v) { RET(cudaSuccess); }
 cudaError_t cudaLibraryLoadData(cudaLibrary_t *lib, const void *code, enum cudaJitOption *o, void **ov,
                                 unsigned int no, enum cudaLibraryOption *lo, void **lov, unsigned int nlo)
@@ -622,6 +686,7 @@ cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t 
 {
   if (sticky) RET(sticky);
   if (b.x * b.y * b.z > 1024 || !g.x) RET(cudaErrorInvalidConfiguration);
+  if (cap_refuses((intptr_t)s)) RET(cudaErrorStreamCaptureImplicit);
   const mock_kernel *k = f;
   mock_op *o = enqueue(s);
   if (!o) RET(k->fn(g, b, args));
@@ -644,3 +709,123 @@ cudaError_t cudaFuncGetParamInfo(const void *f, size_t i, size_t *off, size_t *s
   *size = k->sizes[i];
   RET(cudaSuccess);
 }
+
+/* Graphs: the ops of each stream, waits at positions relative to the graph. */
+typedef struct { mock_op *v[MOCK_STREAMS]; size_t n[MOCK_STREAMS]; } mock_graph;
+
+static void op_copy(mock_op *d, const mock_op *s)
+{
+  *d = *s;
+  if (!s->launch) return;
+  size_t at = 0;
+  for (int i = 0; i < s->k->nparams; i++) at += (s->k->sizes[i] + 7) & ~(size_t)7;
+  d->vals = malloc(at ? at : 1);
+  memcpy(d->vals, s->vals, at);
+  for (int i = 0; i < s->k->nparams; i++) d->argv[i] = d->vals + ((unsigned char *)s->argv[i] - s->vals);
+}
+
+static void graph_free(mock_graph *g)
+{
+  if (!g) return;
+  for (int q = 0; q < MOCK_STREAMS; q++) {
+    for (size_t i = 0; i < g->n[q]; i++)
+      if (g->v[q][i].launch) free(g->v[q][i].vals);
+    free(g->v[q]);
+  }
+  free(g);
+}
+
+static void graph_counts(void)
+{
+  const char *p = getenv("DG_MOCK_GRAPH_FILE");
+  FILE *f = p && *p ? fopen(p, "w") : NULL;
+  if (!f) return;
+  fprintf(f, "instantiated %ld launched %ld\n", graphs_made, graphs_launched);
+  fclose(f);
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
+{
+  intptr_t q = (intptr_t)s;
+  if (cap.on || q <= 0 || q >= MOCK_STREAMS) RET(cudaErrorInvalidValue);
+  memset(&cap, 0, sizeof cap);
+  cap.on = true, cap.origin = (int)q, cap.joined[q] = true, cap.start[q] = queue[q].n;
+  RET(cudaSuccess);
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out)
+{
+  *out = NULL;
+  if (!cap.on || (intptr_t)s != cap.origin) RET(cudaErrorIllegalState);
+  /* every stream that joined, joined back: a wait somewhere on its last op */
+  for (int q = 1; q < MOCK_STREAMS && !cap.invalid; q++) {
+    if (!cap.joined[q] || q == cap.origin || queue[q].n == cap.start[q]) continue;
+    bool back = false;
+    for (int r = 1; r < MOCK_STREAMS && !back; r++)
+      for (size_t i = cap.joined[r] ? cap.start[r] : queue[r].n; i < queue[r].n && !back; i++)
+        back = queue[r].v[i].wait && queue[r].v[i].ev.q == q && queue[r].v[i].ev.pos == queue[q].n;
+    if (!back) cap.invalid = true;
+  }
+  mock_graph *g = cap.invalid ? NULL : calloc(1, sizeof *g);
+  for (int q = 1; q < MOCK_STREAMS; q++) {
+    if (!cap.joined[q]) continue;
+    for (size_t i = cap.start[q]; i < queue[q].n; i++) {
+      mock_op *o = &queue[q].v[i];
+      if (!g) {
+        if (o->launch) free(o->vals);
+        continue;
+      }
+      if (o->wait) o->ev.pos -= o->ev.q > 0 ? cap.start[o->ev.q] : 0;   /* relative to the graph */
+      g->v[q] = realloc(g->v[q], (g->n[q] + 1) * sizeof *g->v[q]);
+      g->v[q][g->n[q]++] = *o;   /* (its argument values move with it) */
+    }
+    queue[q].n = cap.start[q];
+  }
+  bool invalid = cap.invalid;
+  memset(&cap, 0, sizeof cap);
+  if (invalid) RET(cudaErrorStreamCaptureInvalidated);
+  *out = (cudaGraph_t)g;
+  RET(cudaSuccess);
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+  const mock_graph *g = (const mock_graph *)graph;
+  mock_graph *x = calloc(1, sizeof *x);
+  for (int q = 0; q < MOCK_STREAMS; q++) {
+    x->n[q] = g->n[q];
+    x->v[q] = g->n[q] ? malloc(g->n[q] * sizeof *x->v[q]) : NULL;
+    for (size_t i = 0; i < g->n[q]; i++) op_copy(&x->v[q][i], &g->v[q][i]);
+  }
+  *exec = (cudaGraphExec_t)x;
+  graphs_made++;
+  graph_counts();
+  RET(cudaSuccess);
+}
+
+/* The graph's ops appended to their streams' queues (after everything on
+ * the legacy stream: a launch there), each wait at its event's new place. */
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s)
+{
+  if (cap.on) {
+    cap.invalid = true;
+    RET(cudaErrorStreamCaptureUnsupported);
+  }
+  if (sticky) RET(sticky);
+  const mock_graph *g = (const mock_graph *)exec;
+  if ((intptr_t)s <= 0) flush();
+  size_t base[MOCK_STREAMS];
+  for (int q = 0; q < MOCK_STREAMS; q++) base[q] = queue[q].n;
+  for (int q = 1; q < MOCK_STREAMS; q++)
+    for (size_t i = 0; i < g->n[q]; i++) {
+      mock_op *o = enqueue((cudaStream_t)(intptr_t)q);
+      op_copy(o, &g->v[q][i]);
+      if (o->wait && o->ev.q > 0) o->ev.pos += base[o->ev.q], o->ev.epoch = epoch;
+    }
+  graphs_launched++;
+  graph_counts();
+  RET(cudaSuccess);
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t g) { graph_free((mock_graph *)g); RET(cudaSuccess); }
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) { graph_free((mock_graph *)x); RET(cudaSuccess); }

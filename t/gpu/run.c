@@ -3,7 +3,7 @@
  * Without a GPU: "1..0 # SKIP no GPU: <why>" (exit 0, which automake's TAP
  * driver needs; t/gpu/device-run.sh counts skips). */
 #include "scenario.h"
-#include "lanes.h"
+#include "graph.h"
 
 int main(void)
 {
@@ -44,6 +44,7 @@ int main(void)
     scenario(&o, &bin);
     batch_scenario(&o, &bin);
     lanes_scenario(&o, &bin);
+    graph_scenario(&o, &bin);
     setenv("DIRIGO_GPU_HOST_GUARDS", "1", 1);   /* the guards compared on the host */
     scenario(&o, &bin);
     unsetenv("DIRIGO_GPU_HOST_GUARDS");

@@ -7,9 +7,9 @@
 #include "gpu.h"
 #include "../tap.h"
 
-enum { K_FILL_EVEN, K_SCALE3, K_OOB, K_OOB_BEFORE, K_BAD_ADDRESS, K_SPIN, K_SAY, K_N };
+enum { K_FILL_EVEN, K_SCALE3, K_OOB, K_OOB_BEFORE, K_BAD_ADDRESS, K_SPIN, K_SAY, K_STRAY, K_N };
 static const char *const kernel_names[K_N] = {
-  "fill_even", "scale_k<float, 3>", "oob_write", "oob_before", "bad_address", "spin", "say",
+  "fill_even", "scale_k<float, 3>", "oob_write", "oob_before", "bad_address", "spin", "say", "stray",
 };
 
 #define N 1000

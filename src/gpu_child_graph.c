@@ -1,0 +1,240 @@
+/* gpu_child_graph.c — the GPU child's CUDA graphs (doc/gpu.md §3, "graphs";
+ * session 8, issue #6): an asynchronous batch is captured into a graph the
+ * first time its op stream is seen, and a later batch whose op stream is the
+ * same but for its upload bodies (a campaign's next request of that shape:
+ * only the draw tables and the picks differ, and they sit at the same
+ * offsets of the pinned staging area) copies its bodies there and launches
+ * the graph once, instead of queueing hundreds of launches, copies and
+ * event records one by one. This file owns the cache (keys, entries,
+ * statistics) and the order of a captured batch's streams: the legacy
+ * stream cannot be captured, so serial ops go to a stream of their own
+ * (`origin`) with explicit events to and from the lanes. */
+#define _GNU_SOURCE
+#include "gpu_proto.h"
+#include "config.h"
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#ifdef DG_HAVE_CUDA
+#include "gpu_child_int.h"
+
+#define GRAPH_MAX 8   /* cached graphs (shapes) a child keeps */
+
+static gch_graph cache[GRAPH_MAX];
+static uint64_t cache_epoch, tick;
+static dg_buf key;
+static struct { long captured, replayed, direct, failed; } stats;
+
+/* DIRIGO_GPU_GRAPH (read once): 0 no graphs; N >= 1 a batch is captured
+ * the Nth time its op stream is seen (default 1: the first; every later one
+ * replays). */
+int gch_graph_mode(void)
+{
+  static int mode = -1;
+  if (mode < 0) {
+    const char *v = getenv("DIRIGO_GPU_GRAPH");
+    mode = v && *v ? atoi(v) : 1;
+    if (mode < 0) mode = 0;
+  }
+  return mode;
+}
+
+cudaError_t gch_event_record(cudaEvent_t e, cudaStream_t s)
+{
+  return gch_st.capturing ? cudaEventRecordWithFlags(e, s, cudaEventRecordExternal) : cudaEventRecord(e, s);
+}
+
+static void entry_drop(gch_graph *g)
+{
+  if (g->exec) cudaGraphExecDestroy(g->exec);
+  dg_buf_free(&g->key);
+  free(g->timed), free(g->guarded), free(g->lane), free(g->start);
+  memset(g, 0, sizeof *g);
+}
+
+/* FNV-1a over the key (the memcmp after it decides). */
+static uint64_t key_hash(const uint8_t *p, size_t n)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The batch's key: its flags and ops with every upload's bytes left out;
+ * a launch as what gch_launch_only reads of it (a buffer argument's handle
+ * and offset, a value argument's bytes up to its size). NULL: malformed
+ * (the batch's own pass refuses it). */
+static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  key.n = 0;
+  dg_buf_put(&key, (const char *)&rq->a, sizeof rq->a);
+  dg_buf_put(&key, (const char *)&rq->b, sizeof rq->b);
+  size_t at = 0;
+  for (uint32_t i = 0; i < rq->a; i++) {
+    gp_op op;
+    if (n - at < sizeof op) return false;
+    memcpy(&op, pl + at, sizeof op);
+    at += sizeof op;
+    uint32_t kind = GP_OP_KIND(op.kind);
+    size_t body = kind == GP_OP_UPLOAD || kind == GP_OP_LAUNCH ? op.len : 0;
+    if (n - at < body) return false;
+    dg_buf_put(&key, (const char *)&op, sizeof op);
+    if (kind == GP_OP_LAUNCH) {
+      gp_launch L;
+      if (body < sizeof L) return false;
+      memcpy(&L, pl + at, sizeof L);
+      if (body != sizeof L + (size_t)L.nargs * sizeof(gp_arg)) return false;
+      dg_buf_put(&key, (const char *)&L, sizeof L);
+      for (uint32_t a = 0; a < L.nargs; a++) {
+        gp_arg g;
+        memcpy(&g, pl + at + sizeof L + a * sizeof g, sizeof g);
+        uint64_t w[4] = { g.kind, g.size, g.kind == DG_GPU_ARG_BUF ? g.buf : 0, g.kind == DG_GPU_ARG_BUF ? g.off : 0 };
+        dg_buf_put(&key, (const char *)w, sizeof w);
+        if (g.kind != DG_GPU_ARG_BUF) dg_buf_put(&key, (const char *)g.value, g.size < 64 ? g.size : 64);
+      }
+    }
+    at += (body + 7) & ~(size_t)7;
+    if (at > n) at = n;
+  }
+  return true;
+}
+
+gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  if (!gch_graph_mode()) return NULL;
+  if (cache_epoch != gch_st.graph_epoch) {   /* a buffer, lane or pinned area changed: every graph is stale */
+    for (int i = 0; i < GRAPH_MAX; i++) entry_drop(&cache[i]);
+    cache_epoch = gch_st.graph_epoch;
+  }
+  if (!key_build(rq, pl, n)) return NULL;
+  uint64_t h = key_hash((const uint8_t *)key.s, key.n);
+  gch_graph *lru = &cache[0];
+  for (int i = 0; i < GRAPH_MAX; i++) {
+    gch_graph *g = &cache[i];
+    if (g->key.n == key.n && g->hash == h && !memcmp(g->key.s, key.s, key.n)) {
+      g->used = ++tick;
+      g->seen++;
+      return g;
+    }
+    if (g->used < lru->used) lru = g;
+  }
+  entry_drop(lru);
+  dg_buf_put(&lru->key, key.s, key.n);
+  lru->hash = h;
+  lru->used = ++tick;
+  lru->seen = 1;
+  return lru;
+}
+
+/* The capture's order (gch_graph_order): each lane's first op after a
+ * serial op waits for the origin (one fork event a serial epoch), a serial
+ * op waits for every lane used since the last one. */
+static struct {
+  uint64_t gen, fork_gen, forked[GP_LANES_MAX];
+  bool used[GP_LANES_MAX];
+  cudaEvent_t fork, join[GP_LANES_MAX];
+  bool made;
+} GO;
+
+static cudaError_t join_lanes(void)
+{
+  cudaError_t e = cudaSuccess;
+  for (uint32_t l = 0; l < gch_st.nlanes && l < GP_LANES_MAX && !e; l++) {
+    if (!GO.used[l]) continue;
+    GO.used[l] = false;
+    if (!(e = cudaEventRecord(GO.join[l], gch_st.lane_stream[l]))) e = cudaStreamWaitEvent(gch_st.origin, GO.join[l], 0);
+  }
+  return e;
+}
+
+cudaError_t gch_graph_order(void)
+{
+  if (!gch_st.capturing) return cudaSuccess;
+  int L = gch_st.cur_lane;
+  if (L < 0) {
+    GO.gen++;
+    return join_lanes();
+  }
+  if (gch_st.nlanes <= 1) return cudaSuccess;   /* every op on the origin */
+  cudaError_t e = cudaSuccess;
+  if (GO.forked[L] != GO.gen) {
+    if (GO.fork_gen != GO.gen && !(e = cudaEventRecord(GO.fork, gch_st.origin))) GO.fork_gen = GO.gen;
+    if (!e) e = cudaStreamWaitEvent(gch_st.lane_stream[L], GO.fork, 0);
+    GO.forked[L] = GO.gen;
+  }
+  GO.used[L] = true;
+  return e;
+}
+
+cudaError_t gch_graph_join_all(void)
+{
+  cudaError_t e = gch_side_join_all();
+  return e ? e : join_lanes();
+}
+
+cudaError_t gch_graph_begin(void)
+{
+  cudaError_t e = cudaSuccess;
+  if (!gch_st.origin && (e = cudaStreamCreateWithFlags(&gch_st.origin, cudaStreamNonBlocking))) return e;
+  for (int l = 0; l < GP_LANES_MAX && !GO.made && !e; l++)
+    if (!(e = cudaEventCreateWithFlags(&GO.join[l], cudaEventDisableTiming)) && l == 0)
+      e = cudaEventCreateWithFlags(&GO.fork, cudaEventDisableTiming);
+  if (e) return e;
+  GO.made = true;
+  memset(GO.forked, 0, sizeof GO.forked);
+  memset(GO.used, 0, sizeof GO.used);
+  GO.gen = 1, GO.fork_gen = 0;
+  if ((e = cudaStreamBeginCapture(gch_st.origin, cudaStreamCaptureModeGlobal))) return e;
+  gch_st.capturing = true;
+  return cudaSuccess;
+}
+
+cudaError_t gch_graph_end(gch_graph *g, bool keep)
+{
+  cudaGraph_t graph = NULL;
+  cudaError_t e = cudaStreamEndCapture(gch_st.origin, &graph);
+  gch_st.capturing = false;
+  gch_side_reset();
+  if (!e && keep) e = cudaGraphInstantiate(&g->exec, graph, 0);
+  if (graph) cudaGraphDestroy(graph);
+  if (e || !keep) {
+    cudaGetLastError();   /* an invalidated capture is no launch error */
+    if (g->exec) cudaGraphExecDestroy(g->exec);
+    g->exec = NULL;
+    g->fails++;
+    stats.failed++;
+    return e ? e : cudaErrorStreamCaptureInvalidated;
+  }
+  stats.captured++;
+  return cudaSuccess;
+}
+
+cudaError_t gch_graph_launch(gch_graph *g, bool replay)
+{
+  stats.replayed += replay;
+  return cudaGraphLaunch(g->exec, 0);
+}
+
+void gch_graph_direct(void) { stats.direct++; }
+
+/* DIRIGO_GPU_GRAPH_STATS=FILE: after every asynchronous batch a line
+ * "pid P captured C replayed R direct D failed F" appended, this child's
+ * counts so far (the tests' and the bench's view into the child). */
+void gch_graph_stats(void)
+{
+  static int fd = -2;
+  if (fd == -2) {
+    const char *p = getenv("DIRIGO_GPU_GRAPH_STATS");
+    fd = p && *p ? open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+  }
+  if (fd < 0) return;
+  char line[128];
+  int k = snprintf(line, sizeof line, "pid %ld captured %ld replayed %ld direct %ld failed %ld\n", (long)getpid(),
+                   stats.captured, stats.replayed, stats.direct, stats.failed);
+  if (write(fd, line, (size_t)k) != k) return;
+}
+
+#endif
