@@ -33,6 +33,7 @@
 
 #define CHECK_HUGE_THREADS ((int64_t)1 << 29)
 #define HUGE_OFF ((int64_t)5 << 29)      /* the target's last outermost offset: 1.25 * 2^31 (as fuzz_huge.c) */
+#define WIDE_OFF ((int64_t)5 << 30)      /* and 1.25 * 2^32, where unsigned 32-bit offsets wrap (check_wide.c) */
 #define SMALL_CAP ((int64_t)1 << 22)     /* elements of every other tensor (as fuzz_huge.c) */
 #define BIG_BYTES ((int64_t)1 << 38)     /* address space of an instance's lazy tensors together */
 #define BIG_LANE_OPS 1048576.0           /* lane operations of the two blocks measured, at most (big_keep) */
@@ -43,6 +44,8 @@ struct check_huge {
   fuzz_ctr *gen;            /* per tensor: the values of lazy inputs */
   bool *out;                /* per tensor: a lazy output (poison, no values) */
   bool noreplay;            /* a replay was asked for and not done */
+  bool replayed;            /* a value witness replayed (check_wide.c) */
+  check_wide *wide;         /* the witness's values of lazy inputs (check_wide.c); NULL none */
 };
 
 /* One lazy buffer of a machine: its reservation and what fills it. */
@@ -67,8 +70,16 @@ static int64_t threads_at(const dg_problem *p, const int64_t *sizes, dg_diags *d
 static double gen_value(void *ud, int t, int64_t i)
 {
   const struct check_huge *h = ud;
-  return h->out[t] ? (double)NAN : fuzz_ctr_value(&h->gen[t], i);
+  double v;
+  if (h->out[t]) return (double)NAN;
+  return check_wide_lookup(h->wide, t, i, &v) ? v : fuzz_ctr_value(&h->gen[t], i);
 }
+
+check_wide **check_huge_wide(chk *c) { return c->huge ? &c->huge->wide : NULL; }
+
+double check_huge_value(const chk *c, int t, int64_t i) { return gen_value(c->huge, t, i); }
+
+void check_huge_replayed(chk *c) { if (c->huge) c->huge->replayed = true; }
 
 /* A tensor the check can hold as a reservation: an input without a range
  * (its values are counter-based) or an output that does not accumulate
@@ -241,6 +252,8 @@ bool check_huge_no_search(chk *c)
       const simt_event *ev = simt_events(cm.m, &ne);
       said = st != SIMT_BADARGS && check_event_verdict(c, ev, ne, "concrete run on the emulator (the grid's last block: "
                                                        "no thread's store address reaches the element)");
+      /* no finding there: the store went inside the tensor (check_wide.c) */
+      if (!said && st == SIMT_OK) said = check_wide_unstored(c, &L);
     }
     check_mach_free(&cm);
   }
@@ -305,6 +318,12 @@ void check_huge_finish(chk *c)
       check_say(r, r->verdict, "%s; not replayed: %s", reason, why);
     r->t_replay += dg_now() - t0;
     free(reason);
+  } else if (r->verdict == CHECK_BUG && h->replayed) {
+    char *reason = dg_strdup(r->reason ? r->reason : "");
+    check_say(r, CHECK_BUG, "%s: block %" PRId64 " of this instance alone, inputs past 2^28 elements filled lazily "
+              "(the witness's values where it names them); the reference's term evaluated on the same values",
+              reason, c->wblock);
+    free(reason);
   } else if (r->verdict == CHECK_EQUIVALENT && r->reason && (q = strstr(r->reason, FIXED_RANDOM))) {
     char *reason = dg_printf("%.*sindex-valued inputs fixed to the top of their range (the largest offsets)%s",
                              (int)(q - r->reason), r->reason, q + strlen(FIXED_RANDOM));
@@ -322,6 +341,7 @@ void check_huge_finish(chk *c)
     check_say(r, CHECK_UNKNOWN, "no thread writes this element; not replayed at these sizes (inputs past "
               "2^28 elements are generated lazily)");
   }
+  check_wide_free(h->wide);
   free(h->gen);
   free(h->out);
   free(h);
@@ -434,25 +454,28 @@ static int dim_pos(const dg_tensor *ts, const char *name)
   return -1;
 }
 
-static bool big_ok(const dg_problem *p, int target, const int64_t *sz, double *off)
+/* wide: an instance past 2^32 whose flat thread ids still fit an int
+ * (big_keep's rule, kept while it grows: softmax_block's rows stop at 2^24
+ * blocks of 128 threads and the row grows instead) */
+static bool big_ok(const dg_problem *p, int target, const int64_t *sz, double *off, bool wide)
 {
-  return fits_at(p, target, sz, true, off);
+  return fits_at(p, target, sz, true, off) && (!wide || flat_ids_fit(p, sz));
 }
 
-static void big_refine(const dg_problem *p, int target, int64_t *sz, int x)
+static void big_refine(const dg_problem *p, int target, int64_t *sz, int x, double need, bool wide)
 {
   int64_t orig = sz[x], hi = orig, lo = orig / 2;
   double off;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     sz[x] = mid;
-    if (big_ok(p, target, sz, &off) && off >= (double)HUGE_OFF) hi = mid; else lo = mid;
+    if (big_ok(p, target, sz, &off, wide) && off >= need) hi = mid; else lo = mid;
   }
   for (int64_t m = 1; m <= 1024; m *= 2) {
     int64_t v = (hi + m - 1) / m * m;
     if (v >= orig) break;
     sz[x] = v;
-    if (big_ok(p, target, sz, &off) && off >= (double)HUGE_OFF) return;
+    if (big_ok(p, target, sz, &off, wide) && off >= need) return;
   }
   sz[x] = orig;
 }
@@ -491,15 +514,15 @@ static double block_work(const dg_problem *p, const emu_kernels *k, const int64_
   return work;
 }
 
-static bool big_case(const dg_problem *p, int target, int64_t *sz)
+static bool big_case(const dg_problem *p, int target, int64_t *sz, double need, bool wide)
 {
   const dg_tensor *ts = &p->tensors.v[target];
   size_t ns = p->sizes.n;
   double off;
   dg_problem_default_sizes(p, sz);
-  if (!ts->shape.n || !big_ok(p, target, sz, &off)) return false;
+  if (!ts->shape.n || !big_ok(p, target, sz, &off, wide)) return false;
   int last = -1;
-  for (int it = 0; it < 80 && off < (double)HUGE_OFF; it++) {
+  for (int it = 0; it < 80 && off < need; it++) {
     int best = -1, best_pos = 0;
     bool best_adds = false;
     int64_t nb = blocks_at(p, sz);
@@ -511,7 +534,7 @@ static bool big_case(const dg_problem *p, int target, int64_t *sz)
       sz[x] = v * 1024;            /* adds blocks once large: (N + 63) / 64 is one block until N passes 64 */
       bool adds = blocks_at(p, sz) > nb;
       sz[x] = v * 2;
-      bool good = big_ok(p, target, sz, &o);
+      bool good = big_ok(p, target, sz, &o, wide);
       sz[x] = v;
       if (good && (best < 0 || (adds && !best_adds) || (adds == best_adds && pos < best_pos)))
         best = (int)x, best_pos = pos, best_adds = adds;
@@ -523,11 +546,11 @@ static bool big_case(const dg_problem *p, int target, int64_t *sz)
     if (best < 0 || (!best_adds && last < 0)) return false;
     sz[best] *= 2;
     last = best;
-    big_ok(p, target, sz, &off);
+    big_ok(p, target, sz, &off, wide);
   }
-  if (off < (double)HUGE_OFF) return false;
-  if (last >= 0) big_refine(p, target, sz, last);
-  return big_ok(p, target, sz, &off) && off >= (double)HUGE_OFF;
+  if (off < need) return false;
+  if (last >= 0) big_refine(p, target, sz, last, need, wide);
+  return big_ok(p, target, sz, &off, wide) && off >= need;
 }
 
 /* The fuzzer grows output dimensions first: right for its block sampling,
@@ -653,7 +676,7 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
     const dg_tensor *ts = &p->tensors.v[t];
     int64_t *sz = out + (size_t)n * ns;
     if (ts->role != DG_TENSOR_INPUT || ts->has_range || covered[t]) continue;
-    if (!k || !big_case(p, t, sz)) continue;
+    if (!k || !big_case(p, t, sz, (double)HUGE_OFF, false)) continue;
     if (!big_keep(p, k, sz, out, n)) continue;
     covered[t] = true;
     n++;
@@ -667,7 +690,20 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
       double o = last_offset(p, t, out + (size_t)j * ns);
       huge = o >= (double)HUGE_OFF && o < 4294967296.0;
     }
-    if (huge || !big_case(p, t, sz) || !big_keep(p, k, sz, out, n)) continue;
+    if (huge || !big_case(p, t, sz, (double)HUGE_OFF, false) || !big_keep(p, k, sz, out, n)) continue;
+    n++;
+  }
+  /* unsigned 32-bit address arithmetic (`x + blockIdx.x * C`, C an int)
+   * wraps only past 2^32 elements, and then back inside the tensor (a wrong
+   * row: a value witness, check_wide.c): one instance more whose target
+   * passes 1.25 * 2^32, for kernels that have such a product */
+  for (int t = 0; k && t < (int)p->tensors.n && n < max && check_wide_u32(k); t++) {
+    int64_t *sz = out + (size_t)n * ns;
+    bool wide = false;
+    for (int j = 0; j < n && !wide; j++) wide = last_offset(p, t, out + (size_t)j * ns) >= (double)WIDE_OFF;
+    if (!lazyable(&p->tensors.v[t]) || wide || !big_case(p, t, sz, (double)WIDE_OFF, true) ||
+        !big_keep(p, k, sz, out, n))
+      continue;
     n++;
   }
   free(covered);

@@ -58,6 +58,7 @@ typedef struct check_st {
   term_ctx *tc;
   dom *sym;
   struct check_huge *huge;  /* inputs past CHECK_HUGE_ELEMS elements are lazy (check_huge.c); NULL none */
+  dg_term ref;              /* the reference's term, once built (a huge value replay evaluates it) */
 } chk;
 
 /* check_steps.c: records c->r's steps from m's traced thread (o->want_steps) */
@@ -124,6 +125,9 @@ bool check_range(chk *c, dg_term kt, dg_term rt);
  * *why when the addresses cannot be built, no thread or several may store
  * there, or the solver gives no answer). Not yet confirmed by a run. */
 bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why);
+/* Two threads (blocks b[i], threads t[i]) whose stores may reach element
+ * flat of L's tensor: true when the inversion finds two (as above, not run). */
+bool check_invert_two(chk *c, int li, const simt_launch *L, int64_t flat, int64_t b[2], int64_t t[2]);
 
 /* ---- sizes beyond memory (check_huge.c) ---------------------------------------- */
 #define CHECK_HUGE_ELEMS ((int64_t)1 << 28)   /* inputs with more elements are lazy */
@@ -151,5 +155,28 @@ bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *whe
 /* The end of a huge check: engine findings replayed on the sampled block,
  * verdicts that needed a value replay said plainly; frees c->huge. */
 void check_huge_finish(chk *c);
+
+/* ---- value witnesses past memory; unsigned 32-bit address arithmetic (check_wide.c) ---- */
+typedef struct check_wide check_wide;   /* a witness's values of lazy inputs: (tensor, index, value) */
+bool check_wide_lookup(const check_wide *w, int t, int64_t i, double *v);   /* signal-safe */
+void check_wide_free(check_wide *w);
+/* huge: the model's values of lazy inputs become what their fill gives (check_witness_inputs) */
+void check_huge_witness(chk *c, const term_value *vals, size_t nvals);
+/* huge: search_witness's values of lazy inputs (vals[i] of their variables set, the fill told) */
+void check_huge_search_vals(chk *c, term_value *vals, size_t nvals, fuzz_dist dist, uint64_t seed, double scale);
+/* huge: the writer block alone on the emulator with the witness's values; the
+ * reference's term on the same values. True when the element differs (else
+ * the replay is noted as not done when it could not run). */
+bool check_huge_replay_value(chk *c, double **in, double *got, double *want);
+/* A lazy output's element no thread stores (the inversion said so) while
+ * the element 2^32 below has two writers whose values differ, each block
+ * run alone on the emulator: true with the verdict (a race) said. */
+bool check_wide_unstored(chk *c, const simt_launch *L);
+/* Does a kernel index global memory with an unsigned 32-bit product (`x + blockIdx.x * C`)? */
+bool check_wide_u32(const emu_kernels *k);
+/* check_huge.c's side of it */
+check_wide **check_huge_wide(chk *c);                   /* NULL when c is not huge */
+double check_huge_value(const chk *c, int t, int64_t i);   /* lazy input t's element i as filled */
+void check_huge_replayed(chk *c);                       /* a value witness replayed (said at the end) */
 
 #endif

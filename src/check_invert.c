@@ -499,7 +499,7 @@ static dg_term free_var(term_ctx *tc, const char *name, int d)
 
 /* The two queries over every thread of the grid: a thread whose store may
  * overlap L, then any other. NULL with (block, thread) when exactly one. */
-static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, int64_t *thread)
+static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, int64_t *thread, int64_t *two)
 {
   term_ctx *tc = I->tc;
   dg_term any = term_false(tc), in = term_true(tc);
@@ -534,14 +534,22 @@ static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, in
       other = term_or(tc, other, term_not(tc, term_eq(tc, I->tid[d], term_int(tc, TERM_S_I32, tv[d]))));
     }
     v = smt_sat(s, term_and(tc, any, other), &r);
+    uint32_t bw[3] = {0}, tw[3] = {0};     /* the other thread (two: check_invert_two) */
+    for (size_t i = 0; v == SMT_SAT && i < r.nmodel; i++)
+      for (int d = 0; d < 3; d++) {
+        if (r.model[i].var == I->bid[d]) bw[d] = (uint32_t)r.model[i].value.i;
+        if (r.model[i].var == I->tid[d]) tw[d] = (uint32_t)r.model[i].value.i;
+      }
     smt_result_free(&r);
     why = v == SMT_SAT ? "several threads may store into the element" : "the solver did not rule out other writers";
-    if (v == SMT_UNSAT) {
-      int64_t gx = L->grid[0] ? L->grid[0] : 1, gy = L->grid[1] ? L->grid[1] : 1;
-      int64_t bx = L->block[0] ? L->block[0] : 1, by = L->block[1] ? L->block[1] : 1;
-      *block = bv[0] + gx * (bv[1] + gy * (int64_t)bv[2]);
-      *thread = tv[0] + bx * (tv[1] + by * (int64_t)tv[2]);
-      why = NULL;
+    int64_t gx = L->grid[0] ? L->grid[0] : 1, gy = L->grid[1] ? L->grid[1] : 1;
+    int64_t bx = L->block[0] ? L->block[0] : 1, by = L->block[1] ? L->block[1] : 1;
+    *block = bv[0] + gx * (bv[1] + gy * (int64_t)bv[2]);
+    *thread = tv[0] + bx * (tv[1] + by * (int64_t)tv[2]);
+    if (v == SMT_UNSAT) why = NULL;
+    if (v == SMT_SAT && two) {
+      two[0] = bw[0] + gx * (bw[1] + gy * (int64_t)bw[2]);
+      two[1] = tw[0] + bx * (tw[1] + by * (int64_t)tw[2]);
     }
   }
   smt_free(s);
@@ -612,7 +620,8 @@ static void walk_body(inv *I, const dg_stmt *body)
   }
 }
 
-bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why)
+static bool invert(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, int64_t *two,
+                   const char **why)
 {
   inv I = { .c = c, .f = c->k->kern.v[li], .l = c->p->launches.v[li], .li = li, .L = *L };
   const dg_func *f = I.f;
@@ -638,7 +647,7 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
     }
   walk_body(&I, f->body);
   if (!I.why && !I.hits.n) I.why = "no store into the output";
-  *why = I.why ? I.why : solve_writer(&I, L, block, thread);
+  *why = I.why ? I.why : solve_writer(&I, L, block, thread, two);
   free(I.assigns);
   free(I.top);
   free(I.stale);
@@ -653,4 +662,20 @@ bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, i
   dg_vec_free(&I.assume);
   term_ctx_free(I.tc);
   return !*why;
+}
+
+bool check_invert_writer(chk *c, int li, const simt_launch *L, int64_t *block, int64_t *thread, const char **why)
+{
+  return invert(c, li, L, block, thread, NULL, why);
+}
+
+bool check_invert_two(chk *c, int li, const simt_launch *L, int64_t flat, int64_t b[2], int64_t t[2])
+{
+  int64_t off = c->off, two[2] = { -1, -1 };
+  const char *why = NULL;
+  c->off = flat * c->es;                    /* the stores' hits are built against c->off */
+  invert(c, li, L, &b[0], &t[0], two, &why);
+  c->off = off;
+  b[1] = two[0], t[1] = two[1];
+  return why && !strcmp(why, "several threads may store into the element") && b[1] >= 0;
 }

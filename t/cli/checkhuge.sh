@@ -59,9 +59,9 @@ ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" \
   "and no huge instance: its blocks communicate (it walked 2.7e9 atomics for minutes past --budget)"
 
 out=$(run_dirigo check "$S/reduce/mean_rows_intdiv.lua" --size N=4194304 --size C=641 --at 4194303 --no-journal --no-gpu)
-is "$(rc_)" 0 "a value bug at huge sizes: no bug claimed (exit 0)"
-like "$out" "unknown +the solver's candidate witness was not replayed: at these sizes an input past 2\^28 elements" \
-  "unknown, saying that no witness was replayed and why"
+is "$(rc_)" 1 "a value bug at huge sizes: found (exit 1)"
+like "$out" "^y\[4194303\] +bug +kernel [-0-9.e]+ vs reference [-0-9.e]+ \(witness replayed on the emulator\): block 524287 of this instance alone, inputs past 2\^28 elements filled lazily \(the witness's values where it names them\); the reference's term evaluated on the same values" \
+  "replayed: the writer block alone with the witness's values, the reference's term on the same values (check_wide.c)"
 
 # outputs as large as the input (softmax, cumsum: y has x's shape): the fuzzer's chooser keeps
 # every other tensor under 2^22 elements, so these had no huge instance; now the output is a lazy

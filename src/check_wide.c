@@ -1,0 +1,316 @@
+/* check_wide.c — value witnesses at sizes beyond memory, and kernels whose
+ * address arithmetic is unsigned 32-bit.
+ *
+ * `x + blockIdx.x * C` (C an int) is an unsigned 32-bit product: it wraps
+ * only once the offset passes 2^32, and then to an offset inside the tensor.
+ * The block reads (or writes) the wrong row: no out-of-bounds access, a
+ * wrong value. Such a witness names input elements past 2^28 — a lazy
+ * tensor of the check's huge instance (check_huge.c), no data in memory —
+ * so it is replayed like this:
+ *  - the witness's values of lazy inputs are a table (tensor, index, value)
+ *    that the lazy fill consults before its counter-based values
+ *    (check_wide_lookup: a binary search, safe in the fill's signal handler);
+ *  - the writer block alone runs on the emulator's concrete machine with
+ *    every input filled that way, and the element is read back from the
+ *    output's reservation;
+ *  - the reference is the reference's term (check_ref.c, built from the
+ *    op's Lua reference for this element) evaluated on exactly the values
+ *    the run read: held inputs from the witness, lazy ones from the table,
+ *    or the counter-based value of an element the witness leaves alone.
+ * A difference beyond tolerance is a replayed bug, as at any size.
+ * check_wide_u32 says whether a kernel has such arithmetic (then --auto
+ * adds an instance past 2^32 elements: check_huge_sizes). */
+#include "check_int.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int t; int64_t i; double v; } wide_val;
+struct check_wide { wide_val *v; size_t n, cap; };
+
+static int cmp_val(const void *a, const void *b)
+{
+  const wide_val *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+bool check_wide_lookup(const check_wide *w, int t, int64_t i, double *v)
+{
+  if (!w || !w->n) return false;
+  size_t lo = 0, hi = w->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const wide_val *e = &w->v[mid];
+    if (e->t == t && e->i == i) {
+      *v = e->v;
+      return true;
+    }
+    if (e->t < t || (e->t == t && e->i < i)) lo = mid + 1; else hi = mid;
+  }
+  return false;
+}
+
+void check_wide_free(check_wide *w)
+{
+  if (!w) return;
+  free(w->v);
+  free(w);
+}
+
+static void put(check_wide *w, int t, int64_t i, double v)
+{
+  if (w->n == w->cap) {
+    w->cap = w->cap ? 2 * w->cap : 64;
+    w->v = dg_realloc(w->v, sizeof *w->v * w->cap);
+  }
+  w->v[w->n++] = (wide_val){ t, i, v };
+}
+
+/* The table of c's lazy inputs, emptied (NULL: c is not huge). */
+static check_wide *table(chk *c)
+{
+  check_wide **slot = check_huge_wide(c);
+  if (!slot) return NULL;
+  if (!*slot) *slot = dg_calloc(1, sizeof **slot);
+  (*slot)->n = 0;
+  return *slot;
+}
+
+/* Input tensor of variable i when it is lazy (no data), else -1. */
+static int lazy_input(const chk *c, size_t i, int64_t *idx)
+{
+  const term_varinfo *vi = term_var_info(c->tc, i);
+  if (vi->kind != TERM_VAR_INPUT) return -1;
+  int t = dg_problem_tensor(c->p, vi->tensor);
+  if (t < 0 || !c->io.lazy || !c->io.lazy[t] || c->p->tensors.v[t].role != DG_TENSOR_INPUT ||
+      vi->index < 0 || vi->index >= c->io.numel[t])
+    return -1;
+  *idx = vi->index;
+  return t;
+}
+
+static void sort_table(check_wide *w)
+{
+  qsort(w->v, w->n, sizeof *w->v, cmp_val);
+}
+
+void check_huge_witness(chk *c, const term_value *vals, size_t nvals)
+{
+  check_wide *w = table(c);
+  if (!w || !vals || !c->tc) return;
+  for (size_t i = 0; i < nvals && i < term_var_count(c->tc); i++) {
+    int64_t idx;
+    int t = lazy_input(c, i, &idx);
+    if (t < 0) continue;
+    const dg_tensor *ts = &c->p->tensors.v[t];
+    double v = dg_dtypes[ts->dtype].is_float ? vals[i].f : (double)vals[i].i;
+    v = dg_dtype_round(ts->dtype, v);          /* as check_witness_inputs puts a held input's */
+    put(w, t, idx, ts->positive ? fabs(v) : v);
+  }
+  sort_table(w);
+}
+
+void check_huge_search_vals(chk *c, term_value *vals, size_t nvals, fuzz_dist dist, uint64_t seed, double scale)
+{
+  check_wide *w = table(c);
+  if (!w || !c->tc) return;
+  for (size_t i = 0; i < nvals && i < term_var_count(c->tc); i++) {
+    int64_t idx;
+    int t = lazy_input(c, i, &idx);
+    if (t < 0) continue;
+    const dg_tensor *ts = &c->p->tensors.v[t];
+    int64_t row = c->dims[t][ts->shape.n ? ts->shape.n - 1 : 0];
+    fuzz_ctr g = { .key = fuzz_ctr_key(seed, (uint64_t)t), .dist = dist, .dtype = ts->dtype,
+                   .positive = ts->positive, .row = ts->shape.n ? row : 0, .n = c->io.numel[t] };
+    double v = fuzz_ctr_value(&g, idx);
+    if (scale > 0) v = dg_dtype_round(ts->dtype, 1 + scale * v);
+    vals[i].f = v, vals[i].i = (int64_t)v;
+    put(w, t, idx, v);
+  }
+  sort_table(w);
+}
+
+/* ---- the replay ------------------------------------------------------------------ */
+bool check_huge_replay_value(chk *c, double **in, double *got, double *want)
+{
+  const dg_problem *p = c->p;
+  *got = *want = NAN;
+  if (p->launches.n != 1 || c->wl != 0 || !c->ref || !c->tc) {
+    check_huge_replay(c);                  /* not replayed: said at the end */
+    return false;
+  }
+  /* the inputs as the run reads them: held ones from the witness */
+  emu_io io = c->io;
+  io.data = dg_calloc(p->tensors.n + 1, sizeof *io.data);
+  for (size_t t = 0; t < p->tensors.n; t++) io.data[t] = in && in[t] ? in[t] : c->io.data[t];
+  check_mach cm;
+  char *err = NULL;
+  bool ran = false, stored = false;
+  double t0 = dg_now();
+  if (check_mach_init(&cm, p, c->sizes, &io, NULL, &err)) {
+    int64_t block = c->wblock;
+    cm.deadline = c->deadline;
+    simt_status st = check_mach_launch(&cm, c->k, 0, &block, 1, &err);
+    ran = st == SIMT_OK;
+    if (st == SIMT_STOPPED && check_out_of_time(c)) c->cut = true;
+    uint8_t b[16] = {0};
+    if (ran && c->es <= 16) {
+      simt_buf_read(cm.m, cm.bufs[c->t], c->off, b, c->es);
+      for (int i = 0; i < c->es && !stored; i++) stored = b[i] != 0xff;   /* a lazy output's poison */
+      if (!check_huge_out(c)) stored = true;
+      *got = dg_dtype_load(p->tensors.v[c->t].dtype, b, 0);
+    }
+  }
+  check_mach_free(&cm);
+  free(err);
+  free(io.data);
+  c->r->t_replay += dg_now() - t0;
+  if (!ran || !stored) {
+    check_huge_replay(c);
+    return false;
+  }
+  /* the reference on the same values */
+  size_t nv = term_var_count(c->tc);
+  term_value *vals = dg_calloc(nv + 1, sizeof *vals);
+  for (size_t i = 0; i < nv; i++) {
+    const term_varinfo *vi = term_var_info(c->tc, i);
+    int t = vi->kind == TERM_VAR_INPUT ? dg_problem_tensor(p, vi->tensor) : -1;
+    int64_t idx;
+    double v = 0;
+    if (t >= 0 && in && in[t] && vi->index >= 0 && vi->index < c->io.numel[t]) v = in[t][vi->index];
+    else if ((t = lazy_input(c, i, &idx)) >= 0) v = check_huge_value(c, t, idx);
+    else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "+inf")) v = INFINITY;
+    else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "-inf")) v = -INFINITY;
+    vals[i].f = v, vals[i].i = (int64_t)v;
+  }
+  bool e = false;
+  *want = term_eval(c->tc, c->ref, vals, &e).f;
+  free(vals);
+  if (e || !isfinite(*want)) return false;
+  bool differs = fuzz_elem_check(p->tensors.v[c->t].dtype, *got, *want, dg_problem_tol(p, c->t)) != FUZZ_ELEM_OK;
+  if (differs) check_huge_replayed(c);
+  return differs;
+}
+
+/* ---- a store that wrapped to another row ---------------------------------------- */
+/* Block b alone on the emulator (concrete, lazy tensors as the check's):
+ * false when it did not end; *ev_said when its engine finding is now the
+ * verdict; else *stored and the element's bytes. */
+static bool run_block(chk *c, int64_t b, int64_t flat, bool *ev_said, bool *stored, uint8_t *bytes)
+{
+  check_mach cm;
+  char *err = NULL;
+  bool ok = false;
+  *ev_said = *stored = false;
+  if (check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
+    cm.deadline = c->deadline;
+    simt_status st = check_mach_launch(&cm, c->k, 0, &b, 1, &err);
+    size_t ne;
+    const simt_event *ev = simt_events(cm.m, &ne);
+    char *when = dg_printf("concrete run on the emulator (block %" PRId64 " alone, a writer of the element 2^32 "
+                           "elements below: no thread's store address reaches this one)", b);
+    *ev_said = st != SIMT_BADARGS && check_event_verdict(c, ev, ne, when);
+    free(when);
+    ok = st == SIMT_OK;
+    if (ok && !*ev_said) {
+      simt_buf_read(cm.m, cm.bufs[c->t], flat * c->es, bytes, c->es);
+      for (int i = 0; i < c->es && !*stored; i++) *stored = bytes[i] != 0xff;    /* the output's poison */
+    }
+  }
+  check_mach_free(&cm);
+  free(err);
+  return ok;
+}
+
+bool check_wide_unstored(chk *c, const simt_launch *L)
+{
+  const int64_t wrap = (int64_t)1 << 32;
+  const dg_problem *p = c->p;
+  if (c->flat < wrap || c->es > 16 || !check_huge_out(c)) return false;
+  int64_t k = c->flat - wrap, b[2], t[2];
+  if (!check_invert_two(c, 0, L, k, b, t) || b[0] == b[1]) return false;
+  uint8_t v[2][16];
+  for (int i = 0; i < 2; i++) {
+    bool said, stored;
+    if (!run_block(c, b[i], k, &said, &stored, v[i])) return false;
+    if (said) return true;
+    if (!stored) return false;
+  }
+  if (!memcmp(v[0], v[1], (size_t)c->es)) return false;     /* the same value: a benign race */
+  const dg_tensor *ts = &p->tensors.v[c->t];
+  int64_t idx[8], f = k;
+  for (int d = (int)ts->shape.n - 1; d >= 0; d--) idx[d] = f % c->dims[c->t][d], f /= c->dims[c->t][d];
+  dg_buf e = {0};
+  check_format_elem(&e, p, c->t, idx, (int)ts->shape.n);
+  check_say(c->r, CHECK_RACE, "no thread stores this element (its store addresses, inverted: none reaches it); "
+            "the element 2^32 elements below it, %s, is stored by two blocks (an offset wrapped past 2^32 "
+            "elements): on the emulator block %" PRId64 " alone leaves %.9g there and block %" PRId64 " alone %.9g, "
+            "so its value depends on which block the GPU runs last (replayed: each block of this instance alone, "
+            "inputs past 2^28 elements filled lazily on touch)",
+            e.s, b[0], dg_dtype_load(ts->dtype, v[0], 0), b[1], dg_dtype_load(ts->dtype, v[1], 0));
+  dg_buf_free(&e);
+  return true;
+}
+
+/* ---- unsigned 32-bit address arithmetic ------------------------------------------ */
+typedef DG_VEC(const dg_func *) funcset;
+
+static bool has_product(const dg_expr *e)
+{
+  if (!e || !e->type || e->type->kind != DG_TY_U32) return false;
+  if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_MUL || e->op == DG_BIN_SHL)) return true;
+  if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_ADD || e->op == DG_BIN_SUB))
+    return has_product(e->a) || has_product(e->b);
+  return false;
+}
+
+/* A pointer into memory that is not known to be __shared__ or local. */
+static bool global_ptr(const dg_expr *e)
+{
+  return e && e->type && e->type->kind == DG_TY_PTR && e->type->space != DG_AS_SHARED &&
+         e->type->space != DG_AS_LOCAL;
+}
+
+static bool u32_func(const dg_func *f, funcset *seen);
+static bool u32_expr(const dg_expr *e, funcset *seen)
+{
+  if (!e) return false;
+  if (e->kind == DG_EX_BINARY && e->op == DG_BIN_PTRADD && global_ptr(e->a) && has_product(e->b)) return true;
+  if (e->kind == DG_EX_INDEX && global_ptr(e->a) && has_product(e->b)) return true;
+  if (e->kind == DG_EX_ASSIGN && e->op == DG_BIN_PTRADD && global_ptr(e->a) && has_product(e->b)) return true;
+  if (e->kind == DG_EX_CALL && e->func && u32_func(e->func, seen)) return true;
+  if (u32_expr(e->a, seen) || u32_expr(e->b, seen) || u32_expr(e->c, seen)) return true;
+  for (int i = 0; i < e->nargs; i++) if (u32_expr(e->args[i], seen)) return true;
+  return false;
+}
+
+static bool u32_stmt(const dg_stmt *s, funcset *seen)
+{
+  if (!s) return false;
+  if (u32_expr(s->e, seen) || u32_expr(s->step, seen) || u32_stmt(s->init, seen) ||
+      u32_stmt(s->then, seen) || u32_stmt(s->els, seen))
+    return true;
+  for (int i = 0; i < s->ninits; i++) if (u32_expr(s->inits[i], seen)) return true;
+  for (int i = 0; i < s->nbody; i++) if (u32_stmt(s->body[i], seen)) return true;
+  return false;
+}
+
+static bool u32_func(const dg_func *f, funcset *seen)
+{
+  for (size_t i = 0; i < seen->n; i++) if (seen->v[i] == f) return false;
+  dg_vec_push(seen, f);
+  return u32_stmt(f->body, seen);
+}
+
+bool check_wide_u32(const emu_kernels *k)
+{
+  bool any = false;
+  for (size_t i = 0; k && i < k->kern.n && !any; i++) {
+    funcset seen = {0};
+    any = k->kern.v[i] && u32_func(k->kern.v[i], &seen);
+    dg_vec_free(&seen);
+  }
+  return any;
+}

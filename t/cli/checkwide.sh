@@ -1,0 +1,59 @@
+#!/bin/sh
+# dirigo check past 2^32 elements (check_wide.c): an unsigned 32-bit row
+# offset (`x + blockIdx.x * C`, the 64-bit cast dropped) wraps only past
+# 2^32 elements, and then inside the tensor — a wrong row, no out-of-bounds
+# access. --auto adds an instance past 1.25 * 2^32 for kernels with such a
+# product; a value witness there is replayed by running the writer block
+# alone on the emulator with the witness's values in the lazy inputs, a
+# store that wrapped by running the two blocks that store one element.
+# t/data/hugewide: copies of the mutation bench's cast mutants. Not under
+# valgrind (20 GiB reservations filled on touch); ASan runs it.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+H=$DG_SRCDIR/t/data/hugewide
+rc_() { cat "${TMPDIR:-/tmp}/dg_rc.$$"; }
+
+# a row load that wraps: the block reads another row, the value is wrong
+out=$(run_dirigo check "$H/cumsum_block_u32ld.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "cumsum_block with x + blockIdx.x * C unsigned: found (exit 1)"
+like "$out" "huge instance .*: dirigo check [^ ]*cumsum_block_u32ld.lua --size N=[0-9]{8,} --size C=[0-9]+ --at [0-9]+,[0-9]+" \
+  "at an instance it prints"
+N=$(printf '%s\n' "$out" | sed -n 's/.*cumsum_block_u32ld.lua --size N=\([0-9]*\) --size C=\([0-9]*\) .*/\1/p' | tail -1)
+C=$(printf '%s\n' "$out" | sed -n 's/.*cumsum_block_u32ld.lua --size N=\([0-9]*\) --size C=\([0-9]*\) .*/\2/p' | tail -1)
+ok "[ -n \"$N\" ] && [ \$(( ($N - 1) * $C )) -ge 4294967296 ]" "whose last row starts past 2^32 elements (N=$N C=$C)"
+like "$out" "^y\[[0-9]+,[0-9]+\] +bug +kernel [-0-9.e]+ vs reference [-0-9.e]+ \(witness replayed on the emulator[^)]*\): block [0-9]+ of this instance alone, inputs past 2\^28 elements filled lazily \(the witness's values where it names them\); the reference's term evaluated on the same values" \
+  "a wrong value, the writer block replayed alone with the witness's values"
+line=$(printf '%s\n' "$out" | sed -n 's/.*huge instance.*: dirigo check //p' | tail -1)
+# shellcheck disable=SC2086
+r=$(run_dirigo check $line --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "the printed line checks that element alone"
+like "$r" " bug .*of this instance alone" "with the same verdict"
+out=$(run_dirigo check "$S/scan/cumsum_block.lua" --size N="$N" --size C="$C" --at $((N - 1)),$((C - 1)) --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "the correct cumsum_block at the same element: no finding"
+like "$out" "^y\[[0-9]+,[0-9]+\] +equivalent" "proved"
+
+# a reduction's output: y has N elements, x is the one past 2^32
+out=$(run_dirigo check "$H/sum_rows_smem_u32.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "sum_rows_smem with x + blockIdx.x * C unsigned: found (exit 1)"
+like "$out" "^y\[[0-9]{7,}\] +bug +kernel .*of this instance alone" "y's last element, replayed"
+N=$(printf '%s\n' "$out" | sed -n 's/.*sum_rows_smem_u32.lua --size N=\([0-9]*\) --size C=\([0-9]*\) .*/\1/p' | tail -1)
+C=$(printf '%s\n' "$out" | sed -n 's/.*sum_rows_smem_u32.lua --size N=\([0-9]*\) --size C=\([0-9]*\) .*/\2/p' | tail -1)
+ok "[ -n \"$N\" ] && [ \$(( ($N - 1) * $C )) -ge 4294967296 ]" "past 2^32 elements of x (N=$N C=$C)"
+out=$(run_dirigo check "$S/reduce/sum_rows_smem.lua" --size N="$N" --size C="$C" --at $((N - 1)) --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "the correct sum_rows_smem (a 64-bit row offset) at the same element: no finding"
+like "$out" "^y\[[0-9]+\] +equivalent" "proved"
+out=$(run_dirigo check "$S/reduce/sum_rows_smem.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "its --auto: no finding"
+big=0
+for nc in $(printf '%s\n' "$out" | sed -n 's/.*huge instance.* --size N=\([0-9]*\) --size C=\([0-9]*\) .*/\1:\2/p'); do
+  [ $(( (${nc%:*} - 1) * ${nc#*:} )) -ge 4294967296 ] && big=$((big + 1))
+done
+is "$big" 0 "and no instance past 2^32 (no unsigned 32-bit address product)"
+
+# a row store that wraps: the last row is stored by nobody, another row twice
+out=$(run_dirigo check "$H/cumsum_block_u32st.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "cumsum_block with y + blockIdx.x * C unsigned: found (exit 1)"
+like "$out" "^y\[[0-9]+,[0-9]+\] +race +no thread stores this element \(its store addresses, inverted: none reaches it\); the element 2\^32 elements below it, y\[[0-9]+,[0-9]+\], is stored by two blocks .*block [0-9]+ alone leaves [-0-9.e]+ there and block [0-9]+ alone [-0-9.e]+" \
+  "no thread stores the element; the one 2^32 below has two writers with different values, each block replayed"
+
+done_testing

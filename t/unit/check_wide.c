@@ -1,0 +1,55 @@
+/* check_wide.c — which kernels get --auto's instance past 2^32 elements
+ * (check_wide_u32): those that index global memory with an unsigned 32-bit
+ * product (`x + blockIdx.x * C`, C an int: the 64-bit cast dropped), not
+ * those whose product is 64-bit or signed, nor shared-memory indices
+ * (`smem[threadIdx.x * 2]`). Runs no case (valgrind cannot run lazy memory). */
+#include "check_int.h"
+#include "lua_spec.h"
+#include "../tap.h"
+#include <string.h>
+
+static int wide(const char *dir, const char *spec)
+{
+  char *path = dg_printf("%s/%s/%s", DG_DATADIR, dir, spec);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  int r = -1;
+  emu_kernels k;
+  memset(&k, 0, sizeof k);
+  if (p && !d.nerrors && emu_kernels_load(&k, p, &d)) {
+    r = check_wide_u32(&k);
+    emu_kernels_free(&k);
+  }
+  dg_diags_free(&d);
+  dg_problem_free(p);
+  free(path);
+  return r;
+}
+
+int main(void)
+{
+  static const char *const yes[] = { "cumsum_block_u32ld.lua", "cumsum_block_u32st.lua", "sum_rows_smem_u32.lua" };
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+    ok(wide("t/data/hugewide", yes[i]) == 1, "%s: an unsigned 32-bit row offset", yes[i]);
+  ok(wide("t/data/uoff", "rowsum_u32.lua") == 1, "rowsum_u32: x + blockIdx.x * C, and r += blockIdx.x * C");
+  ok(wide("t/data/uoff", "rowsum_u32_step.lua") == 1, "rowsum_u32_step: r += blockIdx.x * C");
+  ok(wide("t/data/uoff", "rowsum_i32.lua") == 0, "rowsum_i32: a signed product (the instance past 2^31 finds it)");
+  /* the correct originals: (size_t)blockIdx.x * C is a 64-bit product; and kernels that only
+   * index shared memory or use 32-bit thread ids as indices */
+  static const char *const no[] = {
+    "scan/cumsum_block.lua", "reduce/sum_rows_smem.lua", "softmax/softmax_block.lua", "norm/layernorm_block.lua",
+    "reduce/l2norm_block.lua", "softmax/softmax_warp.lua", "matmul/matmul_tiled.lua", "attention/attention_online.lua",
+    "reduce/reduce6.lua",
+  };
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+    ok(wide("samples", no[i]) == 0, "%s: no unsigned 32-bit product into global memory", no[i]);
+  const char *list = getenv("DG_WIDE_LIST");     /* diagnostics: a file of SPEC paths under the data dir */
+  FILE *f = list ? fopen(list, "r") : NULL;
+  char line[512];
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    if (*line) printf("# %s: %d\n", line, wide(".", line));
+  }
+  if (f) fclose(f);
+  return tap_done();
+}
