@@ -32,6 +32,7 @@ typedef struct {
   const int64_t *sizes;
   int64_t dims[64][8];
   DG_VEC(double) vals;         /* values of the "symbolic" ids */
+  DG_VEC(double) shadow;       /* per id: the sum of |terms| its adds and subs summed (dge_fins), else |value| */
   double maxmag;               /* largest finite magnitude of any intermediate */
   int64_t nops;
   bool nan_input;              /* the element's reference read a NaN input */
@@ -46,11 +47,14 @@ typedef struct {
   const fuzz_values *lazy;     /* inputs without data (huge cases): values on demand */
 } env32;
 
-static dg_symval v32_push(env32 *e, double v)
+static dg_symval v32_push_sh(env32 *e, double v, double sh)
 {
   dg_vec_push(&e->vals, v);
+  dg_vec_push(&e->shadow, sh);
   return (dg_symval)(e->vals.n - 1);
 }
+
+static dg_symval v32_push(env32 *e, double v) { return v32_push_sh(e, v, fabs(v)); }
 
 static dg_symval v32_constant(void *ud, double v)
 {
@@ -76,13 +80,19 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
   if ((op == DG_VOP_MAX || op == DG_VOP_MIN) && (isnan(a[0]) || isnan(a[1])))
     r = isnan(a[0]) ? a[1] : a[0];            /* fmaxf / fminf */
   else r = dg_vop_num(op, a);
+  /* adds and subs: their shadow, and the order term (gpu_env_dev.h's dge_fins) */
+  bool sum = op == DG_VOP_ADD || op == DG_VOP_SUB;
+  double sh = sum ? e->shadow.v[args[0]] + e->shadow.v[args[1]] : 0;
   if (e->round32) r = (double)(float)r;
-  else if (e->perturb && op_class[op])   /* gpu_env_dev.h's dge_fin: the same delta */
+  else if (e->perturb && sum) {
+    double d2, f = dge_perturb_op2(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++, &d2);
+    r = r * f + d2 * (dge_ord() * sh);
+  } else if (e->perturb && op_class[op])   /* gpu_env_dev.h's dge_fin: the same delta */
     r *= dge_perturb_op(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++);
   if (isinf(r) && isfinite(a[0]) && (dg_vop_info[op].arity < 2 || isfinite(a[1]))) e->overflowed = true;
   e->nops++;
   if (isfinite(r) && fabs(r) > e->maxmag) e->maxmag = fabs(r);
-  return v32_push(e, r);
+  return sum ? v32_push_sh(e, r, sh) : v32_push(e, r);
 }
 
 static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
@@ -128,6 +138,7 @@ static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
   dg_refval r;
   char *err = NULL;
   e->vals.n = 0;
+  e->shadow.n = 0;
   e->opkey = dge_op_key(e->flat, e->k);
   memset(e->ocnt, 0, sizeof e->ocnt);
   e->maxmag = 0;
@@ -275,6 +286,7 @@ bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_
   f->overflowed = e->overflowed;
   f->nan_input = e->nan_input;
   dg_vec_free(&e->vals);
+  dg_vec_free(&e->shadow);
   free(e);
   return ok;
 }
@@ -351,6 +363,7 @@ int64_t fuzz_envelope_filter_on(const fuzz_backend *be, const dg_problem *p, con
     }
   }
   dg_vec_free(&e->vals);
+  dg_vec_free(&e->shadow);
   free(e);
   free(be_ok);
   return remain;

@@ -66,6 +66,7 @@ typedef struct {
   long long flat;
   unsigned long long opkey;    /* dge_op_key(flat, k), set by dge_eval */
   unsigned ocnt[12];           /* per class: the operations so far in this evaluation (dge_fin) */
+  double sh;                   /* the last add's or sub's shadow: the sum of |terms| it adds (dge_fins) */
   double maxmag;
   double maxin[3], scale[3];   /* per input: its largest finite value read (round32 pass); the normwise scale */
   int overflowed, nan_input;
@@ -248,8 +249,51 @@ DG_DEV double dge_fin(dge_st *e, int cls, double r, double a0, double a1, int ar
   return r;
 }
 
-DG_DEV double dge_add(dge_st *e, double a, double b) { return dge_fin(e, 1, a + b, a, b, 2); }
-DG_DEV double dge_sub(dge_st *e, double a, double b) { return dge_fin(e, 2, a - b, a, b, 2); }
+/* An add's or a sub's 1 + delta (dge_perturb_op's, the same hash) and its
+ * order term's delta2, uniform in +-4 2^-24 from the hash's low 32 bits. */
+DG_DEV double dge_perturb_op2(unsigned long long key, int cls, unsigned n, double *d2)
+{
+  unsigned long long h = dge_mix(key ^ (unsigned long long)cls * 0xc2b2ae3d27d4eb4fULL ^ (unsigned long long)n * 0x9e3779b97f4a7c15ULL);
+  double u = (double)(h >> 11) * 0x1p-53, u2 = (double)(h & 0xffffffffULL) * 0x1p-32;
+  *d2 = 4 * 0x1p-24 * (2 * u2 - 1);
+  return 1 + 4 * 0x1p-24 * (2 * u - 1);
+}
+
+/* The order term's weight: the shadow's share a kernel's own partial sums
+ * may reach (fuzz_envelope.c's comment says why this much). */
+DG_DEV double dge_ord(void) { return 0.5; }
+
+/* An add or a sub (class 1 or 2) with its shadow sh, the sum of |terms| it
+ * adds (its operands' shadows added; a value no add or sub made is its own
+ * |v|). A perturbed evaluation also moves the result by the order term:
+ * fl(a + b) = (a + b)(1 + delta) + delta2 dge_ord() sh — the rounding of a
+ * partial sum of another order of the same terms, which may be as large as
+ * the terms' sum of magnitudes where this order's partial sums cancel.
+ * e->sh: sh, for the caller's running sum. */
+DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, double a1)
+{
+  e->sh = sh;
+  if (e->round32) r = (double)(float)r;
+  else if (e->perturb) {
+    double d2, f = dge_perturb_op2(e->opkey, cls, e->ocnt[cls]++, &d2);
+    r = r * f + d2 * (dge_ord() * sh);
+  }
+  if (dge_isinf(r) && dge_isfinite(a0) && dge_isfinite(a1)) e->overflowed = 1;
+  dge_note(e, r);
+  return r;
+}
+
+DG_DEV double dge_adds(dge_st *e, double a, double sa, double b, double sb) { return dge_fins(e, 1, a + b, sa + sb, a, b); }
+DG_DEV double dge_subs(dge_st *e, double a, double sa, double b, double sb) { return dge_fins(e, 2, a - b, sa + sb, a, b); }
+DG_DEV double dge_add(dge_st *e, double a, double b) { return dge_adds(e, a, fabs(a), b, fabs(b)); }
+DG_DEV double dge_sub(dge_st *e, double a, double b) { return dge_subs(e, a, fabs(a), b, fabs(b)); }
+/* a running sum's step s + t, *ss the shadow of s (updated) */
+DG_DEV double dge_acc(dge_st *e, double s, double *ss, double t)
+{
+  double r = dge_adds(e, s, *ss, t, fabs(t));
+  *ss = e->sh;
+  return r;
+}
 DG_DEV double dge_mul(dge_st *e, double a, double b) { return dge_fin(e, 3, a * b, a, b, 2); }
 DG_DEV double dge_div(dge_st *e, double a, double b) { return dge_fin(e, 4, a / b, a, b, 2); }
 DG_DEV double dge_neg(dge_st *e, double a) { return dge_fin(e, 0, -a, a, 0, 1); }
@@ -283,61 +327,62 @@ DG_DEV double dge_rows(dge_st *e, long long flat, long long C, long long mode, d
       for (int j = 0; j < 8; j++) m = dge_max(e, m, dge_use(e, 0, base + k + j, x[j]));
     }
     for (; k < C; k++) m = dge_max(e, m, dge_rd(e, 0, base + k));
-    double s = dge_c(e, 0);
+    double s = dge_c(e, 0), ss = 0;
     for (k = 0; k + 8 <= C; k += 8) {
       dge_ld8(e, 0, base + k, 1, x);
-      for (int j = 0; j < 8; j++) s = dge_add(e, s, dge_exp(e, dge_sub(e, dge_use(e, 0, base + k + j, x[j]), m)));
+      for (int j = 0; j < 8; j++) s = dge_acc(e, s, &ss, dge_exp(e, dge_sub(e, dge_use(e, 0, base + k + j, x[j]), m)));
     }
-    for (; k < C; k++) s = dge_add(e, s, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + k), m)));
+    for (; k < C; k++) s = dge_acc(e, s, &ss, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + k), m)));
     if (mode == 0) return dge_div(e, dge_exp(e, dge_sub(e, dge_rd(e, 0, base + c), m)), s);
-    return dge_sub(e, dge_sub(e, dge_rd(e, 0, base + c), m), dge_log(e, s));
+    double d = dge_sub(e, dge_rd(e, 0, base + c), m), sd = e->sh, l = dge_log(e, s);
+    return dge_subs(e, d, sd, l, fabs(l));
   }
   if (mode == 2) {
-    double s = dge_c(e, 0);
+    double s = dge_c(e, 0), ss = 0;
     for (k = 0; k + 8 <= C; k += 8) {
       dge_ld8(e, 0, base + k, 1, x);
-      for (int j = 0; j < 8; j++) s = dge_add(e, s, dge_use(e, 0, base + k + j, x[j]));
+      for (int j = 0; j < 8; j++) s = dge_acc(e, s, &ss, dge_use(e, 0, base + k + j, x[j]));
     }
-    for (; k < C; k++) s = dge_add(e, s, dge_rd(e, 0, base + k));
+    for (; k < C; k++) s = dge_acc(e, s, &ss, dge_rd(e, 0, base + k));
     double mean = dge_div(e, s, dge_c(e, (double)C));
-    double v = dge_c(e, 0);
+    double v = dge_c(e, 0), sv = 0;
     for (k = 0; k + 8 <= C; k += 8) {
       dge_ld8(e, 0, base + k, 1, x);
       for (int j = 0; j < 8; j++) {
         double d = dge_sub(e, dge_use(e, 0, base + k + j, x[j]), mean);
-        v = dge_add(e, v, dge_mul(e, d, d));
+        v = dge_acc(e, v, &sv, dge_mul(e, d, d));
       }
     }
     for (; k < C; k++) {
       double d = dge_sub(e, dge_rd(e, 0, base + k), mean);
-      v = dge_add(e, v, dge_mul(e, d, d));
+      v = dge_acc(e, v, &sv, dge_mul(e, d, d));
     }
     double r = dge_rsqrt(e, dge_add(e, dge_div(e, v, dge_c(e, (double)C)), dge_c(e, eps)));
     double y = dge_mul(e, dge_mul(e, dge_sub(e, dge_rd(e, 0, base + c), mean), r), dge_rd(e, 1, c));
     return dge_add(e, y, dge_rd(e, 2, c));
   }
-  double ss = dge_c(e, 0);
+  double ss = dge_c(e, 0), sss = 0;
   for (k = 0; k + 8 <= C; k += 8) {
     dge_ld8(e, 0, base + k, 1, x);
     for (int j = 0; j < 8; j++) {
       double xv = dge_use(e, 0, base + k + j, x[j]);
-      ss = dge_add(e, ss, dge_mul(e, xv, xv));
+      ss = dge_acc(e, ss, &sss, dge_mul(e, xv, xv));
     }
   }
   for (; k < C; k++) {
     double xv = dge_rd(e, 0, base + k);
-    ss = dge_add(e, ss, dge_mul(e, xv, xv));
+    ss = dge_acc(e, ss, &sss, dge_mul(e, xv, xv));
   }
   double r = dge_rsqrt(e, dge_add(e, dge_div(e, ss, dge_c(e, (double)C)), dge_c(e, eps)));
   return dge_mul(e, dge_mul(e, dge_rd(e, 0, base + c), r), dge_rd(e, 1, c));
 }
 
-DG_DEV double dge_reduce_step(dge_st *e, double acc, double v, long long mode)
+DG_DEV double dge_reduce_step(dge_st *e, double acc, double *sa, double v, long long mode)
 {
   if (mode == 2) return dge_max(e, acc, v);
   if (mode == 3) return dge_min(e, acc, v);
-  if (mode >= 4) return dge_add(e, acc, dge_mul(e, v, v));
-  return dge_add(e, acc, v);
+  if (mode >= 4) return dge_acc(e, acc, sa, dge_mul(e, v, v));
+  return dge_acc(e, acc, sa, v);
 }
 
 DG_DEV double dge_reduce(dge_st *e, long long i, long long N, long long C, long long dim, long long mode)
@@ -345,11 +390,12 @@ DG_DEV double dge_reduce(dge_st *e, long long i, long long N, long long C, long 
   long long len = dim == 1 ? C : N, at = dim == 1 ? i * C : i, step = dim == 1 ? 1 : C, k;
   double acc = dge_rd(e, 0, at), x[8];
   if (mode >= 4) acc = dge_mul(e, acc, acc);
+  double sa = fabs(acc);
   for (k = 1; k + 8 <= len; k += 8) {
     dge_ld8(e, 0, at + k * step, step, x);
-    for (int j = 0; j < 8; j++) acc = dge_reduce_step(e, acc, dge_use(e, 0, at + (k + j) * step, x[j]), mode);
+    for (int j = 0; j < 8; j++) acc = dge_reduce_step(e, acc, &sa, dge_use(e, 0, at + (k + j) * step, x[j]), mode);
   }
-  for (; k < len; k++) acc = dge_reduce_step(e, acc, dge_rd(e, 0, at + k * step), mode);
+  for (; k < len; k++) acc = dge_reduce_step(e, acc, &sa, dge_rd(e, 0, at + k * step), mode);
   if (mode == 1) return dge_div(e, acc, dge_c(e, (double)len));
   if (mode == 5) return dge_sqrt(e, acc);
   return acc;
@@ -389,7 +435,7 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
   if (K <= 0) return alpha * 0;
   long long ia = ab + (flags & 1 ? m : m * K), sa = flags & 1 ? M : 1;   /* A[m][k] at ia + k sa */
   long long ib = bb + (flags & 2 ? n * K : n), sb = flags & 2 ? 1 : N;   /* B[k][n] at ib + k sb */
-  double acc = dge_c(e, 0), a[8], b[8];
+  double acc = dge_c(e, 0), sacc = 0, a[8], b[8];
   long long k;
   for (k = 0; k + 8 <= K; k += 8) {
     dge_ld8(e, 0, ia + k * sa, sa, a);
@@ -397,13 +443,13 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
     for (int j = 0; j < 8; j++) {
       double av = dge_use(e, 0, ia + (k + j) * sa, a[j]);
       double bv = dge_use(e, 1, ib + (k + j) * sb, b[j]);
-      acc = dge_add(e, acc, dge_mul(e, av, bv));
+      acc = dge_acc(e, acc, &sacc, dge_mul(e, av, bv));
     }
   }
   for (; k < K; k++) {
     double av = dge_rd(e, 0, ia + k * sa);
     double bv = dge_rd(e, 1, ib + k * sb);
-    acc = dge_add(e, acc, dge_mul(e, av, bv));
+    acc = dge_acc(e, acc, &sacc, dge_mul(e, av, bv));
   }
   /* gemv's reference has no alpha (bit 2: the 1 of the plan): no operation,
    * as the host's, or the perturbed evaluations would move 1 * acc */
@@ -420,7 +466,7 @@ DG_DEV double dge_conv(dge_st *e, long long flat, const long long *n, const doub
   long long ow = flat % OW, q = flat / OW, oh = q % OH;
   q /= OH;
   long long k = q % K, b = q / K;
-  double acc = dge_c(e, 0);
+  double acc = dge_c(e, 0), sacc = 0;
   for (long long c = 0; c < C; c++)
     for (long long r = 0; r < R; r++) {
       long long ih = oh * st - pad + r * dil;
@@ -428,8 +474,8 @@ DG_DEV double dge_conv(dge_st *e, long long flat, const long long *n, const doub
       for (long long s = 0; s < S; s++) {
         long long iw = ow * st - pad + s * dil;
         if (iw >= 0 && iw < W)
-          acc = dge_add(e, acc, dge_mul(e, dge_rd(e, 0, ((b * C + c) * H + ih) * W + iw),
-                                        dge_rd(e, 1, ((k * C + c) * R + r) * S + s)));
+          acc = dge_acc(e, acc, &sacc, dge_mul(e, dge_rd(e, 0, ((b * C + c) * H + ih) * W + iw),
+                                               dge_rd(e, 1, ((k * C + c) * R + r) * S + s)));
       }
     }
   return acc;

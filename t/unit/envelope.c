@@ -14,7 +14,13 @@
  * row sums (reduce/sum_rows_smem, C = 4096, sorted rows): sequential, 64
  * chunks summed in turn, a block's 256 strided threads and a tree, a warp's
  * 32; the old rule failed 5 of 300 rows in 64 chunks (rows 69, 158, 237, 238
- * and 292, judged here with 3 more). */
+ * and 292, judged here with 3 more). Then session 8's order term: matmul at
+ * K = 4096 with the large-offset values of fuzz:adversarial:1:8 (b's rows
+ * alternate +-10^4, so the reference's sequential partial sums cancel pair
+ * by pair while a kernel's strided lanes each sum one sign: partial sums
+ * ~100x the reference's), through samples/matmul/matmul_warp.lua (one warp
+ * an output, 32 strided lanes and a shuffle tree): before the order term
+ * (gpu_env_dev.h, dge_fins) a third of the lanes' elements failed. */
 #include "fuzz_run.h"
 #include "lua_spec.h"
 #include "../tap.h"
@@ -133,6 +139,116 @@ static void load_elem(int64_t m, int64_t n, int ta, int tb)
     A[k] = (float)fuzz_ctr_value(&ga, m * K + k);
     B[k] = (float)fuzz_ctr_value(&gb, (int64_t)k * K + n);
   }
+}
+
+static float lanes_tree(int L)   /* L strided accumulators, then a tree (L <= 32) */
+{
+  float l[32];
+  for (int j = 0; j < L; j++) {
+    l[j] = 0;
+    for (int k = j; k < K; k += L) l[j] = fmaf(A[k], B[k], l[j]);
+  }
+  for (int o = L / 2; o; o >>= 1)
+    for (int j = 0; j < o; j++) l[j] += l[j + o];
+  return l[0];
+}
+
+static float lanes2(void) { return lanes_tree(2); }
+static float lanes4(void) { return lanes_tree(4); }
+static float drop_first(void) { return seq_fma() - A[0] * B[0]; }
+
+static float warp_lane_dropped(void)   /* the tree misses lane 31 (o from 8 to 0 after a 16 missed) */
+{
+  float l[32];
+  for (int j = 0; j < 32; j++) {
+    l[j] = 0;
+    for (int k = j; k < K; k += 32) l[j] = fmaf(A[k], B[k], l[j]);
+  }
+  l[31] = 0;
+  for (int o = 16; o; o >>= 1)
+    for (int j = 0; j < o; j++) l[j] += l[j + o];
+  return l[0];
+}
+
+/* ---- large-offset: the order term ------------------------------------------ */
+static void large_offset(void)
+{
+  char *path = dg_printf("%s/samples/matmul/matmul_warp.lua", DG_DATADIR);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  free(path);
+  bool loaded = p && !d.nerrors;
+  dg_diags_free(&d);
+  int ta = loaded ? tensor(p, "a") : -1, tb = loaded ? tensor(p, "b") : -1, tc = loaded ? tensor(p, "c") : -1;
+  ok(loaded && ta >= 0 && tb >= 0 && tc >= 0, "matmul_warp loads");
+  if (!loaded || ta < 0 || tb < 0 || tc < 0) {
+    if (p) dg_problem_free(p);
+    return;
+  }
+  int64_t sizes[8] = {0};
+  for (size_t i = 0; i < p->sizes.n && i < 8; i++) sizes[i] = !strcmp(p->sizes.v[i].name, "K") ? K : 1;
+  double *data[3] = { dg_calloc(K, sizeof(double)), dg_calloc(K, sizeof(double)), dg_calloc(1, sizeof(double)) };
+  double **env = dg_calloc(p->tensors.n, sizeof *env);
+  env[ta] = data[0], env[tb] = data[1], env[tc] = data[2];
+  dg_tol tol = dg_problem_tol(p, tc);
+  static const struct { const char *name; float (*f)(void); bool bug; } kern[] = {
+    { "32 strided lanes and a tree (matmul_warp.cu)", warp32, false },
+    { "4 strided accumulators (float4) and a tree", lanes4, false },
+    { "2 strided accumulators", lanes2, false },
+    { "sequential fmaf", seq_fma, false },
+    { "tiles of 16 summed apart", tiles16, false },
+    { "pairwise", NULL, false },
+    { "the last term dropped", drop_last, true },
+    { "the first term dropped", drop_first, true },
+    { "k < K - 1", short_k, true },
+    { "the tree misses lane 31", warp_lane_dropped, true },
+  };
+  enum { NK = sizeof kern / sizeof *kern, NE = 16 };
+  uint64_t cs = fuzz_case_seed(1, 8);
+  fuzz_ctr ga = { .key = fuzz_input_key(cs, ta), .dist = FUZZ_DIST_LARGE_OFFSET, .dtype = DG_DT_F32, .row = K,
+                  .n = (int64_t)K * K };
+  fuzz_ctr gb = ga;
+  gb.key = fuzz_input_key(cs, tb);
+  int outside[NK] = {0}, judged[NK] = {0};
+  dg_rng r;
+  dg_rng_seed(&r, 8);
+  for (int el = 0; el < NE; el++) {
+    int64_t m = (int64_t)dg_rng_below(&r, K), n = (int64_t)dg_rng_below(&r, K);
+    for (int k = 0; k < K; k++) {
+      A[k] = (float)fuzz_ctr_value(&ga, m * K + k);
+      B[k] = (float)fuzz_ctr_value(&gb, (int64_t)k * K + n);
+      data[0][k] = A[k], data[1][k] = B[k];
+    }
+    dg_ref_env renv = { .sizes = sizes, .data = (const double *const *)env };
+    double want;
+    uint8_t def = 0;
+    char *err = NULL;
+    bool ref = dg_problem_ref_eval_all(p, &renv, tc, &want, &def, &err) == DG_REF_OK && def;
+    free(err);
+    if (!ref) {
+      ok(0, "the fp64 reference at c[%lld,%lld]", (long long)m, (long long)n);
+      continue;
+    }
+    for (int i = 0; i < NK; i++) {
+      double got = kern[i].f ? kern[i].f() : pairwise(0, K);
+      if (fuzz_elem_check(DG_DT_F32, got, want, tol) == FUZZ_ELEM_OK) continue;
+      int64_t first;
+      uint8_t only = 1;
+      judged[i]++;
+      outside[i] += fuzz_envelope_filter(p, sizes, env, NULL, tc, &got, &want, &only, NULL, 1, tol, &first, NULL) > 0;
+    }
+  }
+  for (int i = 0; i < NK; i++) {
+    if (kern[i].bug)
+      ok(judged[i] == NE && outside[i] == NE, "large-offset, bug, %s: %d of %d elements outside the envelope",
+         kern[i].name, outside[i], judged[i]);
+    else
+      ok(outside[i] == 0 && (i > 2 || judged[i] >= NE / 2), "large-offset, correct, %s: %d elements past "
+         "the tolerance, %d of them outside the envelope", kern[i].name, judged[i], outside[i]);
+  }
+  for (int i = 0; i < 3; i++) free(data[i]);
+  free(env);
+  dg_problem_free(p);
 }
 
 /* ---- row sums ---------------------------------------------------------- */
@@ -310,5 +426,6 @@ int main(void)
   free(env);
   dg_problem_free(p);
   row_sums();
+  large_offset();
   return tap_done();
 }
