@@ -65,6 +65,7 @@ typedef struct {
   int round32, perturb, k;
   long long flat;
   unsigned long long opkey;    /* dge_op_key(flat, k), set by dge_eval */
+  unsigned long long rkey;     /* dge_read_key(flat, k), set by dge_eval: the reads' (dge_pert) */
   unsigned ocnt[12];           /* per class: the operations so far in this evaluation (dge_fin) */
   double sh;                   /* the last add's or sub's shadow: the sum of |terms| it adds (dge_fins) */
   double maxmag;
@@ -86,12 +87,23 @@ DG_DEV unsigned long long dge_mix(unsigned long long z)
   return z ^ (z >> 31);
 }
 
-DG_DEV double dge_perturb(long long flat, int k, long long t, long long in)
+/* dge_perturb in two halves: the key of (flat, k), the same for every read
+ * of one evaluation (dge_st.rkey, set by dge_eval), and the read's own */
+DG_DEV unsigned long long dge_read_key(long long flat, int k)
 {
-  unsigned long long h = dge_mix((unsigned long long)flat * 0x9e3779b97f4a7c15ULL + (unsigned long long)k);
-  h = dge_mix(h ^ ((unsigned long long)t + 1) * 0xc2b2ae3d27d4eb4fULL ^ (unsigned long long)in);
+  return dge_mix((unsigned long long)flat * 0x9e3779b97f4a7c15ULL + (unsigned long long)k);
+}
+
+DG_DEV double dge_perturb_rk(unsigned long long rkey, long long t, long long in)
+{
+  unsigned long long h = dge_mix(rkey ^ ((unsigned long long)t + 1) * 0xc2b2ae3d27d4eb4fULL ^ (unsigned long long)in);
   double u = (double)(h >> 11) * 0x1p-53;
   return 1 + 4 * 0x1p-24 * (2 * u - 1);
+}
+
+DG_DEV double dge_perturb(long long flat, int k, long long t, long long in)
+{
+  return dge_perturb_rk(dge_read_key(flat, k), t, in);
 }
 
 DG_DEV float dge_u2f(unsigned u)
@@ -176,9 +188,9 @@ DG_DEV void dge_note(dge_st *e, double v)
  * dge_rd's calls: only the loads move, every operation and rounding stays.
  * A warp issues in order, so a read whose value is needed at once waits a
  * full memory latency; 8 loads in flight wait one. */
-DG_DEVN double dge_pert(const dge_st *e, int s, long long i, double v)
+DG_DEV double dge_pert(const dge_st *e, int s, long long i, double v)
 {   /* v (1 + d) + d * copysign(scale, v): relative and normwise */
-  double d = dge_perturb(e->flat, e->k, e->tid[s], i) - 1;
+  double d = dge_perturb_rk(e->rkey, e->tid[s], i) - 1;
   return v + d * (v + (v < 0 ? -e->scale[s] : e->scale[s]));
 }
 
@@ -191,7 +203,7 @@ DG_DEV double dge_use(dge_st *e, int s, long long i, double v)
   return v;
 }
 
-DG_DEVN double dge_rd(dge_st *e, int s, long long i) { return dge_use(e, s, i, dge_ld(e->in[s], e->dt[s], i)); }
+DG_DEV double dge_rd(dge_st *e, int s, long long i) { return dge_use(e, s, i, dge_ld(e->in[s], e->dt[s], i)); }
 
 /* The raw values of reads i, i + step, ..., i + 7 step (all in the tensor:
  * the loops call it for whole groups of 8 only, the rest read one by one). */
@@ -297,12 +309,18 @@ DG_DEV double dge_acc(dge_st *e, double s, double *ss, double t)
 DG_DEV double dge_mul(dge_st *e, double a, double b) { return dge_fin(e, 3, a * b, a, b, 2); }
 DG_DEV double dge_div(dge_st *e, double a, double b) { return dge_fin(e, 4, a / b, a, b, 2); }
 DG_DEV double dge_neg(dge_st *e, double a) { return dge_fin(e, 0, -a, a, 0, 1); }
-DG_DEVN double dge_exp(dge_st *e, double a) { return dge_fin(e, 5, exp(a), a, 0, 1); }
-DG_DEVN double dge_log(dge_st *e, double a) { return dge_fin(e, 6, log(a), a, 0, 1); }
+/* the transcendental functions' bodies apart (DG_DEVN: called, not inlined —
+ * they take no dge_st, so the evaluation's state stays in registers) */
+DG_DEVN double dge_exp_v(double a) { return exp(a); }
+DG_DEVN double dge_log_v(double a) { return log(a); }
+DG_DEVN double dge_tanh_v(double a) { return tanh(a); }
+DG_DEVN double dge_erf_v(double a) { return erf(a); }
+DG_DEV double dge_exp(dge_st *e, double a) { return dge_fin(e, 5, dge_exp_v(a), a, 0, 1); }
+DG_DEV double dge_log(dge_st *e, double a) { return dge_fin(e, 6, dge_log_v(a), a, 0, 1); }
 DG_DEV double dge_sqrt(dge_st *e, double a) { return dge_fin(e, 7, sqrt(a), a, 0, 1); }
 DG_DEV double dge_rsqrt(dge_st *e, double a) { return dge_fin(e, 8, 1.0 / sqrt(a), a, 0, 1); }
-DG_DEVN double dge_tanh(dge_st *e, double a) { return dge_fin(e, 9, tanh(a), a, 0, 1); }
-DG_DEVN double dge_erf(dge_st *e, double a) { return dge_fin(e, 10, erf(a), a, 0, 1); }
+DG_DEV double dge_tanh(dge_st *e, double a) { return dge_fin(e, 9, dge_tanh_v(a), a, 0, 1); }
+DG_DEV double dge_erf(dge_st *e, double a) { return dge_fin(e, 10, dge_erf_v(a), a, 0, 1); }
 DG_DEV double dge_gt(dge_st *e, double a, double b) { return dge_fin(e, 0, a > b ? 1.0 : 0.0, a, b, 2); }
 DG_DEV double dge_where(dge_st *e, double c, double a, double b) { return dge_fin(e, 0, c != 0 ? a : b, c, a, 3); }
 DG_DEV double dge_max(dge_st *e, double a, double b)
@@ -493,19 +511,33 @@ DG_DEV double dge_attr(const dge_st *e, double v)
   return e->perturb ? v * dge_perturb(e->flat, e->k, -1, (long long)c.u) : v;
 }
 
-DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p, long long flat)
+DG_DEV double dge_eval_op(dge_st *e, int kind, const long long *n, const double *p, long long flat)
 {
-  e->maxmag = 0;
-  e->overflowed = 0;
-  e->nan_input = 0;
-  e->opkey = dge_op_key(e->flat, e->k);
-  for (int c = 0; c < 12; c++) e->ocnt[c] = 0;
   double p0 = kind == 3 && (n[3] & 4) ? p[0] : dge_attr(e, p[0]);   /* gemv's alpha: no attribute */
   if (kind == 0) return dge_rows(e, flat, n[1], n[2], p0);
   if (kind == 1) return dge_reduce(e, flat, n[0], n[1], n[2], n[3]);
   if (kind == 2) return dge_map(e, flat, n[1], p0);
   if (kind == 4) return dge_conv(e, flat, n, p);
   return dge_matmul(e, flat, n[0], n[1], n[2], n[3], p0);
+}
+
+/* The evaluation on a copy of *e (written back after): every function it
+ * runs is inlined and none takes the copy's address out, so the compiler
+ * keeps the copy's fields in registers — on *e itself, a struct in the
+ * kernel's local memory, every operation's count and note was a load and a
+ * store there (session 8). */
+DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p, long long flat)
+{
+  dge_st l = *e;
+  l.maxmag = 0;
+  l.overflowed = 0;
+  l.nan_input = 0;
+  l.opkey = dge_op_key(l.flat, l.k);
+  l.rkey = dge_read_key(l.flat, l.k);
+  for (int c = 0; c < 12; c++) l.ocnt[c] = 0;
+  double r = dge_eval_op(&l, kind, n, p, flat);
+  *e = l;
+  return r;
 }
 
 /* dge_judge in parts, for perturbed evaluations run side by side (the
