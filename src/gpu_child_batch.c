@@ -431,8 +431,10 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   bool async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0 && bs.pin && async_reserve(nl, live);
   bs.down0 = bs.down_at = up;
   gch_side_reset();
+  double t0 = async ? dg_now() : 0, t1 = t0, t2 = 0, t3 = 0;
   /* a graph per op stream (gpu_child_graph.c): replayed when captured before */
   gch_graph *g = async && nl ? gch_graph_lookup(rq, pl, n) : NULL;
+  if (async) t1 = dg_now();
   bool graphed = g && g->exec;
   if (graphed) batch_replay(&bs, g, rq, pl, n), nran = g->nl;
   else if (g && g->seen >= (uint32_t)gch_graph_mode() && g->fails < 2)
@@ -449,7 +451,9 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
     char *m = NULL;
     cudaError_t e = async && live && !graphed ? gch_guard_slots_back(nran) : cudaSuccess;   /* (a graph's is in it) */
+    if (async) t2 = dg_now();
     if (!e) e = bs.laned ? cudaDeviceSynchronize() : cudaStreamSynchronize(0);   /* every lane */
+    if (async) t3 = dg_now();
     if (async && !e) e = cudaGetLastError();
     if (async) gch_collect_output();
     dg_gpu_status st = gch_cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs.fatal);
@@ -460,8 +464,13 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
       async_records(&bs, nran, &recs);
     }
   }
-  if (async) gch_graph_stats();
   if (async && recs.n == 4) nran = 0, memcpy(recs.s, &nran, 4);   /* no records: none to report */
+  if (async) {   /* (before the reply: a test reads them once it has it) */
+    double t4 = dg_now();
+    if (t2 == 0) t2 = t3 = t4;   /* (no wait: a fault) */
+    gch_graph_time(0, t1 - t0), gch_graph_time(1, t2 - t1), gch_graph_time(2, t3 - t2), gch_graph_time(3, t4 - t3);
+    gch_graph_stats();
+  }
   const uint8_t *dl = NULL;
   size_t dn = 0;
   if (!bs.no_downloads && !bs.fatal) {

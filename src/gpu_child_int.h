@@ -141,6 +141,9 @@ cudaError_t gch_graph_begin(void);
 cudaError_t gch_graph_end(gch_graph *g, bool keep);
 cudaError_t gch_graph_launch(gch_graph *g, bool replay);
 void gch_graph_direct(void);
+/* Seconds of an asynchronous batch's part (0 key, 1 queueing, 2 waiting, 3
+ * records and reply) for the statistics line; gch_graph_stats writes it. */
+void gch_graph_time(int part, double s);
 void gch_graph_stats(void);
 /* GP_BATCH (gpu_child_batch.c) */
 void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n);

@@ -14,6 +14,7 @@
 #include "../tap.h"
 #include "samples.h"
 #include <math.h>
+#include <unistd.h>
 
 
 /* Element i's (got, want) of a crafted case: a class by i % 20. */
@@ -149,6 +150,7 @@ static int lanes_seen;   /* the most lanes a mode-3 request ran on */
 static int64_t side_seen;   /* requests of mode 4 with references on side streams */
 static int64_t side_changed;   /* the last mode-4 campaign's cases whose inputs changed under the kernel */
 #define NMODES 5
+static int64_t ncases_set;   /* > 0: a spec campaign's cases (else 40) */
 static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool realistic, outcomes *out,
                          fuzz_gpu_timed *tm, fuzz_summary *s, bool *drew)
 {
@@ -164,7 +166,7 @@ static bool run_campaign(dg_problem *p, int mode, const char *strategy, bool rea
     tm->gk = &gk;
     fuzz_backend be = fuzz_backend_gpu_timed(tm);
     fuzz_opts o = { .strategy = fuzz_strategy_find(strategy), .backend = &be,
-                    .ncases = realistic ? 3 : 40, .seed = 5, .keep_going = true, .shrink = true,
+                    .ncases = realistic ? 3 : ncases_set > 0 ? ncases_set : 40, .seed = 5, .keep_going = true, .shrink = true,
                     .max_elems = realistic ? (int64_t)1 << 28 : 0, .max_check = realistic ? 4096 : 0,
                     .progress = record, .ud = out };
     ok_ = fuzz_campaign(p, NULL, &o, s, &d);
@@ -297,6 +299,65 @@ static void campaigns(const char *rel, const char *strategy, bool realistic)
   dg_problem_free(p);
 }
 
+/* The replays of CUDA graphs in the children that wrote path (the last
+ * line of each pid, gpu_child_graph.c), summed. */
+static long graph_replays(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  long pids[256], reps[256], n = 0, sum = 0;
+  char line[160];
+  while (f && fgets(line, sizeof line, f)) {
+    long pid, c, r, d, x;
+    if (sscanf(line, "pid %ld captured %ld replayed %ld direct %ld failed %ld", &pid, &c, &r, &d, &x) != 5) continue;
+    long i = 0;
+    while (i < n && pids[i] != pid) i++;
+    if (i == n && n < 256) n++;
+    if (i < 256) pids[i] = pid, reps[i] = r;
+  }
+  if (f) fclose(f);
+  for (long i = 0; i < n; i++) sum += reps[i];
+  return sum;
+}
+
+/* Campaigns of 72 cases (requests of 32, 32 and 8) grouped on 4 lanes with
+ * every CUDA graph captured at its first sight (DIRIGO_GPU_GRAPH=1: the
+ * second request replays the first's graph, gpu_child_graph.c), every
+ * outcome, the first failure and the shrunk case as the host's one by one. */
+static void graph_campaigns(const char *rel)
+{
+  char stats[] = "/tmp/dg-cmp-graphs-XXXXXX";
+  int fd = mkstemp(stats);
+  if (fd >= 0) close(fd);
+  setenv("DIRIGO_GPU_GRAPH_STATS", stats, 1);
+  setenv("DIRIGO_GPU_GRAPH", "1", 1);
+  dg_problem *p = gt_load(rel);
+  outcomes o[2] = {{0}};
+  fuzz_gpu_timed tm[2];
+  fuzz_summary sm[2];
+  bool drew[2], ran = p != NULL;
+  ncases_set = 72;
+  ran = ran && run_campaign(p, 0, "adversarial", false, &o[0], &tm[0], &sm[0], &drew[0]);
+  ran = ran && run_campaign(p, 3, "adversarial", false, &o[1], &tm[1], &sm[1], &drew[1]);
+  ncases_set = 0;
+  size_t same = 0, nfail = 0;
+  for (size_t i = 0; ran && i < o[0].n && i < o[1].n; i++) {
+    same += same_outcome(&o[0].v[i], &o[1].v[i]);
+    nfail += o[1].v[i].status != FUZZ_PASS;
+  }
+  long reps = graph_replays(stats);
+  ok(ran && o[1].n == 72 && o[0].n == 72 && same == 72 && reps > 0 && tm[1].many > 0,
+     "%s, 72 cases on 4 lanes with CUDA graphs: %zu/72 outcomes as the host's (%zu not passing), %lld judged "
+     "several a request, %ld requests replayed a graph", rel, same, nfail, (long long)tm[1].many, reps);
+  ok(ran && sm[1].failed == sm[0].failed && (!sm[1].failed || same_outcome(&sm[1].first, &sm[0].first)) &&
+     sm[1].shrunk == sm[0].shrunk && (!sm[1].shrunk || same_outcome(&sm[1].min, &sm[0].min)),
+     "%s, with CUDA graphs: the same first failure and shrunk case (%s)", rel, sm[1].failed ? sm[1].first.msg : "none");
+  dg_vec_free(&o[0]), dg_vec_free(&o[1]);
+  if (p) dg_problem_free(p);
+  unsetenv("DIRIGO_GPU_GRAPH_STATS");
+  unsetenv("DIRIGO_GPU_GRAPH");
+  unlink(stats);
+}
+
 int main(void)
 {
 #ifndef DG_MOCK_CUDA
@@ -368,6 +429,10 @@ int main(void)
   campaigns("t/gpu/fixtures/oob_add", "adversarial", false);
   ok(oob_fails > 0 && oob_fails < 40, "t/gpu/fixtures/oob_add: %lld of 40 cases wrote outside y on the host's run "
      "(some, not all)", (long long)oob_fails);
+  /* requests replaying a CUDA graph: passing cases, and writes into a guard
+   * inside a replay (named at their case: those cases run again alone) */
+  graph_campaigns("elementwise/residual_add");
+  graph_campaigns("t/gpu/fixtures/oob_add");
 
   big_n = 300000;   /* 3.6 MB of tensors: grouped only because the inputs are drawn on the device */
   campaigns("elementwise/residual_add", "adversarial", true);
