@@ -755,6 +755,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
     goto done;
   }
   r->writer_launch = c.wl, r->writer_block = c.wblock, r->writer_thread = c.wthread;
+  if (check_huge_heavy(&c)) goto done;     /* a writer block past the symbolic run's share (check_wide.c) */
   c.tc = term_ctx_new(c.o->model);
   c.sym = dom_sym_new(c.tc);
   if (c.o->phase) c.o->phase(c.o->phase_ud, "symbolic run");

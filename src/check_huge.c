@@ -486,7 +486,13 @@ static void big_refine(const dg_problem *p, int target, int64_t *sz, int x, doub
  * when it cannot run. */
 static double zero_value(void *ud, int t, int64_t i) { (void)ud, (void)t, (void)i; return 0; }
 
+static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, double secs);
 static double block_work(const dg_problem *p, const emu_kernels *k, const int64_t *sizes)
+{
+  return block_work_in(p, k, sizes, 0.5);
+}
+
+static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, double secs)
 {
   bool *lazy = dg_calloc(p->tensors.n + 1, sizeof *lazy);
   for (size_t t = 0; t < p->tensors.n; t++)
@@ -500,7 +506,7 @@ static double block_work(const dg_problem *p, const emu_kernels *k, const int64_
    * block of attention_online's (T/4, B*H) grid is its first queries, whose
    * keys do not grow with T) */
   emu_opts eo = { .blocks = which, .nblocks = nb > 1 ? 2 : 1, .max_loop_iters = (int64_t)1 << 24,
-                  .deadline = dg_now() + 0.5 };   /* a block like the spec's takes milliseconds */
+                  .deadline = dg_now() + secs };   /* a block like the spec's takes milliseconds */
   if (nb > 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
     if (emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) work = (double)res.lane_ops;
     for (size_t e = 0; e < res.events.n; e++) {
@@ -633,6 +639,82 @@ static bool big_keep(const dg_problem *p, const emu_kernels *k, const int64_t *s
   return wh > 0 && w <= BIG_WORK * wh;
 }
 
+/* ---- past 2^32 elements (unsigned 32-bit offsets wrap there; check_wide.c) ----
+ * Each dimension of the target in turn is the one kept small (the work of
+ * a block: a row, attention's keys), the others raised to the most that
+ * fits, outermost first; it is then brought down to the least that passes
+ * WIDE_OFF. The candidate whose middle and last blocks do the least work
+ * (on the emulator, cut at WIDE_SECS) is kept, when its work is at most
+ * WIDE_LANE_MAX: big_case's doubling grows attention_online's T (it adds
+ * blocks) to 4097, where B*H at the grid's limit and D at 64 need T = 1281.
+ * A writer block past BIG_LANE_MAX runs no symbolic run (check_huge_heavy):
+ * a wrapped store needs none (its element has no writer, check_wide.c). */
+#define WIDE_SECS 1.5
+#define WIDE_LANE_MAX 33554432.0
+
+static void raise_dim(const dg_problem *p, int target, int64_t *sz, size_t y)
+{
+  double off;
+  int64_t ok = sz[y], bad = -1;
+  while (ok < INT32_MAX && bad < 0) {
+    sz[y] = ok * 2 > INT32_MAX ? INT32_MAX : ok * 2;
+    if (big_ok(p, target, sz, &off, true)) ok = sz[y]; else bad = sz[y];
+  }
+  while (bad > ok + 1) {
+    sz[y] = ok + (bad - ok) / 2;
+    if (big_ok(p, target, sz, &off, true)) ok = sz[y]; else bad = sz[y];
+  }
+  sz[y] = ok;
+}
+
+static double wide_case(const dg_problem *p, const emu_kernels *k, int target, int64_t *out)
+{
+  const dg_tensor *ts = &p->tensors.v[target];
+  size_t ns = p->sizes.n;
+  int64_t *cand = dg_malloc(sizeof *cand * (ns + 1) * (ns + 1));
+  int nc = 0;
+  double off;
+  for (size_t x = 0; x < ns; x++) {
+    int64_t *sz = cand + (size_t)nc * ns;
+    if (dim_pos(ts, p->sizes.v[x].name) < 0) continue;
+    dg_problem_default_sizes(p, sz);
+    if (!big_ok(p, target, sz, &off, true)) continue;
+    for (size_t pos = 0; pos < ts->shape.n; pos++)
+      for (size_t y = 0; y < ns; y++)
+        if (y != x && dim_pos(ts, p->sizes.v[y].name) == (int)pos) raise_dim(p, target, sz, y);
+    big_ok(p, target, sz, &off, true);
+    while (off < (double)WIDE_OFF && sz[x] < INT32_MAX) {     /* x must grow too */
+      sz[x] = sz[x] * 2 > INT32_MAX ? INT32_MAX : sz[x] * 2;
+      if (!big_ok(p, target, sz, &off, true)) break;
+    }
+    if (!big_ok(p, target, sz, &off, true) || off < (double)WIDE_OFF) continue;
+    int64_t lo = 0, hi = sz[x];               /* the least x that passes */
+    while (hi - lo > 1) {
+      sz[x] = lo + (hi - lo) / 2;
+      if (big_ok(p, target, sz, &off, true) && off >= (double)WIDE_OFF) hi = sz[x]; else lo = sz[x];
+    }
+    sz[x] = hi;
+    nc++;
+  }
+  /* the work of each, cut short first: a candidate whose block walks a
+   * raised row runs for seconds, the good one for milliseconds */
+  double best = -1;
+  static const double cut[] = { 0.1, 0.4, WIDE_SECS };
+  bool *tried = dg_calloc((size_t)nc + 1, sizeof *tried);
+  for (size_t r = 0; r < sizeof cut / sizeof *cut && best < 0; r++)
+    for (int i = 0; i < nc; i++) {
+      double w = tried[i] ? -1 : block_work_in(p, k, cand + (size_t)i * ns, cut[r]);
+      if (w < 0 || w > WIDE_LANE_MAX) continue;
+      tried[i] = true;
+      if (best >= 0 && w >= best) continue;
+      best = w;
+      memcpy(out, cand + (size_t)i * ns, sizeof *cand * ns);
+    }
+  free(tried);
+  free(cand);
+  return best;
+}
+
 int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
 {
   /* blocks that communicate (global atomics): every writer block runs
@@ -701,10 +783,10 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
     int64_t *sz = out + (size_t)n * ns;
     bool wide = false;
     for (int j = 0; j < n && !wide; j++) wide = last_offset(p, t, out + (size_t)j * ns) >= (double)WIDE_OFF;
-    if (!lazyable(&p->tensors.v[t]) || wide || !big_case(p, t, sz, (double)WIDE_OFF, true) ||
-        !big_keep(p, k, sz, out, n))
-      continue;
-    n++;
+    if (!lazyable(&p->tensors.v[t]) || wide || wide_case(p, k, t, sz) < 0) continue;
+    bool seen = false;
+    for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
+    if (!seen) n++;
   }
   free(covered);
   /* the cheapest first, by a block's work (one that cannot be measured

@@ -194,6 +194,35 @@ bool check_huge_replay_value(chk *c, double **in, double *got, double *want)
   return differs;
 }
 
+/* ---- the symbolic run's share --------------------------------------------------- */
+#define HEAVY_LANE_OPS 8388608.0     /* check_huge.c's BIG_LANE_MAX: one element's symbolic run in seconds */
+#define HEAVY_SECS 1.0
+
+bool check_huge_heavy(chk *c)
+{
+  if (!c->huge || c->p->launches.n != 1 || c->wl != 0) return false;
+  check_mach cm;
+  char *err = NULL;
+  bool heavy = false;
+  uint64_t ops = 0;
+  if (check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
+    int64_t b = c->wblock;
+    double dl = dg_now() + HEAVY_SECS;
+    cm.deadline = c->deadline > 0 && c->deadline < dl ? c->deadline : dl;
+    simt_status st = check_mach_launch(&cm, c->k, 0, &b, 1, &err);
+    ops = simt_last_stats(cm.m).lane_ops;
+    heavy = st == SIMT_STOPPED || (double)ops > HEAVY_LANE_OPS;
+  }
+  check_mach_free(&cm);
+  free(err);
+  if (heavy)
+    check_say(c->r, CHECK_UNKNOWN, "not checked: the writer's block (%" PRId64 ") does %s%llu lane operations at "
+              "these sizes, past what one element's symbolic run can take (%.0f; attention_online's keys at T = "
+              "2049 took minutes and gigabytes)", c->wblock, ops > HEAVY_LANE_OPS ? "" : "more than ",
+              (unsigned long long)ops, HEAVY_LANE_OPS);
+  return heavy;
+}
+
 /* ---- a store that wrapped to another row ---------------------------------------- */
 /* Block b alone on the emulator (concrete, lazy tensors as the check's):
  * false when it did not end; *ev_said when its engine finding is now the
@@ -257,13 +286,34 @@ bool check_wide_unstored(chk *c, const simt_launch *L)
 /* ---- unsigned 32-bit address arithmetic ------------------------------------------ */
 typedef DG_VEC(const dg_func *) funcset;
 
+static const dg_expr *uncast(const dg_expr *e)
+{
+  while (e && e->kind == DG_EX_CAST) e = e->a;
+  return e;
+}
+
+/* An unsigned 32-bit product (or shift) whose operands are not both
+ * builtins: `blockIdx.x * C` wraps once the tensor passes 2^32 elements,
+ * `blockIdx.x * blockDim.x` only past 2^32 threads along a dimension, which
+ * no instance has (flat ids fit an int) */
 static bool has_product(const dg_expr *e)
 {
   if (!e || !e->type || e->type->kind != DG_TY_U32) return false;
-  if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_MUL || e->op == DG_BIN_SHL)) return true;
+  if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_MUL || e->op == DG_BIN_SHL)) {
+    const dg_expr *a = uncast(e->a), *b = uncast(e->b);
+    return !(a && b && a->kind == DG_EX_BUILTIN && b->kind == DG_EX_BUILTIN);
+  }
   if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_ADD || e->op == DG_BIN_SUB))
     return has_product(e->a) || has_product(e->b);
   return false;
+}
+
+/* A 64-bit integer made of one: `size_t base = blockIdx.y * T * D` wraps
+ * before it widens */
+static bool widened_product(const dg_expr *e)
+{
+  return e && e->kind == DG_EX_CAST && e->op == DG_CAST_CONVERT && e->type &&
+         (e->type->kind == DG_TY_U64 || e->type->kind == DG_TY_I64) && has_product(e->a);
 }
 
 /* A pointer into memory that is not known to be __shared__ or local. */
@@ -280,6 +330,7 @@ static bool u32_expr(const dg_expr *e, funcset *seen)
   if (e->kind == DG_EX_BINARY && e->op == DG_BIN_PTRADD && global_ptr(e->a) && has_product(e->b)) return true;
   if (e->kind == DG_EX_INDEX && global_ptr(e->a) && has_product(e->b)) return true;
   if (e->kind == DG_EX_ASSIGN && e->op == DG_BIN_PTRADD && global_ptr(e->a) && has_product(e->b)) return true;
+  if (widened_product(e)) return true;
   if (e->kind == DG_EX_CALL && e->func && u32_func(e->func, seen)) return true;
   if (u32_expr(e->a, seen) || u32_expr(e->b, seen) || u32_expr(e->c, seen)) return true;
   for (int i = 0; i < e->nargs; i++) if (u32_expr(e->args[i], seen)) return true;

@@ -33,6 +33,7 @@ int main(void)
     ok(wide("t/data/hugewide", yes[i]) == 1, "%s: an unsigned 32-bit row offset", yes[i]);
   ok(wide("t/data/uoff", "rowsum_u32.lua") == 1, "rowsum_u32: x + blockIdx.x * C, and r += blockIdx.x * C");
   ok(wide("t/data/uoff", "rowsum_u32_step.lua") == 1, "rowsum_u32_step: r += blockIdx.x * C");
+  ok(wide("t/data/hugewide", "attention_online_u32.lua") == 1, "attention_online: size_t base = blockIdx.y * T * D");
   ok(wide("t/data/uoff", "rowsum_i32.lua") == 0, "rowsum_i32: a signed product (the instance past 2^31 finds it)");
   /* the correct originals: (size_t)blockIdx.x * C is a 64-bit product; and kernels that only
    * index shared memory or use 32-bit thread ids as indices */
