@@ -224,11 +224,30 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    *    4096^3 case in 8 orders (sequential with and without fmaf, reverse,
    *    tiles of 16, split-k, warp lanes and a tree, pairwise) none came
    *    within 1/7 of the bound (t/unit/envelope.c replays 12 of them).
-   *  - where it is not: an order whose partial sums are far larger than the
-   *    reference's (the reference's terms cancel pairwise, the kernel sums
-   *    each sign apart: adversarial large-offset values, rows alternating
-   *    +-10^4, under a warp's 32 strided lanes) is off by more than any
-   *    sample here; the old rule misses it the same way.
+   *  - the order term (session 8): the partial sums above are the
+   *    reference's, and another order's may be far larger — where the
+   *    reference's terms cancel pairwise and the kernel sums each sign apart
+   *    (adversarial large-offset values, rows alternating +-10^4, under a
+   *    warp's 32 strided lanes, float4's 4 accumulators or 2: matmul_warp's
+   *    sample failed there, 1/3 of K = 4096 elements for 32 lanes, 9/10 for
+   *    2). So every add and sub also moves by delta2 * 1/2 * sh (dge_fins),
+   *    delta2 uniform in +-4 * 2^-24 and sh its shadow: the sum of the
+   *    |terms| it adds (v32_push_sh; a value no add made is its own |v|).
+   *    Any order's partial sums are bounded by sums of |terms| of the same
+   *    subset; a kernel that spreads n terms over L >= 2 chains (lanes,
+   *    accumulators) has lane partial sums whose root sum of squares is
+   *    about 1/L of the shadow's, so 1/2 covers every L >= 2 with the
+   *    rounding model's margin (L = 2 exactly, 32 lanes 16x more). Measured
+   *    (notes/s8/env9/camp.c, matmul 4096^3 large-offset, 300 elements, worst
+   *    |err| / bound): 32 lanes 0.02, 4 accumulators 0.24, 2: 0.54 (with a
+   *    weight of 1/4 one of 300 failed, 1/8 lost 4 accumulators); K = 300,
+   *    5000 elements: 0.09, 0.33, 0.74, none outside. What it costs: a bug
+   *    that moves the sum by less than ~|terms| * 2^-22 * sqrt(n) hides
+   *    behind it — on large-offset data skipping a tile of 16 alternating
+   *    terms (a sum of ~0) is no longer told from a 2-lane order (fp32
+   *    itself cannot), and on normal data at K = 4096 a single dropped term
+   *    is caught at 91% of elements instead of 98.5% (K = 300: 99.8%, from
+   *    99.9%). The recall tables did not move.
    *  - bugs stay outside: the slack is 4 * max of three samples of that
    *    noise, about 5 * 2^-22 ||S||_2 / sqrt(3) (||S||_2 the partial sums'
    *    root sum of squares: 0.14 at c[176,4095], a few times the kernel's

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The validator's envelope on a correct kernel whose order of summation is not
+# the reference's: samples/matmul/matmul_warp (one warp an output, 32 strided
+# lanes and a shuffle tree) under adversarial's large-offset values (case 8:
+# b's rows alternate +-10^4, the reference's sequential sum cancels pair by
+# pair, each lane sums one sign). Before the order term (session 8,
+# gpu_env_dev.h's dge_fins) case 8 failed at spec sizes and 29 of 64 elements
+# at K = 4096; every strategy must pass it now, and the seeded bugs next to it
+# must still fail.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+P=$S/matmul/matmul_warp.lua
+
+for s in regular boundary adversarial dtype-edge boundary+adversarial pow2-edge primes tail-sweep; do
+  out=$(run_dirigo fuzz "$P" --strategy "$s" --cases 16)
+  rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+  is "$rc" 0 "matmul_warp passes $s (16 cases)"
+done
+
+for w in "fuzz:adversarial:1:8@M=5,N=6,K=300" "fuzz:adversarial:1:8@M=8,N=8,K=4096" \
+         "fuzz:adversarial:1:8@M=64,N=16,K=1024"; do
+  out=$(run_dirigo replay "$P" "$w" --max-elems 1000000)
+  rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+  is "$rc" 0 "matmul_warp, large-offset, $w: every element inside"
+  like "$out" "large-offset" "  (the case holds large-offset values)"
+done
+
+# recall next to it: the seeded matmul bugs still fail the strategy that finds them
+out=$(run_dirigo fuzz "$S/matmul/matmul_tiled_nomask.lua" --strategy adversarial --cases 16)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 1 "matmul_tiled_nomask (missing tail mask) still fails adversarial"
+done_testing
