@@ -94,7 +94,10 @@ void simt_event_format(dg_buf *out, const dg_srcmgr *sm, const simt_event *e)
   dg_buf_printf(out, "%s:%u:%u: %s: %s (block (%u,%u,%u) thread (%u,%u,%u))",
                 path, e->span.line, e->span.col, simt_event_name(e->kind), e->msg,
                 e->bidx[0], e->bidx[1], e->bidx[2], e->tidx[0], e->tidx[1], e->tidx[2]);
-  if (e->span2.line && e->thread2 >= 0)
+  if (e->xblock)
+    dg_buf_printf(out, " vs block (%u,%u,%u) thread (%u,%u,%u) at line %u:%u", e->bidx2[0], e->bidx2[1], e->bidx2[2],
+                  e->tidx2[0], e->tidx2[1], e->tidx2[2], e->span2.line, e->span2.col);
+  else if (e->span2.line && e->thread2 >= 0)
     dg_buf_printf(out, " vs thread %lld at line %u:%u", (long long)e->thread2, e->span2.line, e->span2.col);
   else if (e->span2.line)
     dg_buf_printf(out, " vs other threads' reads (the first at line %u:%u)", e->span2.line, e->span2.col);
@@ -145,7 +148,7 @@ void simt_free(simt *m)
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
     if (!b->wrapped) free(b->mem.bytes);
-    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters);
+    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters), free(b->gsh);
   }
   dg_vec_free(&m->bufs);
   dg_vec_free(&m->ev);
@@ -303,6 +306,7 @@ static bool run_packed(simt_x *x, const dg_func *k, dom_val **av, int64_t cnt, i
     x->gm = NULL, x->gv = NULL, x->in_atomic = false, x->stop = false, x->lane_ops = 0;
     x->u_node = x->t_node = NULL, x->uni = x->thin = false;
     simt_race_drop(x);
+    simt_gsh_reset(x);
     m->stats.blocks = 0;
     m->ev.n = 0;
     return false;
@@ -345,6 +349,8 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   x.ident = m->d == dom_concrete();
   int64_t nb = (int64_t)x.gdim[0] * x.gdim[1] * x.gdim[2];
   int64_t cnt = L->blocks ? L->nblocks : nb;
+  x.gl = ++m->glaunch;
+  x.gsh = m->d->mem_bytes && cnt > 1 && nb < UINT32_MAX;     /* concrete bytes; one block: no race between blocks */
   /* the launch's lane vectors hold a pack's lanes: several blocks' where they pack */
   int kb = simt_pack_plan(&x, k, L, cnt);
   x.n = x.ncap = x.nb1 * kb;
@@ -394,6 +400,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
     free(b->mem.bytes), free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters);
+    free(b->gsh);
   }
   m->bufs.n = (size_t)m->nuser;
   for (simt_chunk *c = x.chunks, *nx; c; c = nx) nx = c->next, free(c);
@@ -402,6 +409,6 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   free(x.kc), free(x.all.b);
   simt_uni_free(&x);
   free(x.live), free(x.zeros), free(x.wsync), free(x.worder), free(x.vb), free(order);
-  free(x.rlog), free(x.rlog_data);
+  free(x.rlog), free(x.rlog_data), free(x.gsp);
   return x.stop ? SIMT_STOPPED : SIMT_OK;
 }

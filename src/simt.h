@@ -19,9 +19,12 @@
  *   lane by lane in the same order.
  * - __syncthreads must be reached by every thread that has not exited; threads
  *   that returned from the kernel are not waited for (as on sm_70+).
- * - Races: shared memory only, tracked per element of the declared type, in
+ * - Races: shared memory, tracked per element of the declared type, in
  *   barrier intervals; __syncwarp orders accesses of one warp; atomics do not
  *   race with each other. Same-value write-write conflicts are benign.
+ *   Global memory (concrete domain): two blocks of one launch storing to one
+ *   element, not both with atomics, the later store changing its bytes (the
+ *   value depends on the blocks' order); loads are not tracked.
  * - An out-of-bounds load is not performed and yields slot 0 (zero); an
  *   out-of-bounds or read-only store is dropped; both are reported.
  * - Fatal events (runaway loop, data-dependent loop/address/jump, unsupported
@@ -112,7 +115,7 @@ const char *simt_error(const simt *m);     /* message of the last SIMT_BADARGS *
 #define SIMT_EVENTS(X) \
   X(OOB, "out-of-bounds", "out-of-bounds access") \
   X(UNINIT, "uninitialised-read", "read of memory nothing wrote") \
-  X(RACE, "race", "shared-memory data race") \
+  X(RACE, "race", "data race (shared memory in a barrier interval, global memory between blocks)") \
   X(RACE_BENIGN, "benign-race", "same-value write race") \
   X(BARRIER_DIVERGENCE, "barrier-divergence", "barrier reached by only part of the threads") \
   X(RUNAWAY, "runaway-loop", "loop exceeded the step limit") \
@@ -134,8 +137,11 @@ typedef struct {
   dg_span span;            /* where (the access, the barrier, the loop) */
   dg_span span2;           /* races: the other access; else {0} */
   int64_t block, thread;   /* linear ids of the thread that hit it */
-  int64_t thread2;         /* races: the other thread (same block); else -1 */
+  int64_t thread2;         /* races: the other thread (same block unless xblock); else -1 */
   uint32_t bidx[3], tidx[3];
+  bool xblock;             /* a race between blocks (global memory): the other thread is of ... */
+  int64_t block2;          /* ... this linear block */
+  uint32_t bidx2[3], tidx2[3];
   int buf;                 /* buffer id (0 none) */
   int64_t off;             /* byte offset in it */
   int size;                /* access size */

@@ -49,6 +49,12 @@ typedef struct {
   uint32_t cepoch;         /* BK_SHARED: the barrier interval its race cells were last updated in */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
+  /* BK_GLOBAL: the last store of the launch per cell of gran bytes (simt_grace.c), or NULL:
+   * block + 1 (0: none yet) | atomic << 32 | thread << 33 | store span index << 44; valid
+   * while glaunch is the launch's, cells [glo, ghi) touched in that launch */
+  uint64_t *gsh;
+  uint32_t glaunch;
+  int64_t glo, ghi;
 } simt_buf;
 
 struct simt {
@@ -66,6 +72,7 @@ struct simt {
   simt_stats stats;
   const dg_func *nopack[8];  /* kernels whose packed run stopped: not packed again (simt_pack.c) */
   int nnopack;
+  uint32_t glaunch;         /* launches (and packed runs undone) so far: the global shadow's generation */
 };
 
 /* A lane mask with its active range [lo, hi) and count. */
@@ -169,6 +176,11 @@ typedef struct simt_x {
   uint64_t pro;            /* kernel frame slots (bit = slot) of scalar params never assigned: their
                             * registers are the launch's argument vectors, not copies (simt_call) */
   uint64_t pset;           /* kernel frame slots written in every lane before any read: not zeroed */
+  /* global races between blocks (simt_grace.c): on for a concrete launch of two blocks or more */
+  bool gsh;
+  uint32_t gl;             /* this launch's generation (simt.glaunch) */
+  dg_span *gsp;            /* the spans of the launch's global stores, by index (cells name them) */
+  int gspn, gspcap, gsplast;
 } simt_x;
 
 /* scratch (simt.c) */
@@ -365,6 +377,30 @@ bool simt_fuse_if(simt_x *x, const dg_stmt *s, msk *k);
  * barrier would drop what it logs): the step's bytes without the accesses'
  * bookkeeping, then the barrier; false: not this now, nothing done. */
 bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k);
+
+/* global races between blocks (simt_grace.c): two blocks of one launch storing to
+ * one element of a global buffer, not both with atomics, the second store changing
+ * the bytes. Stores report before they land; reads are not tracked (a block that
+ * reads another's store is the __threadfence + counter pattern); a store narrower
+ * than its buffer's element or across an element boundary is not tracked. */
+static inline bool simt_gsh_on(const simt_x *x, const simt_buf *b)
+{
+  return x->gsh && b->kind == BK_GLOBAL && !b->wrapped;
+}
+/* The cells of b for this launch (allocated or reset at its first store), cells
+ * [c0, c1) marked touched. */
+uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b, int64_t c0, int64_t c1);
+/* The tag lane's store at sp writes into a cell: block + 1, atomic, thread, span. */
+uint64_t simt_gsh_tag(simt_x *x, int lane, dg_span sp);
+/* Lane's store of size bytes at byte o of b: true when no cell it covers holds
+ * another block's store (the cells then hold tag), or the store is not tracked;
+ * false: call simt_gsh_store with the new bytes. */
+bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp);
+/* The same, with the bytes it stores (nb): a race when a cell's last store was
+ * another block's, not both atomic, and the bytes change. */
+void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb, dg_span sp);
+/* a packed run undone: every buffer's cells start afresh */
+void simt_gsh_reset(simt_x *x);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);

@@ -450,6 +450,49 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
 #undef FRUN
 }
 
+/* The global race shadow of lane i's store of size bytes at byte o of lb
+ * (simt_grace.c): the new bytes only where another block's store is there. */
+static inline void gsh_lane(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int i, int64_t o,
+                            const dom_val *vals, dg_span sp)
+{
+  if (simt_gsh_try(x, lb, i, o, size, sp)) return;
+  uint8_t tmp[8];
+  fast_st(kd, tmp, 0, vals, i);
+  simt_gsh_store(x, lb, i, o, size, tmp, sp);
+}
+
+/* The same for lanes [lo, hi) storing consecutive elements from byte o0, a
+ * cell a lane where they pair up: one load and one store of a cell a lane
+ * while no other block's store is there (packed blocks: block by block). */
+static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
+                    const dom_val *vals, dg_span sp)
+{
+  int g = lb->gran;
+  if (size != g || o0 % g) {
+    for (int i = lo; i < hi; i++) gsh_lane(x, lb, kd, size, i, o0 + (int64_t)(i - lo) * size, vals, sp);
+    return;
+  }
+  int64_t c0 = o0 / g;
+  uint64_t *c = simt_gsh_cells(x, lb, c0, c0 + (hi - lo)) + c0 - lo;    /* c[i]: lane i's cell */
+  const uint64_t thr = (uint64_t)0x7ff << 33;
+  for (int a = lo; a < hi;) {
+    int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
+    uint64_t base = simt_gsh_tag(x, a, sp) & ~thr;
+    uint32_t blk = (uint32_t)base;
+    for (int i = a; i < z; i++) {
+      uint32_t ob = (uint32_t)c[i];
+      if (__builtin_expect(ob && ob != blk, 0)) {
+        uint8_t tmp[8];
+        fast_st(kd, tmp, 0, vals, i);
+        simt_gsh_store(x, lb, i, o0 + (int64_t)(i - lo) * size, size, tmp, sp);
+      } else {
+        c[i] = base | (uint64_t)(i - t0) << 33;
+      }
+    }
+    a = z;
+  }
+}
+
 /* An access by every lane of [lo, hi) (a dense mask) to consecutive
  * elements from byte o0 of lb, in bounds (fast_access's contig case): one
  * range of bytes, the loops vectorise. addr (the lanes' addresses) may be
@@ -491,6 +534,7 @@ SIMT_LANES static bool contig_access(simt_x *x, dg_span sp, dg_tykind kd, simt_b
     }
     return true;
   }
+  if (simt_gsh_on(x, lb)) gsh_run(x, lb, kd, size, lo, hi, o0, vals, sp);    /* before the bytes land */
   race = race && lb->kind == BK_SHARED;     /* as the general path: a reused buffer may keep its cells */
   if (race) {
     if (run && log_fits(x, lb, lo, hi, o0, true)) {
@@ -672,6 +716,9 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
 #undef FRUN
     return true;
   }
+  if (simt_gsh_on(x, lb))         /* before the bytes land */
+    for (int i = lo; i < hi; i++)
+      if (b[i]) gsh_lane(x, lb, kd, size, i, dom_ptr_off((dom_val)addr[i]), vals, sp);
   /* stores land warp by warp in x->worder; within a warp the higher lane wins */
   bool natural = true;
   for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
@@ -813,10 +860,23 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     msk_fix(&okm);
     vals = simt_guarded(x, t, &okm, vals, old);
   }
+  uint8_t one = 1;
+  if (x->gsh)                /* global races between blocks, before the bytes land */
+    for (int i = lo; i < hi; i++) {
+      if (!ok[i]) continue;
+      simt_buf *b = (simt_buf *)mem[i];     /* mem is simt_buf's first member */
+      if (!simt_gsh_on(x, b) || size > 64 || simt_gsh_try(x, b, i, off[i], size, sp)) continue;
+      uint8_t tmp[64];
+      dom_mem tm = { tmp, (int64_t)sizeof tmp, NULL, 0 }, *tmp_p = &tm;
+      for (int c = 0; c < nc; c++) {
+        int64_t to = c * es;
+        d->store(d, et, 1, &one, vals + (size_t)c * n + i, &tmp_p, &to);
+      }
+      simt_gsh_store(x, b, i, off[i], size, tmp, sp);
+    }
   /* stores land warp by warp in x->worder; within a warp the higher lane wins */
   bool natural = true;
   for (int w = 0; w < x->nwarps; w++) natural &= x->worder[w] == w;
-  uint8_t one = 1;
   for (int wi = 0; wi < x->nwarps; wi++) {
     int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
     if (natural && !shared) { store_lanes(x, et, nc, es, lo, hi, ok, vals, mem, off, offc); break; }

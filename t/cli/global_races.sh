@@ -1,0 +1,37 @@
+#!/bin/sh
+# Races between blocks on global memory: samples/reduce/l2norm_plain adds
+# two blocks' partial sums into acc[row] with a plain `+=` where
+# l2norm_atomic uses atomicAdd. The emulator runs the blocks one after
+# another, so the sum comes out right and the check once proved it; the
+# second block's store, which changes what the first stored, is a race
+# naming both blocks, their threads and the line, in fuzz and in check
+# --auto. The atomic version and the other kernels with global atomics,
+# grid-stride loops and multi-launch pipelines stay clean.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+S=$DG_SRCDIR/samples
+rcf="${TMPDIR:-/tmp}/dg_rc.$$"
+
+out=$(run_dirigo fuzz "$S/reduce/l2norm_plain.lua" --cases 8)
+is "$(cat "$rcf")" 1 "fuzz: acc[row] += s from two blocks is a finding (exit 1)"
+like "$out" "l2norm_plain.cu:14:27: race: write-write of acc\[[0-9]+\] by two blocks of one launch, not both atomic: .* \(block \(1,[0-9]+,0\) thread \(0,0,0\)\) vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 14:27" \
+  "  a write-write race: block (1,row)'s store against block (0,row)'s, same line"
+out=$(run_dirigo check "$S/reduce/l2norm_plain.lua" --auto --no-journal --budget 20)
+is "$(cat "$rcf")" 1 "check --auto: a finding (exit 1)"
+like "$out" "^y\[[0-9]+\] +race .*l2norm_plain.cu:14:27: race: write-write of acc\[[0-9]+\] by two blocks .* vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 14:27 .*concrete run on the emulator" \
+  "  the same race, from the concrete run (no more 'equivalent')"
+ok "! printf '%s' \"\$out\" | grep -q equivalent" "  and no element proved equivalent"
+out=$(run_dirigo check "$S/reduce/l2norm_plain.lua" --at 2 --json --no-journal --budget 20)
+like "$out" '"verdict":"race"' "check --json: verdict race"
+like "$out" '"other":\{"file":"[^"]*l2norm_plain.cu","line":14' "  the other store's line in the event"
+
+for p in reduce/l2norm_atomic atomics/scatter_add atomics/histogram_smem elementwise/relu_gridstride reduce/reduce6; do
+  [ -f "$S/$p.lua" ] || [ -f "$S/$p.cu" ] || continue
+  f=$S/$p.lua; [ -f "$f" ] || f=$S/$p.cu
+  out=$(run_dirigo fuzz "$f" --cases 8)
+  is "$(cat "$rcf")" 0 "fuzz: the correct $p passes"
+  ok "! printf '%s' \"\$out\" | grep -qE 'race: | race '" "  without a race"
+done
+out=$(run_dirigo check "$S/reduce/l2norm_atomic.lua" --at 2 --no-journal --budget 20)
+like "$out" "^y\[2\] +equivalent" "check: l2norm_atomic stays equivalent"
+rm -f "$rcf"
+done_testing

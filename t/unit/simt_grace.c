@@ -1,0 +1,274 @@
+/* simt_grace.c — races between blocks on global memory (src/simt_grace.c):
+ * two blocks of one launch storing different values to one element, not
+ * both with atomics, are a race naming both blocks, threads and lines; a
+ * same-value store, atomics, a block reading another's store, the
+ * __threadfence "last block" counter reset, grid-stride loops, in-place
+ * updates and stores in two launches are not. Each kernel runs on the
+ * concrete domain (its fast paths) and on a copy of its vtable (the general
+ * path): the same events. Block packing stays on where no two blocks store
+ * one element and gives the race up to the block-by-block run where they do. */
+#include "simt.h"
+#include "fe.h"
+#include "../tap.h"
+#include <string.h>
+
+static dg_srcmgr sm;
+static dom slow;
+
+static const char src[] =
+  "__global__ void lost(float *acc, const float *x)\n"                       /* 1 */
+  "{\n"
+  "  if (threadIdx.x == 0) acc[blockIdx.x / 2] += x[blockIdx.x];\n"          /* 3 */
+  "}\n"
+  "__global__ void flag(int *f, float *y)\n"                                  /* 5 */
+  "{\n"
+  "  f[0] = 1;\n"                                                             /* 7 */
+  "  y[blockIdx.x * blockDim.x + threadIdx.x] = 2.0f * threadIdx.x;\n"
+  "}\n"
+  "__global__ void atom(float *acc, const float *x)\n"                       /* 10 */
+  "{\n"
+  "  atomicAdd(&acc[threadIdx.x % 4], x[blockIdx.x * blockDim.x + threadIdx.x]);\n"
+  "}\n"
+  "/* the __threadfence reduction's last block */\n"                         /* 14 */
+  "__global__ void lastblock(float *part, float *out, unsigned *count)\n"
+  "{\n"
+  "  __shared__ bool last;\n"
+  "  if (threadIdx.x == 0) {\n"
+  "    part[blockIdx.x] = blockIdx.x + 1.0f;\n"
+  "    __threadfence();\n"
+  "    unsigned v = atomicAdd(count, 1u);\n"
+  "    last = v == gridDim.x - 1;\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "  if (last && threadIdx.x == 0) {\n"
+  "    float s = 0.0f;\n"
+  "    for (unsigned b = 0; b < gridDim.x; b++) s += part[b];\n"
+  "    out[0] = s;\n"
+  "    *count = 0;\n"
+  "  }\n"
+  "}\n"
+  "__global__ void stride(float *y, const float *x, int n)\n"                /* 32 */
+  "{\n"
+  "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+  "    y[i] = y[i] * 2.0f + x[i];\n"
+  "}\n"
+  "__global__ void wide(short *s, double *d)\n"                              /* 37 */
+  "{\n"
+  "  if (threadIdx.x == 3) s[1] = (short)(blockIdx.x + 1);\n"               /* 39 */
+  "  if (threadIdx.x == 5) d[2] = blockIdx.x * 0.5;\n"                      /* 40 */
+  "}\n"
+  "__global__ void one(int *o, int who, int v)\n"                            /* 42 */
+  "{\n"
+  "  if (blockIdx.x == who && threadIdx.x == 0) o[0] = v;\n"
+  "}\n"
+  "__global__ void pk(int *o, int at)\n"                                     /* 46 */
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  o[i] = i * 3;\n"                                                         /* 49 */
+  "  if (at >= 0 && threadIdx.x == 7 && (blockIdx.x == 1 || blockIdx.x == at)) o[0] = blockIdx.x;\n"   /* 50 */
+  "}\n"
+  "__global__ void readmine(float *a, float *o)\n"                           /* 52 */
+  "{\n"
+  "  if (blockIdx.x == 0 && threadIdx.x == 0) a[0] = 5.0f;\n"
+  "  if (blockIdx.x == 1 && threadIdx.x == 0) o[0] = a[0] + 1.0f;\n"
+  "}\n";
+
+enum { ZERO = 2 };
+/* init: true floats 1, 2, 3, ...; ZERO zeros; false poisoned. ty 0: no element type (byte cells) */
+typedef struct { const char *name; int64_t bytes; int init; dg_tykind ty; } bufspec;
+
+/* runs kernel on a fresh machine with buffers bs (floats 1, 2, 3, ... where
+ * init) and the ints after them; returns the machine (the caller frees it) */
+static simt *run(dg_module *mod, dom *d, const char *kernel, const bufspec *bs, int nb, const int64_t *iv, int ni,
+                 uint32_t grid, uint32_t block, uint64_t seed)
+{
+  simt *m = simt_new(d);
+  simt_arg a[8];
+  int na = 0;
+  for (int i = 0; i < nb; i++) {
+    int id = simt_buf_new(m, bs[i].name, bs[i].ty ? ir_type_scalar(bs[i].ty) : NULL, bs[i].bytes, bs[i].init ? SIMT_BUF_INIT : 0);
+    if (bs[i].init == true) {
+      float *p = (float *)(void *)simt_buf_data(m, id);
+      for (int64_t j = 0; j < bs[i].bytes / 4; j++) p[j] = (float)(j % 7 + 1);
+    }
+    a[na++] = (simt_arg){ .kind = SIMT_ARG_BUF, .buf = id };
+  }
+  for (int i = 0; i < ni; i++) a[na++] = (simt_arg){ .kind = SIMT_ARG_INT, .i = iv[i] };
+  simt_launch L = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .seed = seed };
+  simt_run(m, fe_find(mod, kernel), &L, a, na);
+  return m;
+}
+
+static const simt_event *race_of(const simt *m, int *n)
+{
+  size_t ne;
+  const simt_event *ev = simt_events(m, &ne), *r = NULL;
+  *n = 0;
+  for (size_t i = 0; i < ne; i++)
+    if (ev[i].kind == SIMT_EV_RACE || ev[i].kind == SIMT_EV_RACE_BENIGN) { if (!r) r = &ev[i]; ++*n; }
+  return r;
+}
+
+static int nevents(const simt *m) { size_t n; simt_events(m, &n); return (int)n; }
+
+/* the kernel on both paths: no event at all */
+static void clean(dg_module *mod, const char *what, const char *kernel, const bufspec *bs, int nb, const int64_t *iv,
+                  int ni, uint32_t grid, uint32_t block)
+{
+  for (int p = 0; p < 2; p++) {
+    simt *m = run(mod, p ? &slow : NULL, kernel, bs, nb, iv, ni, grid, block, 0);
+    size_t ne;
+    const simt_event *ev = simt_events(m, &ne);
+    ok(ne == 0, "%s (%s path): no event%s%s", what, p ? "general" : "fast", ne ? ": " : "", ne ? ev[0].msg : "");
+    simt_free(m);
+  }
+}
+
+/* a race at line, between two blocks, on both paths; returns nothing */
+static void racy(dg_module *mod, const char *what, const char *kernel, const bufspec *bs, int nb, const int64_t *iv,
+                 int ni, uint32_t grid, uint32_t block, uint32_t line, const char *elem, int64_t b1, int64_t b2,
+                 int64_t t1, int64_t t2)
+{
+  for (int p = 0; p < 2; p++) {
+    simt *m = run(mod, p ? &slow : NULL, kernel, bs, nb, iv, ni, grid, block, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && e->xblock, "%s (%s path): a race between blocks", what, p ? "general" : "fast");
+    if (e) {
+      ok(e->span.line == line && e->span2.line == line, "%s: both stores at line %u (%u, %u)", what, line, e->span.line,
+         e->span2.line);
+      ok(e->block == b2 && e->block2 == b1 && e->thread == t2 && e->thread2 == t1,
+         "%s: block %lld thread %lld against block %lld thread %lld (got %lld/%lld, %lld/%lld)", what, (long long)b2,
+         (long long)t2, (long long)b1, (long long)t1, (long long)e->block, (long long)e->thread, (long long)e->block2,
+         (long long)e->thread2);
+      ok(strstr(e->msg, elem) && strstr(e->msg, "two blocks"), "%s: the message names %s: %s", what, elem, e->msg);
+      ok(e->bidx2[0] == (uint32_t)b1 && e->tidx2[0] == (uint32_t)t1, "%s: the other thread's coordinates", what);
+      dg_buf b = {0};
+      simt_event_format(&b, &sm, e);
+      char want[64];
+      snprintf(want, sizeof want, "vs block (%lld,0,0) thread (%lld,0,0) at line %u:", (long long)b1, (long long)t1, line);
+      ok(b.s && strstr(b.s, want), "%s: formatted with the other block: %s", what, b.s ? b.s : "");
+      dg_buf_free(&b);
+    }
+    simt_free(m);
+  }
+}
+
+static void test_lost(dg_module *mod)
+{
+  bufspec bs[] = { { "acc", 4 * 4, true, DG_TY_F32 }, { "x", 8 * 4, true, DG_TY_F32 } };
+  racy(mod, "acc[b/2] += x[b]", "lost", bs, 2, NULL, 0, 8, 32, 3, "acc[0]", 0, 1, 0, 0);
+  /* any block order: still a race, still both lines */
+  simt *m = run(mod, NULL, "lost", bs, 2, NULL, 0, 8, 32, 12345);
+  int n;
+  const simt_event *e = race_of(m, &n);
+  ok(e && e->xblock && e->block / 2 == e->block2 / 2 && e->block != e->block2,
+     "blocks in a permuted order: the race names the two blocks of one row (%lld, %lld)", e ? (long long)e->block : -1LL,
+     e ? (long long)e->block2 : -1LL);
+  ok(e && e->count >= 4, "one event for the four rows' races, counted (%lld)", e ? (long long)e->count : 0LL);
+  simt_free(m);
+  /* one block: nothing to race with */
+  clean(mod, "one block of acc[b/2] += x[b]", "lost", bs, 2, NULL, 0, 1, 32);
+}
+
+static void test_benign(dg_module *mod)
+{
+  bufspec bs[] = { { "f", 4, false }, { "y", 4 * 32 * 4, false } };
+  clean(mod, "f[0] = 1 from every block", "flag", bs, 2, NULL, 0, 4, 32);
+  bufspec ba[] = { { "acc", 4 * 4, true }, { "x", 4 * 64 * 4, true } };
+  clean(mod, "atomicAdd from every block", "atom", ba, 2, NULL, 0, 4, 64);
+  bufspec bl[] = { { "part", 6 * 4, false, DG_TY_F32 }, { "out", 4, false, DG_TY_F32 }, { "count", 4, ZERO, DG_TY_U32 } };
+  clean(mod, "__threadfence last block: reads the partials, resets the counter", "lastblock", bl, 3, NULL, 0, 6, 32);
+  {
+    simt *m = run(mod, NULL, "lastblock", bl, 3, NULL, 0, 6, 32, 0);
+    float out = 0;
+    uint32_t cnt = 1;
+    simt_buf_read(m, 2, 0, &out, 4), simt_buf_read(m, 3, 0, &cnt, 4);
+    ok(out == 21.0f && cnt == 0, "... the last block summed the partials (%g) and reset the counter (%u)", out, cnt);
+    simt_free(m);
+  }
+  bufspec bg[] = { { "y", 1000 * 4, true }, { "x", 1000 * 4, true } };
+  int64_t n = 1000;
+  clean(mod, "grid-stride loop, in place", "stride", bg, 2, &n, 1, 3, 64);
+  bufspec br[] = { { "a", 4, false }, { "o", 4, false } };
+  clean(mod, "block 1 reads block 0's store", "readmine", br, 2, NULL, 0, 2, 32);
+}
+
+static void test_general(dg_module *mod)
+{
+  /* a short and a double: the general path's stores and an 8-byte cell */
+  bufspec bs[] = { { "s", 4 * 2, false, DG_TY_I16 }, { "d", 4 * 8, false, DG_TY_F64 } };
+  racy(mod, "short s[1] = b + 1", "wide", bs, 2, NULL, 0, 3, 32, 39, "s[1]", 0, 1, 3, 3);
+  /* byte cells where the buffer has no element type */
+  bufspec bb[] = { { "s", 4 * 2, false, 0 }, { "d", 4 * 8, false, 0 } };
+  racy(mod, "short s[1] = b + 1, untyped buffer", "wide", bb, 2, NULL, 0, 3, 32, 39, "s[byte 2]", 0, 1, 3, 3);
+}
+
+/* stores in two launches: launches are ordered */
+static void test_launches(dg_module *mod)
+{
+  for (int p = 0; p < 2; p++) {
+    simt *m = simt_new(p ? &slow : NULL);
+    int o = simt_buf_new(m, "o", NULL, 4, 0);
+    simt_launch L = { .grid = { 4, 1, 1 }, .block = { 32, 1, 1 } };
+    simt_arg a[3] = { { .kind = SIMT_ARG_BUF, .buf = o }, { .kind = SIMT_ARG_INT, .i = 0 }, { .kind = SIMT_ARG_INT, .i = 7 } };
+    simt_run(m, fe_find(mod, "one"), &L, a, 3);
+    int e1 = nevents(m);
+    a[1].i = 2, a[2].i = 9;
+    simt_run(m, fe_find(mod, "one"), &L, a, 3);
+    int e2 = nevents(m);
+    a[1].i = 3, a[2].i = 4;
+    simt_run(m, fe_find(mod, "one"), &L, a, 3);
+    int e3 = nevents(m);
+    int32_t v = 0;
+    simt_buf_read(m, o, 0, &v, 4);
+    ok(e1 == 0 && e2 == 0 && e3 == 0 && v == 4, "%s path: three launches storing o[0] from blocks 0, 2, 3: no race "
+       "(%d %d %d events, o[0] = %d)", p ? "general" : "fast", e1, e2, e3, v);
+    simt_free(m);
+  }
+}
+
+/* block packing: on without a conflict, the race found where there is one
+ * (two blocks of one pack, or of two packs) */
+static void test_pack(dg_module *mod)
+{
+  bufspec bs[] = { { "o", 64 * 32 * 4, false, DG_TY_I32 } };
+  int64_t at = -1;
+  simt *m = run(mod, NULL, "pk", bs, 1, &at, 1, 64, 32, 0);
+  ok(nevents(m) == 0 && simt_last_stats(m).packed == 64, "pk without a conflict: packed (%llu blocks), no event",
+     (unsigned long long)simt_last_stats(m).packed);
+  simt_free(m);
+  const int64_t ats[] = { 3, 40 };     /* 16 blocks of 32 threads a pack: block 3 in block 1's, 40 in another */
+  for (int i = 0; i < 2; i++) {
+    m = run(mod, NULL, "pk", bs, 1, &ats[i], 1, 64, 32, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->xblock && e->span.line == 50 && e->span2.line == 49 && e->block == 1 && e->thread == 7,
+       "pk, blocks 1 and %lld storing o[0]: block 1's store races with block 0's (line %u against %u)",
+       (long long)ats[i], e ? e->span.line : 0, e ? e->span2.line : 0);
+    ok(simt_last_stats(m).packed == 0, "... found block by block (%llu packed)",
+       (unsigned long long)simt_last_stats(m).packed);
+    simt_free(m);
+  }
+}
+
+int main(void)
+{
+  dg_srcmgr_init(&sm);
+  slow = *dom_concrete();
+  uint32_t file = dg_srcmgr_add(&sm, "grace.cu", dg_strdup(src), sizeof src - 1);
+  dg_diags d = {0};
+  dg_module *mod = fe_load_file(&sm, file, NULL, &d);
+  if (d.nerrors) dg_diags_print(stdout, &sm, &d);
+  dg_diags_free(&d);
+  ok(mod && fe_find(mod, "lost") && fe_find(mod, "readmine"), "kernels lowered");
+  if (!mod) return tap_done();
+  test_lost(mod);
+  test_benign(mod);
+  test_general(mod);
+  test_launches(mod);
+  test_pack(mod);
+  fe_module_free(mod);
+  dg_srcmgr_free(&sm);
+  return tap_done();
+}
