@@ -254,6 +254,7 @@ bool check_huge_no_search(chk *c)
                                                        "no thread's store address reaches the element)");
       /* no finding there: the store went inside the tensor (check_wide.c) */
       if (!said && st == SIMT_OK) said = check_wide_unstored(c, &L);
+      if (!said && st == SIMT_OK) said = check_wide_unwritten(c);
     }
     check_mach_free(&cm);
   }
@@ -715,6 +716,43 @@ static double wide_case(const dg_problem *p, const emu_kernels *k, int target, i
   return best;
 }
 
+/* A 32-bit product widened after it wrapped (`size_t total = N * C * HW`,
+ * ints): just past 2^32 elements it wraps to a small count, and a loop
+ * bounded by it leaves the rest unwritten — cheap to run whole, unlike
+ * the instance past 1.25 * 2^31 (a negative count: every thread walks
+ * 2^31 / threads iterations, batchnorm_infer's 1.7e7). The outermost
+ * dimension of the target that can, the others at the spec's, brought to
+ * the least value whose element count passes 2^32; kept when its blocks'
+ * work is small. */
+static bool total_case(const dg_problem *p, const emu_kernels *k, int target, int64_t *sz)
+{
+  const dg_tensor *ts = &p->tensors.v[target];
+  size_t ns = p->sizes.n;
+  double off;
+  const double wrap = 4294967296.0;
+  for (size_t pos = 0; pos < ts->shape.n; pos++)
+    for (size_t x = 0; x < ns; x++) {
+      if (dim_pos(ts, p->sizes.v[x].name) != (int)pos) continue;
+      dg_problem_default_sizes(p, sz);
+      int64_t lo = sz[x], hi = -1;
+      while (hi < 0 && lo < INT32_MAX) {
+        sz[x] = lo * 2 > INT32_MAX ? INT32_MAX : lo * 2;
+        if (!big_ok(p, target, sz, &off, true)) break;
+        if ((double)dg_problem_numel(p, target, sz) > wrap) hi = sz[x]; else lo = sz[x];
+      }
+      if (hi < 0) continue;
+      while (hi - lo > 1) {
+        sz[x] = lo + (hi - lo) / 2;
+        if (big_ok(p, target, sz, &off, true) && (double)dg_problem_numel(p, target, sz) > wrap) hi = sz[x];
+        else lo = sz[x];
+      }
+      sz[x] = hi;
+      double w = block_work_in(p, k, sz, 0.4);
+      if (big_ok(p, target, sz, &off, true) && w >= 0 && w <= BIG_LANE_OPS) return true;
+    }
+  return false;
+}
+
 int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
 {
   /* blocks that communicate (global atomics): every writer block runs
@@ -784,6 +822,13 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
     bool wide = false;
     for (int j = 0; j < n && !wide; j++) wide = last_offset(p, t, out + (size_t)j * ns) >= (double)WIDE_OFF;
     if (!lazyable(&p->tensors.v[t]) || wide || wide_case(p, k, t, sz) < 0) continue;
+    bool seen = false;
+    for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
+    if (!seen) n++;
+  }
+  for (int t = 0; k && t < (int)p->tensors.n && n < max && check_wide_total(k); t++) {
+    int64_t *sz = out + (size_t)n * ns;
+    if (p->tensors.v[t].role != DG_TENSOR_OUTPUT || !lazyable(&p->tensors.v[t]) || !total_case(p, k, t, sz)) continue;
     bool seen = false;
     for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
     if (!seen) n++;

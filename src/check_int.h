@@ -178,6 +178,14 @@ bool check_wide_unstored(chk *c, const simt_launch *L);
 bool check_huge_heavy(chk *c);
 /* Does a kernel index global memory with an unsigned 32-bit product (`x + blockIdx.x * C`)? */
 bool check_wide_u32(const emu_kernels *k);
+/* Does one widen a 32-bit signed product to 64 bits after it wrapped (`size_t total = N * C * HW`)? */
+bool check_wide_total(const emu_kernels *k);
+/* A lazy output's element no thread stores (the inversion said so) in a
+ * grid small enough to run whole: every block runs on the emulator (cut at
+ * a few seconds); when they end without a finding and the element still
+ * holds the poison of an unwritten one, that is the verdict (a bug, with
+ * the reference's value). True when a verdict was said. */
+bool check_wide_unwritten(chk *c);
 /* check_huge.c's side of it */
 check_wide **check_huge_wide(chk *c);                   /* NULL when c is not huge */
 double check_huge_value(const chk *c, int t, int64_t i);   /* lazy input t's element i as filled */

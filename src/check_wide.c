@@ -21,6 +21,7 @@
  * check_wide_u32 says whether a kernel has such arithmetic (then --auto
  * adds an instance past 2^32 elements: check_huge_sizes). */
 #include "check_int.h"
+#include "dom_sym.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -133,6 +134,30 @@ void check_huge_search_vals(chk *c, term_value *vals, size_t nvals, fuzz_dist di
 }
 
 /* ---- the replay ------------------------------------------------------------------ */
+/* The reference's term on the values a run reads: held inputs from in (or
+ * c's), lazy ones as their fill gives them. */
+static double ref_value(chk *c, double **in, bool *err)
+{
+  const dg_problem *p = c->p;
+  size_t nv = term_var_count(c->tc);
+  term_value *vals = dg_calloc(nv + 1, sizeof *vals);
+  for (size_t i = 0; i < nv; i++) {
+    const term_varinfo *vi = term_var_info(c->tc, i);
+    int t = vi->kind == TERM_VAR_INPUT ? dg_problem_tensor(p, vi->tensor) : -1;
+    int64_t idx;
+    double v = 0;
+    double *held = t >= 0 ? (in && in[t] ? in[t] : c->io.data[t]) : NULL;
+    if (held && vi->index >= 0 && vi->index < c->io.numel[t]) v = held[vi->index];
+    else if ((t = lazy_input(c, i, &idx)) >= 0) v = check_huge_value(c, t, idx);
+    else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "+inf")) v = INFINITY;
+    else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "-inf")) v = -INFINITY;
+    vals[i].f = v, vals[i].i = (int64_t)v;
+  }
+  double r = term_eval(c->tc, c->ref, vals, err).f;
+  free(vals);
+  return r;
+}
+
 bool check_huge_replay_value(chk *c, double **in, double *got, double *want)
 {
   const dg_problem *p = c->p;
@@ -172,26 +197,73 @@ bool check_huge_replay_value(chk *c, double **in, double *got, double *want)
     return false;
   }
   /* the reference on the same values */
-  size_t nv = term_var_count(c->tc);
-  term_value *vals = dg_calloc(nv + 1, sizeof *vals);
-  for (size_t i = 0; i < nv; i++) {
-    const term_varinfo *vi = term_var_info(c->tc, i);
-    int t = vi->kind == TERM_VAR_INPUT ? dg_problem_tensor(p, vi->tensor) : -1;
-    int64_t idx;
-    double v = 0;
-    if (t >= 0 && in && in[t] && vi->index >= 0 && vi->index < c->io.numel[t]) v = in[t][vi->index];
-    else if ((t = lazy_input(c, i, &idx)) >= 0) v = check_huge_value(c, t, idx);
-    else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "+inf")) v = INFINITY;
-    else if (vi->kind == TERM_VAR_FREE && !strcmp(vi->tensor, "-inf")) v = -INFINITY;
-    vals[i].f = v, vals[i].i = (int64_t)v;
-  }
   bool e = false;
-  *want = term_eval(c->tc, c->ref, vals, &e).f;
-  free(vals);
+  *want = ref_value(c, in, &e);
   if (e || !isfinite(*want)) return false;
   bool differs = fuzz_elem_check(p->tensors.v[c->t].dtype, *got, *want, dg_problem_tol(p, c->t)) != FUZZ_ELEM_OK;
   if (differs) check_huge_replayed(c);
   return differs;
+}
+
+/* ---- an element nothing writes, in a grid small enough to run whole -------------- */
+#define WHOLE_BLOCKS 4096
+#define WHOLE_SECS 3.0
+
+bool check_wide_unwritten(chk *c)
+{
+  const dg_problem *p = c->p;
+  if (!check_huge_out(c) || p->launches.n != 1 || c->es > 16) return false;
+  check_mach cm;
+  simt_launch L;
+  char *err = NULL;
+  bool said = false, ended = false, stored = true;
+  int64_t nb = 0;
+  if (!check_mach_init(&cm, p, c->sizes, &c->io, NULL, &err)) {
+    free(err);
+    return false;
+  }
+  if (check_mach_dims(&cm, 0, &L, &err)) {
+    nb = (int64_t)(L.grid[0] ? L.grid[0] : 1) * (L.grid[1] ? L.grid[1] : 1) * (L.grid[2] ? L.grid[2] : 1);
+    if (nb <= WHOLE_BLOCKS) {
+      int64_t *blocks = dg_malloc(sizeof *blocks * (size_t)nb);
+      for (int64_t i = 0; i < nb; i++) blocks[i] = i;
+      double dl = dg_now() + WHOLE_SECS;
+      cm.deadline = c->deadline > 0 && c->deadline < dl ? c->deadline : dl;
+      simt_status st = check_mach_launch(&cm, c->k, 0, blocks, (int)nb, &err);
+      free(blocks);
+      size_t ne;
+      const simt_event *ev = simt_events(cm.m, &ne);
+      said = st != SIMT_BADARGS && check_event_verdict(c, ev, ne, "concrete run on the emulator (every block of "
+                                                       "this instance: no thread's store address reaches the element)");
+      ended = st == SIMT_OK;
+      uint8_t b[16];
+      if (ended && !said) {
+        simt_buf_read(cm.m, cm.bufs[c->t], c->off, b, c->es);
+        stored = false;
+        for (int i = 0; i < c->es && !stored; i++) stored = b[i] != 0xff;    /* the output's poison */
+      }
+    }
+  }
+  check_mach_free(&cm);
+  free(err);
+  if (said) return true;
+  if (!ended || stored) return false;
+  /* the reference's value of the element (it may leave it undefined) */
+  if (!c->tc) {
+    c->tc = term_ctx_new(c->o->model);
+    c->sym = dom_sym_new(c->tc);
+  }
+  c->ref = check_ref_term(c);
+  if (!c->ref) return true;            /* check_ref_term said: unchecked, or unknown */
+  bool e = false;
+  double want = ref_value(c, NULL, &e);
+  if (e || !isfinite(want)) return false;
+  c->r->have_values = true;
+  c->r->kernel_value = NAN, c->r->ref_value = want;
+  check_say(c->r, CHECK_BUG, "no thread writes this element (reference %.9g; its store addresses, inverted: none "
+            "reaches it; replayed on the emulator: all %" PRId64 " blocks of this instance ran and left it unwritten, "
+            "inputs past 2^28 elements filled lazily on touch)", want, nb);
+  return true;
 }
 
 /* ---- the symbolic run's share --------------------------------------------------- */
@@ -296,24 +368,26 @@ static const dg_expr *uncast(const dg_expr *e)
  * builtins: `blockIdx.x * C` wraps once the tensor passes 2^32 elements,
  * `blockIdx.x * blockDim.x` only past 2^32 threads along a dimension, which
  * no instance has (flat ids fit an int) */
-static bool has_product(const dg_expr *e)
+static bool product_of(const dg_expr *e, dg_tykind ty)
 {
-  if (!e || !e->type || e->type->kind != DG_TY_U32) return false;
+  if (!e || !e->type || e->type->kind != ty) return false;
   if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_MUL || e->op == DG_BIN_SHL)) {
     const dg_expr *a = uncast(e->a), *b = uncast(e->b);
     return !(a && b && a->kind == DG_EX_BUILTIN && b->kind == DG_EX_BUILTIN);
   }
   if (e->kind == DG_EX_BINARY && (e->op == DG_BIN_ADD || e->op == DG_BIN_SUB))
-    return has_product(e->a) || has_product(e->b);
+    return product_of(e->a, ty) || product_of(e->b, ty);
   return false;
 }
 
+static bool has_product(const dg_expr *e) { return product_of(e, DG_TY_U32); }
+
 /* A 64-bit integer made of one: `size_t base = blockIdx.y * T * D` wraps
  * before it widens */
-static bool widened_product(const dg_expr *e)
+static bool widened_product(const dg_expr *e, dg_tykind ty)
 {
   return e && e->kind == DG_EX_CAST && e->op == DG_CAST_CONVERT && e->type &&
-         (e->type->kind == DG_TY_U64 || e->type->kind == DG_TY_I64) && has_product(e->a);
+         (e->type->kind == DG_TY_U64 || e->type->kind == DG_TY_I64) && product_of(e->a, ty);
 }
 
 /* A pointer into memory that is not known to be __shared__ or local. */
@@ -323,45 +397,50 @@ static bool global_ptr(const dg_expr *e)
          e->type->space != DG_AS_LOCAL;
 }
 
-static bool u32_func(const dg_func *f, funcset *seen);
-static bool u32_expr(const dg_expr *e, funcset *seen)
+static bool u32_func(const dg_func *f, funcset *seen, int mode);
+static bool u32_expr(const dg_expr *e, funcset *seen, int mode)
 {
   if (!e) return false;
-  if (e->kind == DG_EX_BINARY && e->op == DG_BIN_PTRADD && global_ptr(e->a) && has_product(e->b)) return true;
-  if (e->kind == DG_EX_INDEX && global_ptr(e->a) && has_product(e->b)) return true;
-  if (e->kind == DG_EX_ASSIGN && e->op == DG_BIN_PTRADD && global_ptr(e->a) && has_product(e->b)) return true;
-  if (widened_product(e)) return true;
-  if (e->kind == DG_EX_CALL && e->func && u32_func(e->func, seen)) return true;
-  if (u32_expr(e->a, seen) || u32_expr(e->b, seen) || u32_expr(e->c, seen)) return true;
-  for (int i = 0; i < e->nargs; i++) if (u32_expr(e->args[i], seen)) return true;
+  if (mode == 0 && (e->kind == DG_EX_BINARY || e->kind == DG_EX_ASSIGN) && e->op == DG_BIN_PTRADD &&
+      global_ptr(e->a) && has_product(e->b))
+    return true;
+  if (mode == 0 && e->kind == DG_EX_INDEX && global_ptr(e->a) && has_product(e->b)) return true;
+  if (widened_product(e, mode == 0 ? DG_TY_U32 : DG_TY_I32)) return true;
+  if (e->kind == DG_EX_CALL && e->func && u32_func(e->func, seen, mode)) return true;
+  if (u32_expr(e->a, seen, mode) || u32_expr(e->b, seen, mode) || u32_expr(e->c, seen, mode)) return true;
+  for (int i = 0; i < e->nargs; i++) if (u32_expr(e->args[i], seen, mode)) return true;
   return false;
 }
 
-static bool u32_stmt(const dg_stmt *s, funcset *seen)
+static bool u32_stmt(const dg_stmt *s, funcset *seen, int mode)
 {
   if (!s) return false;
-  if (u32_expr(s->e, seen) || u32_expr(s->step, seen) || u32_stmt(s->init, seen) ||
-      u32_stmt(s->then, seen) || u32_stmt(s->els, seen))
+  if (u32_expr(s->e, seen, mode) || u32_expr(s->step, seen, mode) || u32_stmt(s->init, seen, mode) ||
+      u32_stmt(s->then, seen, mode) || u32_stmt(s->els, seen, mode))
     return true;
-  for (int i = 0; i < s->ninits; i++) if (u32_expr(s->inits[i], seen)) return true;
-  for (int i = 0; i < s->nbody; i++) if (u32_stmt(s->body[i], seen)) return true;
+  for (int i = 0; i < s->ninits; i++) if (u32_expr(s->inits[i], seen, mode)) return true;
+  for (int i = 0; i < s->nbody; i++) if (u32_stmt(s->body[i], seen, mode)) return true;
   return false;
 }
 
-static bool u32_func(const dg_func *f, funcset *seen)
+static bool u32_func(const dg_func *f, funcset *seen, int mode)
 {
   for (size_t i = 0; i < seen->n; i++) if (seen->v[i] == f) return false;
   dg_vec_push(seen, f);
-  return u32_stmt(f->body, seen);
+  return u32_stmt(f->body, seen, mode);
 }
 
-bool check_wide_u32(const emu_kernels *k)
+static bool any_kernel(const emu_kernels *k, int mode)
 {
   bool any = false;
   for (size_t i = 0; k && i < k->kern.n && !any; i++) {
     funcset seen = {0};
-    any = k->kern.v[i] && u32_func(k->kern.v[i], &seen);
+    any = k->kern.v[i] && u32_func(k->kern.v[i], &seen, mode);
     dg_vec_free(&seen);
   }
   return any;
 }
+
+bool check_wide_u32(const emu_kernels *k) { return any_kernel(k, 0); }
+
+bool check_wide_total(const emu_kernels *k) { return any_kernel(k, 1); }

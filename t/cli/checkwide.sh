@@ -77,4 +77,16 @@ ok "[ \"\${secs:-99}\" -lt 15 ]" "within seconds (${secs:-?} s), not minutes"
 out=$(run_dirigo check "$S/attention/attention_online.lua" --size B=32767 --size H=2 --size T=1281 --size D=64 \
       --at 32766,0,0,0 --no-journal --no-gpu --budget 20)
 like "$out" "^o\[32766,0,0,0\] +equivalent" "and its first query of the last batch is proved (a 64-bit base)"
+# batchnorm_infer with `size_t total = (N) * C * HW` (ints): just past 2^32 elements the count
+# wraps to 59 and the grid-stride loop stops there; the two blocks run whole in milliseconds
+# (past 1.25 * 2^31 the count is negative and each thread would walk 1.7e7 iterations)
+out=$(run_dirigo check "$H/batchnorm_infer_i32.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "batchnorm_infer with its element count an int product: found (exit 1)"
+like "$out" "huge instance .*batchnorm_infer_i32.lua --size N=40904451 --size C=3 --size H=5 --size W=7 --at 40904450,2,4,6" \
+  "at N*C*H*W = 2^32 + 59"
+like "$out" "^y\[40904450,2,4,6\] +bug +no thread writes this element \(reference [-0-9.e]+; its store addresses, inverted: none reaches it; replayed on the emulator: all 2 blocks of this instance ran and left it unwritten" \
+  "the element is never written: every block run, the reference's value given"
+out=$(run_dirigo check "$S/norm/batchnorm_infer.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 0 "the correct batchnorm_infer --auto: no finding"
+ok "! printf '%s\n' \"\$out\" | grep -q 'huge instance'" "and no huge instance (a 64-bit count; its grid adds no blocks)"
 done_testing

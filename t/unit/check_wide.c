@@ -8,7 +8,7 @@
 #include "../tap.h"
 #include <string.h>
 
-static int wide(const char *dir, const char *spec)
+static int wide_mode(const char *dir, const char *spec, bool total)
 {
   char *path = dg_printf("%s/%s/%s", DG_DATADIR, dir, spec);
   dg_diags d = {0};
@@ -17,7 +17,7 @@ static int wide(const char *dir, const char *spec)
   emu_kernels k;
   memset(&k, 0, sizeof k);
   if (p && !d.nerrors && emu_kernels_load(&k, p, &d)) {
-    r = check_wide_u32(&k);
+    r = total ? check_wide_total(&k) : check_wide_u32(&k);
     emu_kernels_free(&k);
   }
   dg_diags_free(&d);
@@ -25,6 +25,9 @@ static int wide(const char *dir, const char *spec)
   free(path);
   return r;
 }
+
+static int wide(const char *dir, const char *spec) { return wide_mode(dir, spec, false); }
+static int total(const char *dir, const char *spec) { return wide_mode(dir, spec, true); }
 
 int main(void)
 {
@@ -44,12 +47,16 @@ int main(void)
   };
   for (size_t i = 0; i < sizeof no / sizeof *no; i++)
     ok(wide("samples", no[i]) == 0, "%s: no unsigned 32-bit product into global memory", no[i]);
+  /* size_t total = N * C * HW with ints: wraps to a small count just past 2^32 */
+  ok(total("t/data/hugewide", "batchnorm_infer_i32.lua") == 1, "batchnorm_infer: (size_t)(N * C * HW)");
+  ok(total("samples", "norm/batchnorm_infer.lua") == 0, "the correct batchnorm_infer: (size_t)N * C * HW");
+  ok(total("t/data/hugewide", "cumsum_block_u32ld.lua") == 0, "cumsum_block_u32ld: no signed product widened");
   const char *list = getenv("DG_WIDE_LIST");     /* diagnostics: a file of SPEC paths under the data dir */
   FILE *f = list ? fopen(list, "r") : NULL;
   char line[512];
   while (f && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
-    if (*line) printf("# %s: %d\n", line, wide(".", line));
+    if (*line) printf("# %s: %d %d\n", line, wide(".", line), total(".", line));
   }
   if (f) fclose(f);
   return tap_done();
