@@ -172,9 +172,9 @@ bool check_huge_replay_value(chk *c, double **in, double *got, double *want);
  * the element 2^32 below has two writers whose values differ, each block
  * run alone on the emulator: true with the verdict (a race) said. */
 bool check_wide_unstored(chk *c, const simt_launch *L);
-/* huge: the writer block, run once concretely (cut at a second), does more
- * lane operations than a symbolic run can take: true with the verdict
- * (unknown) said; the caller runs no symbolic run. */
+/* huge, under a budget: the writer block, run once concretely (cut at a
+ * second), does more lane operations than a symbolic run can take in one:
+ * true with the verdict (unknown) said; the caller runs no symbolic run. */
 bool check_huge_heavy(chk *c);
 /* Does a kernel index global memory with an unsigned 32-bit product (`x + blockIdx.x * C`)? */
 bool check_wide_u32(const emu_kernels *k);
