@@ -201,7 +201,12 @@ static bool find_writer(chk *c)
     }
     size_t ne;
     const simt_event *ev = simt_events(cm.m, &ne);
-    if (check_event_verdict(c, ev, ne, "concrete run on the emulator")) { ok = false; break; }
+    if (check_event_verdict(c, ev, ne, "concrete run on the emulator")) {
+      /* a race between blocks shows with these inputs (its stores differ): kept to replay it */
+      if (c->r->event.xblock) check_keep_inputs(c, check_witness_inputs(c, NULL, 0));
+      ok = false;
+      break;
+    }
     if (st == SIMT_STOPPED && simt_error(cm.m)[0]) {
       check_say(c->r, CHECK_UNKNOWN, "the budget was spent finding the writer (launch %d: %s)", li + 1,
                 simt_error(cm.m));

@@ -402,7 +402,8 @@ int cli_check(int argc, char **argv)
     }
     if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 1) check_replay_gpu(L.p, &gk, gpu_dev, &r);
     /* --no-journal writes nothing beside the problem: no witness file either */
-    char *wpath = (r.verdict == CHECK_BUG || r.verdict == CHECK_FINDING) && r.inputs && !a.no_journal
+    char *wpath = (r.verdict == CHECK_BUG || r.verdict == CHECK_FINDING || r.verdict == CHECK_RACE) && r.inputs
+                  && !a.no_journal
                   ? save_witness(L.p, &r) : NULL;
     dg_buf j = {0};
     check_result_json(&j, L.p, &L.k, &r, wpath, false);

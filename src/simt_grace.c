@@ -9,11 +9,12 @@
  * which block stores last: a race.
  *
  * Each global buffer stored to in a launch keeps, per cell of its element's
- * size (simt_buf.gran), the last store: block, thread, atomic or not, and the
- * store's span (an index into the launch's table of store spans). The cells
- * are allocated at the buffer's first store, kept across launches and reset
- * at the buffer's first store of the next launch (only the range the last
- * launch touched). Every store path of simt_mem.c asks before its bytes land:
+ * size (simt_buf.gran; a buffer with no element type: its first store's
+ * size), the last store: block, thread, atomic or not, and the
+ * store's span (an index into the launch's table of store spans), and a
+ * generation: a cell of an earlier launch holds an older one, so nothing is
+ * reset between launches (but every 255th). The cells are allocated at the
+ * buffer's first store and kept with it. Every store path of simt_mem.c asks before its bytes land:
  * the common case (the cell empty in this launch or this block's) is a load
  * and a store of the cell; only another block's cell needs the new bytes.
  *
@@ -29,23 +30,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { GS_ATOMIC = 32, GS_THREAD = 33, GS_SPAN = 44 };
+enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = 43, GS_GEN = SIMT_GS_GEN };
 #define GS_BLOCK(c) ((uint32_t)(c))
 
-uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b, int64_t c0, int64_t c1)
+uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
 {
   if (b->glaunch != x->gl) {
     if (!b->gsh) {
-      int64_t n = b->mem.size / b->gran;
+      int64_t n = b->mem.size / b->ggran;
       b->gsh = dg_calloc((size_t)(n > 0 ? n : 1), sizeof *b->gsh);
-    } else if (b->ghi > b->glo) {
-      memset(b->gsh + b->glo, 0, (size_t)(b->ghi - b->glo) * sizeof *b->gsh);
+      b->ggen = 1;
+    } else if (!++b->ggen) {          /* every 255 launches: the generations start again */
+      memset(b->gsh, 0, (size_t)(b->mem.size / b->ggran) * sizeof *b->gsh);
+      b->ggen = 1;
     }
     b->glaunch = x->gl;
-    b->glo = c0, b->ghi = c1;
-  } else {
-    if (c0 < b->glo) b->glo = c0;
-    if (c1 > b->ghi) b->ghi = c1;
   }
   return b->gsh;
 }
@@ -60,7 +59,7 @@ static uint64_t span_index(simt_x *x, dg_span sp)
   if (x->gspn && same_span(x->gsp[x->gsplast], sp)) return (uint64_t)x->gsplast;
   for (int i = 0; i < x->gspn; i++)
     if (same_span(x->gsp[i], sp)) return (uint64_t)(x->gsplast = i);
-  if (x->gspn >= (1 << 20) - 1) return 0;     /* (never: a kernel has that many store sites) */
+  if (x->gspn >= (1 << 13) - 1) return 0;     /* (a kernel with that many store sites: the first's line) */
   if (x->gspn == x->gspcap) {
     x->gspcap = x->gspcap ? x->gspcap * 2 : 16;
     x->gsp = dg_realloc(x->gsp, sizeof *x->gsp * (size_t)x->gspcap);
@@ -69,19 +68,19 @@ static uint64_t span_index(simt_x *x, dg_span sp)
   return (uint64_t)(x->gsplast = x->gspn++);
 }
 
-uint64_t simt_gsh_tag(simt_x *x, int lane, dg_span sp)
+uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp)
 {
   int64_t blk = x->block;
   int thr = lane;
   if (x->pk) blk += lane / x->nb1, thr = lane % x->nb1;    /* packed blocks: lane's own */
-  return span_index(x, sp) << GS_SPAN | (uint64_t)thr << GS_THREAD | (uint64_t)x->in_atomic << GS_ATOMIC
-         | (uint32_t)(blk + 1);
+  return (uint64_t)b->ggen << GS_GEN | span_index(x, sp) << GS_SPAN | (uint64_t)thr << GS_THREAD
+         | (uint64_t)x->in_atomic << GS_ATOMIC | (uint32_t)(blk + 1);
 }
 
 /* the cells [c0, c1) a store of size bytes at o covers; false: not tracked */
-static inline bool span_cells(const simt_buf *b, int64_t o, int64_t size, int64_t *c0, int64_t *c1)
+static inline bool span_cells(simt_buf *b, int64_t o, int64_t size, int64_t *c0, int64_t *c1)
 {
-  int g = b->gran;
+  int g = simt_gsh_gran(b, size);
   if (size < g || o % g || size % g || o < 0 || o + size > b->mem.size) return false;
   *c0 = o / g, *c1 = (o + size) / g;
   return true;
@@ -91,9 +90,9 @@ bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_
 {
   int64_t c0, c1;
   if (!span_cells(b, o, size, &c0, &c1)) return true;
-  uint64_t tag = simt_gsh_tag(x, lane, sp), *c = simt_gsh_cells(x, b, c0, c1);
+  uint64_t *c = simt_gsh_cells(x, b), tag = simt_gsh_tag(x, b, lane, sp);
   for (int64_t ci = c0; ci < c1; ci++)
-    if (GS_BLOCK(c[ci]) && GS_BLOCK(c[ci]) != GS_BLOCK(tag)) return false;
+    if (c[ci] >> GS_GEN == b->ggen && GS_BLOCK(c[ci]) != GS_BLOCK(tag)) return false;
   for (int64_t ci = c0; ci < c1; ci++) c[ci] = tag;
   return true;
 }
@@ -109,7 +108,7 @@ static void race(simt_x *x, simt_buf *b, int lane, uint64_t tag, uint64_t other,
 {
   bool a1 = other >> GS_ATOMIC & 1, a2 = tag >> GS_ATOMIC & 1;
   int64_t oblk = (int64_t)GS_BLOCK(other) - 1;
-  int64_t othr = (int64_t)(other >> GS_THREAD & 0x7ff);
+  int64_t othr = (int64_t)(other >> GS_THREAD & 0x3ff);
   int64_t es = b->elem ? dom_tysize(b->elem) : 0;
   char el[48];
   if (es > 0 && bo % es == 0) snprintf(el, sizeof el, "%lld", (long long)(bo / es));
@@ -119,25 +118,25 @@ static void race(simt_x *x, simt_buf *b, int lane, uint64_t tag, uint64_t other,
                               "which block stores last", a1 ? "atomic-write" : a2 ? "write-atomic" : "write-write",
                               b->name, el);
   if (!e) return;
-  uint64_t si = other >> GS_SPAN;
+  uint64_t si = other >> GS_SPAN & 0x1fff;
   e->span2 = si < (uint64_t)x->gspn ? x->gsp[si] : sp;
   e->thread2 = othr, e->xblock = true, e->block2 = oblk;
   coords(x->gdim, oblk, e->bidx2);
   coords(x->bdim, othr, e->tidx2);
-  e->buf = b->mem.id, e->off = bo, e->size = b->gran, e->write = true;
+  e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = true;
 }
 
 void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb, dg_span sp)
 {
   int64_t c0, c1;
   if (!span_cells(b, o, size, &c0, &c1)) return;
-  uint64_t tag = simt_gsh_tag(x, lane, sp), *c = simt_gsh_cells(x, b, c0, c1);
-  int g = b->gran;
+  uint64_t *c = simt_gsh_cells(x, b), tag = simt_gsh_tag(x, b, lane, sp);
+  int g = b->ggran;
   bool told = false;
   for (int64_t ci = c0; ci < c1; ci++) {
     uint64_t old = c[ci];
     c[ci] = tag;
-    if (told || !GS_BLOCK(old) || GS_BLOCK(old) == GS_BLOCK(tag) || (old & tag) >> GS_ATOMIC & 1) continue;
+    if (told || old >> GS_GEN != b->ggen || GS_BLOCK(old) == GS_BLOCK(tag) || (old & tag) >> GS_ATOMIC & 1) continue;
     int64_t bo = ci * g;
     if (!memcmp(nb + (bo - o), b->mem.bytes + bo, (size_t)g)) continue;    /* the same value: benign */
     race(x, b, lane, tag, old, bo, sp);

@@ -49,12 +49,13 @@ typedef struct {
   uint32_t cepoch;         /* BK_SHARED: the barrier interval its race cells were last updated in */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
-  /* BK_GLOBAL: the last store of the launch per cell of gran bytes (simt_grace.c), or NULL:
-   * block + 1 (0: none yet) | atomic << 32 | thread << 33 | store span index << 44; valid
-   * while glaunch is the launch's, cells [glo, ghi) touched in that launch */
+  /* BK_GLOBAL: the last store per cell of ggran bytes (simt_grace.c), or NULL: block + 1 |
+   * atomic << 32 | thread << 33 | store span index << 43 | generation << 56, a store of
+   * this launch where the generation is ggen (glaunch: the launch ggen was set for) */
   uint64_t *gsh;
   uint32_t glaunch;
-  int64_t glo, ghi;
+  uint8_t ggen;
+  uint8_t ggran;           /* its cells' bytes: gran, or where no element type is known the first store's size */
 } simt_buf;
 
 struct simt {
@@ -387,11 +388,20 @@ static inline bool simt_gsh_on(const simt_x *x, const simt_buf *b)
 {
   return x->gsh && b->kind == BK_GLOBAL && !b->wrapped;
 }
-/* The cells of b for this launch (allocated or reset at its first store), cells
- * [c0, c1) marked touched. */
-uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b, int64_t c0, int64_t c1);
-/* The tag lane's store at sp writes into a cell: block + 1, atomic, thread, span. */
-uint64_t simt_gsh_tag(simt_x *x, int lane, dg_span sp);
+/* The bytes of b's cells, fixed at its first store of size bytes. */
+static inline int simt_gsh_gran(simt_buf *b, int64_t size)
+{
+  if (!b->ggran) b->ggran = (uint8_t)(b->elem || (size != 2 && size != 4 && size != 8) ? b->gran : size);
+  return b->ggran;
+}
+/* The cells of b (allocated at its first store; a new generation at its first
+ * store of a launch). */
+uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b);
+/* The cell lane's store at sp leaves in b's cells (after simt_gsh_cells): block
+ * + 1, atomic, thread, span, generation. A cell c holds another block's store
+ * of this launch where c >> 56 == b->ggen and (uint32_t)c is not the tag's. */
+uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp);
+enum { SIMT_GS_THREAD = 33, SIMT_GS_GEN = 56 };
 /* Lane's store of size bytes at byte o of b: true when no cell it covers holds
  * another block's store (the cells then hold tag), or the store is not tracked;
  * false: call simt_gsh_store with the new bytes. */

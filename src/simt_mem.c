@@ -467,29 +467,58 @@ static inline void gsh_lane(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size,
 static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
                     const dom_val *vals, dg_span sp)
 {
-  int g = lb->gran;
+  int g = simt_gsh_gran(lb, size);
   if (size != g || o0 % g) {
     for (int i = lo; i < hi; i++) gsh_lane(x, lb, kd, size, i, o0 + (int64_t)(i - lo) * size, vals, sp);
     return;
   }
-  int64_t c0 = o0 / g;
-  uint64_t *c = simt_gsh_cells(x, lb, c0, c0 + (hi - lo)) + c0 - lo;    /* c[i]: lane i's cell */
-  const uint64_t thr = (uint64_t)0x7ff << 33;
+  uint64_t *c = simt_gsh_cells(x, lb) + o0 / g;    /* c[i - lo]: lane i's cell */
+  const uint64_t thr = (uint64_t)0x3ff << SIMT_GS_THREAD, gen = lb->ggen;
   for (int a = lo; a < hi;) {
     int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
-    uint64_t base = simt_gsh_tag(x, a, sp) & ~thr;
+    uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~thr;
     uint32_t blk = (uint32_t)base;
     for (int i = a; i < z; i++) {
-      uint32_t ob = (uint32_t)c[i];
-      if (__builtin_expect(ob && ob != blk, 0)) {
+      uint64_t ci = c[i - lo];
+      if (__builtin_expect(ci >> SIMT_GS_GEN == gen && (uint32_t)ci != blk, 0)) {
         uint8_t tmp[8];
         fast_st(kd, tmp, 0, vals, i);
         simt_gsh_store(x, lb, i, o0 + (int64_t)(i - lo) * size, size, tmp, sp);
       } else {
-        c[i] = base | (uint64_t)(i - t0) << 33;
+        c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
       }
     }
     a = z;
+  }
+}
+
+/* The same for the lanes of b in [lo, hi) storing at their addresses (in
+ * bounds): a cell a lane where the store is one element, the cells looked up
+ * inline. */
+static void gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
+                      const int64_t *addr, const dom_val *vals, dg_span sp)
+{
+  int g = simt_gsh_gran(lb, size);
+  if (size != g || x->pk) {
+    for (int i = lo; i < hi; i++)
+      if (b[i]) gsh_lane(x, lb, kd, size, i, dom_ptr_off((dom_val)addr[i]), vals, sp);
+    return;
+  }
+  uint64_t *c = simt_gsh_cells(x, lb), gen = lb->ggen;
+  uint64_t base = simt_gsh_tag(x, lb, lo, sp) & ~((uint64_t)0x3ff << SIMT_GS_THREAD);
+  uint32_t blk = (uint32_t)base;
+  for (int i = lo; i < hi; i++) {
+    if (!b[i]) continue;
+    int64_t o = dom_ptr_off((dom_val)addr[i]);
+    if (__builtin_expect(o % g != 0, 0)) { gsh_lane(x, lb, kd, size, i, o, vals, sp); continue; }
+    uint64_t *ci = c + o / g, cv = *ci;
+    if (__builtin_expect(cv >> SIMT_GS_GEN == gen && (uint32_t)cv != blk, 0)) {
+      uint8_t tmp[8];
+      fast_st(kd, tmp, 0, vals, i);
+      simt_gsh_store(x, lb, i, o, size, tmp, sp);
+    } else {
+      *ci = base | (uint64_t)i << SIMT_GS_THREAD;
+    }
   }
 }
 
@@ -716,9 +745,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
 #undef FRUN
     return true;
   }
-  if (simt_gsh_on(x, lb))         /* before the bytes land */
-    for (int i = lo; i < hi; i++)
-      if (b[i]) gsh_lane(x, lb, kd, size, i, dom_ptr_off((dom_val)addr[i]), vals, sp);
+  if (simt_gsh_on(x, lb)) gsh_lanes(x, lb, kd, size, b, lo, hi, addr, vals, sp);    /* before the bytes land */
   /* stores land warp by warp in x->worder; within a warp the higher lane wins */
   bool natural = true;
   for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;

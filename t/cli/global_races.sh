@@ -24,6 +24,17 @@ out=$(run_dirigo check "$S/reduce/l2norm_plain.lua" --at 2 --json --no-journal -
 like "$out" '"verdict":"race"' "check --json: verdict race"
 like "$out" '"other":\{"file":"[^"]*l2norm_plain.cu","line":14' "  the other store's line in the event"
 
+# the concrete run's inputs are the witness: a file that replays the race
+W="${TMPDIR:-/tmp}/dg_grace.$$"
+rm -rf "$W"; mkdir -p "$W"
+cp "$S/reduce/l2norm_plain.cu" "$S/reduce/l2norm_plain.lua" "$W/"
+out=$(run_dirigo check "$W/l2norm_plain.lua" --at 3 --budget 20)
+like "$out" "witness: .*witness-l2norm_plain-y-3.json" "check: the race's inputs saved as a witness"
+out=$(run_dirigo replay "$W/l2norm_plain.lua" "$W/.dirigo/witness-l2norm_plain-y-3.json")
+is "$(cat "$rcf")" 1 "replay of the witness: a finding (exit 1)"
+like "$out" "^y\[3\] +race .*l2norm_plain.cu:14:27: race: write-write .*replayed on the emulator" "  the same race, replayed"
+rm -rf "$W"
+
 for p in reduce/l2norm_atomic atomics/scatter_add atomics/histogram_smem elementwise/relu_gridstride reduce/reduce6; do
   [ -f "$S/$p.lua" ] || [ -f "$S/$p.cu" ] || continue
   f=$S/$p.lua; [ -f "$f" ] || f=$S/$p.cu
