@@ -131,6 +131,14 @@ bool check_invert_two(chk *c, int li, const simt_launch *L, int64_t flat, int64_
 
 /* ---- sizes beyond memory (check_huge.c) ---------------------------------------- */
 #define CHECK_HUGE_ELEMS ((int64_t)1 << 28)   /* inputs with more elements are lazy */
+#define CHECK_HUGE_SMALL ((int64_t)1 << 22)   /* once one is, every other tensor past this that can be (as fuzz_huge.c) */
+#define CHECK_HUGE_THREADS ((int64_t)1 << 29) /* a writer search of more threads is not run */
+/* Threads of every launch at sizes (the writer search runs them all); -1 when one cannot be sized. */
+int64_t check_huge_threads(const dg_problem *p, const int64_t *sizes, dg_diags *d);
+/* An input without a range or an output that does not accumulate: it can be a reservation. */
+bool check_huge_lazyable(const dg_tensor *ts);
+/* check_big.c: every launch's flat thread id per grid dimension fits an int. */
+bool check_huge_flat_ids_fit(const dg_problem *p, const int64_t *sizes);
 /* c->io at c->sizes: emu_io_init, or, when an input passes CHECK_HUGE_ELEMS,
  * lazy inputs of counter-based values and c->huge set. */
 bool check_huge_io_init(chk *c, dg_diags *d);
