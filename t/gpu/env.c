@@ -650,7 +650,8 @@ static void agreement(const char *rel, const char *strategy, double alpha, int64
   for (size_t i = 0; i < dev.n && i < again.n; i++)
     unstable += dev.v[i].st != again.v[i].st || dev.v[i].nexplained != again.v[i].nexplained ||
                 dev.v[i].nfail != again.v[i].nfail || dev.v[i].first != again.v[i].first;
-  static const char *const racy_bugs[] = { "missing-syncthreads", "race-on-shared", "uninit-shared" };
+  static const char *const racy_bugs[] = { "missing-syncthreads", "race-on-shared", "uninit-shared",
+                                          "missing-atomic" };
   const char *declared = NULL;
   for (size_t i = 0; i < sizeof racy_bugs / sizeof *racy_bugs && p->bug_pattern; i++)
     if (!strcmp(p->bug_pattern, racy_bugs[i])) declared = racy_bugs[i];
@@ -699,12 +700,14 @@ static void agreement(const char *rel, const char *strategy, double alpha, int64
  * the device's envelope and by the host's (DIRIGO_GPU_ENVELOPE=0) alike,
  * with the same number of elements explained. Before the rule's rounding
  * model (gpu_env_dev.h, dge_perturb_op) c[176,4095] and 11 more of the 4095
- * sampled elements failed. */
-static void long_sorted_case(void)
+ * sampled elements failed. Since session 8 also matmul_warp (32 strided
+ * lanes and a tree) under large-offset values (adversarial:1:8), which
+ * needs the order term (dge_fins). */
+static void long_case(const char *rel, const char *witness, const char *what, int64_t *tot_judged)
 {
-  dg_problem *p = gt_load("matmul/matmul_tiled");
+  dg_problem *p = gt_load(rel);
   if (!p) {
-    ok(false, "matmul_tiled loads");
+    ok(false, "%s loads", rel);
     return;
   }
   fuzz_outcome o[2];
@@ -723,7 +726,7 @@ static void long_sorted_case(void)
     char *err = NULL;
     dg_diags d = {0};
     gpu_kernels gk;
-    if (fuzz_witness_parse("fuzz:adversarial:1:6@M=4096,N=4096,K=4096", &sp, &c, &k, &st, &seed, &err) &&
+    if (fuzz_witness_parse(witness, &sp, &c, &k, &st, &seed, &err) &&
         gpu_kernels_load(&gk, p, NULL, &d)) {
       fuzz_backend be = fuzz_backend_gpu(&gk);
       fuzz_run_case_on(p, &be, &sp, &ctx, &c, &o[host]);
@@ -736,9 +739,10 @@ static void long_sorted_case(void)
     dg_diags_free(&d);
   }
   unsetenv("DIRIGO_GPU_ENVELOPE");
+  *tot_judged += es[0].judged;
   ok(ran[0] && o[0].status == FUZZ_PASS && es[0].judged > 0 && es[0].refused == 0,
-     "matmul_tiled 4096^3, adversarial:1:6 (sorted): passes with the device's envelope (%lld elements explained, "
-     "%lld judged on the device)%s%s", ran[0] ? (long long)o[0].nexplained : -1LL, (long long)es[0].judged,
+     "%s: passes with the device's envelope (%lld elements explained, "
+     "%lld judged on the device)%s%s", what, ran[0] ? (long long)o[0].nexplained : -1LL, (long long)es[0].judged,
      ran[0] && o[0].status != FUZZ_PASS ? ": " : "", ran[0] && o[0].status != FUZZ_PASS ? o[0].msg : "");
   ok(ran[1] && o[1].status == FUZZ_PASS && ran[0] && o[1].nexplained == o[0].nexplained,
      "the same case with the host's envelope: passes, %lld elements explained as on the device%s%s",
@@ -756,6 +760,7 @@ int main(void)
   (void)shared_vs_host, (void)evals_vs_host, (void)lengths_vs_host, (void)parts_vs_whole, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
 #else
   compiles();
+  if (getenv("DG_ENV_T_FROM")) goto device;   /* the rest of a cut device run: its campaigns alone */
   int ns = 0;
   int64_t tin = 0, tout = 0;
   for (size_t i = 0; i < samples.n; i++) shared_vs_host(samples.v[i], &ns, &tin, &tout);
@@ -776,6 +781,7 @@ int main(void)
      (long long)tin, (long long)tout);
   hook_plumbing();
   kernel_args();
+device:
 #endif
   char *why = NULL;
   if (!dg_gpu_available(&why)) {
@@ -789,11 +795,19 @@ int main(void)
     agreement("elementwise/residual_add", "adversarial", 0.1, &judged);
     agreement("elementwise/residual_add", "boundary", 0.1, &judged);
 #else
+    /* DG_ENV_T_FROM=rel: the campaigns from that sample on, and the long cases (a second device call) */
+    const char *from = getenv("DG_ENV_T_FROM");
     for (size_t i = 0; i < samples.n; i++) {
+      if (from && strcmp(samples.v[i], from) < 0) continue;
       agreement(samples.v[i], "boundary", 0, &judged);
       agreement(samples.v[i], "adversarial", 0, &judged);
     }
-    long_sorted_case();
+    long_case("matmul/matmul_tiled", "fuzz:adversarial:1:6@M=4096,N=4096,K=4096",
+              "matmul_tiled 4096^3, adversarial:1:6 (sorted)", &judged);
+    /* session 8's order term: a warp's 32 strided lanes over large-offset's
+     * alternating rows of b (partial sums ~100x the reference's) */
+    long_case("matmul/matmul_warp", "fuzz:adversarial:1:8@M=1024,N=1024,K=4096",
+              "matmul_warp 1024x1024x4096, adversarial:1:8 (large-offset, 32 strided lanes)", &judged);
 #endif
     ok(judged > 0, "%lld elements judged by the device envelope in all", (long long)judged);
     gt_cubin_cache_drop(dir);
