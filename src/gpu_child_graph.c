@@ -58,18 +58,26 @@ static void entry_drop(gch_graph *g)
   memset(g, 0, sizeof *g);
 }
 
-/* FNV-1a over the key (the memcmp after it decides). */
+/* A hash of the key eight bytes a step (the memcmp after it decides); FNV-1a
+ * a byte took 0.1 ms for a request of 32 cases, on every batch (H200). */
 static uint64_t key_hash(const uint8_t *p, size_t n)
 {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h ^ (h >> 32);
 }
 
-/* The batch's key: its flags and ops with every upload's bytes left out;
- * a launch as what gch_launch_only reads of it (a buffer argument's handle
- * and offset, a value argument's bytes up to its size). NULL: malformed
- * (the batch's own pass refuses it). */
+/* The batch's key: its flags and its bytes with every upload's body left
+ * out (an op's header, a launch's description and arguments as sent: a
+ * launch that runs differently has other bytes there; the same bytes can
+ * only run the same). False: malformed (the batch's own pass refuses it).
+ * A put an op: one a launch argument, normalised, cost 0.1 ms a request. */
 static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n)
 {
   key.n = 0;
@@ -80,26 +88,11 @@ static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n)
     gp_op op;
     if (n - at < sizeof op) return false;
     memcpy(&op, pl + at, sizeof op);
-    at += sizeof op;
     uint32_t kind = GP_OP_KIND(op.kind);
     size_t body = kind == GP_OP_UPLOAD || kind == GP_OP_LAUNCH ? op.len : 0;
-    if (n - at < body) return false;
-    dg_buf_put(&key, (const char *)&op, sizeof op);
-    if (kind == GP_OP_LAUNCH) {
-      gp_launch L;
-      if (body < sizeof L) return false;
-      memcpy(&L, pl + at, sizeof L);
-      if (body != sizeof L + (size_t)L.nargs * sizeof(gp_arg)) return false;
-      dg_buf_put(&key, (const char *)&L, sizeof L);
-      for (uint32_t a = 0; a < L.nargs; a++) {
-        gp_arg g;
-        memcpy(&g, pl + at + sizeof L + a * sizeof g, sizeof g);
-        uint64_t w[4] = { g.kind, g.size, g.kind == DG_GPU_ARG_BUF ? g.buf : 0, g.kind == DG_GPU_ARG_BUF ? g.off : 0 };
-        dg_buf_put(&key, (const char *)w, sizeof w);
-        if (g.kind != DG_GPU_ARG_BUF) dg_buf_put(&key, (const char *)g.value, g.size < 64 ? g.size : 64);
-      }
-    }
-    at += (body + 7) & ~(size_t)7;
+    if (n - at - sizeof op < body) return false;
+    dg_buf_put(&key, (const char *)pl + at, sizeof op + (kind == GP_OP_LAUNCH ? body : 0));
+    at += sizeof op + ((body + 7) & ~(size_t)7);
     if (at > n) at = n;
   }
   return true;
