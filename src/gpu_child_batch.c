@@ -271,14 +271,17 @@ static void batch_copy(batch_state *bs, const gp_op *op, const uint8_t *body, dg
 
 /* The bytes a batch uploads and downloads (malformed ops end the count;
  * the main pass refuses them). */
-static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, size_t *down, size_t *nlaunch)
+static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, size_t *down, size_t *nlaunch,
+                        bool *laned)
 {
   size_t at = 0;
   *up = *down = *nlaunch = 0;
+  *laned = false;
   for (uint32_t i = 0; i < nops && n - at >= sizeof(gp_op); i++) {
     gp_op op;
     memcpy(&op, pl + at, sizeof op);
     at += sizeof op;
+    *laned |= GP_OP_LANE(op.kind) >= 0;
     op.kind = GP_OP_KIND(op.kind);
     size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
     if (n - at < body) break;
@@ -425,7 +428,8 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   uint32_t nran = 0;
   dg_buf_put(&recs, (const char *)&nran, 4);
   size_t up, down, nl;
-  batch_bytes(rq->a, pl, n, &up, &down, &nl);
+  bool laned;
+  batch_bytes(rq->a, pl, n, &up, &down, &nl, &laned);
   bs.pin = pinned_arena(up + down + 1);
   size_t live = gch_guarded_live();
   bool async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0 && bs.pin && async_reserve(nl, live);
@@ -433,7 +437,7 @@ void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
   gch_side_reset();
   double t0 = async ? dg_now() : 0, t1 = t0, t2 = 0, t3 = 0;
   /* a graph per op stream (gpu_child_graph.c): replayed when captured before */
-  gch_graph *g = async && nl ? gch_graph_lookup(rq, pl, n) : NULL;
+  gch_graph *g = async && nl && gch_graph_wanted(laned) ? gch_graph_lookup(rq, pl, n) : NULL;
   if (async) t1 = dg_now();
   bool graphed = g && g->exec;
   if (graphed) batch_replay(&bs, g, rq, pl, n), nran = g->nl;

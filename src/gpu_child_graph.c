@@ -28,21 +28,36 @@ static uint64_t cache_epoch, tick;
 static dg_buf key;
 static struct { long captured, replayed, direct, failed; double s[4]; } stats;
 
-/* DIRIGO_GPU_GRAPH (read once): 0 no graphs; N >= 1 a batch is captured
- * the Nth time its op stream is seen, and every later one replays. Default
- * 2: a capture and its instantiation cost more than running the batch
- * directly (~1.5 ms for a request of layernorm 8192 x 768 on the H200), and
- * a campaign's second requests (the envelope's, the sample's) are seldom
- * the same twice; its first requests of one shape are. */
+/* DIRIGO_GPU_GRAPH (read once): 0 no graphs; N >= 1 every asynchronous
+ * batch is captured the Nth time its op stream is seen, and every later one
+ * replays. Unset: the batches that run on lanes (several cases of a
+ * realistic size) alone, captured at their second sight. Measured on the
+ * H200 (doc/gpu.md §6, session 8): a capture and its instantiation cost
+ * more than running the batch directly (~1.5 ms for a request of layernorm
+ * 8192 x 768), a campaign's second requests (the envelope's, the sample's)
+ * are seldom the same twice while its first requests of one shape are; and
+ * at spec sizes (one lane) graphs were no faster (4 of 5 rows slower). */
+static int graph_env = -2;
+
+static void graph_env_read(void)
+{
+  if (graph_env == -2) {
+    const char *v = getenv("DIRIGO_GPU_GRAPH");
+    graph_env = v && *v ? atoi(v) : -1;
+    if (graph_env < -1) graph_env = 0;
+  }
+}
+
 int gch_graph_mode(void)
 {
-  static int mode = -1;
-  if (mode < 0) {
-    const char *v = getenv("DIRIGO_GPU_GRAPH");
-    mode = v && *v ? atoi(v) : 2;
-    if (mode < 0) mode = 0;
-  }
-  return mode;
+  graph_env_read();
+  return graph_env < 0 ? 2 : graph_env;
+}
+
+bool gch_graph_wanted(bool laned)
+{
+  graph_env_read();
+  return graph_env > 0 || (graph_env < 0 && laned && gch_st.nlanes > 1);
 }
 
 cudaError_t gch_event_record(cudaEvent_t e, cudaStream_t s)
@@ -100,7 +115,6 @@ static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n)
 
 gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n)
 {
-  if (!gch_graph_mode()) return NULL;
   if (cache_epoch != gch_st.graph_epoch) {   /* a buffer, lane or pinned area changed: every graph is stale */
     for (int i = 0; i < GRAPH_MAX; i++) entry_drop(&cache[i]);
     cache_epoch = gch_st.graph_epoch;

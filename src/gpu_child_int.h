@@ -130,9 +130,13 @@ typedef struct {
   cudaEvent_t *start;
   size_t up, down_at;           /* upload bytes; the downloads' end in the staging area */
 } gch_graph;
+/* DIRIGO_GPU_GRAPH: the sight at which a batch is captured (0: never), and
+ * whether an asynchronous batch (laned: an op of it on a lane) is one for a
+ * graph at all (unset: those on lanes alone). */
 int gch_graph_mode(void);
+bool gch_graph_wanted(bool laned);
 /* The entry of this batch's op stream (seen counted), made on first sight;
- * NULL when graphs are off (DIRIGO_GPU_GRAPH=0) or the batch is malformed. */
+ * NULL when the batch is malformed. */
 gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n);
 /* A capture on the origin: ops queue into it until gch_graph_end, which
  * instantiates it into g->exec when keep (else, or on an error: no graph,
