@@ -252,6 +252,10 @@ bool check_huge_no_search(chk *c)
   return true;
 }
 
+#define REPLAY_SECS 10
+#define DG_STR_(x) #x
+#define DG_STR(x) DG_STR_(x)
+
 /* ---- the end of a huge check ------------------------------------------------------------ */
 /* An engine finding replayed on the emulator: only the block the event
  * names runs, on the same lazily filled inputs. True when the same kind of
@@ -265,7 +269,10 @@ static bool replay_event(chk *c, const char **why)
     return false;
   }
   int64_t block = ev->block;
-  emu_opts eo = { .blocks = &block, .nblocks = 1, .deadline = c->deadline };
+  /* a prefix of the block is enough when the event comes early (a heavy
+   * writer block, check_wide.c): at most REPLAY_SECS of it */
+  double dl = dg_now() + REPLAY_SECS;
+  emu_opts eo = { .blocks = &block, .nblocks = 1, .deadline = c->deadline > 0 && c->deadline < dl ? c->deadline : dl };
   emu_result res = {0};
   dg_diags d = {0};
   bool same = false;
@@ -276,6 +283,8 @@ static bool replay_event(chk *c, const char **why)
     }
     if (!same && res.status == SIMT_STOPPED && c->deadline > 0 && dg_now() > c->deadline)
       *why = "the check's budget ran out in the emulator's run of that block";
+    else if (!same && res.status == SIMT_STOPPED)
+      *why = "the emulator's run of that block was cut at " DG_STR(REPLAY_SECS) " s before it";
     else if (!same) *why = "the emulator's run of that block did not report it";
   } else {
     *why = "the emulator could not start the launch";

@@ -184,6 +184,9 @@ bool check_wide_unstored(chk *c, const simt_launch *L);
  * second), does more lane operations than a symbolic run can take in one:
  * true with the verdict (unknown) said; the caller runs no symbolic run. */
 bool check_huge_heavy(chk *c);
+/* huge: a few draws of normal values before the solver; true (verdict
+ * bug, replayed) when the terms differ on one and it replays. */
+bool check_huge_quick(chk *c, dg_term kt, dg_term rt);
 /* Does a kernel index global memory with an unsigned 32-bit product (`x + blockIdx.x * C`)? */
 bool check_wide_u32(const emu_kernels *k);
 /* Does one widen a 32-bit signed product to 64 bits after it wrapped (`size_t total = N * C * HW`)? */

@@ -98,4 +98,19 @@ like "$out" "unknown +not checked: the writer's block \([0-9]+\) does [0-9]+ lan
   "the C = 1281 instance: unknown at once"
 like "$out" "out-of-bounds +[^ ]*conv2d_k3_int32.cu:11:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of w .*replayed on the emulator" \
   "then the instance where the filter offset wraps: an out-of-bounds load of w, replayed"
+# what the heavy writer block's concrete run meets is the verdict: matmul_tiled's `a + row * K`
+# in int32 at K = 5121 (a block of 2e7 lane operations; its symbolic run had spent the budget
+# and the out-of-bounds load was never replayed)
+out=$(run_dirigo check "$H/matmul_tiled_rowk.lua" --auto --no-journal --no-gpu --budget 20)
+is "$(rc_)" 1 "matmul_tiled with a's row offset row * K in int32: found (exit 1)"
+like "$out" "out-of-bounds +[^ ]*matmul_tiled_rowk.cu:17:[0-9]+: out-of-bounds: load of 4 bytes at byte -[0-9]+ of a .*\(concrete run on the emulator \(the writer's block, too much work for a symbolic run\)\); replayed on the emulator" \
+  "by the writer block's concrete run, replayed"
+
+# a value witness at a huge instance is drawn before the solver (softmax's exp and division took
+# the solver's whole timeout): softmax_block's unsigned row offset in seconds
+out=$( (time -p "$DIRIGO" check "$H/softmax_block_u32ld.lua" --auto --no-journal --no-gpu --budget 20) 2>&1)
+like "$out" "^y\[16777214,320\] +bug +kernel .*\(witness replayed on the emulator\): block 16777214 of this instance alone" \
+  "softmax_block with x + blockIdx.x * C unsigned: a wrong value at N=16777215 C=321, replayed"
+secs=$(printf '%s\n' "$out" | sed -n 's/^real \([0-9]*\).*/\1/p')
+ok "[ \"\${secs:-99}\" -lt 10 ]" "within seconds (${secs:-?} s; 11 s with the solver first)"
 done_testing
