@@ -464,7 +464,7 @@ static inline void gsh_lane(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size,
 /* The same for lanes [lo, hi) storing consecutive elements from byte o0, a
  * cell a lane where they pair up: one load and one store of a cell a lane
  * while no other block's store is there (packed blocks: block by block). */
-static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
+SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
                     const dom_val *vals, dg_span sp)
 {
   int g = simt_gsh_gran(lb, size);
@@ -478,6 +478,18 @@ static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo,
     int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
     uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~thr;
     uint32_t blk = (uint32_t)base;
+    /* usually no cell holds another block's store of this launch: one pass to
+     * see it, one to fill the cells (both vectorise) */
+    uint64_t other = 0;
+    for (int i = a; i < z; i++) {
+      uint64_t ci = c[i - lo];
+      other |= (uint64_t)(ci >> SIMT_GS_GEN == gen) & (uint64_t)((uint32_t)ci != blk);
+    }
+    if (!other) {
+      for (int i = a; i < z; i++) c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
+      a = z;
+      continue;
+    }
     for (int i = a; i < z; i++) {
       uint64_t ci = c[i - lo];
       if (__builtin_expect(ci >> SIMT_GS_GEN == gen && (uint32_t)ci != blk, 0)) {
