@@ -147,6 +147,20 @@ static void graph_scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
       ok(bad == 0 && have && cap == 1 && rep == 1 && dir == 1,
          "%s: the fresh child runs the requests right (%d wrong), captured and replayed there anew (%ld captured, "
          "%ld replayed, %ld direct)", how, bad, cap, rep, dir);
+      /* a hang inside a replay: the watchdog, a fresh child (the campaign
+       * runs such a request's cases again alone, which names the case) */
+      gen = dg_gpu_generation(g);
+      graph_fill(xs, 20);
+      xs[3][0] = -3.0f;
+      is_int(graph_batch(g, k, y, x, N, xs, ys, &r), DG_GPU_TIMEOUT, "%s: a hang in lane 3's case of a replay (%s)",
+             how, r.msg ? r.msg : "");
+      ok(!r.downloaded, "%s: nothing downloaded from the hung replay", how);
+      dg_gpu_batch_result_free(&r);
+      graph_fill(xs, 21);
+      ok(setup(g, bin, k, &y, &x) && dg_gpu_generation(g) == gen + 1 &&
+         graph_batch(g, k, y, x, N, xs, ys, &r) == DG_GPU_OK && graph_wrong(xs, ys, N) == 0,
+         "%s: a fresh child after the hang runs the request right", how);
+      dg_gpu_batch_result_free(&r);
     }
     dg_gpu_close(g);
   }

@@ -54,7 +54,8 @@ static cudaError_t bad_address(dim3 g, dim3 b, void **a)
   return cudaSuccess;   /* reported at the synchronize, as on a GPU */
 }
 
-/* fixtures/kernels.cu's stray: y = 3 x; x[0] -1: y[n] written, -2: a fault */
+/* fixtures/kernels.cu's stray: y = 3 x; x[0] -1: y[n] written, -2: a
+ * fault, -3: never ends (until the watchdog's SIGKILL) */
 static cudaError_t stray(dim3 g, dim3 b, void **a)
 {
   float *y = *(float **)a[0], *x = *(float **)a[1];
@@ -62,6 +63,7 @@ static cudaError_t stray(dim3 g, dim3 b, void **a)
   FOR_THREADS(g, b) if ((long)i < n) y[i] = x[i] * 3.0f;
   if (x[0] == -1.0f) y[n] = 1.0f;
   if (x[0] == -2.0f) sticky = cudaErrorIllegalAddress;
+  while (x[0] == -3.0f) pause();
   return cudaSuccess;
 }
 
