@@ -180,9 +180,11 @@ bool check_huge_replay_value(chk *c, double **in, double *got, double *want);
  * the element 2^32 below has two writers whose values differ, each block
  * run alone on the emulator: true with the verdict (a race) said. */
 bool check_wide_unstored(chk *c, const simt_launch *L);
-/* huge, under a budget: the writer block, run once concretely (cut at a
- * second), does more lane operations than a symbolic run can take in one:
- * true with the verdict (unknown) said; the caller runs no symbolic run. */
+/* huge, under a budget: the writer block runs once concretely (cut at a
+ * second); its engine finding is the verdict (true); past the lane
+ * operations a symbolic run can take, an instance past 2^32 elements is
+ * unknown (true, said) and any other keeps half of what is left of the
+ * budget (false: the symbolic run follows). */
 bool check_huge_heavy(chk *c);
 /* huge: a few draws of normal values before the solver; true (verdict
  * bug, replayed) when the terms differ on one and it replays. */
