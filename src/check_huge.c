@@ -315,6 +315,12 @@ void check_huge_finish(chk *c)
     r->t_replay += dg_now() - t0;
     free(reason);
   } else if (r->verdict == CHECK_BUG && h->replayed) {
+    /* no witness inputs: a lazy input's values are the table's and the
+     * counter's, and a witness file or a GPU replay would hold (and
+     * allocate) every element of every tensor at these sizes */
+    for (int t = 0; r->inputs && t < r->ntensors; t++) free(r->inputs[t]);
+    free(r->inputs), free(r->numel);
+    r->inputs = NULL, r->numel = NULL, r->ntensors = 0;
     char *reason = dg_strdup(r->reason ? r->reason : "");
     check_say(r, CHECK_BUG, "%s: block %" PRId64 " of this instance alone, inputs past 2^28 elements filled lazily "
               "(the witness's values where it names them); the reference's term evaluated on the same values",

@@ -98,10 +98,18 @@ like "$out" "out-of-bounds +[^ ]*matmul_tiled_rowk.cu:17:[0-9]+: out-of-bounds: 
   "by the writer block's concrete run, replayed"
 
 # a value witness at a huge instance is drawn before the solver (softmax's exp and division took
-# the solver's whole timeout): softmax_block's unsigned row offset in seconds
-out=$( (time -p "$DIRIGO" check "$H/softmax_block_u32ld.lua" --auto --no-journal --no-gpu --budget 20) 2>&1)
+# the solver's whole 10 s timeout first); such a bug keeps no witness inputs (no file, no GPU replay:
+# they would hold every element at these sizes)
+out=$(run_dirigo check "$H/softmax_block_u32ld.lua" --auto --no-journal --no-gpu --budget 20)
 like "$out" "^y\[16777214,320\] +bug +kernel .*\(witness replayed on the emulator\): block 16777214 of this instance alone" \
   "softmax_block with x + blockIdx.x * C unsigned: a wrong value at N=16777215 C=321, replayed"
-secs=$(printf '%s\n' "$out" | sed -n 's/^real \([0-9]*\).*/\1/p')
-ok "[ \"\${secs:-99}\" -lt 10 ]" "within seconds (${secs:-?} s; 11 s with the solver first)"
+out=$(run_dirigo check "$H/softmax_block_u32ld.lua" --size N=16777215 --size C=321 --at 16777214,320 --no-journal --no-gpu --budget 20 --json)
+like "$out" '"verdict":"bug".*"witness_inputs":"normal values drawn for every input the terms read \(huge sizes: before the solver\)"' \
+  "found by the draws before the solver"
+w=$(mktemp -d)
+cp "$H/softmax_block_u32ld.lua" "$H/softmax_block_u32ld.cu" "$w/"
+out=$(run_dirigo check "$w/softmax_block_u32ld.lua" --size N=16777215 --size C=321 --at 16777214,320 --no-gpu --budget 20)
+is "$(rc_)" 1 "with a journal: the bug (exit 1)"
+ok "[ -f \"$w/.dirigo/journal.jsonl\" ] && ! ls \"$w/.dirigo\" | grep -q '^witness-'" "journaled, and no witness file written"
+rm -rf "$w"
 done_testing
