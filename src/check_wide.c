@@ -18,8 +18,14 @@
  *    the run read: held inputs from the witness, lazy ones from the table,
  *    or the counter-based value of an element the witness leaves alone.
  * A difference beyond tolerance is a replayed bug, as at any size.
- * check_wide_u32 says whether a kernel has such arithmetic (then --auto
- * adds an instance past 2^32 elements: check_huge_sizes). */
+ * Also here: draws of normal values before the solver at huge sizes
+ * (check_huge_quick); a store that wrapped (no thread stores the element,
+ * two blocks store the one 2^32 below: a race, each block run alone); a
+ * count that wrapped small (no thread stores the element in a grid small
+ * enough to run whole: a bug); the writer block too heavy for a symbolic
+ * run (check_huge_heavy); and which kernels have such arithmetic
+ * (check_wide_u32, check_wide_total: --auto's instances past 2^32 then,
+ * check_big.c). */
 #include "check_int.h"
 #include "dom_sym.h"
 #include <inttypes.h>
