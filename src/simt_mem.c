@@ -519,11 +519,12 @@ static void gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const
   uint64_t *c = simt_gsh_cells(x, lb), gen = lb->ggen;
   uint64_t base = simt_gsh_tag(x, lb, lo, sp) & ~((uint64_t)0x3ff << SIMT_GS_THREAD);
   uint32_t blk = (uint32_t)base;
+  int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
   for (int i = lo; i < hi; i++) {
     if (!b[i]) continue;
     int64_t o = dom_ptr_off((dom_val)addr[i]);
-    if (__builtin_expect(o % g != 0, 0)) { gsh_lane(x, lb, kd, size, i, o, vals, sp); continue; }
-    uint64_t *ci = c + o / g, cv = *ci;
+    if (__builtin_expect(o & (g - 1), 0)) { gsh_lane(x, lb, kd, size, i, o, vals, sp); continue; }
+    uint64_t *ci = c + (o >> gs), cv = *ci;
     if (__builtin_expect(cv >> SIMT_GS_GEN == gen && (uint32_t)cv != blk, 0)) {
       uint8_t tmp[8];
       fast_st(kd, tmp, 0, vals, i);

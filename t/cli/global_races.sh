@@ -5,7 +5,8 @@
 # another, so the sum comes out right and the check once proved it; the
 # second block's store, which changes what the first stored, is a race
 # naming both blocks, their threads and the line, in fuzz and in check
-# --auto. The atomic version and the other kernels with global atomics,
+# --auto (whose concrete run's inputs become a witness that dirigo replay
+# reproduces), and in the workbench. The atomic version and the other kernels with global atomics,
 # grid-stride loops and multi-launch pipelines stay clean.
 . "${DG_SRCDIR:-.}/t/cli/lib.sh"
 S=$DG_SRCDIR/samples
@@ -33,6 +34,17 @@ like "$out" "witness: .*witness-l2norm_plain-y-3.json" "check: the race's inputs
 out=$(run_dirigo replay "$W/l2norm_plain.lua" "$W/.dirigo/witness-l2norm_plain-y-3.json")
 is "$(cat "$rcf")" 1 "replay of the witness: a finding (exit 1)"
 like "$out" "^y\[3\] +race .*l2norm_plain.cu:14:27: race: write-write .*replayed on the emulator" "  the same race, replayed"
+rm -rf "$W"; mkdir -p "$W"
+
+# the workbench (headless): the store's line marked race, the result pane explains
+mkdir -p "$W/d"
+cp "$S/reduce/l2norm_plain.cu" "$S/reduce/l2norm_plain.lua" "$W/"
+printf '<Tab>\ng0<Enter>\nc\n<Wait>\n<Dump>\n' > "$W/keys"
+(cd "$W" && XDG_CONFIG_HOME="$W/cfg" "$DIRIGO" --headless 130x34 --keys keys --dump d l2norm_plain.lua >/dev/null 2>&1)
+scr=$(cat "$W/d/001.txt" 2>/dev/null)
+like "$scr" "14 +if \(threadIdx.x == 0\) acc\[row\] \+= s; +race" "workbench: the store's line is marked race"
+like "$scr" "race +y\[0\]" "  the result pane: race y[0]"
+like "$scr" "by two blocks of one launch" "  with the message"
 rm -rf "$W"
 
 for p in reduce/l2norm_atomic atomics/scatter_add atomics/histogram_smem elementwise/relu_gridstride reduce/reduce6; do
