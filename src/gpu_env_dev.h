@@ -55,8 +55,13 @@
  * 5 i64 6 u8.
  *
  * DG_DEVN marks the functions the kernel calls rather than inlines (the
- * evaluator, a read, the perturbation, the transcendental operations): NVRTC compiles the
- * kernel in 1 s instead of 4. */
+ * evaluator and the transcendental functions' bodies): NVRTC compiles the
+ * kernel in 1 s instead of 4. None of them may take a dge_st (session 8:
+ * dge_eval's state then lives in local memory, a load and a store an
+ * operation); a read and its perturbation are inlined since, which costs
+ * compile time (nvcc -cubin, user CPU on the loaded development machine:
+ * 18.7 s before, 22.1 s after — NVRTC's 120 s watchdog is reached only
+ * when the machine is that loaded, as the old text was too: 146 s real). */
 #ifndef DG_DEVN
 #define DG_DEVN DG_DEV
 #endif
