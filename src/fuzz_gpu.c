@@ -52,14 +52,16 @@ static bool gpu_case(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
 }
 
 static bool gpu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
-                            fuzz_outcome *out)
+                            double deadline, fuzz_outcome *out)
 {
+  (void)deadline;     /* the child's watchdog bounds a launch */
   return gpu_case(self, NULL, p, sizes, io, out);
 }
 
 static bool gpu_timed_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
-                          fuzz_outcome *out)
+                          double deadline, fuzz_outcome *out)
 {
+  (void)deadline;
   fuzz_gpu_timed *t = self;
   return gpu_case(t->gk, t, p, sizes, io, out);
 }

@@ -434,17 +434,11 @@ static void validate(const dg_problem *p, const fuzz_backend *be, const int64_t 
 
 /* The emulator as a backend: engine findings (races, out-of-bounds, ...)
  * end the case as FINDING; a refused or stopped launch as ERROR. */
-static bool emu_backend_run_until(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
-                                  double deadline, fuzz_outcome *out)
+static bool emu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
+                            double deadline, fuzz_outcome *out)
 {
   emu_opts eo = { .deadline = deadline };
   return fuzz_emu_run(self, p, sizes, io, &eo, out, NULL);
-}
-
-static bool emu_backend_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io,
-                            fuzz_outcome *out)
-{
-  return emu_backend_run_until(self, p, sizes, io, 0, out);
 }
 
 bool fuzz_emu_run(const emu_kernels *k, const dg_problem *p, const int64_t *sizes, emu_io *io,
@@ -504,7 +498,7 @@ out:
 
 fuzz_backend fuzz_backend_emu(const emu_kernels *k)
 {
-  return (fuzz_backend){ .name = "cpu", .run = emu_backend_run, .self = (void *)k, .run_until = emu_backend_run_until };
+  return (fuzz_backend){ .name = "cpu", .run = emu_backend_run, .self = (void *)k };
 }
 
 void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_space *s,
@@ -548,8 +542,7 @@ void fuzz_run_case_on(const dg_problem *p, const fuzz_backend *be, const fuzz_sp
     }
   }
   bool samp = be->sample && be->sample(be->self, p, sizes, c->seed, ctx->max_check);
-  bool ran = be->run_until ? be->run_until(be->self, p, sizes, &io, ctx->deadline, out)
-                           : be->run(be->self, p, sizes, &io, out);
+  bool ran = be->run(be->self, p, sizes, &io, ctx->deadline, out);
   if (!ran && out->status == FUZZ_ERROR && past(ctx->deadline)) budget_out(out, "in the kernel's run on the emulator");
   if (ran) validate(p, be, sizes, &io, env_data, &ci, ctx, samp, out);
 freeio:

@@ -31,7 +31,11 @@ typedef struct {
  * or a GPU out-of-bounds write; ERROR) and out->msg. */
 typedef struct fuzz_backend {
   const char *name;        /* "cpu", "gpu" */
-  bool (*run)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, fuzz_outcome *out);
+  /* The case's kernels on the inputs in io, stopping at deadline (dg_now
+   * seconds; 0: none) where the backend can: a launch cut there is not
+   * judged (the emulator's; the GPU child has its own watchdog). */
+  bool (*run)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, double deadline,
+              fuzz_outcome *out);
   void *self;
   /* Optional (NULL: none): output t's reference for the case just run, when
    * the backend computed it (the GPU's fp64 reference kernels): want[0..n-1]
@@ -85,10 +89,6 @@ typedef struct fuzz_backend {
    * realistic case with a Lua reference. run_many decides the same for its
    * cases from seeds and max_check (sampled[c]). */
   bool (*sample)(void *self, const dg_problem *p, const int64_t *sizes, uint64_t seed, int64_t max_check);
-  /* Optional (NULL: run): run, stopping at the campaign's deadline (dg_now
-   * seconds; 0: none) — a launch cut there is not judged (the emulator's). */
-  bool (*run_until)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, double deadline,
-                    fuzz_outcome *out);
 } fuzz_backend;
 #define FUZZ_MANY_MAX 32
 #define FUZZ_MANY_BYTES ((int64_t)1 << 20)

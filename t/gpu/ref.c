@@ -322,9 +322,10 @@ static void campaign(const char *rel, bool expect_pass)
  * here, its "reference" off by 1 at the first `off` elements. */
 static int64_t fake_off;
 static emu_io *fake_io;
-static bool fake_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, fuzz_outcome *out)
+static bool fake_run(void *self, const dg_problem *p, const int64_t *sizes, emu_io *io, double deadline,
+                     fuzz_outcome *out)
 {
-  (void)self, (void)p, (void)sizes, (void)out;
+  (void)self, (void)p, (void)sizes, (void)deadline, (void)out;
   for (int64_t i = 0; i < io->numel[2]; i++) {
     io->data[2][i] = (double)(float)(io->data[0][i] + io->data[1][i]);
     io->written[2][i] = 1;
