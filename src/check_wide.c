@@ -66,15 +66,6 @@ void check_wide_free(check_wide *w)
   free(w);
 }
 
-static void put(check_wide *w, int t, int64_t i, double v)
-{
-  if (w->n == w->cap) {
-    w->cap = w->cap ? 2 * w->cap : 64;
-    w->v = dg_realloc(w->v, sizeof *w->v * w->cap);
-  }
-  w->v[w->n++] = (wide_val){ t, i, v };
-}
-
 /* The table of c's lazy inputs, emptied (NULL: c is not huge). */
 static check_wide *table(chk *c)
 {
@@ -114,7 +105,7 @@ void check_huge_witness(chk *c, const term_value *vals, size_t nvals)
     const dg_tensor *ts = &c->p->tensors.v[t];
     double v = dg_dtypes[ts->dtype].is_float ? vals[i].f : (double)vals[i].i;
     v = dg_dtype_round(ts->dtype, v);          /* as check_witness_inputs puts a held input's */
-    put(w, t, idx, ts->positive ? fabs(v) : v);
+    dg_vec_push(w, ((wide_val){ t, idx, ts->positive ? fabs(v) : v }));
   }
   sort_table(w);
 }
@@ -134,7 +125,7 @@ void check_huge_search_vals(chk *c, term_value *vals, size_t nvals, fuzz_dist di
     double v = fuzz_ctr_value(&g, idx);
     if (scale > 0) v = dg_dtype_round(ts->dtype, 1 + scale * v);
     vals[i].f = v, vals[i].i = (int64_t)v;
-    put(w, t, idx, v);
+    dg_vec_push(w, ((wide_val){ t, idx, v }));
   }
   sort_table(w);
 }
