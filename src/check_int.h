@@ -117,6 +117,10 @@ check_verdict check_event_kind_verdict(simt_evkind k);
  * range, an f32 exp argument past expf's overflow. True (verdict bug, set)
  * when such a witness replays. */
 bool check_range(chk *c, dg_term kt, dg_term rt);
+/* check_range.c, before the solver: the inputs only one of the two terms reads
+ * (a row's neighbour the kernel loads past its row) pushed to +-100 on the
+ * concrete run's values; a difference there is replayed. True: verdict set. */
+bool check_push_extra(chk *c, dg_term kt, dg_term rt);
 
 /* ---- the writer by inverting store addresses (check_invert.c) ------------------- */
 #define CHECK_INVERT_BLOCKS ((int64_t)1 << 16)   /* grids from this many blocks try it first */
