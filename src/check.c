@@ -202,8 +202,8 @@ static bool find_writer(chk *c)
     size_t ne;
     const simt_event *ev = simt_events(cm.m, &ne);
     if (check_event_verdict(c, ev, ne, "concrete run on the emulator")) {
-      /* a race between blocks shows with these inputs (its stores differ): kept to replay it */
-      if (c->r->event.xblock) check_keep_inputs(c, check_witness_inputs(c, NULL, 0));
+      /* a race on global memory shows with these inputs (its stores differ): kept to replay it */
+      if (c->r->event.gmem) check_keep_inputs(c, check_witness_inputs(c, NULL, 0));
       ok = false;
       break;
     }

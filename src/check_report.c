@@ -73,9 +73,13 @@ void check_result_json(dg_buf *b, const dg_problem *p, const emu_kernels *k, con
       dg_buf_puts(b, ",\"other\":");
       json_span(b, &k->sm, r->event.span2);
     }
-    dg_buf_printf(b, ",\"block\":%lld,\"thread\":%lld,\"thread2\":%lld,\"offset\":%lld}",
+    dg_buf_printf(b, ",\"block\":%lld,\"thread\":%lld,\"thread2\":%lld,\"offset\":%lld",
                   (long long)r->event.block, (long long)r->event.thread, (long long)r->event.thread2,
                   (long long)r->event.off);
+    if (r->event.xblock)        /* a race between blocks: the other thread's block (linear and coordinates) */
+      dg_buf_printf(b, ",\"block2\":%lld,\"block2_idx\":[%u,%u,%u]}", (long long)r->event.block2,
+                    r->event.bidx2[0], r->event.bidx2[1], r->event.bidx2[2]);
+    else dg_buf_puts(b, "}");
   }
   if (r->writer_launch >= 0)
     dg_buf_printf(b, ",\"writer\":{\"launch\":%d,\"block\":%lld,\"thread\":%lld%s}", r->writer_launch,

@@ -245,6 +245,7 @@ static void run_block(simt_x *x, const dg_func *k, dom_val **av, dg_rng *rng, ui
   for (int i = m->nuser; i < (int)m->bufs.n; i++)          /* fresh shared memory */
     if (m->bufs.v[i].kind == BK_SHARED) simt_poison(&m->bufs.v[i], 0, m->bufs.v[i].mem.size);
   x->epoch++;
+  simt_gsh_block(x);       /* the global race shadow: the block's first barrier interval */
   simt_race_drop(x);
   for (int w = 0; w < x->nwarps; w++) x->worder[w] = w;
   if (seed)
@@ -350,7 +351,8 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   int64_t nb = (int64_t)x.gdim[0] * x.gdim[1] * x.gdim[2];
   int64_t cnt = L->blocks ? L->nblocks : nb;
   x.gl = ++m->glaunch;
-  x.gsh = m->d->mem_bytes && cnt > 1 && nb < UINT32_MAX;     /* concrete bytes; one block: no race between blocks */
+  /* concrete bytes; one block of one warp: no race on global memory */
+  x.gsh = m->d->mem_bytes && (cnt > 1 || x.nb1 > 32) && nb < UINT32_MAX;
   /* the launch's lane vectors hold a pack's lanes: several blocks' where they pack */
   int kb = simt_pack_plan(&x, k, L, cnt);
   x.n = x.ncap = x.nb1 * kb;
@@ -409,6 +411,6 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   free(x.kc), free(x.all.b);
   simt_uni_free(&x);
   free(x.live), free(x.zeros), free(x.wsync), free(x.worder), free(x.vb), free(order);
-  free(x.rlog), free(x.rlog_data), free(x.gsp);
+  free(x.rlog), free(x.rlog_data), free(x.gsp), free(x.gbt);
   return x.stop ? SIMT_STOPPED : SIMT_OK;
 }

@@ -139,6 +139,7 @@ typedef struct {
   int64_t block, thread;   /* linear ids of the thread that hit it */
   int64_t thread2;         /* races: the other thread (same block unless xblock); else -1 */
   uint32_t bidx[3], tidx[3];
+  bool gmem;               /* a race on global memory (between blocks, or warps of one block) */
   bool xblock;             /* a race between blocks (global memory): the other thread is of ... */
   int64_t block2;          /* ... this linear block */
   uint32_t bidx2[3], tidx2[3];

@@ -1,4 +1,5 @@
-/* simt_grace.c — races between blocks on global memory.
+/* simt_grace.c — races on global memory: between blocks of a launch, and
+ * between warps of a block within a barrier interval.
  *
  * The emulator runs a launch's blocks one after another, so a block's plain
  * read-modify-write of an element another block stored (`acc[row] += s`
@@ -6,32 +7,48 @@
  * on a GPU the two interleave and an update is lost. Blocks of one launch are
  * unordered, so two of them storing to one element, not both with atomics,
  * with the later store changing the bytes, leave a value that depends on
- * which block stores last: a race.
+ * which block stores last: a race. Warps of one block are unordered too
+ * between two barriers: two warps storing one element in one barrier
+ * interval (`acc[row] += s` by each warp's lane 0), or a warp loading an
+ * element another warp stored in the interval, race the same way. Lanes of
+ * one warp are not checked against each other (the emulator runs a warp in
+ * lockstep and lands a store's lanes in lane order; a warp's own accesses to
+ * global memory are taken in program order).
  *
  * Each global buffer stored to in a launch keeps, per cell of its element's
  * size (simt_buf.gran; a buffer with no element type: its first store's
- * size), the last store: block, thread, atomic or not, and the
- * store's span (an index into the launch's table of store spans), and a
- * generation: a cell of an earlier launch holds an older one, so nothing is
- * reset between launches (but every 255th). The cells are allocated at the
- * buffer's first store and kept with it. Every store path of simt_mem.c asks before its bytes land:
- * the common case (the cell empty in this launch or this block's) is a load
- * and a store of the cell; only another block's cell needs the new bytes.
+ * size), the last store: its barrier interval (x->epoch, which every block
+ * start and every barrier advance, so an interval names one block's stretch
+ * between barriers), thread, atomic or not, the store's span (an index into
+ * the launch's table of store spans), and a generation: a cell of an earlier
+ * launch holds an older one, so nothing is reset between launches (but every
+ * 255th). A cell whose interval is older than the running block's first
+ * (x->gep0) is another block's; the block is found from the table of the
+ * intervals blocks began with (x->gbt). The cells are allocated at the
+ * buffer's first store and kept with it. Every store path of simt_mem.c asks
+ * before its bytes land: the common case (the cell empty in this launch, or
+ * this block's of an earlier interval, or this warp's) is a load and a store
+ * of the cell; only another block's or warp's cell needs the new bytes.
+ * Loads look at the cells only where the buffer was stored to in this
+ * interval, or by an earlier block.
  *
  * Not races: same-value stores (`flag = 1` from every block), atomics against
  * atomics, a block's plain store after its own atomic on the element (the
- * atomic saw every earlier one: the "last block" counter reset), loads (a
- * block reading another's result is the __threadfence pattern). Not tracked:
- * the symbolic domain (its values are terms; the check's concrete run sees
- * the race first), a launch of one block, wrapped (lazily filled) buffers,
- * stores narrower than the buffer's element or across its boundary. */
+ * atomic saw every earlier one: the "last block" counter reset), a block's
+ * load of another's store after a __threadfence() of the launch and an
+ * atomic of its own (the __threadfence + counter "last block" pattern: the
+ * atomic orders the loads after the fenced stores), loads before a store of
+ * another warp (not tracked: a load leaves no mark). Not tracked: the
+ * symbolic domain (its values are terms; the check's concrete run sees the
+ * race first), a launch of one block of one warp, wrapped (lazily filled)
+ * buffers, stores narrower than the buffer's element or across its
+ * boundary. */
 #include "simt_int.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = 43, GS_GEN = SIMT_GS_GEN };
-#define GS_BLOCK(c) ((uint32_t)(c))
 
 uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
 {
@@ -45,11 +62,36 @@ uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
       b->ggen = 1;
     }
     b->glaunch = x->gl;
+    b->gwep0 = x->epoch;
   }
+  b->gwep = x->epoch;
   return b->gsh;
 }
 
-void simt_gsh_reset(simt_x *x) { x->gl = ++x->m->glaunch; }
+void simt_gsh_reset(simt_x *x) { x->gl = ++x->m->glaunch, x->gbtn = 0, x->gatom = 0, x->gfence = false; }
+
+void simt_gsh_block(simt_x *x)
+{
+  x->gep0 = x->epoch;
+  if (!x->gsh) return;
+  if (x->gbtn == x->gbtcap) {
+    x->gbtcap = x->gbtcap ? x->gbtcap * 2 : 64;
+    x->gbt = dg_realloc(x->gbt, sizeof *x->gbt * (size_t)x->gbtcap);
+  }
+  x->gbt[x->gbtn++] = (struct simt_gblk){ x->epoch, x->block };
+}
+
+/* the block whose run holds barrier interval ep (ep below the running block's) */
+static int64_t block_of(const simt_x *x, uint32_t ep)
+{
+  int64_t lo = 0, hi = x->gbtn;            /* the last entry with .ep <= ep */
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (x->gbt[mid].ep <= ep) lo = mid;
+    else hi = mid;
+  }
+  return x->gbtn ? x->gbt[lo].block : -1;
+}
 
 static bool same_span(dg_span a, dg_span b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
 
@@ -70,11 +112,10 @@ static uint64_t span_index(simt_x *x, dg_span sp)
 
 uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp)
 {
-  int64_t blk = x->block;
-  int thr = lane;
-  if (x->pk) blk += lane / x->nb1, thr = lane % x->nb1;    /* packed blocks: lane's own */
+  int thr = x->pk ? lane % x->nb1 : lane;      /* packed blocks: lane's own */
+  if (x->in_atomic) x->gatom = x->epoch;
   return (uint64_t)b->ggen << GS_GEN | span_index(x, sp) << GS_SPAN | (uint64_t)thr << GS_THREAD
-         | (uint64_t)x->in_atomic << GS_ATOMIC | (uint32_t)(blk + 1);
+         | (uint64_t)x->in_atomic << GS_ATOMIC | x->epoch;
 }
 
 /* the cells [c0, c1) a store of size bytes at o covers; false: not tracked */
@@ -86,13 +127,16 @@ static inline bool span_cells(simt_buf *b, int64_t o, int64_t size, int64_t *c0,
   return true;
 }
 
+static inline int64_t thread_of(const simt_x *x, int lane) { return x->pk ? lane % x->nb1 : lane; }
+
 bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp)
 {
   int64_t c0, c1;
   if (!span_cells(b, o, size, &c0, &c1)) return true;
   uint64_t *c = simt_gsh_cells(x, b), tag = simt_gsh_tag(x, b, lane, sp);
+  int64_t thr = thread_of(x, lane);
   for (int64_t ci = c0; ci < c1; ci++)
-    if (c[ci] >> GS_GEN == b->ggen && GS_BLOCK(c[ci]) != GS_BLOCK(tag)) return false;
+    if (simt_gsh_other(x, c[ci], b->ggen, thr)) return false;
   for (int64_t ci = c0; ci < c1; ci++) c[ci] = tag;
   return true;
 }
@@ -104,42 +148,102 @@ static void coords(const uint32_t dim[3], int64_t lin, uint32_t out[3])
   out[2] = (uint32_t)(lin / dim[0] / dim[1]);
 }
 
-static void race(simt_x *x, simt_buf *b, int lane, uint64_t tag, uint64_t other, int64_t bo, dg_span sp)
+/* lane's access at byte bo of b (a store when write) against the cell other
+ * (kind: simt_gsh_other's) */
+static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, int kind, int64_t bo, dg_span sp)
 {
-  bool a1 = other >> GS_ATOMIC & 1, a2 = tag >> GS_ATOMIC & 1;
-  int64_t oblk = (int64_t)GS_BLOCK(other) - 1;
+  bool a1 = other >> GS_ATOMIC & 1, a2 = write && x->in_atomic;
   int64_t othr = (int64_t)(other >> GS_THREAD & 0x3ff);
   int64_t es = b->elem ? dom_tysize(b->elem) : 0;
   char el[48];
   if (es > 0 && bo % es == 0) snprintf(el, sizeof el, "%lld", (long long)(bo / es));
   else snprintf(el, sizeof el, "byte %lld", (long long)bo);
-  simt_event *e = simt_report(x, SIMT_EV_RACE, sp, lane,
-                              "%s of %s[%s] by two blocks of one launch, not both atomic: the value depends on "
-                              "which block stores last", a1 ? "atomic-write" : a2 ? "write-atomic" : "write-write",
-                              b->name, el);
+  const char *what = write ? (a1 ? "atomic-write" : a2 ? "write-atomic" : "write-write") : a1 ? "atomic-read" : "write-read";
+  simt_event *e;
+  if (kind == 1 && write)
+    e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two blocks of one launch, not both atomic: the value "
+                    "depends on which block stores last", what, b->name, el);
+  else if (kind == 1)
+    e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two blocks of one launch: what the load sees depends "
+                    "on which block runs first (no __threadfence and atomic order them)", what, b->name, el);
+  else if (write)
+    e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two warps of one block in one barrier interval, not "
+                    "both atomic: the value depends on which warp stores last", what, b->name, el);
+  else
+    e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two warps of one block in one barrier interval: what "
+                    "the load sees depends on which warp runs first", what, b->name, el);
   if (!e) return;
   uint64_t si = other >> GS_SPAN & 0x1fff;
   e->span2 = si < (uint64_t)x->gspn ? x->gsp[si] : sp;
-  e->thread2 = othr, e->xblock = true, e->block2 = oblk;
-  coords(x->gdim, oblk, e->bidx2);
-  coords(x->bdim, othr, e->tidx2);
-  e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = true;
+  e->thread2 = othr, e->gmem = true;
+  if (kind == 1) {
+    int64_t oblk = block_of(x, (uint32_t)other);
+    e->xblock = true, e->block2 = oblk;
+    coords(x->gdim, oblk, e->bidx2);
+    coords(x->bdim, othr, e->tidx2);
+  }
+  e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = write;
 }
 
-void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb, dg_span sp)
+void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
+                    const uint8_t *prev, dg_span sp)
 {
   int64_t c0, c1;
   if (!span_cells(b, o, size, &c0, &c1)) return;
   uint64_t *c = simt_gsh_cells(x, b), tag = simt_gsh_tag(x, b, lane, sp);
+  int64_t thr = thread_of(x, lane);
   int g = b->ggran;
   bool told = false;
   for (int64_t ci = c0; ci < c1; ci++) {
     uint64_t old = c[ci];
     c[ci] = tag;
-    if (told || old >> GS_GEN != b->ggen || GS_BLOCK(old) == GS_BLOCK(tag) || (old & tag) >> GS_ATOMIC & 1) continue;
+    int kind = simt_gsh_other(x, old, b->ggen, thr);
+    if (told || !kind || (old & tag) >> GS_ATOMIC & 1) continue;
     int64_t bo = ci * g;
-    if (!memcmp(nb + (bo - o), b->mem.bytes + bo, (size_t)g)) continue;    /* the same value: benign */
-    race(x, b, lane, tag, old, bo, sp);
+    const uint8_t *was = prev ? prev + (bo - o) : b->mem.bytes + bo;
+    if (!memcmp(nb + (bo - o), was, (size_t)g)) continue;    /* the same value: benign */
+    race(x, b, lane, true, old, kind, bo, sp);
     told = true;
   }
+}
+
+/* ---- loads ------------------------------------------------------------------------ */
+void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp)
+{
+  int g = b->ggran;
+  if (o < 0 || size <= 0 || o + size > b->mem.size || !g) return;
+  int64_t thr = thread_of(x, lane);
+  bool fenced = x->gfence && x->gatom >= x->gep0;     /* the "last block": its loads of other blocks' stores are ordered */
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
+    uint64_t c = b->gsh[ci];
+    int kind = simt_gsh_other(x, c, b->ggen, thr);
+    if (!kind || (kind == 1 && fenced)) continue;
+    race(x, b, lane, false, c, kind, ci * g, sp);
+    return;
+  }
+}
+
+/* usually no cell of a load holds anything to look at: one pass (it vectorises) to see that */
+static inline bool any_other(const simt_x *x, const uint64_t *c, int64_t n, uint64_t gen)
+{
+  uint64_t any = 0;
+  uint32_t e0 = x->gep0, ep = x->epoch;
+  for (int64_t i = 0; i < n; i++) any |= (uint64_t)(c[i] >> 56 == gen) & (uint64_t)((uint32_t)c[i] < e0 || (uint32_t)c[i] == ep);
+  return any != 0;
+}
+
+void simt_gsh_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64_t size, dg_span sp)
+{
+  int g = b->ggran;
+  if (g && size == g && o0 % g == 0 && o0 >= 0 && o0 + (hi - lo) * size <= b->mem.size
+      && !any_other(x, b->gsh + o0 / g, hi - lo, b->ggen))
+    return;
+  for (int i = lo; i < hi && !x->stop; i++) simt_gsh_load(x, b, i, o0 + (int64_t)(i - lo) * size, size, sp);
+}
+
+void simt_gsh_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *m, const int64_t *addr,
+                         int64_t size, dg_span sp)
+{
+  for (int i = lo; i < hi && !x->stop; i++)
+    if (m[i - lo]) simt_gsh_load(x, b, i, dom_ptr_off((dom_val)addr[i - lo]), size, sp);
 }

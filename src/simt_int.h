@@ -49,11 +49,13 @@ typedef struct {
   uint32_t cepoch;         /* BK_SHARED: the barrier interval its race cells were last updated in */
   bool wrapped;            /* simt_buf_wrap: bytes not ours, no init shadow (init NULL) */
   uint8_t *nwriters;
-  /* BK_GLOBAL: the last store per cell of ggran bytes (simt_grace.c), or NULL: block + 1 |
-   * atomic << 32 | thread << 33 | store span index << 43 | generation << 56, a store of
-   * this launch where the generation is ggen (glaunch: the launch ggen was set for) */
+  /* BK_GLOBAL: the last store per cell of ggran bytes (simt_grace.c), or NULL: its barrier
+   * interval (simt_x.epoch) | atomic << 32 | thread << 33 | store span index << 43 |
+   * generation << 56, a store of this launch where the generation is ggen (glaunch: the
+   * launch ggen was set for) */
   uint64_t *gsh;
   uint32_t glaunch;
+  uint32_t gwep0, gwep;    /* the barrier intervals of its first and last store of launch glaunch */
   uint8_t ggen;
   uint8_t ggran;           /* its cells' bytes: gran, or where no element type is known the first store's size */
 } simt_buf;
@@ -177,9 +179,14 @@ typedef struct simt_x {
   uint64_t pro;            /* kernel frame slots (bit = slot) of scalar params never assigned: their
                             * registers are the launch's argument vectors, not copies (simt_call) */
   uint64_t pset;           /* kernel frame slots written in every lane before any read: not zeroed */
-  /* global races between blocks (simt_grace.c): on for a concrete launch of two blocks or more */
+  /* global races (simt_grace.c): on for a concrete launch of two blocks or two warps or more */
   bool gsh;
+  bool gfence;             /* a __threadfence() ran in this launch */
   uint32_t gl;             /* this launch's generation (simt.glaunch) */
+  uint32_t gep0;           /* the barrier interval (epoch) the running block (or pack) began with */
+  uint32_t gatom;          /* the interval of the last atomic on global memory (0 none) */
+  struct simt_gblk { uint32_t ep; int64_t block; } *gbt;   /* the blocks run, by the interval they began with */
+  int64_t gbtn, gbtcap;
   dg_span *gsp;            /* the spans of the launch's global stores, by index (cells name them) */
   int gspn, gspcap, gsplast;
 } simt_x;
@@ -379,15 +386,44 @@ bool simt_fuse_if(simt_x *x, const dg_stmt *s, msk *k);
  * bookkeeping, then the barrier; false: not this now, nothing done. */
 bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k);
 
-/* global races between blocks (simt_grace.c): two blocks of one launch storing to
- * one element of a global buffer, not both with atomics, the second store changing
- * the bytes. Stores report before they land; reads are not tracked (a block that
- * reads another's store is the __threadfence + counter pattern); a store narrower
- * than its buffer's element or across an element boundary is not tracked. */
+/* global races (simt_grace.c): two blocks of one launch, or two warps of one block in one
+ * barrier interval, storing to one element of a global buffer, not both with atomics, the
+ * second store changing the bytes; a load of an element another warp of the block stored in
+ * this interval, or another block of the launch (but after a __threadfence() of the launch
+ * and an atomic of the loading block: the "last block" pattern). Stores report before they
+ * land; a store narrower than its buffer's element or across an element boundary is not
+ * tracked. */
 static inline bool simt_gsh_on(const simt_x *x, const simt_buf *b)
 {
   return x->gsh && b->kind == BK_GLOBAL && !b->wrapped;
 }
+/* What the cell c of a buffer of generation gen is to an access of thread thr (of its
+ * block) now: 0 nothing to check, 1 another block's store of this launch, 2 a store of
+ * another warp of this block in this barrier interval. */
+static inline int simt_gsh_other(const simt_x *x, uint64_t c, uint64_t gen, int64_t thr)
+{
+  if (c >> 56 != gen) return 0;
+  uint32_t ep = (uint32_t)c;
+  if (ep < x->gep0) return 1;
+  return ep == x->epoch && (c >> 38 & 31) != (uint64_t)(thr >> 5) ? 2 : 0;
+}
+/* A load of b may find a race: b was stored to in this launch, in this barrier interval
+ * of this block or by an earlier block (not after a __threadfence and this block's atomic). */
+static inline bool simt_gsh_ld(const simt_x *x, const simt_buf *b)
+{
+  return x->gsh && b->gsh && b->glaunch == x->gl && !x->in_atomic
+         && (b->gwep == x->epoch || (b->gwep0 < x->gep0 && !(x->gfence && x->gatom >= x->gep0)));
+}
+/* Lane's load of size bytes at byte o of b (simt_gsh_ld holds): a race when a cell it
+ * covers holds another warp's store of this interval or another block's; the run
+ * version for lanes [lo, hi) loading consecutive elements from o0, the lanes version
+ * for the lanes of m (m[i - lo], addr[i - lo] lane i's) in bounds. */
+void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp);
+void simt_gsh_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64_t size, dg_span sp);
+void simt_gsh_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *m, const int64_t *addr,
+                         int64_t size, dg_span sp);
+/* a block (or a pack of blocks) begins: x->epoch is its first barrier interval */
+void simt_gsh_block(simt_x *x);
 /* The bytes of b's cells, fixed at its first store of size bytes. */
 static inline int simt_gsh_gran(simt_buf *b, int64_t size)
 {
@@ -397,9 +433,8 @@ static inline int simt_gsh_gran(simt_buf *b, int64_t size)
 /* The cells of b (allocated at its first store; a new generation at its first
  * store of a launch). */
 uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b);
-/* The cell lane's store at sp leaves in b's cells (after simt_gsh_cells): block
- * + 1, atomic, thread, span, generation. A cell c holds another block's store
- * of this launch where c >> 56 == b->ggen and (uint32_t)c is not the tag's. */
+/* The cell lane's store at sp leaves in b's cells (after simt_gsh_cells): barrier
+ * interval, atomic, thread, span, generation (simt_gsh_other says what an old cell is). */
 uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp);
 enum { SIMT_GS_THREAD = 33, SIMT_GS_GEN = 56 };
 /* Lane's store of size bytes at byte o of b: true when no cell it covers holds
@@ -407,8 +442,11 @@ enum { SIMT_GS_THREAD = 33, SIMT_GS_GEN = 56 };
  * false: call simt_gsh_store with the new bytes. */
 bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp);
 /* The same, with the bytes it stores (nb): a race when a cell's last store was
- * another block's, not both atomic, and the bytes change. */
-void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb, dg_span sp);
+ * another block's, or another warp's of this interval, not both atomic, and the
+ * bytes change: from the bytes there, or from prev (the bytes [o, o + size) an
+ * earlier lane of the same store leaves where the cell is its) unless NULL. */
+void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
+                    const uint8_t *prev, dg_span sp);
 /* a packed run undone: every buffer's cells start afresh */
 void simt_gsh_reset(simt_x *x);
 

@@ -450,54 +450,84 @@ static void fast_store_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, 
 #undef FRUN
 }
 
+/* Lane j's store lands before lane i's of the same store: warps in x->worder,
+ * lanes in order within one (as the stores land). */
+static bool lands_before(const simt_x *x, int j, int i)
+{
+  if (j / 32 == i / 32) return j < i;
+  for (int wi = 0; wi < x->nwarps; wi++) {
+    if (x->worder[wi] == j / 32) return true;
+    if (x->worder[wi] == i / 32) return false;
+  }
+  return false;
+}
+
+/* the lane of global race cell c's thread, in lane i's block */
+static inline int cell_lane(const simt_x *x, uint64_t c, int i)
+{
+  int t = (int)(c >> SIMT_GS_THREAD & 0x3ff);
+  return x->pk ? i - i % x->nb1 + t : t;
+}
+
 /* The global race shadow of lane i's store of size bytes at byte o of lb
- * (simt_grace.c): the new bytes only where another block's store is there. */
+ * (simt_grace.c): the new bytes only where another block's or warp's store is
+ * there; prev: what an earlier lane of this store leaves there, or NULL. */
 static inline void gsh_lane(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int i, int64_t o,
-                            const dom_val *vals, dg_span sp)
+                            const dom_val *vals, const uint8_t *prev, dg_span sp)
 {
   if (simt_gsh_try(x, lb, i, o, size, sp)) return;
   uint8_t tmp[8];
   fast_st(kd, tmp, 0, vals, i);
-  simt_gsh_store(x, lb, i, o, size, tmp, sp);
+  simt_gsh_store(x, lb, i, o, size, tmp, prev, sp);
 }
 
 /* The same for lanes [lo, hi) storing consecutive elements from byte o0, a
  * cell a lane where they pair up: one load and one store of a cell a lane
- * while no other block's store is there (packed blocks: block by block). */
+ * while no other block's or warp's store is there (packed blocks: block by
+ * block). No two lanes store one element: the bytes there are the last store's. */
 SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
                     const dom_val *vals, dg_span sp)
 {
   int g = simt_gsh_gran(lb, size);
   if (size != g || o0 % g) {
-    for (int i = lo; i < hi; i++) gsh_lane(x, lb, kd, size, i, o0 + (int64_t)(i - lo) * size, vals, sp);
+    for (int wi = 0; wi < x->nwarps; wi++) {
+      int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+      for (int i = a; i < z; i++) gsh_lane(x, lb, kd, size, i, o0 + (int64_t)(i - lo) * size, vals, NULL, sp);
+    }
     return;
   }
   uint64_t *c = simt_gsh_cells(x, lb) + o0 / g;    /* c[i - lo]: lane i's cell */
   const uint64_t thr = (uint64_t)0x3ff << SIMT_GS_THREAD, gen = lb->ggen;
+  const uint32_t e0 = x->gep0, ep = x->epoch;
   for (int a = lo; a < hi;) {
     int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
     uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~thr;
-    uint32_t blk = (uint32_t)base;
-    /* usually no cell holds another block's store of this launch: one pass to
-     * see it, one to fill the cells (both vectorise) */
+    /* usually no cell holds another block's store of this launch, or another
+     * warp's of this interval: one pass to see it, one to fill the cells (both
+     * vectorise) */
     uint64_t other = 0;
     for (int i = a; i < z; i++) {
       uint64_t ci = c[i - lo];
-      other |= (uint64_t)(ci >> SIMT_GS_GEN == gen) & (uint64_t)((uint32_t)ci != blk);
+      uint32_t ce = (uint32_t)ci;
+      other |= (uint64_t)(ci >> SIMT_GS_GEN == gen)
+               & ((uint64_t)(ce < e0) | ((uint64_t)(ce == ep) & (uint64_t)((((ci >> 38) ^ (uint64_t)((i - t0) >> 5)) & 31) != 0)));
     }
     if (!other) {
       for (int i = a; i < z; i++) c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
       a = z;
       continue;
     }
-    for (int i = a; i < z; i++) {
-      uint64_t ci = c[i - lo];
-      if (__builtin_expect(ci >> SIMT_GS_GEN == gen && (uint32_t)ci != blk, 0)) {
-        uint8_t tmp[8];
-        fast_st(kd, tmp, 0, vals, i);
-        simt_gsh_store(x, lb, i, o0 + (int64_t)(i - lo) * size, size, tmp, sp);
-      } else {
-        c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
+    for (int wi = 0; wi < x->nwarps; wi++) {      /* in the order the stores land (the first race told) */
+      int w = x->worder[wi], wa = w * 32 > a ? w * 32 : a, wz = w * 32 + 32 < z ? w * 32 + 32 : z;
+      for (int i = wa; i < wz; i++) {
+        uint64_t ci = c[i - lo];
+        if (__builtin_expect(simt_gsh_other(x, ci, gen, i - t0) != 0, 0)) {
+          uint8_t tmp[8];
+          fast_st(kd, tmp, 0, vals, i);
+          simt_gsh_store(x, lb, i, o0 + (int64_t)(i - lo) * size, size, tmp, NULL, sp);
+        } else {
+          c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
+        }
       }
     }
     a = z;
@@ -505,33 +535,45 @@ SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t si
 }
 
 /* The same for the lanes of b in [lo, hi) storing at their addresses (in
- * bounds): a cell a lane where the store is one element, the cells looked up
- * inline. */
+ * bounds), in the order they land: a cell a lane where the store is one
+ * element, the cells looked up inline; where lanes of two warps store one
+ * element, the later one's bytes are checked against the earlier one's. */
+static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
+                       int a, int z, const int64_t *addr, const dom_val *vals, dg_span sp)
+{
+  int g = simt_gsh_gran(lb, size);
+  uint64_t *c = simt_gsh_cells(x, lb), gen = lb->ggen;
+  uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~((uint64_t)0x3ff << SIMT_GS_THREAD);
+  int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
+  for (int i = a; i < z; i++) {
+    if (!b[i]) continue;
+    int64_t o = dom_ptr_off((dom_val)addr[i]), thr = x->pk ? i % x->nb1 : i;
+    bool one = size == g && !(o & (g - 1));
+    uint64_t cv = c[one ? o >> gs : o / g];
+    if (one && __builtin_expect(!simt_gsh_other(x, cv, gen, thr), 1)) {
+      c[o >> gs] = base | (uint64_t)thr << SIMT_GS_THREAD;
+      continue;
+    }
+    uint8_t ptmp[8];
+    const uint8_t *prev = NULL;
+    int j = cell_lane(x, cv, i);
+    if (j >= lo && j < hi && j != i && b[j] && addr[j] == addr[i] && lands_before(x, j, i)) {
+      fast_st(kd, ptmp, 0, vals, j);
+      prev = ptmp;
+    }
+    gsh_lane(x, lb, kd, size, i, o, vals, prev, sp);
+  }
+}
+
 static void gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
                       const int64_t *addr, const dom_val *vals, dg_span sp)
 {
-  int g = simt_gsh_gran(lb, size);
-  if (size != g || x->pk) {
-    for (int i = lo; i < hi; i++)
-      if (b[i]) gsh_lane(x, lb, kd, size, i, dom_ptr_off((dom_val)addr[i]), vals, sp);
-    return;
-  }
-  uint64_t *c = simt_gsh_cells(x, lb), gen = lb->ggen;
-  uint64_t base = simt_gsh_tag(x, lb, lo, sp) & ~((uint64_t)0x3ff << SIMT_GS_THREAD);
-  uint32_t blk = (uint32_t)base;
-  int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
-  for (int i = lo; i < hi; i++) {
-    if (!b[i]) continue;
-    int64_t o = dom_ptr_off((dom_val)addr[i]);
-    if (__builtin_expect(o & (g - 1), 0)) { gsh_lane(x, lb, kd, size, i, o, vals, sp); continue; }
-    uint64_t *ci = c + (o >> gs), cv = *ci;
-    if (__builtin_expect(cv >> SIMT_GS_GEN == gen && (uint32_t)cv != blk, 0)) {
-      uint8_t tmp[8];
-      fast_st(kd, tmp, 0, vals, i);
-      simt_gsh_store(x, lb, i, o, size, tmp, sp);
-    } else {
-      *ci = base | (uint64_t)i << SIMT_GS_THREAD;
-    }
+  bool natural = true;
+  for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
+  if (natural) { gsh_lanes1(x, lb, kd, size, b, lo, hi, lo, hi, addr, vals, sp); return; }
+  for (int wi = 0; wi < x->nwarps; wi++) {
+    int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+    if (a < z) gsh_lanes1(x, lb, kd, size, b, lo, hi, a, z, addr, vals, sp);
   }
 }
 
@@ -564,6 +606,7 @@ SIMT_LANES static bool contig_access(simt_x *x, dg_span sp, dg_tykind kd, simt_b
     case DG_TY_U32: CRUN(uint32_t, (dom_val)v_); break;
     default: CRUN(uint64_t, v_); break;
     }
+    if (simt_gsh_ld(x, lb)) simt_gsh_load_run(x, lb, lo, hi, o0, size, sp);   /* global races */
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
       if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, k->b, addr, size, sp, run ? o0 : -1, false);
       else if (lb->cepoch != x->epoch && run && log_fits(x, lb, lo, hi, o0, false))
@@ -702,6 +745,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     default: FRUN(uint64_t, v_); break;
     }
 #undef FRUN
+    if (simt_gsh_ld(x, lb)) simt_gsh_load_lanes(x, lb, lo, hi, b + lo, addr + lo, size, sp);   /* global races */
     return true;
   }
   if (lim < (1ull << DOM_PTR_OFFBITS)) {
@@ -756,6 +800,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
       }
     }
 #undef FRUN
+    if (simt_gsh_ld(x, lb)) simt_gsh_load_lanes(x, lb, lo, hi, b + lo, addr + lo, size, sp);   /* global races */
     return true;
   }
   if (simt_gsh_on(x, lb)) gsh_lanes(x, lb, kd, size, b, lo, hi, addr, vals, sp);    /* before the bytes land */
@@ -887,6 +932,9 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
       }
       d->load(d, et, hi - lo, ok + lo, v + lo, mem + lo, offc + lo);
     }
+    if (x->gsh)              /* global races: a load of another warp's or block's store */
+      for (int i = lo; i < hi && !x->stop; i++)
+        if (ok[i] && simt_gsh_ld(x, (simt_buf *)mem[i])) simt_gsh_load(x, (simt_buf *)mem[i], i, off[i], size, sp);
     simt_mark_release(x, mk);
     return;
   }
@@ -901,18 +949,27 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     vals = simt_guarded(x, t, &okm, vals, old);
   }
   uint8_t one = 1;
-  if (x->gsh)                /* global races between blocks, before the bytes land */
-    for (int i = lo; i < hi; i++) {
-      if (!ok[i]) continue;
-      simt_buf *b = (simt_buf *)mem[i];     /* mem is simt_buf's first member */
-      if (!simt_gsh_on(x, b) || size > 64 || simt_gsh_try(x, b, i, off[i], size, sp)) continue;
-      uint8_t tmp[64];
-      dom_mem tm = { tmp, (int64_t)sizeof tmp, NULL, 0 }, *tmp_p = &tm;
-      for (int c = 0; c < nc; c++) {
-        int64_t to = c * es;
-        d->store(d, et, 1, &one, vals + (size_t)c * n + i, &tmp_p, &to);
+  if (x->gsh)                /* global races, before the bytes land, in the order they land */
+    for (int wi = 0; wi < x->nwarps; wi++) {
+      int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+      for (int i = a; i < z; i++) {
+        if (!ok[i]) continue;
+        simt_buf *b = (simt_buf *)mem[i];     /* mem is simt_buf's first member */
+        if (!simt_gsh_on(x, b) || size > 64 || simt_gsh_try(x, b, i, off[i], size, sp)) continue;
+        uint8_t tmp[64], ptmp[64];
+        const uint8_t *prev = NULL;
+        int j = off[i] % b->ggran ? -1 : cell_lane(x, b->gsh[off[i] / b->ggran], i);
+        dom_mem tm = { tmp, (int64_t)sizeof tmp, NULL, 0 }, pm = { ptmp, (int64_t)sizeof ptmp, NULL, 0 };
+        dom_mem *tmp_p = &tm, *ptmp_p = &pm;
+        bool early = j >= lo && j < hi && j != i && ok[j] && mem[j] == mem[i] && off[j] == off[i] && lands_before(x, j, i);
+        for (int c = 0; c < nc; c++) {
+          int64_t to = c * es;
+          d->store(d, et, 1, &one, vals + (size_t)c * n + i, &tmp_p, &to);
+          if (early) d->store(d, et, 1, &one, vals + (size_t)c * n + j, &ptmp_p, &to);   /* an earlier lane's, here */
+        }
+        if (early) prev = ptmp;
+        simt_gsh_store(x, b, i, off[i], size, tmp, prev, sp);
       }
-      simt_gsh_store(x, b, i, off[i], size, tmp, sp);
     }
   /* stores land warp by warp in x->worder; within a warp the higher lane wins */
   bool natural = true;

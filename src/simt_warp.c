@@ -82,6 +82,15 @@ static dom_val *in_nothing(simt_x *x, const dg_expr *e, msk *k)
   return e->type && e->type->kind != DG_TY_VOID ? simt_const(x, e->type, k, 0) : x->zeros;
 }
 
+/* __threadfence(): loads of other blocks' stores after it and an atomic are the
+ * "last block" pattern, not races (simt_grace.c); the block-scope fence orders nothing
+ * between blocks */
+static dom_val *in_fence(simt_x *x, const dg_expr *e, msk *k)
+{
+  if (e->op == DG_IN___THREADFENCE) x->gfence = true;
+  return in_nothing(x, e, k);
+}
+
 static dom_val *in_assert(simt_x *x, const dg_expr *e, msk *k)
 {
   msk t, f;
@@ -294,7 +303,7 @@ static dom_val *in_math(simt_x *x, const dg_expr *e, msk *k)
 }
 
 static const in_fn in_tab[DG_IC__COUNT] = {
-  [DG_IC_SYNC_BLOCK] = in_syncthreads, [DG_IC_SYNC_WARP] = in_syncwarp, [DG_IC_FENCE] = in_nothing,
+  [DG_IC_SYNC_BLOCK] = in_syncthreads, [DG_IC_SYNC_WARP] = in_syncwarp, [DG_IC_FENCE] = in_fence,
   [DG_IC_IGNORE] = in_nothing, [DG_IC_ASSERT] = in_assert,
   [DG_IC_WARP_SHFL] = in_shfl, [DG_IC_WARP_SHFL_UP] = in_shfl, [DG_IC_WARP_SHFL_DOWN] = in_shfl,
   [DG_IC_WARP_SHFL_XOR] = in_shfl, [DG_IC_WARP_BALLOT] = in_vote, [DG_IC_WARP_ANY] = in_vote,

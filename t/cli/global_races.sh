@@ -1,29 +1,34 @@
 #!/bin/sh
-# Races between blocks on global memory: samples/reduce/l2norm_plain adds
-# two blocks' partial sums into acc[row] with a plain `+=` where
-# l2norm_atomic uses atomicAdd. The emulator runs the blocks one after
-# another, so the sum comes out right and the check once proved it; the
-# second block's store, which changes what the first stored, is a race
-# naming both blocks, their threads and the line, in fuzz and in check
-# --auto (whose concrete run's inputs become a witness that dirigo replay
-# reproduces), and in the workbench. The atomic version and the other kernels with global atomics,
-# grid-stride loops and multi-launch pipelines stay clean.
+# Races on global memory: samples/reduce/l2norm_plain adds two blocks'
+# partial sums into acc[row] with a plain `+=` where l2norm_atomic uses
+# atomicAdd. The emulator runs the blocks one after another, so the sum
+# comes out right and the check once proved it; the second block's load of
+# what the first stored (or its store, which changes it) is a race naming
+# both blocks, their threads and the line, in fuzz and in check --auto
+# (whose concrete run's inputs become a witness that dirigo replay
+# reproduces), and in the workbench. samples/reduce/l2norm_warps does the
+# same between the four warps of one block with no barrier between them:
+# a race between two warps (the check said `bug`, with a witness that
+# replays on the emulator's warp order only). The atomic version and the
+# other kernels with global atomics, grid-stride loops and multi-launch
+# pipelines stay clean.
 . "${DG_SRCDIR:-.}/t/cli/lib.sh"
 S=$DG_SRCDIR/samples
 rcf="${TMPDIR:-/tmp}/dg_rc.$$"
 
 out=$(run_dirigo fuzz "$S/reduce/l2norm_plain.lua" --cases 8)
 is "$(cat "$rcf")" 1 "fuzz: acc[row] += s from two blocks is a finding (exit 1)"
-like "$out" "l2norm_plain.cu:14:27: race: write-write of acc\[[0-9]+\] by two blocks of one launch, not both atomic: .* \(block \(1,[0-9]+,0\) thread \(0,0,0\)\) vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 14:27" \
-  "  a write-write race: block (1,row)'s store against block (0,row)'s, same line"
+like "$out" "l2norm_plain.cu:14:27: race: write-(write|read) of acc\[[0-9]+\] by two blocks of one launch.* \(block \(1,[0-9]+,0\) thread \(0,0,0\)\) vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 14:27" \
+  "  a race: block (1,row)'s load (or store) against block (0,row)'s store, same line"
 out=$(run_dirigo check "$S/reduce/l2norm_plain.lua" --auto --no-journal --budget 20)
 is "$(cat "$rcf")" 1 "check --auto: a finding (exit 1)"
-like "$out" "^y\[[0-9]+\] +race .*l2norm_plain.cu:14:27: race: write-write of acc\[[0-9]+\] by two blocks .* vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 14:27 .*concrete run on the emulator" \
+like "$out" "^y\[[0-9]+\] +race .*l2norm_plain.cu:14:27: race: write-(write|read) of acc\[[0-9]+\] by two blocks .* vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 14:27 .*concrete run on the emulator" \
   "  the same race, from the concrete run (no more 'equivalent')"
 ok "! printf '%s' \"\$out\" | grep -q equivalent" "  and no element proved equivalent"
 out=$(run_dirigo check "$S/reduce/l2norm_plain.lua" --at 2 --json --no-journal --budget 20)
 like "$out" '"verdict":"race"' "check --json: verdict race"
 like "$out" '"other":\{"file":"[^"]*l2norm_plain.cu","line":14' "  the other store's line in the event"
+like "$out" '"block":[0-9]+,"thread":0,"thread2":0,"offset":[0-9]+,"block2":[0-9]+,"block2_idx":\[0,[0-4],0\]\}' "  and the other store's block (linear and coordinates)"
 
 # the concrete run's inputs are the witness: a file that replays the race
 W="${TMPDIR:-/tmp}/dg_grace.$$"
@@ -33,7 +38,7 @@ out=$(run_dirigo check "$W/l2norm_plain.lua" --at 3 --budget 20)
 like "$out" "witness: .*witness-l2norm_plain-y-3.json" "check: the race's inputs saved as a witness"
 out=$(run_dirigo replay "$W/l2norm_plain.lua" "$W/.dirigo/witness-l2norm_plain-y-3.json")
 is "$(cat "$rcf")" 1 "replay of the witness: a finding (exit 1)"
-like "$out" "^y\[3\] +race .*l2norm_plain.cu:14:27: race: write-write .*replayed on the emulator" "  the same race, replayed"
+like "$out" "^y\[3\] +race .*l2norm_plain.cu:14:27: race: write-(write|read) .*replayed on the emulator" "  the same race, replayed"
 rm -rf "$W"; mkdir -p "$W"
 
 # the workbench (headless): the store's line marked race, the result pane explains
@@ -46,6 +51,29 @@ like "$scr" "14 +if \(threadIdx.x == 0\) acc\[row\] \+= s; +race" "workbench: th
 like "$scr" "race +y\[0\]" "  the result pane: race y[0]"
 like "$scr" "by two blocks of one launch" "  with the message"
 rm -rf "$W"
+
+# two warps of one block: l2norm_warps
+out=$(run_dirigo fuzz "$S/reduce/l2norm_warps.lua" --cases 8)
+is "$(cat "$rcf")" 1 "fuzz: acc[row] += s from four warps of a block is a finding (exit 1)"
+like "$out" "FINDING .*l2norm_warps.cu:15:34: race: write-write of acc\[[0-9]+\] by two warps of one block in one barrier interval, not both atomic: .*\(block \([0-9]+,0,0\) thread \((32|64|96),0,0\)\) vs thread (0|32|64) at line 15:34" \
+  "  a write-write race between two warps' lane 0, same line"
+out=$(run_dirigo check "$S/reduce/l2norm_warps.lua" --auto --no-journal --budget 20)
+is "$(cat "$rcf")" 1 "check --auto: a finding (exit 1)"
+like "$out" "^y\[[0-9]+\] +race .*l2norm_warps.cu:15:34: race: write-write of acc\[[0-9]+\] by two warps of one block .* vs thread [0-9]+ at line 15:34 .*concrete run on the emulator" \
+  "  the race between warps, from the concrete run (was a bug of the emulator's warp order)"
+ok "! printf '%s' \"\$out\" | grep -qE ' (equivalent|bug) '" "  and no element equivalent or bug"
+out=$(run_dirigo check "$S/reduce/l2norm_warps.lua" --at 1 --json --no-journal --budget 20)
+like "$out" '"verdict":"race"' "check --json: verdict race"
+ok "! printf '%s' \"\$out\" | grep -q block2" "  no other block in the event (one block's warps)"
+W2="${TMPDIR:-/tmp}/dg_grace_w.$$"
+rm -rf "$W2"; mkdir -p "$W2"
+cp "$S/reduce/l2norm_warps.cu" "$S/reduce/l2norm_warps.lua" "$W2/"
+out=$(run_dirigo check "$W2/l2norm_warps.lua" --at 2 --budget 20)
+like "$out" "witness: .*witness-l2norm_warps-y-2.json" "check: the warps' race's inputs saved as a witness"
+out=$(run_dirigo replay "$W2/l2norm_warps.lua" "$W2/.dirigo/witness-l2norm_warps-y-2.json")
+is "$(cat "$rcf")" 1 "replay of the witness: a finding (exit 1)"
+like "$out" "^y\[2\] +race .*l2norm_warps.cu:15:34: race: write-write .*two warps.*replayed on the emulator" "  the same race, replayed"
+rm -rf "$W2"
 
 for p in reduce/l2norm_atomic atomics/scatter_add atomics/histogram_smem elementwise/relu_gridstride reduce/reduce6; do
   [ -f "$S/$p.lua" ] || [ -f "$S/$p.cu" ] || continue

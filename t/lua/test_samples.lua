@@ -8,7 +8,7 @@ local PATTERNS = {}
 for p in ([[missing-tail-mask pad-zero-not-neginf assign-not-accumulate missing-scale eps-misplaced
   missing-syncthreads wrong-shuffle-offset wrong-shuffle-mask grid-floors swapped-index wrong-stride
   int32-index-overflow uninit-shared read-past-end-n1 fp16-accum-overflow returns-input returns-zeros
-  off-by-one-loop race-on-shared wrong-merge missing-atomic]]):gmatch("%S+") do PATTERNS[p] = true end
+  off-by-one-loop race-on-shared wrong-merge missing-atomic missing-atomic-warps]]):gmatch("%S+") do PATTERNS[p] = true end
 local DTYPES = { f32 = 1, f16 = 1, bf16 = 1, f64 = 1, i32 = 1, i64 = 1, u8 = 1, bool = 1 }
 
 local function readfile(p) local f = io.open(p, "rb"); if not f then return nil end; local s = f:read("a"); f:close(); return s end

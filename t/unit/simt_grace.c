@@ -1,9 +1,13 @@
-/* simt_grace.c — races between blocks on global memory (src/simt_grace.c):
- * two blocks of one launch storing different values to one element, not
- * both with atomics, are a race naming both blocks, threads and lines; a
- * same-value store, atomics, a block reading another's store, the
- * __threadfence "last block" counter reset, grid-stride loops, in-place
- * updates and stores in two launches are not. Each kernel runs on the
+/* simt_grace.c — races on global memory (src/simt_grace.c): two blocks of
+ * one launch storing different values to one element, not both with
+ * atomics, are a race naming both blocks, threads and lines, and so is a
+ * block loading an element another block stored; two warps of one block
+ * storing one element in one barrier interval, or a warp loading what
+ * another stored in it, are a race naming both threads and lines. A
+ * same-value store, atomics, the __threadfence "last block" (its loads of
+ * the others' partials, its counter reset), a barrier between two warps'
+ * accesses, a warp's own accesses, grid-stride loops, in-place updates and
+ * stores in two launches are not. Each kernel runs on the
  * concrete domain (its fast paths) and on a copy of its vtable (the general
  * path): the same events. Block packing stays on where no two blocks store
  * one element and gives the race up to the block-by-block run where they do. */
@@ -71,6 +75,31 @@ static const char src[] =
   "{\n"
   "  if (blockIdx.x == 0 && threadIdx.x == 0) a[0] = 5.0f;\n"
   "  if (blockIdx.x == 1 && threadIdx.x == 0) o[0] = a[0] + 1.0f;\n"
+  "}\n"
+  "__global__ void fenced(float *a, float *o, unsigned *count)\n"         /* 57 */
+  "{\n"
+  "  if (threadIdx.x == 0) {\n"
+  "    if (blockIdx.x == 0) { a[0] = 5.0f; __threadfence(); }\n"
+  "    unsigned v = atomicAdd(count, 1u);\n"
+  "    if (v == gridDim.x - 1) o[0] = a[0] + 1.0f;\n"                     /* 62 */
+  "  }\n"
+  "}\n"
+  "__global__ void warps(float *acc, const float *x)\n"                   /* 65 */
+  "{\n"
+  "  if ((threadIdx.x & 31) == 0) acc[blockIdx.x] += x[threadIdx.x];\n"    /* 67 */
+  "}\n"
+  "__global__ void turns(float *acc, int sync)\n"                         /* 69 */
+  "{\n"
+  "  for (int w = 0; w < blockDim.x / 32; w++) {\n"
+  "    if (threadIdx.x == w * 32) acc[0] = acc[0] + 1.0f;\n"               /* 72 */
+  "    if (sync) __syncthreads();\n"
+  "  }\n"
+  "}\n"
+  "__global__ void bcast(float *y, int same)\n"                          /* 76 */
+  "{\n"
+  "  y[0] = same ? 3.0f : (float)threadIdx.x;\n"                           /* 78 */
+  "  y[1 + threadIdx.x] = 1.0f;\n"
+  "  y[1 + threadIdx.x] = y[1 + threadIdx.x] + 2.0f;\n"                    /* 80 */
   "}\n";
 
 enum { ZERO = 2 };
@@ -190,8 +219,89 @@ static void test_benign(dg_module *mod)
   bufspec bg[] = { { "y", 1000 * 4, true }, { "x", 1000 * 4, true } };
   int64_t n = 1000;
   clean(mod, "grid-stride loop, in place", "stride", bg, 2, &n, 1, 3, 64);
-  bufspec br[] = { { "a", 4, false }, { "o", 4, false } };
-  clean(mod, "block 1 reads block 0's store", "readmine", br, 2, NULL, 0, 2, 32);
+  bufspec bf[] = { { "a", 4, false, DG_TY_F32 }, { "o", 4, false, DG_TY_F32 }, { "count", 4, ZERO, DG_TY_U32 } };
+  clean(mod, "the last block loads block 0's store after its __threadfence and the counter", "fenced", bf, 3, NULL, 0,
+        3, 32);
+}
+
+/* loads of another block's store: block 1 reads a[0], which block 0 stored */
+static void test_loads(dg_module *mod)
+{
+  bufspec br[] = { { "a", 4, false, DG_TY_F32 }, { "o", 4, false, DG_TY_F32 } };
+  for (int p = 0; p < 2; p++) {
+    simt *m = run(mod, p ? &slow : NULL, "readmine", br, 2, NULL, 0, 2, 32, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && e->xblock && e->gmem && !e->write && e->span.line == 55 && e->span2.line == 54
+       && e->block == 1 && e->block2 == 0 && strstr(e->msg, "write-read of a[0] by two blocks"),
+       "%s path: block 1 loading a[0] that block 0 stored is a write-read race between blocks (%s)",
+       p ? "general" : "fast", e ? e->msg : "no race");
+    simt_free(m);
+  }
+}
+
+/* an event naming two warps of one block (not xblock), at line and line2 */
+static const simt_event *warp_race(simt *m, const char *what, const char *kind, uint32_t line, uint32_t line2)
+{
+  int n;
+  const simt_event *e = race_of(m, &n);
+  ok(e && e->kind == SIMT_EV_RACE && !e->xblock && e->gmem && e->thread / 32 != e->thread2 / 32 && e->thread2 >= 0
+     && e->span.line == line && e->span2.line == line2 && strstr(e->msg, kind) && strstr(e->msg, "two warps of one block"),
+     "%s: a %s race between two warps of one block, lines %u and %u (%s: threads %lld and %lld, lines %u, %u)", what,
+     kind, line, line2, e ? e->msg : "no race", e ? (long long)e->thread : -1LL, e ? (long long)e->thread2 : -1LL,
+     e ? e->span.line : 0, e ? e->span2.line : 0);
+  return e;
+}
+
+static void test_warps(dg_module *mod)
+{
+  bufspec bs[] = { { "acc", 4 * 4, ZERO, DG_TY_F32 }, { "x", 128 * 4, true, DG_TY_F32 } };
+  for (int p = 0; p < 2; p++) {
+    const char *path = p ? "general" : "fast";
+    char what[96];
+    /* one block of four warps, lane 0 of each adding into acc[0] in one statement */
+    simt *m = run(mod, p ? &slow : NULL, "warps", bs, 2, NULL, 0, 1, 128, 0);
+    snprintf(what, sizeof what, "acc[b] += x by four warps' lane 0 (%s path)", path);
+    const simt_event *e = warp_race(m, what, "write-write of acc[0]", 67, 67);
+    if (e) {
+      ok(e->thread == 32 && e->thread2 == 0, "  thread 32's store against thread 0's (%lld, %lld)", (long long)e->thread,
+         (long long)e->thread2);
+      dg_buf b = {0};
+      simt_event_format(&b, &sm, e);
+      ok(b.s && strstr(b.s, "vs thread 0 at line 67:"), "  formatted with the other thread: %s", b.s ? b.s : "");
+      dg_buf_free(&b);
+    }
+    simt_free(m);
+    /* warps in a permuted order: still the race */
+    m = run(mod, p ? &slow : NULL, "warps", bs, 2, NULL, 0, 3, 128, 777);
+    snprintf(what, sizeof what, "the same, blocks and warps permuted (%s path)", path);
+    warp_race(m, what, "write-write of acc[", 67, 67);
+    simt_free(m);
+    /* the warps take turns in a loop: in the emulator the sum comes out right, a GPU loses updates */
+    int64_t sync = 0;
+    m = run(mod, p ? &slow : NULL, "turns", bs, 1, &sync, 1, 1, 128, 0);
+    snprintf(what, sizeof what, "warps adding in turns, no barrier (%s path)", path);
+    warp_race(m, what, "write-read of acc[0]", 72, 72);
+    float v = 0;
+    simt_buf_read(m, 1, 0, &v, 4);
+    ok(v == 4.0f, "  (the emulator's sum: %g)", v);
+    simt_free(m);
+    sync = 1;
+    clean(mod, "warps adding in turns with a barrier after each", "turns", bs, 1, &sync, 1, 1, 128);
+    bufspec by[] = { { "y", 129 * 4, false, DG_TY_F32 } };
+    int64_t same = 0;
+    m = run(mod, p ? &slow : NULL, "bcast", by, 1, &same, 1, 1, 128, 0);
+    snprintf(what, sizeof what, "y[0] = threadIdx.x by every thread (%s path)", path);
+    e = warp_race(m, what, "write-write of y[0]", 78, 78);
+    ok(e && e->thread == 32 && e->thread2 == 31, "  thread 32 against thread 31, the last of warp 0 to store (%lld, %lld)",
+       e ? (long long)e->thread : -1LL, e ? (long long)e->thread2 : -1LL);
+    simt_free(m);
+  }
+  int64_t same = 1;
+  bufspec by[] = { { "y", 129 * 4, false, DG_TY_F32 } };
+  clean(mod, "y[0] = 3 by every thread, and each thread's own store read back", "bcast", by, 1, &same, 1, 1, 128);
+  bufspec ba[] = { { "acc", 4 * 4, true }, { "x", 4 * 256 * 4, true } };
+  clean(mod, "atomicAdd from every warp of one block", "atom", ba, 2, NULL, 0, 1, 256);
 }
 
 static void test_general(dg_module *mod)
@@ -268,6 +378,8 @@ int main(void)
   test_general(mod);
   test_launches(mod);
   test_pack(mod);
+  test_loads(mod);
+  test_warps(mod);
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
   return tap_done();
