@@ -13,8 +13,9 @@
 #include <string.h>
 
 typedef struct {
-  const char *problem, *strategy, *backend, *evaluate, *witness, *sizes;
+  const char *problem, *strategy, *backend, *evaluate, *witness, *sizes, *rows;
   int64_t cases, max_elems;   /* max_elems 0: the default cap (default_cap) */
+  int shard_i, shard_n;       /* --evaluate: this shard's problems, i of n (1-based) */
   uint64_t seed;
   double budget;              /* seconds; 0: none (the campaign stops between cases) */
   bool json, verbose, no_shrink;
@@ -25,7 +26,8 @@ static int usage(const char *cmd, const char *msg)
   fprintf(stderr, "dirigo %s: %s\n", cmd, msg);
   fprintf(stderr, "usage: dirigo fuzz PROBLEM [--strategy NAME] [--backend cpu|gpu] [--sizes spec|realistic]\n"
                   "                    [--cases N] [--seed S] [--budget S] [--json] [-v] [--no-shrink] [--max-elems N]\n"
-                  "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--json]\n"
+                  "       dirigo fuzz --evaluate DIR [--cases N] [--seed S] [--strategy NAME] [--shard i/n]\n"
+                  "                    [--rows FILE] [--json]\n"
                   "       dirigo replay PROBLEM WITNESS [--backend cpu|gpu] [--sizes spec|realistic] [--max-elems N] [--json]\n"
                   "strategies:");
   for (size_t i = 0; i < fuzz_strategy_count(); i++) fprintf(stderr, " %s", fuzz_strategy_at(i)->name);
@@ -50,6 +52,7 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
   memset(a, 0, sizeof *a);
   a->backend = "cpu";
   a->seed = 1;
+  a->shard_i = a->shard_n = 1;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
     uint64_t v;
@@ -61,6 +64,20 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
     else if (!strcmp(o, "--backend") && has) a->backend = argv[++i];
     else if (!strcmp(o, "--evaluate") && has) a->evaluate = argv[++i];
     else if (!strcmp(o, "--sizes") && has) a->sizes = argv[++i];
+    else if (!strcmp(o, "--rows") && has) a->rows = argv[++i];
+    else if (!strcmp(o, "--shard") && has) {
+      const char *t = argv[++i], *slash = strchr(t, '/');
+      uint64_t si, sn;
+      char first[24];
+      size_t len = slash ? (size_t)(slash - t) : 0;
+      bool good = slash && len > 0 && len < sizeof first;
+      if (good) {
+        memcpy(first, t, len), first[len] = 0;
+        good = parse_num(first, &si) && parse_num(slash + 1, &sn) && si >= 1 && sn <= 1000000 && si <= sn;
+      }
+      if (!good) return usage(argv[0], "--shard takes i/n with 1 <= i <= n (e.g. --shard 2/4)");
+      a->shard_i = (int)si, a->shard_n = (int)sn;
+    }
     else if (!strcmp(o, "--cases") && has) {
       if (!parse_num(argv[++i], &v) || v == 0) return usage(argv[0], "--cases takes a positive number");
       a->cases = (int64_t)v;
@@ -254,6 +271,22 @@ static int cmp_dbl(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* One row of --rows: problem, its seeded bug's pattern (or "correct"), its op,
+ * the strategy, found / missed / fp / quiet, seconds to the first failure
+ * (- when none), the first failure's status and case, the error and the
+ * skipped cases (a shape the constraints or the size cap refuse). */
+static void put_row(FILE *f, const char *spec, const dg_problem *p, const char *strategy,
+                    const fuzz_summary *s)
+{
+  bool buggy = p->bug_pattern != NULL;
+  fprintf(f, "%s\t%s\t%s\t%s\t%s\t", spec, buggy ? p->bug_pattern : "correct",
+          p->op_name ? p->op_name : "-", strategy,
+          s->failed ? (buggy ? "found" : "fp") : (buggy ? "missed" : "quiet"));
+  if (s->failed) fprintf(f, "%.4f\t%s\t%" PRId64, s->t_first, fuzz_status_name(s->first.status), s->first.k);
+  else fprintf(f, "-\t-\t-");
+  fprintf(f, "\t%" PRId64 "\t%" PRId64 "\n", s->nerror, s->nskip);
+}
+
 static int evaluate(const fuzz_args *a)
 {
   struct { char **v; size_t n; } specs;
@@ -262,18 +295,33 @@ static int evaluate(const fuzz_args *a)
     fprintf(stderr, "dirigo fuzz: no problem specs (*.lua, .cu with a dirigo: block) under %s\n", a->evaluate);
     return DG_EXIT_USAGE;
   }
-  int nst = (int)fuzz_strategy_count();   /* built-ins, then Lua strategies */
+  FILE *rows = NULL;
+  if (a->rows && !(rows = fopen(a->rows, "w"))) {
+    fprintf(stderr, "dirigo fuzz: cannot write %s: %s\n", a->rows, strerror(errno));
+    for (size_t i = 0; i < specs.n; i++) free(specs.v[i]);
+    free(specs.v);
+    return DG_EXIT_USAGE;
+  }
+  if (rows) fprintf(rows, "#problem\tpattern\top\tstrategy\tresult\tseconds\tstatus\tcase\terrors\tskipped\n");
+  /* the strategies scored: built-ins, then Lua strategies; or the one named */
+  int nall = (int)fuzz_strategy_count(), nst = 0;
+  const fuzz_strategy **sts = dg_calloc((size_t)nall, sizeof *sts);
+  for (int s = 0; s < nall; s++)
+    if (!a->strategy || !strcmp(a->strategy, fuzz_strategy_at((size_t)s)->name))
+      sts[nst++] = fuzz_strategy_at((size_t)s);
   int64_t bugs = 0, correct = 0, unusable = 0;
   int64_t *tp = dg_calloc((size_t)nst, sizeof *tp), *fp = dg_calloc((size_t)nst, sizeof *fp);
   double **ttf = dg_calloc((size_t)nst, sizeof *ttf);
   for (int s = 0; s < nst; s++) ttf[s] = dg_calloc(specs.n, sizeof **ttf);
   int64_t *nttf = dg_calloc((size_t)nst, sizeof *nttf);
   for (size_t i = 0; i < specs.n; i++) {
+    if ((int)(i % (size_t)a->shard_n) != a->shard_i - 1) continue;
     cli_problem L;
     if (!cli_problem_load(&L, specs.v[i], true)) {
       unusable++;
       if (!a->json)
         printf("  %-56s unusable: %s\n", specs.v[i], L.why ? L.why : "the spec or its kernel does not load");
+      if (rows) fprintf(rows, "%s\tunusable\t-\t-\tunusable\t-\t-\t-\t0\t0\n", specs.v[i]);
       cli_problem_free(&L);
       continue;
     }
@@ -281,7 +329,7 @@ static int evaluate(const fuzz_args *a)
     buggy ? bugs++ : correct++;
     if (!a->json) printf("  %-56s %-22s", specs.v[i], buggy ? L.p->bug_pattern : "correct");
     for (int s = 0; s < nst; s++) {
-      fuzz_opts o = { .strategy = fuzz_strategy_at((size_t)s), .ncases = a->cases ? a->cases : 24,
+      fuzz_opts o = { .strategy = sts[s], .ncases = a->cases ? a->cases : 24,
                       .seed = a->seed, .budget_s = 10, .max_elems = 2048 };
       fuzz_summary sum;
       dg_diags d = {0};
@@ -292,15 +340,17 @@ static int evaluate(const fuzz_args *a)
         ttf[s][nttf[s]++] = sum.t_first;
       }
       if (sum.failed && !buggy) fp[s]++;
+      if (rows) put_row(rows, specs.v[i], L.p, sts[s]->name, &sum);
       if (!a->json) printf(" %c", sum.failed ? (buggy ? '+' : '!') : (buggy ? '-' : '.'));
       fflush(stdout);
     }
     if (!a->json) printf("\n");
+    if (rows) fflush(rows);
     cli_problem_free(&L);
   }
   int w = 8;                                   /* the name column fits the longest strategy name */
   for (int s = 0; s < nst; s++) {
-    int n = (int)strlen(fuzz_strategy_at((size_t)s)->name);
+    int n = (int)strlen(sts[s]->name);
     if (n > w) w = n;
   }
   if (!a->json) {
@@ -315,16 +365,20 @@ static int evaluate(const fuzz_args *a)
     double fpr = correct ? 100.0 * (double)fp[s] / (double)correct : 0;
     if (a->json)
       printf("%s{\"name\": \"%s\", \"recall\": %.1f, \"fp_rate\": %.1f, \"median_seconds_to_first\": %.3f}",
-             s ? ", " : "", fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
+             s ? ", " : "", sts[s]->name, rec, fpr, med);
     else
-      printf("%-*s %7.1f%% %7.1f%% %12.3f s\n", w, fuzz_strategy_at((size_t)s)->name, rec, fpr, med);
+      printf("%-*s %7.1f%% %7.1f%% %12.3f s\n", w, sts[s]->name, rec, fpr, med);
   }
   if (a->json) printf("]}\n");
   else printf("\n%" PRId64 " buggy and %" PRId64 " correct problems; %" PRId64 " unusable\n", bugs, correct, unusable);
   for (int s = 0; s < nst; s++) free(ttf[s]);
-  free(ttf), free(nttf), free(tp), free(fp);
+  free(ttf), free(nttf), free(tp), free(fp), free(sts);
   for (size_t i = 0; i < specs.n; i++) free(specs.v[i]);
   free(specs.v);
+  if (rows && fclose(rows)) {
+    fprintf(stderr, "dirigo fuzz: cannot write %s: %s\n", a->rows, strerror(errno));
+    return DG_EXIT_USAGE;
+  }
   return DG_EXIT_OK;
 }
 
