@@ -58,4 +58,24 @@ is "$(cat "$RC")" 1 "attention_online_offbyone: found with T=33 kept (D halved)"
 like "$out" "case 0 +B=1 H=2 T=33 D=20 " "the largest size (D) halved, T % 32 == 1 kept"
 out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy adversarial --cases 10 -v)
 like "$out" "case 0 +N=7 C=77 " "a spec that fits keeps its sizes"
+
+# --- a max padded with 0 in a softmax: only rows at -10^4 show it -------------------
+# (a copy of the mutant softmax_warp-pad-01: `float m = -CUDART_INF_F` -> `0.0f`;
+# softmax is shift-invariant, so a max of 0 is right unless every exp underflows)
+for st in boundary+adversarial boundary+adversarial+huge; do
+  out=$(run_dirigo fuzz "$D/softmax_warp_pad.lua" --strategy $st --cases 16 --max-elems 2048)
+  is "$(cat "$RC")" 1 "$st (16 cases) finds a softmax max padded with 0 (its large-offset case 15; all-equal there before)"
+  like "$out" "FAIL at case 15 \(N=[0-9]+ C=[0-9]+ large-offset\): .*kernel -?nan" "  at case 15, large-offset, NaN where the reference is finite"
+done
+out=$(run_dirigo fuzz "$D/softmax_warp_pad.lua" --strategy tail-sweep --cases 16 --max-elems 2048)
+is "$(cat "$RC")" 1 "tail-sweep finds it (large-offset after a full block; negative values alone could not)"
+like "$out" "FAIL at case 3 \(N=7 C=129 large-offset\)" "  at case 3: a tail of 1 after a full block of 128"
+for st in boundary+adversarial tail-sweep; do
+  out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy $st --cases 16 --max-elems 2048)
+  is "$(cat "$RC")" 0 "the correct softmax_warp passes $st's same 16 cases"
+done
+out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy boundary+adversarial --cases 20 --max-elems 2048 -v)
+is "$(printf '%s\n' "$out" | awk '$1 == "case" && $(NF - 3) != "normal" { printf "%s %s ", $2, $(NF - 3) }')" \
+  "1 max-last 3 negative 5 huge 7 near-equal 9 tiny 11 ties 13 sorted 15 large-offset 17 all-equal 19 special " \
+  "boundary+adversarial: odd cases adversarial, cases 1-13 as before, large-offset at 15, all-equal at 17"
 done_testing

@@ -139,13 +139,14 @@ int main(void)
                     .cands = { NULL, ccands }, .ncands = { 0, 3 }, .block = { 64 }, .nblock = 1,
                     .ninputs = 2, .input_names = { "x", "idx" }, .input_inner = { 1, 0 },
                     .input_has_range = { false, true } };
-  /* tail-sweep: C walks 1, 64+1, 63, 64+63, 33, … with max-last then negative; N stays */
+  /* tail-sweep: C walks 1, 64+1, 63, 64+63, 33, … with max-last, then negative inside
+   * one block and large-offset after a full one (session 9); N stays */
   static const int64_t want_c[] = { 1, 1, 65, 65, 63, 63, 127, 127, 33, 33, 97 };
   bool tails = true;
   for (int k = 0; k < 11; k++) {
     fuzz_case c;
     tails &= gen("tail-sweep", &sp, k, 1, &c) && c.sizes[0] == 4 && c.sizes[1] == want_c[k] &&
-             c.dist[0] == (k % 2 ? FUZZ_DIST_NEGATIVE : FUZZ_DIST_MAX_LAST);
+             c.dist[0] == (k % 2 == 0 ? FUZZ_DIST_MAX_LAST : k % 4 == 1 ? FUZZ_DIST_NEGATIVE : FUZZ_DIST_LARGE_OFFSET);
   }
   fuzz_case c1, c2;
   ok(tails, "tail-sweep: 1, b-1, b/2+1 first, each in one block and after a full one");
