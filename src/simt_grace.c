@@ -53,12 +53,14 @@ enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = 43, GS_GEN = SIMT_G
 uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
 {
   if (b->glaunch != x->gl) {
+    int64_t n = b->mem.size / b->ggran;
     if (!b->gsh) {
-      int64_t n = b->mem.size / b->ggran;
       b->gsh = dg_calloc((size_t)(n > 0 ? n : 1), sizeof *b->gsh);
+      b->gch = dg_calloc((size_t)(n / 64 + 1), sizeof *b->gch);
       b->ggen = 1;
     } else if (!++b->ggen) {          /* every 255 launches: the generations start again */
-      memset(b->gsh, 0, (size_t)(b->mem.size / b->ggran) * sizeof *b->gsh);
+      memset(b->gsh, 0, (size_t)n * sizeof *b->gsh);
+      memset(b->gch, 0, (size_t)(n / 64 + 1) * sizeof *b->gch);
       b->ggen = 1;
     }
     b->glaunch = x->gl;
@@ -66,6 +68,16 @@ uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
   }
   b->gwep = x->epoch;
   return b->gsh;
+}
+
+void simt_gsh_explode(simt_buf *b, int64_t k)
+{
+  uint64_t h = b->gch[k];
+  if (h >> 56 == b->ggen) {                /* (not SIMT_GS_CELLS: simt_gsh_at asked) */
+    int64_t n = b->mem.size / b->ggran, e = k * 64 + 64 < n ? k * 64 + 64 : n;
+    for (int64_t ci = k * 64; ci < e; ci++) b->gsh[ci] = h + ((uint64_t)(ci - k * 64) << 33);
+  }                                        /* (another launch's: the cells are too) */
+  b->gch[k] = (uint64_t)b->ggen << 56 | SIMT_GS_CELLS;
 }
 
 void simt_gsh_reset(simt_x *x) { x->gl = ++x->m->glaunch, x->gbtn = 0, x->gatom = 0, x->gfence = false; }
@@ -133,11 +145,12 @@ bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_
 {
   int64_t c0, c1;
   if (!span_cells(b, o, size, &c0, &c1)) return true;
-  uint64_t *c = simt_gsh_cells(x, b), tag = simt_gsh_tag(x, b, lane, sp);
+  simt_gsh_cells(x, b);
+  uint64_t tag = simt_gsh_tag(x, b, lane, sp);
   int64_t thr = thread_of(x, lane);
   for (int64_t ci = c0; ci < c1; ci++)
-    if (simt_gsh_other(x, c[ci], b->ggen, thr)) return false;
-  for (int64_t ci = c0; ci < c1; ci++) c[ci] = tag;
+    if (simt_gsh_other(x, simt_gsh_cell(b, ci), b->ggen, thr)) return false;
+  for (int64_t ci = c0; ci < c1; ci++) *simt_gsh_at(b, ci) = tag;
   return true;
 }
 
@@ -190,13 +203,14 @@ void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, c
 {
   int64_t c0, c1;
   if (!span_cells(b, o, size, &c0, &c1)) return;
-  uint64_t *c = simt_gsh_cells(x, b), tag = simt_gsh_tag(x, b, lane, sp);
+  simt_gsh_cells(x, b);
+  uint64_t tag = simt_gsh_tag(x, b, lane, sp);
   int64_t thr = thread_of(x, lane);
   int g = b->ggran;
   bool told = false;
   for (int64_t ci = c0; ci < c1; ci++) {
-    uint64_t old = c[ci];
-    c[ci] = tag;
+    uint64_t old = simt_gsh_cell(b, ci);
+    *simt_gsh_at(b, ci) = tag;
     int kind = simt_gsh_other(x, old, b->ggen, thr);
     if (told || !kind || (old & tag) >> GS_ATOMIC & 1) continue;
     int64_t bo = ci * g;
@@ -215,7 +229,7 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
   int64_t thr = thread_of(x, lane);
   bool fenced = x->gfence && x->gatom >= x->gep0;     /* the "last block": its loads of other blocks' stores are ordered */
   for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
-    uint64_t c = b->gsh[ci];
+    uint64_t c = simt_gsh_cell(b, ci);
     int kind = simt_gsh_other(x, c, b->ggen, thr);
     if (!kind || (kind == 1 && fenced)) continue;
     race(x, b, lane, false, c, kind, ci * g, sp);
@@ -223,12 +237,22 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
   }
 }
 
-/* usually no cell of a load holds anything to look at: one pass (it vectorises) to see that */
-static inline bool any_other(const simt_x *x, const uint64_t *c, int64_t n, uint64_t gen)
+/* usually no cell of a load holds anything to look at: a chunk or one pass (it vectorises) to see that */
+static inline bool any_other(const simt_x *x, const simt_buf *b, int64_t s0, int64_t s1)
 {
-  uint64_t any = 0;
+  uint64_t any = 0, gen = b->ggen;
   uint32_t e0 = x->gep0, ep = x->epoch;
-  for (int64_t i = 0; i < n; i++) any |= (uint64_t)(c[i] >> 56 == gen) & (uint64_t)((uint32_t)c[i] < e0 || (uint32_t)c[i] == ep);
+  for (int64_t k = s0 >> 6; k <= (s1 - 1) >> 6; k++) {
+    uint64_t h = b->gch[k];
+    if (h >> 56 != gen) continue;             /* no store of this launch */
+    if ((h & SIMT_GS_CELLS) != SIMT_GS_CELLS) {
+      any |= (uint64_t)((uint32_t)h < e0 || (uint32_t)h == ep);
+      continue;
+    }
+    const uint64_t *c = b->gsh;
+    int64_t a = k * 64 > s0 ? k * 64 : s0, z = k * 64 + 64 < s1 ? k * 64 + 64 : s1;
+    for (int64_t i = a; i < z; i++) any |= (uint64_t)(c[i] >> 56 == gen) & (uint64_t)((uint32_t)c[i] < e0 || (uint32_t)c[i] == ep);
+  }
   return any != 0;
 }
 
@@ -236,7 +260,7 @@ void simt_gsh_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64
 {
   int g = b->ggran;
   if (g && size == g && o0 % g == 0 && o0 >= 0 && o0 + (hi - lo) * size <= b->mem.size
-      && !any_other(x, b->gsh + o0 / g, hi - lo, b->ggen))
+      && !any_other(x, b, o0 / g, o0 / g + (hi - lo)))
     return;
   for (int i = lo; i < hi && !x->stop; i++) simt_gsh_load(x, b, i, o0 + (int64_t)(i - lo) * size, size, sp);
 }

@@ -496,27 +496,49 @@ SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t si
     }
     return;
   }
-  uint64_t *c = simt_gsh_cells(x, lb) + o0 / g;    /* c[i - lo]: lane i's cell */
-  const uint64_t thr = (uint64_t)0x3ff << SIMT_GS_THREAD, gen = lb->ggen;
+  simt_gsh_cells(x, lb);
+  uint64_t *c = lb->gsh + o0 / g, *ch = lb->gch;    /* c[i - lo]: lane i's cell */
+  const uint64_t thr = (uint64_t)0x3ff << SIMT_GS_THREAD, gen = lb->ggen, cells = gen << 56 | SIMT_GS_CELLS;
   const uint32_t e0 = x->gep0, ep = x->epoch;
+  const int64_t c0 = o0 / g;
   for (int a = lo; a < hi;) {
     int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
     uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~thr;
     /* usually no cell holds another block's store of this launch, or another
-     * warp's of this interval: one pass to see it, one to fill the cells (both
-     * vectorise) */
+     * warp's of this interval: one pass over the chunks (and the cells of
+     * those whose cells stand for themselves) to see it, one to fill them: a
+     * chunk the store covers takes its tag, a chunk it covers in part its cells */
+    int64_t s0 = c0 + (a - lo), s1 = c0 + (z - lo), k0 = s0 >> 6, k1 = (s1 - 1) >> 6;
     uint64_t other = 0;
-    for (int i = a; i < z; i++) {
-      uint64_t ci = c[i - lo];
-      uint32_t ce = (uint32_t)ci;
-      other |= (uint64_t)(ci >> SIMT_GS_GEN == gen)
-               & ((uint64_t)(ce < e0) | ((uint64_t)(ce == ep) & (uint64_t)((((ci >> 38) ^ (uint64_t)((i - t0) >> 5)) & 31) != 0)));
+    for (int64_t k = k0; k <= k1; k++) {
+      uint64_t h = ch[k];
+      if (h >> 56 != gen) continue;                    /* no store of this launch there */
+      int64_t ca = k * 64 > s0 ? k * 64 : s0, cz = k * 64 + 64 < s1 ? k * 64 + 64 : s1;
+      if (h != cells) {                                /* one store's 64 cells: the same thread a cell? */
+        uint32_t he = (uint32_t)h;
+        other |= he < e0 || (he == ep && (int64_t)(h >> SIMT_GS_THREAD & 0x3ff) != (int64_t)(k * 64 - s0 + a - t0));
+        continue;
+      }
+      for (int64_t ci = ca; ci < cz; ci++) {
+        uint64_t cv = lb->gsh[ci];
+        uint32_t ce = (uint32_t)cv;
+        int64_t ti = ci - s0 + a - t0;
+        other |= (uint64_t)(cv >> SIMT_GS_GEN == gen)
+                 & ((uint64_t)(ce < e0) | ((uint64_t)(ce == ep) & (uint64_t)((((cv >> 38) ^ (uint64_t)(ti >> 5)) & 31) != 0)));
+      }
     }
     if (!other) {
-      for (int i = a; i < z; i++) c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
+      for (int64_t k = k0; k <= k1; k++) {
+        int64_t ca = k * 64 > s0 ? k * 64 : s0, cz = k * 64 + 64 < s1 ? k * 64 + 64 : s1;
+        if (ca == k * 64 && cz == k * 64 + 64) { ch[k] = base | (uint64_t)(ca - s0 + a - t0) << SIMT_GS_THREAD; continue; }
+        if (ch[k] != cells) simt_gsh_explode(lb, k);
+        for (int64_t ci = ca; ci < cz; ci++) lb->gsh[ci] = base | (uint64_t)(ci - s0 + a - t0) << SIMT_GS_THREAD;
+      }
       a = z;
       continue;
     }
+    for (int64_t k = k0; k <= k1; k++)
+      if (ch[k] != cells) simt_gsh_explode(lb, k);
     for (int wi = 0; wi < x->nwarps; wi++) {      /* in the order the stores land (the first race told) */
       int w = x->worder[wi], wa = w * 32 > a ? w * 32 : a, wz = w * 32 + 32 < z ? w * 32 + 32 : z;
       for (int i = wa; i < wz; i++) {
@@ -542,16 +564,34 @@ static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, cons
                        int a, int z, const int64_t *addr, const dom_val *vals, dg_span sp)
 {
   int g = simt_gsh_gran(lb, size);
-  uint64_t *c = simt_gsh_cells(x, lb), gen = lb->ggen;
+  simt_gsh_cells(x, lb);
+  uint64_t gen = lb->ggen, cells = gen << 56 | SIMT_GS_CELLS;
   uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~((uint64_t)0x3ff << SIMT_GS_THREAD);
   int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
+  const uint32_t e0 = x->gep0, ep = x->epoch;
+  uint64_t *gsh = lb->gsh, *gch = lb->gch;
   for (int i = a; i < z; i++) {
     if (!b[i]) continue;
     int64_t o = dom_ptr_off((dom_val)addr[i]), thr = x->pk ? i % x->nb1 : i;
     bool one = size == g && !(o & (g - 1));
-    uint64_t cv = c[one ? o >> gs : o / g];
+    int64_t ci = one ? o >> gs : o / g;
+    if (one) {                                /* the usual cases inline: cells in a chunk of cells, or a chunk untouched */
+      uint64_t h = gch[ci >> 6], cv = gsh[ci];
+      if (h == cells && (cv >> 56 != gen || ((uint32_t)cv >= e0 && ((uint32_t)cv != ep || (cv >> 38 & 31) == (uint64_t)(thr >> 5))))) {
+        gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
+        continue;
+      }
+      if (h >> 56 != gen) {
+        gch[ci >> 6] = cells;
+        gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
+        continue;
+      }
+    }
+    uint64_t h = lb->gch[ci >> 6];            /* simt_gsh_cell and simt_gsh_at, the chunk read once */
+    uint64_t cv = h == cells ? lb->gsh[ci] : h >> 56 == gen ? h + ((uint64_t)(ci & 63) << 33) : 0;
     if (one && __builtin_expect(!simt_gsh_other(x, cv, gen, thr), 1)) {
-      c[o >> gs] = base | (uint64_t)thr << SIMT_GS_THREAD;
+      if (h != cells) simt_gsh_explode(lb, ci >> 6);
+      lb->gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
       continue;
     }
     uint8_t ptmp[8];
@@ -565,15 +605,38 @@ static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, cons
   }
 }
 
+/* A warp's lanes [a, z), all active, storing consecutive elements from byte *o0
+ * (a row a warp), bytes no earlier warp of this store touched (*seg of them
+ * so far, their ranges in rs; 32: a warp before went lane by lane): gsh_run's
+ * cells a chunk at a time. */
+static bool warp_run(const simt_x *x, const uint8_t *b, int a, int z, const int64_t *addr, int64_t size,
+                     int64_t (*rs)[2], int *seg, int64_t *o0)
+{
+  uint64_t d = 0, ex = (uint64_t)addr[a];
+  uint8_t all = 1;
+  for (int i = a; i < z; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex, all &= b[i];
+  if (d || !all || *seg >= 32 || x->pk) return false;
+  int64_t s = dom_ptr_off((dom_val)addr[a]), e = s + (int64_t)(z - a) * size;
+  for (int j = 0; j < *seg; j++)
+    if (rs[j][0] < e && s < rs[j][1]) return false;
+  rs[*seg][0] = s, rs[*seg][1] = e, ++*seg;
+  *o0 = s;
+  return true;
+}
+
 static void gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
                       const int64_t *addr, const dom_val *vals, dg_span sp)
 {
-  bool natural = true;
-  for (int w = 0; w < x->nwarps && natural; w++) natural = x->worder[w] == w;
-  if (natural) { gsh_lanes1(x, lb, kd, size, b, lo, hi, lo, hi, addr, vals, sp); return; }
+  int64_t rs[32][2], o0;
+  int seg = 0;
   for (int wi = 0; wi < x->nwarps; wi++) {
     int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
-    if (a < z) gsh_lanes1(x, lb, kd, size, b, lo, hi, a, z, addr, vals, sp);
+    if (a >= z) continue;
+    if (z - a >= 8 && warp_run(x, b, a, z, addr, size, rs, &seg, &o0)) gsh_run(x, lb, kd, size, a, z, o0, vals, sp);
+    else {
+      gsh_lanes1(x, lb, kd, size, b, lo, hi, a, z, addr, vals, sp);
+      seg = 32;                 /* (its lanes' bytes are not in rs: no run after it) */
+    }
   }
 }
 
@@ -958,7 +1021,7 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
         if (!simt_gsh_on(x, b) || size > 64 || simt_gsh_try(x, b, i, off[i], size, sp)) continue;
         uint8_t tmp[64], ptmp[64];
         const uint8_t *prev = NULL;
-        int j = off[i] % b->ggran ? -1 : cell_lane(x, b->gsh[off[i] / b->ggran], i);
+        int j = off[i] % b->ggran ? -1 : cell_lane(x, simt_gsh_cell(b, off[i] / b->ggran), i);
         dom_mem tm = { tmp, (int64_t)sizeof tmp, NULL, 0 }, pm = { ptmp, (int64_t)sizeof ptmp, NULL, 0 };
         dom_mem *tmp_p = &tm, *ptmp_p = &pm;
         bool early = j >= lo && j < hi && j != i && ok[j] && mem[j] == mem[i] && off[j] == off[i] && lands_before(x, j, i);

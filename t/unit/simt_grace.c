@@ -100,6 +100,17 @@ static const char src[] =
   "  y[0] = same ? 3.0f : (float)threadIdx.x;\n"                           /* 78 */
   "  y[1 + threadIdx.x] = 1.0f;\n"
   "  y[1 + threadIdx.x] = y[1 + threadIdx.x] + 2.0f;\n"                    /* 80 */
+  "}\n"
+  "__global__ void rows(float *y, int same)\n"                            /* 82 */
+  "{\n"
+  "  int lane = threadIdx.x % 32;\n"
+  "  y[lane] = same ? lane * 1.0f : (float)threadIdx.x;\n"                /* 85: every warp the same row */
+  "}\n"
+  "__global__ void shift(float *y, int same)\n"                           /* 87 */
+  "{\n"
+  "  y[threadIdx.x] = 1.0f;\n"                                             /* 89 */
+  "  y[(threadIdx.x + 32) % blockDim.x] = same ? 1.0f : 2.0f;\n"           /* 90 */
+  "  if (threadIdx.x >= 64) y[threadIdx.x - 64] = same ? 1.0f : 3.0f;\n"    /* 91 */
   "}\n";
 
 enum { ZERO = 2 };
@@ -300,6 +311,33 @@ static void test_warps(dg_module *mod)
   int64_t same = 1;
   bufspec by[] = { { "y", 129 * 4, false, DG_TY_F32 } };
   clean(mod, "y[0] = 3 by every thread, and each thread's own store read back", "bcast", by, 1, &same, 1, 1, 128);
+  bufspec br[] = { { "y", 128 * 4, false, DG_TY_F32 } };
+  clean(mod, "every warp storing the same values into one row", "rows", br, 1, &same, 1, 1, 128);
+  clean(mod, "warps storing again what another warp stored (the same values)", "shift", br, 1, &same, 1, 1, 128);
+  same = 0;
+  for (int p = 0; p < 2; p++) {
+    const char *path = p ? "general" : "fast";
+    char what[96];
+    simt *m = run(mod, p ? &slow : NULL, "rows", br, 1, &same, 1, 1, 128, 0);
+    snprintf(what, sizeof what, "every warp storing its own values into one row (%s path)", path);
+    const simt_event *e = warp_race(m, what, "write-write of y[0]", 85, 85);
+    ok(e && e->thread == 32 && e->thread2 == 0, "  thread 32 against thread 0 (%lld, %lld)", e ? (long long)e->thread : -1LL,
+       e ? (long long)e->thread2 : -1LL);
+    simt_free(m);
+    m = run(mod, p ? &slow : NULL, "shift", br, 1, &same, 1, 1, 128, 0);
+    snprintf(what, sizeof what, "warp w storing into warp w+1's elements (%s path)", path);
+    e = warp_race(m, what, "write-write of y[32]", 90, 89);
+    ok(e && e->thread == 0 && e->thread2 == 32 && e->count == 128, "  thread 0 against thread 32, all 128 elements (%lld, %lld, x%lld)",
+       e ? (long long)e->thread : -1LL, e ? (long long)e->thread2 : -1LL, e ? (long long)e->count : 0LL);
+    int n;
+    size_t ne;
+    const simt_event *ev = simt_events(m, &ne);
+    race_of(m, &n);
+    ok(n == 2 && ne == 2 && ev[1].span.line == 91 && ev[1].span2.line == 90 && ev[1].thread == 64 && ev[1].thread2 == 96,
+       "  and lanes 64.. storing y[0..63] against warp 3's and 0's stores at line 90 (%d events, %s)", n,
+       ne > 1 ? ev[1].msg : "-");
+    simt_free(m);
+  }
   bufspec ba[] = { { "acc", 4 * 4, true }, { "x", 4 * 256 * 4, true } };
   clean(mod, "atomicAdd from every warp of one block", "atom", ba, 2, NULL, 0, 1, 256);
 }
