@@ -111,6 +111,10 @@ static const char src[] =
   "  y[threadIdx.x] = 1.0f;\n"                                             /* 89 */
   "  y[(threadIdx.x + 32) % blockDim.x] = same ? 1.0f : 2.0f;\n"           /* 90 */
   "  if (threadIdx.x >= 64) y[threadIdx.x - 64] = same ? 1.0f : 3.0f;\n"    /* 91 */
+  "}\n"
+  "__global__ void vec4(float4 *v)\n"                                     /* 93 */
+  "{\n"
+  "  if (threadIdx.x == 0) v[0] = make_float4(1.0f, 2.0f, 3.0f, (float)blockIdx.x);\n"   /* 95 */
   "}\n";
 
 enum { ZERO = 2 };
@@ -350,6 +354,9 @@ static void test_general(dg_module *mod)
   /* byte cells where the buffer has no element type */
   bufspec bb[] = { { "s", 4 * 2, false, 0 }, { "d", 4 * 8, false, 0 } };
   racy(mod, "short s[1] = b + 1, untyped buffer", "wide", bb, 2, NULL, 0, 3, 32, 39, "s[byte 2]", 0, 1, 3, 3);
+  /* a float4 store over four float cells: cell by cell (the first three the same value) */
+  bufspec bv[] = { { "v", 4 * 4, false, DG_TY_F32 } };
+  racy(mod, "float4 v[0] from two blocks, its w differing", "vec4", bv, 1, NULL, 0, 2, 32, 95, "v[3]", 0, 1, 0, 0);
 }
 
 /* stores in two launches: launches are ordered */
