@@ -22,6 +22,9 @@
 #define BIG_LANE_OPS 1048576.0           /* lane operations of the two blocks measured, at most (big_keep) */
 #define BIG_LANE_MAX 8388608.0           /* at most, when the grown sizes only add blocks */
 #define BIG_WORK 1.5                     /* a block's work at a big instance, at most, in blocks' at half its sizes */
+#define WORK_CAP ((uint64_t)BIG_LANE_MAX) /* a block's work is measured up to this many lane operations */
+#define SHRINK_CAP ((uint64_t)1 << 25)   /* shrink_others measures up to this many (4 x WORK_CAP) */
+#define WORK_SECS 20.0                   /* ... and this long (a safety stop only: the cap comes first) */
 
 /* ---- --auto's huge instance ------------------------------------------------------------ */
 
@@ -161,13 +164,18 @@ static void big_refine(const dg_problem *p, int target, int64_t *sz, int x, doub
  * when it cannot run. */
 static double zero_value(void *ud, int t, int64_t i) { (void)ud, (void)t, (void)i; return 0; }
 
-static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, double secs);
+static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, uint64_t cap);
 static double block_work(const dg_problem *p, const emu_kernels *k, const int64_t *sizes)
 {
-  return block_work_in(p, k, sizes, 0.5);
+  return block_work_in(p, k, sizes, WORK_CAP);
 }
 
-static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, double secs)
+/* Cut past cap lane operations (-1 then: more than the caller takes), not
+ * by the clock: until session 9 a 0.5 s cut made which instances --auto
+ * checks, and in what order, depend on the machine's load. WORK_SECS only
+ * stops a run the work limit does not reach (a block stuck filling lazy
+ * chunks), far past what cap takes on a loaded machine. */
+static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, uint64_t cap)
 {
   bool *lazy = dg_calloc(p->tensors.n + 1, sizeof *lazy);
   for (size_t t = 0; t < p->tensors.n; t++)
@@ -181,7 +189,7 @@ static double block_work_in(const dg_problem *p, const emu_kernels *k, const int
    * block of attention_online's (T/4, B*H) grid is its first queries, whose
    * keys do not grow with T) */
   emu_opts eo = { .blocks = which, .nblocks = nb > 1 ? 2 : 1, .max_loop_iters = (int64_t)1 << 24,
-                  .deadline = dg_now() + secs };   /* a block like the spec's takes milliseconds */
+                  .max_lane_ops = cap, .deadline = dg_now() + WORK_SECS };   /* a block like the spec's takes milliseconds */
   if (nb > 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
     if (emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) work = (double)res.lane_ops;
     for (size_t e = 0; e < res.events.n; e++) {
@@ -319,12 +327,11 @@ static bool big_keep(const dg_problem *p, const emu_kernels *k, const int64_t *s
  * a block: a row, attention's keys), the others raised to the most that
  * fits, outermost first; it is then brought down to the least that passes
  * WIDE_OFF. The candidate whose middle and last blocks do the least work
- * (on the emulator, cut at WIDE_SECS) is kept, when its work is at most
+ * (on the emulator, cut at 2^21, then 2^23, then WIDE_LANE_MAX lane operations) is kept, when its work is at most
  * WIDE_LANE_MAX: big_case's doubling grows attention_online's T (it adds
  * blocks) to 4097, where B*H at the grid's limit and D at 64 need T = 1281.
  * A writer block past BIG_LANE_MAX runs no symbolic run (check_huge_heavy):
  * a wrapped store needs none (its element has no writer, check_wide.c). */
-#define WIDE_SECS 1.5
 #define WIDE_LANE_MAX 33554432.0
 
 static void raise_dim(const dg_problem *p, int target, int64_t *sz, size_t y)
@@ -374,7 +381,7 @@ static double wide_case(const dg_problem *p, const emu_kernels *k, int target, i
   /* the work of each, cut short first: a candidate whose block walks a
    * raised row runs for seconds, the good one for milliseconds */
   double best = -1;
-  static const double cut[] = { 0.1, 0.4, WIDE_SECS };
+  static const uint64_t cut[] = { (uint64_t)1 << 21, (uint64_t)1 << 23, (uint64_t)WIDE_LANE_MAX };
   bool *tried = dg_calloc((size_t)nc + 1, sizeof *tried);
   for (size_t r = 0; r < sizeof cut / sizeof *cut && best < 0; r++)
     for (int i = 0; i < nc; i++) {
@@ -427,6 +434,60 @@ static bool total_case(const dg_problem *p, const emu_kernels *k, int target, in
   return false;
 }
 
+/* ---- the fuzzer's instances, made cheaper ----
+ * The fuzzer's chooser grows what its block sampling needs, not what one
+ * element's symbolic run can take: conv2d_k3's x at C = 1281 (a block of 64
+ * threads each summing 11,529 products: 32 s an element, symbolically) and
+ * its w at C = 9103 with 4x4 pixels (16 threads of 81,927). A heavy instance
+ * (a block's work past BIG_LANE_OPS) first has each size that is no
+ * dimension of the target set to 1 where that lowers the work (w's H and W:
+ * one thread walks the channels), then, still past BIG_LANE_MAX, is replaced
+ * by big_case's instance for the same target when that one is kept
+ * (big_keep) and works less (x with N, H and W grown, C at the spec's 3).
+ * Decided by lane operations (a work limit), never by the clock. */
+static void shrink_others(const dg_problem *p, const emu_kernels *k, int target, int64_t *sz, double *w)
+{
+  const dg_tensor *ts = &p->tensors.v[target];
+  size_t ns = p->sizes.n;
+  /* all of them at once first (each alone may still be past the cap: w's H
+   * at 1 leaves 4 threads of 81,927 products), then one at a time */
+  int64_t *all = dg_malloc(sizeof *all * (ns + 1));
+  memcpy(all, sz, sizeof *all * ns);
+  /* measured past block_work's cap (a heavy instance is -1 there): less than it did */
+  uint64_t cap = *w > 0 ? (uint64_t)*w : SHRINK_CAP;
+  for (size_t x = 0; x < ns; x++)
+    if (dim_pos(ts, p->sizes.v[x].name) < 0 && all[x] > 1) all[x] = 1;
+  double wa = memcmp(all, sz, sizeof *all * ns) && fits(p, target, all) && check_huge_flat_ids_fit(p, all)
+              ? block_work_in(p, k, all, cap) : -1;
+  if (wa >= 0 && (*w < 0 || wa < *w)) memcpy(sz, all, sizeof *all * ns), *w = wa;
+  free(all);
+  for (size_t x = 0; x < ns; x++) {
+    if (dim_pos(ts, p->sizes.v[x].name) >= 0 || sz[x] <= 1) continue;
+    int64_t v = sz[x];
+    sz[x] = 1;
+    double w1 = fits(p, target, sz) && check_huge_flat_ids_fit(p, sz)
+                ? block_work_in(p, k, sz, *w > 0 ? (uint64_t)*w : cap) : -1;
+    if (w1 >= 0 && (*w < 0 || w1 < *w)) *w = w1;
+    else sz[x] = v;
+  }
+}
+
+static void cheaper_fuzz_case(const dg_problem *p, const emu_kernels *k, int target, int64_t *sz, const int64_t *out,
+                              int n)
+{
+  double w = block_work(p, k, sz);
+  if (w >= 0 && w <= BIG_LANE_OPS) return;
+  shrink_others(p, k, target, sz, &w);
+  if (w >= 0 && w <= BIG_LANE_MAX) return;
+  size_t ns = p->sizes.n;
+  int64_t *alt = dg_malloc(sizeof *alt * (ns + 1));
+  if (big_case(p, target, alt, (double)HUGE_OFF, false) && big_keep(p, k, alt, out, n)) {
+    double wa = block_work(p, k, alt);
+    if (wa >= 0 && (w < 0 || wa < w)) memcpy(sz, alt, sizeof *alt * ns);
+  }
+  free(alt);
+}
+
 int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
 {
   /* blocks that communicate (global atomics): every writer block runs
@@ -440,10 +501,10 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
   int n = 0;
   size_t ns = p->sizes.n;
   bool *covered = dg_calloc(p->tensors.n + 1, sizeof *covered);
-  for (int64_t k = 0; n < max; k++) {
+  for (int64_t ci = 0; n < max; ci++) {
     fuzz_case fc;
     memset(&fc, 0, sizeof fc);
-    if (!fuzz_huge_case(&ctx, &s, k, &fc)) break;
+    if (!fuzz_huge_case(&ctx, &s, ci, &fc)) break;
     int64_t *sz = out + (size_t)n * ns;
     fuzz_case_sizes(&ctx, &fc, sz);
     int target = -1;
@@ -452,6 +513,7 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
           (target < 0 || dg_problem_numel(p, t, sz) > dg_problem_numel(p, target, sz))) target = t;
     if (target < 0 || p->tensors.v[target].has_range) continue;   /* index values are held: too many */
     rebalance(p, target, sz);
+    if (k) cheaper_fuzz_case(p, k, target, sz, out, n);
     dg_diags d = {0};
     int64_t threads = check_huge_threads(p, sz, &d);
     dg_diags_free(&d);

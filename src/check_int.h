@@ -18,6 +18,8 @@ typedef struct {
   void *huge;               /* lazily filled buffers of huge inputs (check_huge.c); NULL none */
   double deadline;          /* launches start no block and loops go no further past it
                              * (simt_launch.deadline; 0 none) */
+  uint64_t max_lane_ops;    /* as deadline, past this many lane operations: a cut that is
+                             * the same on any machine at any load (0 none) */
 } check_mach;
 
 /* Inputs (and accumulate outputs) carry io's values; with a symbolic domain

@@ -170,6 +170,7 @@ simt_status check_mach_launch(check_mach *cm, const emu_kernels *k, int li, cons
   L.blocks = blocks;
   L.nblocks = nblocks;
   L.deadline = cm->deadline;
+  L.max_lane_ops = cm->max_lane_ops;
   simt_arg *args = dg_calloc(l->args.n + 1, sizeof *args);
   simt_status st = SIMT_BADARGS;
   dg_arena a = {0};

@@ -355,6 +355,7 @@ bool emu_run(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, em
     if (ok) {
       simt_launch L = { .shared_bytes = shared, .seed = o ? o->seed : 0,
                         .max_loop_iters = o ? o->max_loop_iters : 0, .deadline = o ? o->deadline : 0,
+                        .max_lane_ops = o ? o->max_lane_ops : 0,
                         .blocks = sampled ? o->blocks : NULL, .nblocks = sampled ? o->nblocks : 0 };
       for (int j = 0; j < 3; j++) {
         L.grid[j] = (uint32_t)grid[j];

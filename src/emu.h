@@ -58,6 +58,7 @@ typedef struct {
   uint64_t seed;               /* scheduling permutation (0: natural order) */
   int64_t max_loop_iters;      /* 0: engine default */
   double deadline;             /* dg_now() past which no block or loop goes on (simt_launch.deadline; 0 none) */
+  uint64_t max_lane_ops;       /* as deadline, past this many lane operations (simt_launch.max_lane_ops; 0 none) */
   dom *domain;                 /* NULL: concrete */
   /* Block sampling: run only these linear block ids (x fastest) of the one
    * launch (a pipeline is refused); NULL: every block. written[t] of the

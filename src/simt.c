@@ -148,7 +148,7 @@ void simt_free(simt *m)
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
     if (!b->wrapped) free(b->mem.bytes);
-    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters), free(b->gsh), free(b->gch);
+    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters), free(b->gsh);
   }
   dg_vec_free(&m->bufs);
   dg_vec_free(&m->ev);
@@ -282,6 +282,11 @@ static void run_blocks(simt_x *x, const dg_func *k, dom_val **av, const int64_t 
       x->stop = true;
       break;
     }
+    if (x->max_ops && x->lane_ops > x->max_ops) {
+      snprintf(x->m->err, sizeof x->m->err, "work limit reached after %" PRId64 " of %" PRId64 " blocks", i, cnt);
+      x->stop = true;
+      break;
+    }
     x->block = order[i];
     x->m->stats.blocks++;
     run_block(x, k, av, rng, seed);
@@ -344,6 +349,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   x.kfunc = k;
   x.pro = simt_params_ro(k), x.pset = simt_slots_set(k);
   x.deadline = L->deadline;
+  x.max_ops = L->max_lane_ops;
   x.max_iters = L->max_loop_iters > 0 ? L->max_loop_iters : (1 << 20);
   x.chunks = x.cur = dg_malloc(sizeof *x.chunks + (1u << 20));
   x.chunks->next = NULL, x.chunks->used = 0, x.chunks->size = 1u << 20;
@@ -402,7 +408,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
     free(b->mem.bytes), free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters);
-    free(b->gsh), free(b->gch);
+    free(b->gsh);
   }
   m->bufs.n = (size_t)m->nuser;
   for (simt_chunk *c = x.chunks, *nx; c; c = nx) nx = c->next, free(c);

@@ -96,7 +96,7 @@ static bool ok_func(const dg_func *f, pk_funcs *seen)
 int simt_pack_plan(simt_x *x, const dg_func *k, const simt_launch *L, int64_t cnt)
 {
   simt *m = x->m;
-  if (!x->ident || L->seed || L->blocks || L->deadline > 0 || L->shared_bytes > 0 || m->tracing || m->step_fn
+  if (!x->ident || L->seed || L->blocks || L->deadline > 0 || L->max_lane_ops || L->shared_bytes > 0 || m->tracing || m->step_fn
       || x->n % 32 || x->n > PACK_BLOCK_MAX || cnt < 2)
     return 1;
   for (int i = 0; i < m->nnopack; i++)

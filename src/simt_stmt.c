@@ -338,14 +338,19 @@ static void watch_prove(simt_x *x, const dg_stmt *s, loop_watch *w, const msk *r
   w->lo = run->lo, w->hi = run->hi, w->cnt = run->cnt, w->at = iters;
 }
 
-/* The deadline has passed: the launch stops, no event (simt_error says it). */
+/* The deadline has passed (or the lane operations simt_launch.max_lane_ops
+ * allows, looked at in the same places: a deterministic cut): the launch
+ * stops, no event (simt_error says it). */
+static bool over_work(const simt_x *x) { return x->max_ops && x->lane_ops > x->max_ops; }
+
 static void loop_deadline(simt_x *x, const dg_stmt *s, int64_t iters)
 {
+  const char *what = over_work(x) ? "work" : "time";
   if (iters)
-    snprintf(x->m->err, sizeof x->m->err, "time limit reached in the loop at line %u after %lld iterations",
-             s->span.line, (long long)iters);
+    snprintf(x->m->err, sizeof x->m->err, "%s limit reached in the loop at line %u after %lld iterations",
+             what, s->span.line, (long long)iters);
   else
-    snprintf(x->m->err, sizeof x->m->err, "time limit reached entering the loop at line %u", s->span.line);
+    snprintf(x->m->err, sizeof x->m->err, "%s limit reached entering the loop at line %u", what, s->span.line);
   x->stop = true;
   if (x->unwind) longjmp(*x->unwind, 1);
 }
@@ -360,7 +365,7 @@ static bool loop_watch_at(simt_x *x, const dg_stmt *s, loop_watch *w, const msk 
     simt_fatal(x, SIMT_EV_RUNAWAY, s->span, run->lo, what);
     return true;
   }
-  if (x->deadline > 0 && dg_now() > x->deadline) {
+  if ((x->deadline > 0 && dg_now() > x->deadline) || over_work(x)) {
     loop_deadline(x, s, iters);
     return true;
   }
@@ -388,7 +393,8 @@ static void st_loop(simt_x *x, const dg_stmt *s, msk *k)
   int64_t iters = 0, next = x->max_iters < LOOP_WATCH ? x->max_iters + 1 : LOOP_WATCH;
   loop_watch w = {0};
   /* short loops in a long one: the deadline every 16 loop starts too */
-  if (x->deadline > 0 && (++x->loop_starts & 15) == 0 && dg_now() > x->deadline) loop_deadline(x, s, 0);
+  if ((x->deadline > 0 || x->max_ops) && (++x->loop_starts & 15) == 0 && (over_work(x) || (x->deadline > 0 && dg_now() > x->deadline)))
+    loop_deadline(x, s, 0);
   while (run.cnt && !x->stop) {
     if (++iters >= next && loop_watch_at(x, s, &w, &run, iters, &next)) break;
     simt_mark mk = simt_mark_get(x);

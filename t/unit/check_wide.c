@@ -26,6 +26,53 @@ static int wide_mode(const char *dir, const char *spec, bool total)
   return r;
 }
 
+/* emu_opts.max_lane_ops (session 9): a run cut by work, not by the clock —
+ * check_big.c measures a block's work and check_huge_heavy cuts the writer's
+ * block with it, so that which instances --auto checks and whether a writer
+ * block is "heavy" no longer depend on the machine's load. One block of
+ * conv2d_k3 (16 pixels, C channels) with the cap and without. */
+static void work_cap(void)
+{
+  char *path = dg_printf("%s/samples/conv/conv2d_k3.lua", DG_DATADIR);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  emu_kernels k;
+  memset(&k, 0, sizeof k);
+  bool loaded = p && !d.nerrors && emu_kernels_load(&k, p, &d);
+  ok(loaded, "conv2d_k3 loads");
+  if (loaded) {
+    int64_t sz[16];
+    dg_problem_default_sizes(p, sz);
+    static const struct { const char *n; int64_t v; } set[] = { {"N", 1}, {"C", 200}, {"H", 4}, {"W", 4}, {"K", 1} };
+    for (size_t i = 0; i < sizeof set / sizeof *set; i++) sz[dg_problem_size(p, set[i].n)] = set[i].v;
+    uint64_t ops[3];
+    simt_status st[3];
+    const uint64_t cap = (uint64_t)1 << 18;
+    for (int r = 0; r < 3; r++) {
+      emu_io io;
+      emu_result res = {0};
+      int64_t b = 0;
+      emu_opts eo = { .blocks = &b, .nblocks = 1, .max_lane_ops = r < 2 ? cap : 0 };
+      st[r] = SIMT_BADARGS, ops[r] = 0;
+      if (emu_io_init(&io, p, sz, &d)) {
+        if (emu_run(p, &k, sz, &io, &eo, &res, &d)) st[r] = res.status, ops[r] = res.lane_ops;
+        emu_result_free(&res);
+        emu_io_free(&io);
+      }
+    }
+    ok(st[2] == SIMT_OK && ops[2] > 2 * cap, "uncapped: the block runs to its end (%llu lane operations)",
+       (unsigned long long)ops[2]);
+    ok(st[0] == SIMT_STOPPED && ops[0] > cap && ops[0] < ops[2], "capped at %llu: stopped after %llu",
+       (unsigned long long)cap, (unsigned long long)ops[0]);
+    ok(ops[0] == ops[1] && st[1] == SIMT_STOPPED, "the same work twice (%llu, %llu): a cut no load moves",
+       (unsigned long long)ops[0], (unsigned long long)ops[1]);
+    emu_kernels_free(&k);
+  }
+  dg_diags_free(&d);
+  dg_problem_free(p);
+  free(path);
+}
+
 static int wide(const char *dir, const char *spec) { return wide_mode(dir, spec, false); }
 static int total(const char *dir, const char *spec) { return wide_mode(dir, spec, true); }
 
@@ -59,5 +106,6 @@ int main(void)
     if (*line) printf("# %s: %d %d\n", line, wide(".", line), total(".", line));
   }
   if (f) fclose(f);
+  work_cap();
   return tap_done();
 }
