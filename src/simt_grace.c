@@ -56,11 +56,11 @@ uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
     int64_t n = b->mem.size / b->ggran;
     if (!b->gsh) {
       b->gsh = dg_calloc((size_t)(n > 0 ? n : 1), sizeof *b->gsh);
-      b->gch = dg_calloc((size_t)(n / 64 + 1), sizeof *b->gch);
+      b->gch = dg_calloc((size_t)((n >> SIMT_GCH) + 1), sizeof *b->gch);
       b->ggen = 1;
     } else if (!++b->ggen) {          /* every 255 launches: the generations start again */
       memset(b->gsh, 0, (size_t)n * sizeof *b->gsh);
-      memset(b->gch, 0, (size_t)(n / 64 + 1) * sizeof *b->gch);
+      memset(b->gch, 0, (size_t)((n >> SIMT_GCH) + 1) * sizeof *b->gch);
       b->ggen = 1;
     }
     b->glaunch = x->gl;
@@ -74,8 +74,8 @@ void simt_gsh_explode(simt_buf *b, int64_t k)
 {
   uint64_t h = b->gch[k];
   if (h >> 56 == b->ggen) {                /* (not SIMT_GS_CELLS: simt_gsh_at asked) */
-    int64_t n = b->mem.size / b->ggran, e = k * 64 + 64 < n ? k * 64 + 64 : n;
-    for (int64_t ci = k * 64; ci < e; ci++) b->gsh[ci] = h + ((uint64_t)(ci - k * 64) << 33);
+    int64_t n = b->mem.size / b->ggran, e = ((k + 1) << SIMT_GCH) < n ? ((k + 1) << SIMT_GCH) : n;
+    for (int64_t ci = (k << SIMT_GCH); ci < e; ci++) b->gsh[ci] = h + ((uint64_t)(ci - (k << SIMT_GCH)) << 33);
   }                                        /* (another launch's: the cells are too) */
   b->gch[k] = (uint64_t)b->ggen << 56 | SIMT_GS_CELLS;
 }
@@ -242,7 +242,7 @@ static inline bool any_other(const simt_x *x, const simt_buf *b, int64_t s0, int
 {
   uint64_t any = 0, gen = b->ggen;
   uint32_t e0 = x->gep0, ep = x->epoch;
-  for (int64_t k = s0 >> 6; k <= (s1 - 1) >> 6; k++) {
+  for (int64_t k = s0 >> SIMT_GCH; k <= (s1 - 1) >> SIMT_GCH; k++) {
     uint64_t h = b->gch[k];
     if (h >> 56 != gen) continue;             /* no store of this launch */
     if ((h & SIMT_GS_CELLS) != SIMT_GS_CELLS) {
@@ -250,7 +250,7 @@ static inline bool any_other(const simt_x *x, const simt_buf *b, int64_t s0, int
       continue;
     }
     const uint64_t *c = b->gsh;
-    int64_t a = k * 64 > s0 ? k * 64 : s0, z = k * 64 + 64 < s1 ? k * 64 + 64 : s1;
+    int64_t a = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, z = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
     for (int64_t i = a; i < z; i++) any |= (uint64_t)(c[i] >> 56 == gen) & (uint64_t)((uint32_t)c[i] < e0 || (uint32_t)c[i] == ep);
   }
   return any != 0;

@@ -54,8 +54,8 @@ typedef struct {
    * generation << 56, a store of this launch where the generation is ggen (glaunch: the
    * launch ggen was set for) */
   uint64_t *gsh;
-  uint64_t *gch;           /* per 64 cells (a chunk): a store of this launch that stored all 64 (the cell of
-                            * its first; the others' threads follow), or SIMT_GS_CELLS: the cells hold them */
+  uint64_t *gch;           /* per chunk of 32 cells (SIMT_GCH): a store of this launch that stored all 32 (the
+                            * cell of its first; the others' threads follow), or SIMT_GS_CELLS: the cells hold them */
   uint32_t glaunch;
   uint32_t gwep0, gwep;    /* the barrier intervals of its first and last store of launch glaunch */
   uint8_t ggen;
@@ -131,7 +131,6 @@ typedef struct simt_x {
   int64_t max_iters;
   bool stop;               /* a fatal event: the launch ends */
   double deadline;         /* simt_launch.deadline */
-  uint64_t max_ops;        /* simt_launch.max_lane_ops (0: none) */
   uint64_t loop_starts;    /* loops entered while a deadline is set (simt_stmt.c looks at it every 16) */
   jmp_buf *unwind;         /* where a fatal event returns to (simt.c run_blocks) */
   bool in_atomic;          /* atomics do not race with each other */
@@ -400,22 +399,24 @@ static inline bool simt_gsh_on(const simt_x *x, const simt_buf *b)
 {
   return x->gsh && b->kind == BK_GLOBAL && !b->wrapped;
 }
-/* A chunk's 64 cells stand for themselves (its word holds this and its generation, else
- * one store of this launch wrote all 64 or none did). */
+/* A chunk of 1 << SIMT_GCH cells (a warp's row of elements); its cells stand for themselves
+ * where its word holds SIMT_GS_CELLS and its generation, else one store of this launch
+ * wrote all of them (the word: the first one's cell) or none did. */
+enum { SIMT_GCH = 5 };
 #define SIMT_GS_CELLS ((uint64_t)0x1fff << 43)
 /* The cell ci of b as the cells would hold it: its chunk's store where one stands for it. */
 static inline uint64_t simt_gsh_cell(const simt_buf *b, int64_t ci)
 {
-  uint64_t h = b->gch[ci >> 6];
-  if (h >> 56 == b->ggen && (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) return h + ((uint64_t)(ci & 63) << 33);
+  uint64_t h = b->gch[ci >> SIMT_GCH];
+  if (h >> 56 == b->ggen && (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) return h + ((uint64_t)(ci & ((1 << SIMT_GCH) - 1)) << 33);
   return b->gsh[ci];
 }
 /* Chunk k's cells made to stand for themselves (a store of one of them follows). */
 void simt_gsh_explode(simt_buf *b, int64_t k);
 static inline uint64_t *simt_gsh_at(simt_buf *b, int64_t ci)
 {
-  uint64_t h = b->gch[ci >> 6];
-  if (h >> 56 != b->ggen || (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) simt_gsh_explode(b, ci >> 6);
+  uint64_t h = b->gch[ci >> SIMT_GCH];
+  if (h >> 56 != b->ggen || (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) simt_gsh_explode(b, ci >> SIMT_GCH);
   return &b->gsh[ci];
 }
 /* What the cell c of a buffer of generation gen is to an access of thread thr (of its

@@ -508,15 +508,15 @@ SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t si
      * warp's of this interval: one pass over the chunks (and the cells of
      * those whose cells stand for themselves) to see it, one to fill them: a
      * chunk the store covers takes its tag, a chunk it covers in part its cells */
-    int64_t s0 = c0 + (a - lo), s1 = c0 + (z - lo), k0 = s0 >> 6, k1 = (s1 - 1) >> 6;
+    int64_t s0 = c0 + (a - lo), s1 = c0 + (z - lo), k0 = s0 >> SIMT_GCH, k1 = (s1 - 1) >> SIMT_GCH;
     uint64_t other = 0;
     for (int64_t k = k0; k <= k1; k++) {
       uint64_t h = ch[k];
       if (h >> 56 != gen) continue;                    /* no store of this launch there */
-      int64_t ca = k * 64 > s0 ? k * 64 : s0, cz = k * 64 + 64 < s1 ? k * 64 + 64 : s1;
-      if (h != cells) {                                /* one store's 64 cells: the same thread a cell? */
+      int64_t ca = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, cz = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
+      if (h != cells) {                                /* one store's cells: the same thread a cell? */
         uint32_t he = (uint32_t)h;
-        other |= he < e0 || (he == ep && (int64_t)(h >> SIMT_GS_THREAD & 0x3ff) != (int64_t)(k * 64 - s0 + a - t0));
+        other |= he < e0 || (he == ep && (int64_t)(h >> SIMT_GS_THREAD & 0x3ff) != (int64_t)((k << SIMT_GCH) - s0 + a - t0));
         continue;
       }
       for (int64_t ci = ca; ci < cz; ci++) {
@@ -529,8 +529,8 @@ SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t si
     }
     if (!other) {
       for (int64_t k = k0; k <= k1; k++) {
-        int64_t ca = k * 64 > s0 ? k * 64 : s0, cz = k * 64 + 64 < s1 ? k * 64 + 64 : s1;
-        if (ca == k * 64 && cz == k * 64 + 64) { ch[k] = base | (uint64_t)(ca - s0 + a - t0) << SIMT_GS_THREAD; continue; }
+        int64_t ca = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, cz = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
+        if (ca == (k << SIMT_GCH) && cz == ((k + 1) << SIMT_GCH)) { ch[k] = base | (uint64_t)(ca - s0 + a - t0) << SIMT_GS_THREAD; continue; }
         if (ch[k] != cells) simt_gsh_explode(lb, k);
         for (int64_t ci = ca; ci < cz; ci++) lb->gsh[ci] = base | (uint64_t)(ci - s0 + a - t0) << SIMT_GS_THREAD;
       }
@@ -576,21 +576,21 @@ static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, cons
     bool one = size == g && !(o & (g - 1));
     int64_t ci = one ? o >> gs : o / g;
     if (one) {                                /* the usual cases inline: cells in a chunk of cells, or a chunk untouched */
-      uint64_t h = gch[ci >> 6], cv = gsh[ci];
+      uint64_t h = gch[ci >> SIMT_GCH], cv = gsh[ci];
       if (h == cells && (cv >> 56 != gen || ((uint32_t)cv >= e0 && ((uint32_t)cv != ep || (cv >> 38 & 31) == (uint64_t)(thr >> 5))))) {
         gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
         continue;
       }
       if (h >> 56 != gen) {
-        gch[ci >> 6] = cells;
+        gch[ci >> SIMT_GCH] = cells;
         gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
         continue;
       }
     }
-    uint64_t h = lb->gch[ci >> 6];            /* simt_gsh_cell and simt_gsh_at, the chunk read once */
-    uint64_t cv = h == cells ? lb->gsh[ci] : h >> 56 == gen ? h + ((uint64_t)(ci & 63) << 33) : 0;
+    uint64_t h = lb->gch[ci >> SIMT_GCH];            /* simt_gsh_cell and simt_gsh_at, the chunk read once */
+    uint64_t cv = h == cells ? lb->gsh[ci] : h >> 56 == gen ? h + ((uint64_t)(ci & ((1 << SIMT_GCH) - 1)) << 33) : 0;
     if (one && __builtin_expect(!simt_gsh_other(x, cv, gen, thr), 1)) {
-      if (h != cells) simt_gsh_explode(lb, ci >> 6);
+      if (h != cells) simt_gsh_explode(lb, ci >> SIMT_GCH);
       lb->gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
       continue;
     }
@@ -615,7 +615,7 @@ static bool warp_run(const simt_x *x, const uint8_t *b, int a, int z, const int6
   uint64_t d = 0, ex = (uint64_t)addr[a];
   uint8_t all = 1;
   for (int i = a; i < z; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex, all &= b[i];
-  if (d || !all || *seg >= 32 || x->pk) return false;
+  if (d || !all || *seg >= 32) return false;
   int64_t s = dom_ptr_off((dom_val)addr[a]), e = s + (int64_t)(z - a) * size;
   for (int j = 0; j < *seg; j++)
     if (rs[j][0] < e && s < rs[j][1]) return false;
