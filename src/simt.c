@@ -282,6 +282,11 @@ static void run_blocks(simt_x *x, const dg_func *k, dom_val **av, const int64_t 
       x->stop = true;
       break;
     }
+    if (x->max_ops && x->lane_ops > x->max_ops) {
+      snprintf(x->m->err, sizeof x->m->err, "work limit reached after %" PRId64 " of %" PRId64 " blocks", i, cnt);
+      x->stop = true;
+      break;
+    }
     x->block = order[i];
     x->m->stats.blocks++;
     run_block(x, k, av, rng, seed);
@@ -344,6 +349,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   x.kfunc = k;
   x.pro = simt_params_ro(k), x.pset = simt_slots_set(k);
   x.deadline = L->deadline;
+  x.max_ops = L->max_lane_ops;
   x.max_iters = L->max_loop_iters > 0 ? L->max_loop_iters : (1 << 20);
   x.chunks = x.cur = dg_malloc(sizeof *x.chunks + (1u << 20));
   x.chunks->next = NULL, x.chunks->used = 0, x.chunks->size = 1u << 20;

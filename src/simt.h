@@ -98,6 +98,8 @@ typedef struct {
   int max_events;               /* events kept; 0: default 64 (counts continue) */
   double deadline;              /* dg_now() past which no further block starts: the run
                                    ends SIMT_STOPPED with simt_error() saying so (0: none) */
+  uint64_t max_lane_ops;        /* as the deadline, past this many lane operations (looked at
+                                   where the deadline is: the same work on any machine; 0: none) */
 } simt_launch;
 
 typedef enum {

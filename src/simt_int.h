@@ -131,6 +131,7 @@ typedef struct simt_x {
   int64_t max_iters;
   bool stop;               /* a fatal event: the launch ends */
   double deadline;         /* simt_launch.deadline */
+  uint64_t max_ops;        /* simt_launch.max_lane_ops (0: none) */
   uint64_t loop_starts;    /* loops entered while a deadline is set (simt_stmt.c looks at it every 16) */
   jmp_buf *unwind;         /* where a fatal event returns to (simt.c run_blocks) */
   bool in_atomic;          /* atomics do not race with each other */
