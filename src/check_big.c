@@ -450,7 +450,8 @@ static void shrink_others(const dg_problem *p, const emu_kernels *k, int target,
   const dg_tensor *ts = &p->tensors.v[target];
   size_t ns = p->sizes.n;
   /* all of them at once first (each alone may still be past the cap: w's H
-   * at 1 leaves 4 threads of 81,927 products), then one at a time */
+   * at 1 leaves 4 threads of 81,927 products), then one at a time (measured
+   * up to WORK_CAP only: each costs chooser time outside the budget) */
   int64_t *all = dg_malloc(sizeof *all * (ns + 1));
   memcpy(all, sz, sizeof *all * ns);
   /* measured past block_work's cap (a heavy instance is -1 there): less than it did */
@@ -466,7 +467,7 @@ static void shrink_others(const dg_problem *p, const emu_kernels *k, int target,
     int64_t v = sz[x];
     sz[x] = 1;
     double w1 = fits(p, target, sz) && check_huge_flat_ids_fit(p, sz)
-                ? block_work_in(p, k, sz, *w > 0 ? (uint64_t)*w : cap) : -1;
+                ? block_work_in(p, k, sz, *w > 0 ? (uint64_t)*w : WORK_CAP) : -1;
     if (w1 >= 0 && (*w < 0 || w1 < *w)) *w = w1;
     else sz[x] = v;
   }
