@@ -119,7 +119,9 @@ FNR == 1 { src = FILENAME ~ /pop\.tsv$/ ? "pop" : "samples" }
     if (st == order[1]) {
       pop_total++; ctot[cls]++; if (!(m in quiet)) nclean++
       if ($3 == "softmax" && cls == "rel") { smtail++; if (!(m in quiet)) smclean++ }
+      if (cls == "rel" && !(m in quiet)) relclean++
     }
+    if ($5 == "found" && cls == "rel" && !(m in quiet)) relcf[st]++
     if ($5 == "found") {
       pf[st]++; cf[cls, st]++; t[st] = t[st] " " $6
       if (!(m in quiet)) pfc[st]++
@@ -130,7 +132,9 @@ FNR == 1 { src = FILENAME ~ /pop\.tsv$/ ? "pop" : "samples" }
     if ($5 == "fp") fp[st]++
   } else {
     cls = "seeded:" $2
-    if (st == order[1]) { nseeded++; ctot[cls]++; if ($3 == "softmax" || $3 == "log_softmax") smseed++ }
+    tailmask = $2 == "missing-tail-mask" || $2 == "off-by-one-loop"
+    if (st == order[1]) { nseeded++; ctot[cls]++; if ($3 == "softmax" || $3 == "log_softmax") smseed++; if (tailmask) ntm++ }
+    if ($5 == "found" && tailmask) tmf[st]++
     if ($5 == "found") { sf[st]++; cf[cls, st]++; t[st] = t[st] " " $6; if ($3 == "softmax" || $3 == "log_softmax") sms[st]++ }
   }
 }
@@ -166,8 +170,13 @@ END {
     printf "\n"
   }
   printf "\nthe literature'"'"'s row: \"regular power-of-two shapes caught 0%% of softmax tail-mask bugs\"\n"
-  printf "%-34s", "softmax tail masks and bounds"
+  printf "(pow2-only is that strategy; regular here starts at the spec'"'"'s sizes; an emulator finding counts)\n"
+  printf "%-34s", "tail masks and loop bounds"
   for (i = 1; i <= nst; i++) printf " %8s", short(order[i])
+  printf "\n%-28s %5d", "seeded tail mask/loop bound", ntm
+  for (i = 1; i <= nst; i++) printf " %8s", pct(tmf[order[i]], ntm)
+  printf "\n%-28s %5d", "rel mutants, quiet-free", relclean
+  for (i = 1; i <= nst; i++) printf " %8s", pct(relcf[order[i]], relclean)
   printf "\n%-28s %5d", "rel mutants (op softmax)", smtail
   for (i = 1; i <= nst; i++) printf " %8s", pct(smf[order[i]], smtail)
   printf "\n%-28s %5d", "  quiet-free of them", smclean
