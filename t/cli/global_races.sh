@@ -75,6 +75,24 @@ is "$(cat "$rcf")" 1 "replay of the witness: a finding (exit 1)"
 like "$out" "^y\[2\] +race .*l2norm_warps.cu:15:34: race: write-write .*two warps.*replayed on the emulator" "  the same race, replayed"
 rm -rf "$W2"
 
+# loads between blocks: the __threadfence "last block" (t/data/grace/l2norm_last: each block
+# stores its partial, fences, counts itself with atomicAdd; the last one reads every partial)
+# is no race; without the fence its loads of the other block's partial are one
+G=$DG_SRCDIR/t/data/grace
+out=$(run_dirigo fuzz "$G/l2norm_last.lua" --cases 8)
+is "$(cat "$rcf")" 0 "fuzz: the last block reading the partials after __threadfence and atomicAdd passes"
+ok "! printf '%s' \"\$out\" | grep -qE 'race: | race '" "  without a race"
+out=$(run_dirigo check "$G/l2norm_last.lua" --auto --no-journal --budget 20)
+ok "! printf '%s' \"\$out\" | grep -qE 'race: | race '" "check --auto: no race in the last-block pattern"
+rm -rf "$W"; mkdir -p "$W"
+sed 's/__threadfence();//' "$G/l2norm_last.cu" > "$W/l2norm_last.cu"
+cp "$G/l2norm_last.lua" "$W/"
+out=$(run_dirigo fuzz "$W/l2norm_last.lua" --cases 8)
+is "$(cat "$rcf")" 1 "fuzz: the same without the __threadfence is a finding (exit 1)"
+like "$out" "FINDING .*l2norm_last.cu:20:54: race: write-read of part\[[0-9]+\] by two blocks of one launch: what the load sees depends on which block runs first .* vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 15:9" \
+  "  the last block's load of the other block's partial, against its store"
+rm -rf "$W"
+
 for p in reduce/l2norm_atomic atomics/scatter_add atomics/histogram_smem elementwise/relu_gridstride reduce/reduce6; do
   [ -f "$S/$p.lua" ] || [ -f "$S/$p.cu" ] || continue
   f=$S/$p.lua; [ -f "$f" ] || f=$S/$p.cu
