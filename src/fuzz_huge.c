@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define HUGE_OFFSET ((int64_t)5 << 29)   /* 1.25 * 2^31: the outermost index's offset to reach */
+#define WIDE_OFFSET ((int64_t)5 << 30)   /* 1.25 * 2^32: where an unsigned 32-bit product wraps */
 #define OTHER_CAP ((int64_t)1 << 22)     /* elements of each other tensor */
 #define LAZY_BYTES ((int64_t)1 << 26)    /* inputs larger than this are generated on touch */
 #define MAX_VALIDATE 4096                /* written elements validated per output, at most */
@@ -69,20 +70,20 @@ static bool huge_ok(const fuzz_space_ctx *ctx, int target, const int64_t *ss, in
 /* Symbol i was just doubled from ss[i] / 2 (short) to ss[i] (passes): the
  * smallest value in between reaching HUGE_OFFSET, rounded up to the first
  * power-of-two multiple that the constraints accept; else ss[i] stays. */
-static void refine(const fuzz_space_ctx *ctx, int target, int64_t *ss, int i)
+static void refine(const fuzz_space_ctx *ctx, int target, int64_t *ss, int i, int64_t goal)
 {
   int64_t orig = ss[i], hi = orig, lo = orig / 2, off;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     ss[i] = mid;
     huge_ok(ctx, target, ss, &off);
-    if (off >= HUGE_OFFSET) hi = mid; else lo = mid;
+    if (off >= goal) hi = mid; else lo = mid;
   }
   for (int64_t m = 1; m <= 1024; m *= 2) {
     int64_t v = (hi + m - 1) / m * m;
     if (v >= orig) break;
     ss[i] = v;
-    if (huge_ok(ctx, target, ss, &off) && off >= HUGE_OFFSET) return;
+    if (huge_ok(ctx, target, ss, &off) && off >= goal) return;
   }
   ss[i] = orig;
 }
@@ -103,7 +104,7 @@ static bool in_output(const dg_problem *p, const char *name)
  * are sampled; a reduction dimension is walked by every thread and by the
  * reference for every element), the smallest first within a tier (balanced
  * products: an int32 product of moderate factors is what overflows). */
-static bool search(const fuzz_space_ctx *ctx, const fuzz_space *s, int target, int64_t *ss)
+static bool search(const fuzz_space_ctx *ctx, const fuzz_space *s, int target, int64_t *ss, int64_t goal)
 {
   const dg_tensor *ts = &ctx->p->tensors.v[target];
   bool push[FUZZ_MAX_SYMS] = {0};
@@ -125,7 +126,7 @@ static bool search(const fuzz_space_ctx *ctx, const fuzz_space *s, int target, i
     if (!huge_ok(ctx, target, ss, &off)) return false;
   }
   int last = -1;
-  for (int it = 0; it < 256 && off < HUGE_OFFSET; it++) {
+  for (int it = 0; it < 256 && off < goal; it++) {
     int best = -1;
     for (int i = 0; i < s->nsyms; i++) {
       if (!push[i] || ss[i] > ((int64_t)1 << 40)) continue;
@@ -141,29 +142,44 @@ static bool search(const fuzz_space_ctx *ctx, const fuzz_space *s, int target, i
     last = best;
     huge_ok(ctx, target, ss, &off);
   }
-  if (off < HUGE_OFFSET) return false;
-  if (last >= 0) refine(ctx, target, ss, last);
+  if (off < goal) return false;
+  if (last >= 0) refine(ctx, target, ss, last, goal);
   return true;
 }
 
-/* Case k: target number k % n (inputs that can be made huge, in tensor
+/* Case k >= 0: target number k % n (inputs that can be made huge, in tensor
  * order), values of mode k / n: 0 index inputs at the top of their range and
- * normal values, 1 index inputs uniform and uniform values. */
+ * normal values, 1 index inputs uniform and uniform values; k >= 2n: none.
+ * Case k < 0: the wide case -1 - k, mode 0's values, for each input that can
+ * pass 1.25 * 2^32 in turn: an unsigned 32-bit product (`blockIdx.x * C`, C
+ * unsigned, with its size_t cast dropped) wraps only there and is still
+ * right past 2^31. Numbered apart so that check_huge_sizes, which walks the
+ * cases from 0 up, keeps its instances; the huge strategy asks for them
+ * after the others (fuzz_strategy.c). */
 bool fuzz_huge_case(void *ud, const void *space, int64_t k, fuzz_case *c)
 {
   const fuzz_space_ctx *ctx = ud;
   const fuzz_space *s = space;
-  if (!ctx || !ctx->p || k < 0) return false;
-  int targets[FUZZ_MAX_INPUTS], nt = 0;
+  if (!ctx || !ctx->p) return false;
+  int targets[FUZZ_MAX_INPUTS], nt = 0, wide[FUZZ_MAX_INPUTS], nw = 0;
   int64_t ss[FUZZ_MAX_SYMS] = {0};
   for (int i = 0; i < s->ninputs; i++) {
     const dg_tensor *ts = &ctx->p->tensors.v[ctx->inputs[i]];
-    if (ts->role == DG_TENSOR_INPUT && search(ctx, s, ctx->inputs[i], ss)) targets[nt++] = i;
+    if (ts->role == DG_TENSOR_INPUT && search(ctx, s, ctx->inputs[i], ss, HUGE_OFFSET)) targets[nt++] = i;
   }
-  if (!nt || k >= 2 * nt) return false;
-  search(ctx, s, ctx->inputs[targets[k % nt]], ss);
+  if (!nt || k >= 2 * nt || k < -nt) return false;
+  int64_t goal = HUGE_OFFSET;
+  int target;
+  if (k >= 0) target = targets[k % nt];
+  else {
+    for (int j = 0; j < nt; j++)
+      if (search(ctx, s, ctx->inputs[targets[j]], ss, WIDE_OFFSET)) wide[nw++] = targets[j];
+    if (-1 - k >= nw) return false;
+    target = wide[-1 - k], goal = WIDE_OFFSET;
+  }
+  search(ctx, s, ctx->inputs[target], ss, goal);
   memcpy(c->sizes, ss, sizeof c->sizes);
-  int mode = (int)(k / nt);
+  int mode = k >= 0 ? (int)(k / nt) : 0;
   for (int i = 0; i < s->ninputs && i < FUZZ_MAX_INPUTS; i++)
     c->dist[i] = s->input_has_range[i] ? (mode ? FUZZ_DIST_NORMAL : FUZZ_DIST_HUGE)
                                        : (mode ? FUZZ_DIST_UNIFORM : FUZZ_DIST_NORMAL);

@@ -181,6 +181,12 @@ static bool gen_huge(const fuzz_space *s, int64_t k, dg_rng *r, fuzz_case *c)
   (void)r;
   if (!s->huge) return false;
   if (s->huge(s->ud, s, k, c)) return true;
+  /* then the wide cases (past 1.25 * 2^32, numbered -1, -2, ... by the
+   * callback): case k is wide case k - n, n the number of the others */
+  int64_t n = 0;
+  fuzz_case probe;
+  while (n < k && s->huge(s->ud, s, n, &probe)) n++;
+  if (n > 0 && s->huge(s->ud, s, -1 - (k - n), c)) return true;
   if (k > 0) return false;
   memcpy(c->sizes, s->defaults, sizeof c->sizes);
   all_dists(s, c, FUZZ_DIST_NORMAL);
@@ -204,8 +210,8 @@ const fuzz_strategy fuzz_strategies[] = {
   { "adversarial", "the spec's shapes with max-last, negative, huge, near-equal, tiny, ties, sorted, NaN/Inf values", gen_adversarial },
   { "dtype-edge", "values at the edges of the input dtype (overflow, denormals, cancellation)", gen_dtype_edge },
   { "boundary+adversarial", "boundary shapes, alternately with normal and adversarial values", gen_combined },
-  { .name = "huge", .help = "one input past 2^31 elements (int32 index overflow), generated lazily, a sample of the blocks run",
-    .gen = gen_huge, .finite = true },   /* two cases an input that can be made huge, then none */
+  { .name = "huge", .help = "one input past 2^31 elements (int32 index overflow), then past 2^32 (unsigned), generated lazily, a sample of the blocks run",
+    .gen = gen_huge, .finite = true },   /* two cases an input that can be made huge, one past 2^32 each, then none */
   { "boundary+adversarial+huge", "boundary+adversarial, with cases 4, 12, 20, ... huge ones", gen_combined_huge },
   { NULL, NULL, NULL },
 };

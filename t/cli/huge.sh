@@ -25,7 +25,7 @@ ok "[ -n '$d1' ] && [ '$d1' = '$d2' ]" "replays are the same case (digest $d1)"
 
 out=$(run_dirigo fuzz "$S/embedding/embedding_gather.lua" --strategy huge)
 is "$(rc_)" 0 "embedding_gather (64-bit offsets) passes at the same sizes"
-like "$out" "2 pass, 0 fail, 0 findings" "both huge cases pass"
+like "$out" "3 pass, 0 fail, 0 findings" "every huge case passes (two past 2^31, one past 2^32)"
 
 out=$(run_dirigo fuzz "$S/matmul/bmm_int32.lua" --strategy huge)
 is "$(rc_)" 1 "bmm_int32: found"
@@ -62,7 +62,7 @@ out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy huge)
 like "$out" "^1 cases: 0 pass, 0 fail, 0 findings, 0 errors, 1 skipped" "a problem without a huge case: one skipped case, then the end"
 ok "! printf '%s\\n' \"\$out\" | grep -q 'no admissible shape'" "no line for cases the strategy does not have"
 out=$(run_dirigo fuzz "$S/embedding/embedding_gather.lua" --strategy huge)
-like "$out" "^2 cases: 2 pass" "a problem with one input that can be made huge: its two cases, then the end"
+like "$out" "^3 cases: 3 pass" "a problem with one input that can be made huge: its two cases past 2^31, one past 2^32, then the end"
 
 out=$(run_dirigo fuzz "$S/embedding/embedding_int32.lua" --strategy boundary+adversarial+huge --cases 16)
 is "$(rc_)" 1 "boundary+adversarial+huge finds embedding_int32"

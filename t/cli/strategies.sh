@@ -78,4 +78,17 @@ out=$(run_dirigo fuzz "$S/softmax/softmax_warp.lua" --strategy boundary+adversar
 is "$(printf '%s\n' "$out" | awk '$1 == "case" && $(NF - 3) != "normal" { printf "%s %s ", $2, $(NF - 3) }')" \
   "1 max-last 3 negative 5 huge 7 near-equal 9 tiny 11 ties 13 sorted 15 large-offset 17 all-equal 19 special " \
   "boundary+adversarial: odd cases adversarial, cases 1-13 as before, large-offset at 15, all-equal at 17"
+
+# --- huge: past 2^32 as well ----------------------------------------------------------
+# (a copy of the mutant max_block-cast-01: `(size_t)blockIdx.x * C` -> `(blockIdx.x) * C`,
+# an unsigned 32-bit product: right past 2^31 elements, wrapped past 2^32)
+out=$(run_dirigo fuzz "$D/max_block_cast.cu" --strategy huge -v)
+is "$(cat "$RC")" 1 "huge finds an unsigned blockIdx.x * C (it passed both cases past 2^31)"
+like "$out" "case 1 +N=4194304 C=641 huge uniform +pass" "  past 2^31 (N=2^22, C=641): right"
+like "$out" "FAIL at case 2 \(N=4194304 C=1281 huge normal\): y\[4194303\]: .*mismatch.*huge case: ran [0-9]+ of 4194304 blocks" \
+  "  case 2 past 2^32 (C=1281): the last row reads the wrapped one"
+out=$(run_dirigo replay "$D/max_block_cast.cu" "fuzz:huge:1:2@N=4194304,C=1281")
+is "$(cat "$RC")" 1 "  its witness replays"
+out=$(run_dirigo fuzz "$S/reduce/max_block.cu" --strategy huge)
+like "$out" "^3 cases: 3 pass" "the correct max_block passes the same three cases"
 done_testing
