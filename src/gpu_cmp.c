@@ -25,6 +25,9 @@
 static const char cmp_source[] =
   "typedef unsigned long long u64;\n"
   "typedef unsigned int u32;\n"
+  "#ifndef DG_CMP_GROUP\n"
+  "#define DG_CMP_GROUP 4\n"
+  "#endif\n"
   "/* dtype.c's conversions, verbatim in meaning */\n"
   "__device__ unsigned short f32_to_f16(float f) {\n"
   "  u32 x = __float_as_uint(f), sign = (x >> 16) & 0x8000, absx = x & 0x7fffffff;\n"
@@ -102,16 +105,17 @@ static const char cmp_source[] =
   "}\n"
   "/* element i of got against the f64 reference value wr (gpu_fused.c's\n"
   "   dg_fused calls it with the value it has just computed) */\n"
-  "__device__ void dg_cmp_one(dg_cmp_acc *s, const unsigned char *got, long long i, double wr, int dt, double atol,\n"
-  "                           double rtol, u64 poison, u64 ref_poison) {\n"
+  "/* element i of got's bits (dt: 0 f32, 1 f64, 2 f16, 3 bf16) */\n"
+  "__device__ u64 dg_cmp_ld(const unsigned char *got, long long i, int dt) {\n"
+  "  return dt == 0 ? (u64)((const u32 *)got)[i] : dt == 1 ? ((const u64 *)got)[i] : (u64)((const unsigned short *)got)[i];\n"
+  "}\n"
+  "/* dg_cmp_one with element i's bits already loaded (dg_cmp: the loads of several elements first) */\n"
+  "__device__ void dg_cmp_bits(dg_cmp_acc *s, u64 bits, long long i, double wr, int dt, double atol, double rtol,\n"
+  "                            u64 poison, u64 ref_poison) {\n"
   "  if ((u64)__double_as_longlong(wr) == ref_poison) return;\n"
   "  s->checked++;\n"
-  "  u64 bits;\n"
-  "  double g;\n"
-  "  if (dt == 0) { u32 b = ((const u32 *)got)[i]; bits = b; g = (double)__uint_as_float(b); }\n"
-  "  else if (dt == 1) { bits = ((const u64 *)got)[i]; g = __longlong_as_double((long long)bits); }\n"
-  "  else { unsigned short b = ((const unsigned short *)got)[i]; bits = b;\n"
-  "         g = (double)(dt == 2 ? f16_to_f32(b) : bf16_to_f32(b)); }\n"
+  "  double g = dt == 0 ? (double)__uint_as_float((u32)bits) : dt == 1 ? __longlong_as_double((long long)bits)\n"
+  "           : (double)(dt == 2 ? f16_to_f32((unsigned short)bits) : bf16_to_f32((unsigned short)bits));\n"
   "  double w = round_to(dt, wr);\n"
   "  bool bad;\n"
   "  if (bits == poison) { bad = true; s->nunw++; }\n"
@@ -127,6 +131,11 @@ static const char cmp_source[] =
   "    } else if (!bad) s->nagree++;\n"
   "  }\n"
   "  if (bad) { s->nfail++; if ((u64)i < s->first) s->first = (u64)i; }\n"
+  "}\n"
+  "__device__ void dg_cmp_one(dg_cmp_acc *s, const unsigned char *got, long long i, double wr, int dt, double atol,\n"
+  "                           double rtol, u64 poison, u64 ref_poison) {\n"
+  "  if ((u64)__double_as_longlong(wr) == ref_poison) return;\n"
+  "  dg_cmp_bits(s, dg_cmp_ld(got, i, dt), i, wr, dt, atol, rtol, poison, ref_poison);\n"
   "}\n"
   "/* the block's values into sum (every thread of the block calls it, last):\n"
   "   warp shuffles, the block's warps through shared memory, then one set of\n"
@@ -171,9 +180,24 @@ static const char cmp_source[] =
   "                                   double atol, double rtol, u64 poison, u64 ref_poison, u64 *sum) {\n"
   "  dg_cmp_acc s;\n"
   "  dg_cmp_start(&s);\n"
-  "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;\n"
-  "       i += (long long)gridDim.x * blockDim.x)\n"
-  "    dg_cmp_one(&s, got, i, want[i], dt, atol, rtol, poison, ref_poison);\n"
+  "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x, st = (long long)gridDim.x * blockDim.x;\n"
+  "#ifndef DG_CMP_ONE\n"
+  "  /* DG_CMP_GROUP elements a round: their loads in flight together (the reference's, then the output's\n"
+  "     where the reference is not the poison), then the rule on each; every word of the summary is a\n"
+  "     sum, a max or a min, so the order is free */\n"
+  "  for (; i + (DG_CMP_GROUP - 1) * st < n; i += DG_CMP_GROUP * st) {\n"
+  "    double wr[DG_CMP_GROUP];\n"
+  "    u64 b[DG_CMP_GROUP];\n"
+  "#pragma unroll\n"
+  "    for (int k = 0; k < DG_CMP_GROUP; k++) wr[k] = want[i + k * st];\n"
+  "#pragma unroll\n"
+  "    for (int k = 0; k < DG_CMP_GROUP; k++)\n"
+  "      b[k] = (u64)__double_as_longlong(wr[k]) == ref_poison ? 0 : dg_cmp_ld(got, i + k * st, dt);\n"
+  "#pragma unroll\n"
+  "    for (int k = 0; k < DG_CMP_GROUP; k++) dg_cmp_bits(&s, b[k], i + k * st, wr[k], dt, atol, rtol, poison, ref_poison);\n"
+  "  }\n"
+  "#endif\n"
+  "  for (; i < n; i += st) dg_cmp_one(&s, got, i, want[i], dt, atol, rtol, poison, ref_poison);\n"
   "  dg_cmp_fold(&s, 0, sum);\n"
   "}\n"
   "/* a realistic case judged on the validator's sample (gpu_many.c): the\n"
@@ -277,6 +301,11 @@ dg_gpu_status gpu_cmp_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
   /* DIRIGO_GPU_CMP_FREXP=1: the ulp through frexp and a division, as before
    * session 7 (the bench measures both in one device call) */
   const char *v = getenv("DIRIGO_GPU_CMP_FREXP");
-  char *text = dg_printf("%s%s", v && !strcmp(v, "1") ? "#define DG_CMP_FREXP 1\n" : "", cmp_source);
+  /* DIRIGO_GPU_CMP_GROUP=1: an element a round, its loads then its rule, as
+   * before session 9; =2..8 that many a round (default 4) */
+  const char *gv = getenv("DIRIGO_GPU_CMP_GROUP");
+  int group = gv ? atoi(gv) : 4;
+  char *text = dg_printf("%s%s#define DG_CMP_GROUP %d\n%s", v && !strcmp(v, "1") ? "#define DG_CMP_FREXP 1\n" : "",
+                         group == 1 ? "#define DG_CMP_ONE 1\n" : "", group >= 2 && group <= 8 ? group : 4, cmp_source);
   return dg_gpu_compile_own("GPU comparison source", text, strlen(text), names, 3, arch, bin, d);
 }
