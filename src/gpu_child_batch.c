@@ -293,6 +293,14 @@ static void batch_bytes(uint32_t nops, const uint8_t *pl, size_t n, size_t *up, 
   }
 }
 
+/* A batch the child cannot read on (msg: owned): it fails, as a bad request,
+ * and nothing of it is downloaded. */
+static void batch_malformed(batch_state *bs, char *msg)
+{
+  batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, msg);
+  bs->no_downloads = true;
+}
+
 /* The ops' pass: every op of the batch in order (queued into a capture
  * while gch_st.capturing); *nran: the launches that ran. */
 static void batch_ops(batch_state *bs, const gp_req *rq, const uint8_t *pl, size_t n, bool async, size_t live,
@@ -304,8 +312,7 @@ static void batch_ops(batch_state *bs, const gp_req *rq, const uint8_t *pl, size
   for (uint32_t i = 0; i < rq->a && !bs->fatal; i++) {
     gp_op op;
     if (n - at < sizeof op) {
-      batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
-      bs->no_downloads = true;
+      batch_malformed(bs, dg_strdup("malformed batch"));
       break;
     }
     memcpy(&op, pl + at, sizeof op);
@@ -323,8 +330,7 @@ static void batch_ops(batch_state *bs, const gp_req *rq, const uint8_t *pl, size
     op.kind = GP_OP_KIND(op.kind);
     size_t body = op.kind == GP_OP_UPLOAD || op.kind == GP_OP_LAUNCH ? op.len : 0;
     if (n - at < body) {
-      batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_strdup("malformed batch"));
-      bs->no_downloads = true;
+      batch_malformed(bs, dg_strdup("malformed batch"));
       break;
     }
     const uint8_t *bp = pl + at;
@@ -343,8 +349,7 @@ static void batch_ops(batch_state *bs, const gp_req *rq, const uint8_t *pl, size
       AB.last_end = NULL;
       if (!bs->stopped) batch_copy(bs, &op, bp, downs);
     } else {
-      batch_fail(bs, DG_GPU_BAD_REQUEST, UINT32_MAX, dg_printf("unknown batch op %u", op.kind));
-      bs->no_downloads = true;
+      batch_malformed(bs, dg_printf("unknown batch op %u", op.kind));
     }
   }
   gch_set_lane(-1);
