@@ -5,6 +5,7 @@
 #include "gpu_gen.h"
 #include "gpu_env.h"
 #include "gpu_fused.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,6 +244,8 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     const uint64_t *sum = gk->many_sum + (size_t)k * GPU_CMP_WORDS;
     gpu_cmp_decode(sum, gk->want_n, &out[c].cmp);
     out[c].nexplained = env && !out[c].cmp.nfail ? (int64_t)sum[7] : 0;
+    if (env && sum[7] && getenv("DIRIGO_GPU_ENV_COUNTS"))   /* measuring the envelope's load (doc/gpu.md §6) */
+      fprintf(stderr, "gpu_many: case %d of %d: %lld elements explained by the envelope\n", k, m, (long long)sum[7]);
     bool fz = R->fz && first_req && !env && !R->samp;
     if (fz && sum[7]) out[c].judged = false, R->changed[c] = 1;   /* an input changed under the kernel */
     if (ov && ovh[2 * k] != ovh[2 * k + 1]) out[c].judged = false, gk->prof.ov_changed++;   /* likewise: alone */
