@@ -43,6 +43,10 @@
  * race first), a launch of one block of one warp, wrapped (lazily filled)
  * buffers, stores narrower than the buffer's element or across its
  * boundary. */
+/* the run loops below vectorise with GCC 12's dynamic cost model (as simt_mem.c's) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
 #include "simt_int.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,4 +274,188 @@ void simt_gsh_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *
 {
   for (int i = lo; i < hi && !x->stop; i++)
     if (m[i - lo]) simt_gsh_load(x, b, i, dom_ptr_off((dom_val)addr[i - lo]), size, sp);
+}
+
+/* ---- the fast store paths' cells (simt_mem.c's fast_access and contig_access) ---- */
+/* Lane j's store lands before lane i's of the same store: warps in x->worder,
+ * lanes in order within one (as the stores land). */
+bool simt_gsh_lands_before(const simt_x *x, int j, int i)
+{
+  if (j / 32 == i / 32) return j < i;
+  for (int wi = 0; wi < x->nwarps; wi++) {
+    if (x->worder[wi] == j / 32) return true;
+    if (x->worder[wi] == i / 32) return false;
+  }
+  return false;
+}
+
+/* The global race shadow of lane i's store of size bytes at byte o of lb:
+ * the new bytes only where another block's or warp's store is
+ * there; prev: what an earlier lane of this store leaves there, or NULL. */
+static inline void gsh_lane(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int i, int64_t o,
+                            const dom_val *vals, const uint8_t *prev, dg_span sp)
+{
+  if (simt_gsh_try(x, lb, i, o, size, sp)) return;
+  uint8_t tmp[8];
+  simt_fast_st(kd, tmp, 0, vals, i);
+  simt_gsh_store(x, lb, i, o, size, tmp, prev, sp);
+}
+
+/* The same for lanes [lo, hi) storing consecutive elements from byte o0, a
+ * cell a lane where they pair up: one load and one store of a cell a lane
+ * while no other block's or warp's store is there (packed blocks: block by
+ * block). No two lanes store one element: the bytes there are the last store's. */
+SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
+                    const dom_val *vals, dg_span sp)
+{
+  int g = simt_gsh_gran(lb, size);
+  if (size != g || o0 % g) {
+    for (int wi = 0; wi < x->nwarps; wi++) {
+      int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+      for (int i = a; i < z; i++) gsh_lane(x, lb, kd, size, i, o0 + (int64_t)(i - lo) * size, vals, NULL, sp);
+    }
+    return;
+  }
+  simt_gsh_cells(x, lb);
+  uint64_t *c = lb->gsh + o0 / g, *ch = lb->gch;    /* c[i - lo]: lane i's cell */
+  const uint64_t thr = (uint64_t)0x3ff << SIMT_GS_THREAD, gen = lb->ggen, cells = gen << 56 | SIMT_GS_CELLS;
+  const uint32_t e0 = x->gep0, ep = x->epoch;
+  const int64_t c0 = o0 / g;
+  for (int a = lo; a < hi;) {
+    int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
+    uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~thr;
+    /* usually no cell holds another block's store of this launch, or another
+     * warp's of this interval: one pass over the chunks (and the cells of
+     * those whose cells stand for themselves) to see it, one to fill them: a
+     * chunk the store covers takes its tag, a chunk it covers in part its cells */
+    int64_t s0 = c0 + (a - lo), s1 = c0 + (z - lo), k0 = s0 >> SIMT_GCH, k1 = (s1 - 1) >> SIMT_GCH;
+    uint64_t other = 0;
+    for (int64_t k = k0; k <= k1; k++) {
+      uint64_t h = ch[k];
+      if (h >> 56 != gen) continue;                    /* no store of this launch there */
+      int64_t ca = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, cz = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
+      if (h != cells) {                                /* one store's cells: the same thread a cell? */
+        uint32_t he = (uint32_t)h;
+        other |= he < e0 || (he == ep && (int64_t)(h >> SIMT_GS_THREAD & 0x3ff) != (int64_t)((k << SIMT_GCH) - s0 + a - t0));
+        continue;
+      }
+      for (int64_t ci = ca; ci < cz; ci++) {
+        uint64_t cv = lb->gsh[ci];
+        uint32_t ce = (uint32_t)cv;
+        int64_t ti = ci - s0 + a - t0;
+        other |= (uint64_t)(cv >> SIMT_GS_GEN == gen)
+                 & ((uint64_t)(ce < e0) | ((uint64_t)(ce == ep) & (uint64_t)((((cv >> 38) ^ (uint64_t)(ti >> 5)) & 31) != 0)));
+      }
+    }
+    if (!other) {
+      for (int64_t k = k0; k <= k1; k++) {
+        int64_t ca = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, cz = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
+        if (ca == (k << SIMT_GCH) && cz == ((k + 1) << SIMT_GCH)) { ch[k] = base | (uint64_t)(ca - s0 + a - t0) << SIMT_GS_THREAD; continue; }
+        if (ch[k] != cells) simt_gsh_explode(lb, k);
+        for (int64_t ci = ca; ci < cz; ci++) lb->gsh[ci] = base | (uint64_t)(ci - s0 + a - t0) << SIMT_GS_THREAD;
+      }
+      a = z;
+      continue;
+    }
+    for (int64_t k = k0; k <= k1; k++)
+      if (ch[k] != cells) simt_gsh_explode(lb, k);
+    for (int wi = 0; wi < x->nwarps; wi++) {      /* in the order the stores land (the first race told) */
+      int w = x->worder[wi], wa = w * 32 > a ? w * 32 : a, wz = w * 32 + 32 < z ? w * 32 + 32 : z;
+      for (int i = wa; i < wz; i++) {
+        uint64_t ci = c[i - lo];
+        if (__builtin_expect(simt_gsh_other(x, ci, gen, i - t0) != 0, 0)) {
+          uint8_t tmp[8];
+          simt_fast_st(kd, tmp, 0, vals, i);
+          simt_gsh_store(x, lb, i, o0 + (int64_t)(i - lo) * size, size, tmp, NULL, sp);
+        } else {
+          c[i - lo] = base | (uint64_t)(i - t0) << SIMT_GS_THREAD;
+        }
+      }
+    }
+    a = z;
+  }
+}
+
+/* The same for the lanes of b in [lo, hi) storing at their addresses (in
+ * bounds), in the order they land: a cell a lane where the store is one
+ * element, the cells looked up inline; where lanes of two warps store one
+ * element, the later one's bytes are checked against the earlier one's. */
+static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
+                       int a, int z, const int64_t *addr, const dom_val *vals, dg_span sp)
+{
+  int g = simt_gsh_gran(lb, size);
+  simt_gsh_cells(x, lb);
+  uint64_t gen = lb->ggen, cells = gen << 56 | SIMT_GS_CELLS;
+  uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~((uint64_t)0x3ff << SIMT_GS_THREAD);
+  int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
+  const uint32_t e0 = x->gep0, ep = x->epoch;
+  uint64_t *gsh = lb->gsh, *gch = lb->gch;
+  for (int i = a; i < z; i++) {
+    if (!b[i]) continue;
+    int64_t o = dom_ptr_off((dom_val)addr[i]), thr = x->pk ? i % x->nb1 : i;
+    bool one = size == g && !(o & (g - 1));
+    int64_t ci = one ? o >> gs : o / g;
+    if (one) {                                /* the usual cases inline: cells in a chunk of cells, or a chunk untouched */
+      uint64_t h = gch[ci >> SIMT_GCH], cv = gsh[ci];
+      if (h == cells && (cv >> 56 != gen || ((uint32_t)cv >= e0 && ((uint32_t)cv != ep || (cv >> 38 & 31) == (uint64_t)(thr >> 5))))) {
+        gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
+        continue;
+      }
+      if (h >> 56 != gen) {
+        gch[ci >> SIMT_GCH] = cells;
+        gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
+        continue;
+      }
+    }
+    uint64_t h = lb->gch[ci >> SIMT_GCH];            /* simt_gsh_cell and simt_gsh_at, the chunk read once */
+    uint64_t cv = h == cells ? lb->gsh[ci] : h >> 56 == gen ? h + ((uint64_t)(ci & ((1 << SIMT_GCH) - 1)) << 33) : 0;
+    if (one && __builtin_expect(!simt_gsh_other(x, cv, gen, thr), 1)) {
+      if (h != cells) simt_gsh_explode(lb, ci >> SIMT_GCH);
+      lb->gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
+      continue;
+    }
+    uint8_t ptmp[8];
+    const uint8_t *prev = NULL;
+    int j = simt_gsh_cell_lane(x, cv, i);
+    if (j >= lo && j < hi && j != i && b[j] && addr[j] == addr[i] && simt_gsh_lands_before(x, j, i)) {
+      simt_fast_st(kd, ptmp, 0, vals, j);
+      prev = ptmp;
+    }
+    gsh_lane(x, lb, kd, size, i, o, vals, prev, sp);
+  }
+}
+
+/* A warp's lanes [a, z), all active, storing consecutive elements from byte *o0
+ * (a row a warp), bytes no earlier warp of this store touched (*seg of them
+ * so far, their ranges in rs; 32: a warp before went lane by lane): gsh_run's
+ * cells a chunk at a time. */
+static bool warp_run(const simt_x *x, const uint8_t *b, int a, int z, const int64_t *addr, int64_t size,
+                     int64_t (*rs)[2], int *seg, int64_t *o0)
+{
+  uint64_t d = 0, ex = (uint64_t)addr[a];
+  uint8_t all = 1;
+  for (int i = a; i < z; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i] ^ ex, all &= b[i];
+  if (d || !all || *seg >= 32) return false;
+  int64_t s = dom_ptr_off((dom_val)addr[a]), e = s + (int64_t)(z - a) * size;
+  for (int j = 0; j < *seg; j++)
+    if (rs[j][0] < e && s < rs[j][1]) return false;
+  rs[*seg][0] = s, rs[*seg][1] = e, ++*seg;
+  *o0 = s;
+  return true;
+}
+
+void simt_gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
+                      const int64_t *addr, const dom_val *vals, dg_span sp)
+{
+  int64_t rs[32][2], o0;
+  int seg = 0;
+  for (int wi = 0; wi < x->nwarps; wi++) {
+    int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
+    if (a >= z) continue;
+    if (z - a >= 8 && warp_run(x, b, a, z, addr, size, rs, &seg, &o0)) simt_gsh_run(x, lb, kd, size, a, z, o0, vals, sp);
+    else {
+      gsh_lanes1(x, lb, kd, size, b, lo, hi, a, z, addr, vals, sp);
+      seg = 32;                 /* (its lanes' bytes are not in rs: no run after it) */
+    }
+  }
 }

@@ -472,6 +472,29 @@ void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, c
                     const uint8_t *prev, dg_span sp);
 /* a packed run undone: every buffer's cells start afresh */
 void simt_gsh_reset(simt_x *x);
+/* The 4- or 8-byte scalar of lane i in vals, as a store leaves it at bytes + o (the
+ * fast paths' kinds: f32, i32/u32, else 8 bytes). */
+static inline void simt_fast_st(dg_tykind kd, uint8_t *bytes, int64_t o, const dom_val *vals, int i)
+{
+  if (kd == DG_TY_F32) { float v = (float)dom_f(vals[i]); __builtin_memcpy(bytes + o, &v, 4); }
+  else if (kd == DG_TY_I32 || kd == DG_TY_U32) { uint32_t v = (uint32_t)vals[i]; __builtin_memcpy(bytes + o, &v, 4); }
+  else { uint64_t v = vals[i]; __builtin_memcpy(bytes + o, &v, 8); }
+}
+/* the lane of global race cell c's thread, in lane i's block */
+static inline int simt_gsh_cell_lane(const simt_x *x, uint64_t c, int i)
+{
+  int t = (int)(c >> SIMT_GS_THREAD & 0x3ff);
+  return x->pk ? i - i % x->nb1 + t : t;
+}
+/* Lane j's store lands before lane i's of one store (warps in x->worder, lanes in order). */
+bool simt_gsh_lands_before(const simt_x *x, int j, int i);
+/* The cells of a fast path's store of kd (size bytes a lane), before its bytes land: lanes
+ * [lo, hi) storing consecutive elements from byte o0 of lb (simt_gsh_run), or the lanes of
+ * b in [lo, hi) at their addresses, in bounds (simt_gsh_lanes). */
+void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
+                  const dom_val *vals, dg_span sp);
+void simt_gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const uint8_t *b, int lo, int hi,
+                    const int64_t *addr, const dom_val *vals, dg_span sp);
 
 /* statements (simt_stmt.c) */
 void simt_exec(simt_x *x, const dg_stmt *s, msk *k);
