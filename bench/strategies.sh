@@ -73,6 +73,8 @@ quietlist=""
 for q in "$w/quiet.list" "${pop%/}/../quiet.list"; do
   [ -z "$quietlist" ] && [ -n "$pop$report" ] && [ -f "$q" ] && quietlist=$q
 done
+# kept beside the rows, so that --report finds it
+if [ -n "$quietlist" ] && [ "$quietlist" != "$w/quiet.list" ]; then cp "$quietlist" "$w/quiet.list"; quietlist=$w/quiet.list; fi
 t1=$(date +%s)
 # every shard of the population and of the samples, $jobs at a time
 run_shards() {  # DIR TAG
@@ -85,6 +87,9 @@ run_shards() {  # DIR TAG
   done
   wait
 }
+# the run's options, for --report
+if [ -n "$report" ]; then [ -f "$w/meta" ] && . "$w/meta"
+else printf 'cases=%s\nseed=%s\n' "$cases" "$seed" >"$w/meta"; fi
 [ -n "$report" ] || run_shards "$pop" pop
 t2=$(date +%s)
 [ -n "$report" ] || run_shards "$from" samples
@@ -147,11 +152,14 @@ END {
   for (i = 1; i <= nst; i++) {
     s = order[i]
     printf "%-26s %4d/%-4d %s   %s    %3d/%-3d %s  %2d/%-2d %s  %4d/%-4d   %8.3f s\n", s, pf[s], pop_total, pct(pf[s], pop_total),
-      pct(pfc[s], nclean), sf[s], nseeded, pct(sf[s], nseeded), fp[s], ncorrect, pct(fp[s], ncorrect), eqf[s], neq, median(t[s])
+      (quietfile != "" ? pct(pfc[s], nclean) : "   -  "), sf[s], nseeded, pct(sf[s], nseeded), fp[s], ncorrect, pct(fp[s], ncorrect), eqf[s], neq, median(t[s])
   }
-  printf "(quiet-free: recall over the %d mutants whose differential test saw nothing at all; the other %d passed it\n", nclean, pop_total - nclean
-  printf " only because the emulator stopped at undefined behaviour (out of bounds, a race) before any value was wrong:\n"
-  printf " hardware would pass them, but every campaign that runs the spec'"'"'s sizes on the emulator finds them)\n"
+  if (quietfile == "") printf "(quiet-free: no quiet.list beside the population, so not counted)\n"
+  else printf "(quiet-free: recall over the %d mutants whose differential test saw nothing at all; the other %d passed it\n", nclean, pop_total - nclean
+  if (quietfile != "") {
+    printf " only because the emulator stopped at undefined behaviour (out of bounds, a race) before any value was wrong:\n"
+    printf " hardware would pass them, but every campaign that runs the spec'"'"'s sizes on the emulator finds them)\n"
+  }
   printf "\nrecall per bug class (found/total; mutation operator, then the samples'"'"' seeded patterns)\n"
   printf "%-34s", "class"
   for (i = 1; i <= nst; i++) printf " %8s", short(order[i])
