@@ -233,9 +233,9 @@ DG_DEV void dge_ld8(const dge_st *e, int s, long long i, long long step, double 
  * 1024^3 candidates, one warp a scheduler: nothing else to issue), which the
  * next group's loads, issued a group ahead, wait behind 8 steps of
  * arithmetic instead. Only loads move: the values are the same either way.
- * DGE_NEXT: the includer's — 1 here on the host (the tests run this path),
- * 0 in gpu_env.c's kernel unless DIRIGO_GPU_ENV_AHEAD=1, until its speed is
- * measured on a GPU. */
+ * DGE_NEXT: the includer's — 1 on the host (env.t makes it a variable and
+ * checks both), 0 in gpu_env.c's kernel unless DIRIGO_GPU_ENV_AHEAD=1,
+ * until its speed is measured on a GPU. */
 DG_DEV int dge_next(void) { return DGE_NEXT; }
 
 DG_DEV double dge_c(const dge_st *e, double v) { return e->round32 ? (double)(float)v : v; }
