@@ -86,7 +86,7 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
   if (e->round32) r = (double)(float)r;
   else if (e->perturb && sum) {
     double d2, f = dge_perturb_op2(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++, &d2);
-    r = r * f + d2 * (dge_ord() * sh);
+    r = r * f + d2 * (dge_ord() * dge_excess(sh, a[0], a[1]));
   } else if (e->perturb && op_class[op])   /* gpu_env_dev.h's dge_fin: the same delta */
     r *= dge_perturb_op(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++);
   if (isinf(r) && isfinite(a[0]) && (dg_vop_info[op].arity < 2 || isfinite(a[1]))) e->overflowed = true;
@@ -230,9 +230,15 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    *    (adversarial large-offset values, rows alternating +-10^4, under a
    *    warp's 32 strided lanes, float4's 4 accumulators or 2: matmul_warp's
    *    sample failed there, 1/3 of K = 4096 elements for 32 lanes, 9/10 for
-   *    2). So every add and sub also moves by delta2 * 1/2 * sh (dge_fins),
-   *    delta2 uniform in +-4 * 2^-24 and sh its shadow: the sum of the
-   *    |terms| it adds (v32_push_sh; a value no add made is its own |v|).
+   *    2). So every add and sub also moves by delta2 * 1/2 * (sh - |a| - |b|)
+   *    (dge_fins, dge_excess), delta2 uniform in +-4 * 2^-24 and sh its
+   *    shadow: the sum of the |terms| it adds (v32_push_sh; a value no add
+   *    made is its own |v|), less its operands' magnitudes — the
+   *    cancellation inside them, which is what another order can undo (since
+   *    session 9: with sh itself, x - m of a softmax over inputs near 1e37
+   *    moved by ~1e31, exp overflowed, and a non-finite evaluation passed
+   *    any output — a kernel storing its input passed `adversarial`'s huge
+   *    case).
    *    Any order's partial sums are bounded by sums of |terms| of the same
    *    subset; a kernel that spreads n terms over L >= 2 chains (lanes,
    *    accumulators) has lane partial sums whose root sum of squares is

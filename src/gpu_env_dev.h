@@ -294,12 +294,25 @@ DG_DEV double dge_perturb_op2(unsigned long long key, int cls, unsigned n, doubl
  * may reach (fuzz_envelope.c's comment says why this much). */
 DG_DEV double dge_ord(void) { return 0.5; }
 
+/* What the order term scales: the cancellation inside an add's operands,
+ * sh - |a| - |b| (their shadows less their magnitudes), not the shadow
+ * itself. Another order's partial sums can exceed this order's only by
+ * terms that cancelled here; two values that are no sums have one order,
+ * and moving x - m by 2^-22 |x| made exp(x - m) of a softmax over inputs
+ * near 1e37 overflow, which passed any output (session 9). */
+DG_DEV double dge_excess(double sh, double a0, double a1)
+{
+  double ex = sh - fabs(a0) - fabs(a1);
+  return ex > 0 ? ex : 0;
+}
+
 /* An add or a sub (class 1 or 2) with its shadow sh, the sum of |terms| it
  * adds (its operands' shadows added; a value no add or sub made is its own
  * |v|). A perturbed evaluation also moves the result by the order term:
- * fl(a + b) = (a + b)(1 + delta) + delta2 dge_ord() sh — the rounding of a
- * partial sum of another order of the same terms, which may be as large as
- * the terms' sum of magnitudes where this order's partial sums cancel.
+ * fl(a + b) = (a + b)(1 + delta) + delta2 dge_ord() dge_excess(sh, a, b) —
+ * the rounding of a partial sum of another order of the same terms, which
+ * may be as large as the terms' sum of magnitudes where this order's
+ * partial sums cancel.
  * e->sh: sh, for the caller's running sum. */
 DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, double a1)
 {
@@ -307,7 +320,7 @@ DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, doubl
   if (e->round32) r = (double)(float)r;
   else if (e->perturb) {
     double d2, f = dge_perturb_op2(e->opkey, cls, e->ocnt[cls]++, &d2);
-    r = r * f + d2 * (dge_ord() * sh);
+    r = r * f + d2 * (dge_ord() * dge_excess(sh, a0, a1));
   }
   if (dge_isinf(r) && dge_isfinite(a0) && dge_isfinite(a1)) e->overflowed = 1;
   dge_note(e, r);

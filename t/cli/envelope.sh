@@ -29,4 +29,22 @@ done
 out=$(run_dirigo fuzz "$S/matmul/matmul_tiled_nomask.lua" --strategy adversarial --cases 16)
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 is "$rc" 1 "matmul_tiled_nomask (missing tail mask) still fails adversarial"
+
+# huge values (adversarial's case 2, near 1e37): a softmax that stores its
+# input fails, the correct one passes. The order term once moved x - m by
+# |x| 2^-22 (~1e31); exp overflowed and the non-finite evaluation passed the
+# element whatever the kernel wrote (session 9: the term scales the
+# cancellation inside an add's operands, dge_excess).
+D=$DG_SRCDIR/t/data/envelope
+out=$(run_dirigo replay "$D/softmax_copy.lua" fuzz:adversarial:1:2)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 1 "softmax storing its input fails adversarial's huge case"
+like "$out" "huge" "  (the case holds huge values)"
+like "$out" "reference 0 \\(mismatch\\)" "  an element near 1e37 where the reference is 0 is a mismatch"
+out=$(run_dirigo replay "$S/softmax/softmax_warp.lua" fuzz:adversarial:1:2)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 0 "the correct softmax_warp passes the same case"
+out=$(run_dirigo fuzz "$D/softmax_copy.lua" --strategy adversarial --cases 16)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 1 "softmax storing its input fails adversarial"
 done_testing
