@@ -66,17 +66,8 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
     else if (!strcmp(o, "--sizes") && has) a->sizes = argv[++i];
     else if (!strcmp(o, "--rows") && has) a->rows = argv[++i];
     else if (!strcmp(o, "--shard") && has) {
-      const char *t = argv[++i], *slash = strchr(t, '/');
-      uint64_t si, sn;
-      char first[24];
-      size_t len = slash ? (size_t)(slash - t) : 0;
-      bool good = slash && len > 0 && len < sizeof first;
-      if (good) {
-        memcpy(first, t, len), first[len] = 0;
-        good = parse_num(first, &si) && parse_num(slash + 1, &sn) && si >= 1 && sn <= 1000000 && si <= sn;
-      }
-      if (!good) return usage(argv[0], "--shard takes i/n with 1 <= i <= n (e.g. --shard 2/4)");
-      a->shard_i = (int)si, a->shard_n = (int)sn;
+      if (!cli_parse_shard(argv[++i], &a->shard_i, &a->shard_n))
+        return usage(argv[0], "--shard takes i/n with 1 <= i <= n (e.g. --shard 2/4)");
     }
     else if (!strcmp(o, "--cases") && has) {
       if (!parse_num(argv[++i], &v) || v == 0) return usage(argv[0], "--cases takes a positive number");
@@ -315,7 +306,7 @@ static int evaluate(const fuzz_args *a)
   for (int s = 0; s < nst; s++) ttf[s] = dg_calloc(specs.n, sizeof **ttf);
   int64_t *nttf = dg_calloc((size_t)nst, sizeof *nttf);
   for (size_t i = 0; i < specs.n; i++) {
-    if ((int)(i % (size_t)a->shard_n) != a->shard_i - 1) continue;
+    if (!cli_in_shard(i, a->shard_i, a->shard_n)) continue;
     cli_problem L;
     if (!cli_problem_load(&L, specs.v[i], true)) {
       unusable++;

@@ -22,4 +22,10 @@ void cli_problem_free(cli_problem *L);
  * array (NULL when none). */
 char **cli_find_specs(const char *dir, size_t *n);
 
+/* --shard i/n of both (cli_specs.c): 1 <= i <= n <= 10^6, decimal digits
+ * only; false when s is not that. Problem k of cli_find_specs's list is in
+ * shard i when k % n == i - 1, so the shards together run every problem once. */
+bool cli_parse_shard(const char *s, int *i, int *n);
+static inline bool cli_in_shard(size_t k, int i, int n) { return (int)(k % (size_t)n) == i - 1; }
+
 #endif

@@ -57,3 +57,26 @@ char **cli_find_specs(const char *dir, size_t *n)
   *n = v.n;
   return v.v;
 }
+
+static bool shard_num(const char *s, const char *end, int *v)
+{
+  long x = 0;
+  if (s == end) return false;
+  for (; s < end; s++) {
+    if (*s < '0' || *s > '9' || x > 1000000) return false;
+    x = x * 10 + (*s - '0');
+  }
+  if (x < 1 || x > 1000000) return false;
+  *v = (int)x;
+  return true;
+}
+
+bool cli_parse_shard(const char *s, int *i, int *n)
+{
+  const char *slash = strchr(s, '/');
+  int a, b;
+  if (!slash || !shard_num(s, slash, &a) || !shard_num(slash + 1, slash + 1 + strlen(slash + 1), &b) || a > b)
+    return false;
+  *i = a, *n = b;
+  return true;
+}

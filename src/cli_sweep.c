@@ -83,12 +83,8 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     } else if (!strcmp(o, "--jobs") && has) {
       if (!parse_int(argv[++i], 1, 256, &a->jobs)) return usage("--jobs takes a number from 1 to 256");
     } else if (!strcmp(o, "--shard") && has) {
-      const char *s = argv[++i], *slash = strchr(s, '/');
-      char *first = slash ? dg_strndup(s, (size_t)(slash - s)) : NULL;
-      bool good = first && parse_int(first, 1, 1000000, &a->shard_i) &&
-                  parse_int(slash + 1, 1, 1000000, &a->shard_n) && a->shard_i <= a->shard_n;
-      free(first);
-      if (!good) return usage("--shard takes i/n with 1 <= i <= n (e.g. --shard 2/8)");
+      if (!cli_parse_shard(argv[++i], &a->shard_i, &a->shard_n))
+        return usage("--shard takes i/n with 1 <= i <= n (e.g. --shard 2/8)");
     } else if (o[0] == '-') {
       char *m = dg_printf("unknown or incomplete option '%s'", o);
       int rc = usage(m);
@@ -620,7 +616,7 @@ static int sweep_main(sweep_args *a)
   sweep_problem *ps = dg_calloc(specs.n, sizeof *ps);
   size_t n = 0;
   for (size_t k = 0; k < specs.n; k++) {
-    if ((int)(k % (size_t)a->shard_n) != a->shard_i - 1) {
+    if (!cli_in_shard(k, a->shard_i, a->shard_n)) {
       free(specs.v[k]);
       continue;
     }
