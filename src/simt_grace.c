@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = 43, GS_GEN = SIMT_GS_GEN };
+enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = SIMT_GS_SPAN, GS_GEN = SIMT_GS_GEN };
 
 uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
 {
@@ -77,36 +77,32 @@ uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
 void simt_gsh_explode(simt_buf *b, int64_t k)
 {
   uint64_t h = b->gch[k];
-  if (h >> 56 == b->ggen) {                /* (not SIMT_GS_CELLS: simt_gsh_at asked) */
+  if (h >> GS_GEN == b->ggen) {            /* (not SIMT_GS_CELLS: simt_gsh_at asked) */
     int64_t n = b->mem.size / b->ggran, e = ((k + 1) << SIMT_GCH) < n ? ((k + 1) << SIMT_GCH) : n;
-    for (int64_t ci = (k << SIMT_GCH); ci < e; ci++) b->gsh[ci] = h + ((uint64_t)(ci - (k << SIMT_GCH)) << 33);
+    for (int64_t ci = (k << SIMT_GCH); ci < e; ci++) b->gsh[ci] = simt_gch_cell(h, ci);
   }                                        /* (another launch's: the cells are too) */
   b->gch[k] = (uint64_t)b->ggen << 56 | SIMT_GS_CELLS;
 }
 
-void simt_gsh_reset(simt_x *x) { x->gl = ++x->m->glaunch, x->gbtn = 0, x->gatom = 0, x->gfence = false; }
+void simt_gsh_reset(simt_x *x) { x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gatom = 0, x->gfence = false; }
 
 void simt_gsh_block(simt_x *x)
 {
   x->gep0 = x->epoch;
   if (!x->gsh) return;
-  if (x->gbtn == x->gbtcap) {
-    x->gbtcap = x->gbtcap ? x->gbtcap * 2 : 64;
-    x->gbt = dg_realloc(x->gbt, sizeof *x->gbt * (size_t)x->gbtcap);
-  }
-  x->gbt[x->gbtn++] = (struct simt_gblk){ x->epoch, x->block };
+  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block }));
 }
 
 /* the block whose run holds barrier interval ep (ep below the running block's) */
 static int64_t block_of(const simt_x *x, uint32_t ep)
 {
-  int64_t lo = 0, hi = x->gbtn;            /* the last entry with .ep <= ep */
+  size_t lo = 0, hi = x->gbt.n;            /* the last entry with .ep <= ep */
   while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (x->gbt[mid].ep <= ep) lo = mid;
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->gbt.v[mid].ep <= ep) lo = mid;
     else hi = mid;
   }
-  return x->gbtn ? x->gbt[lo].block : -1;
+  return x->gbt.n ? x->gbt.v[lo].block : -1;
 }
 
 static bool same_span(dg_span a, dg_span b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
@@ -248,14 +244,14 @@ static inline bool any_other(const simt_x *x, const simt_buf *b, int64_t s0, int
   uint32_t e0 = x->gep0, ep = x->epoch;
   for (int64_t k = s0 >> SIMT_GCH; k <= (s1 - 1) >> SIMT_GCH; k++) {
     uint64_t h = b->gch[k];
-    if (h >> 56 != gen) continue;             /* no store of this launch */
+    if (h >> GS_GEN != gen) continue;         /* no store of this launch */
     if ((h & SIMT_GS_CELLS) != SIMT_GS_CELLS) {
       any |= (uint64_t)((uint32_t)h < e0 || (uint32_t)h == ep);
       continue;
     }
     const uint64_t *c = b->gsh;
     int64_t a = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, z = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
-    for (int64_t i = a; i < z; i++) any |= (uint64_t)(c[i] >> 56 == gen) & (uint64_t)((uint32_t)c[i] < e0 || (uint32_t)c[i] == ep);
+    for (int64_t i = a; i < z; i++) any |= (uint64_t)(c[i] >> GS_GEN == gen) & (uint64_t)((uint32_t)c[i] < e0 || (uint32_t)c[i] == ep);
   }
   return any != 0;
 }
@@ -332,7 +328,7 @@ SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size
     uint64_t other = 0;
     for (int64_t k = k0; k <= k1; k++) {
       uint64_t h = ch[k];
-      if (h >> 56 != gen) continue;                    /* no store of this launch there */
+      if (h >> GS_GEN != gen) continue;                /* no store of this launch there */
       int64_t ca = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, cz = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
       if (h != cells) {                                /* one store's cells: the same thread a cell? */
         uint32_t he = (uint32_t)h;
@@ -344,7 +340,7 @@ SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size
         uint32_t ce = (uint32_t)cv;
         int64_t ti = ci - s0 + a - t0;
         other |= (uint64_t)(cv >> SIMT_GS_GEN == gen)
-                 & ((uint64_t)(ce < e0) | ((uint64_t)(ce == ep) & (uint64_t)((((cv >> 38) ^ (uint64_t)(ti >> 5)) & 31) != 0)));
+                 & ((uint64_t)(ce < e0) | ((uint64_t)(ce == ep) & (uint64_t)((((cv >> SIMT_GS_WARP) ^ (uint64_t)(ti >> 5)) & 31) != 0)));
       }
     }
     if (!other) {
@@ -397,18 +393,18 @@ static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, cons
     int64_t ci = one ? o >> gs : o / g;
     if (one) {                                /* the usual cases inline: cells in a chunk of cells, or a chunk untouched */
       uint64_t h = gch[ci >> SIMT_GCH], cv = gsh[ci];
-      if (h == cells && (cv >> 56 != gen || ((uint32_t)cv >= e0 && ((uint32_t)cv != ep || (cv >> 38 & 31) == (uint64_t)(thr >> 5))))) {
+      if (h == cells && (cv >> GS_GEN != gen || ((uint32_t)cv >= e0 && ((uint32_t)cv != ep || (cv >> SIMT_GS_WARP & 31) == (uint64_t)(thr >> 5))))) {
         gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
         continue;
       }
-      if (h >> 56 != gen) {
+      if (h >> GS_GEN != gen) {
         gch[ci >> SIMT_GCH] = cells;
         gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;
         continue;
       }
     }
     uint64_t h = lb->gch[ci >> SIMT_GCH];            /* simt_gsh_cell and simt_gsh_at, the chunk read once */
-    uint64_t cv = h == cells ? lb->gsh[ci] : h >> 56 == gen ? h + ((uint64_t)(ci & ((1 << SIMT_GCH) - 1)) << 33) : 0;
+    uint64_t cv = h == cells ? lb->gsh[ci] : h >> GS_GEN == gen ? simt_gch_cell(h, ci) : 0;
     if (one && __builtin_expect(!simt_gsh_other(x, cv, gen, thr), 1)) {
       if (h != cells) simt_gsh_explode(lb, ci >> SIMT_GCH);
       lb->gsh[ci] = base | (uint64_t)thr << SIMT_GS_THREAD;

@@ -188,8 +188,7 @@ typedef struct simt_x {
   uint32_t gl;             /* this launch's generation (simt.glaunch) */
   uint32_t gep0;           /* the barrier interval (epoch) the running block (or pack) began with */
   uint32_t gatom;          /* the interval of the last atomic on global memory (0 none) */
-  struct simt_gblk { uint32_t ep; int64_t block; } *gbt;   /* the blocks run, by the interval they began with */
-  int64_t gbtn, gbtcap;
+  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; }) gbt;   /* the blocks run, by the interval they began with */
   dg_span *gsp;            /* the spans of the launch's global stores, by index (cells name them) */
   int gspn, gspcap, gsplast;
 } simt_x;
@@ -404,12 +403,21 @@ static inline bool simt_gsh_on(const simt_x *x, const simt_buf *b)
  * where its word holds SIMT_GS_CELLS and its generation, else one store of this launch
  * wrote all of them (the word: the first one's cell) or none did. */
 enum { SIMT_GCH = 5 };
-#define SIMT_GS_CELLS ((uint64_t)0x1fff << 43)
+/* a cell's fields: its barrier interval in the low 32 bits, then these (the warp: the
+ * thread's bits from 5 up) */
+enum { SIMT_GS_THREAD = 33, SIMT_GS_WARP = SIMT_GS_THREAD + 5, SIMT_GS_SPAN = 43, SIMT_GS_GEN = 56 };
+#define SIMT_GS_CELLS ((uint64_t)0x1fff << SIMT_GS_SPAN)
+/* Cell ci's value where chunk word h (one store's, of cell ci's chunk) stands for it:
+ * the store's first cell with the thread ci's place further. */
+static inline uint64_t simt_gch_cell(uint64_t h, int64_t ci)
+{
+  return h + ((uint64_t)(ci & ((1 << SIMT_GCH) - 1)) << SIMT_GS_THREAD);
+}
 /* The cell ci of b as the cells would hold it: its chunk's store where one stands for it. */
 static inline uint64_t simt_gsh_cell(const simt_buf *b, int64_t ci)
 {
   uint64_t h = b->gch[ci >> SIMT_GCH];
-  if (h >> 56 == b->ggen && (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) return h + ((uint64_t)(ci & ((1 << SIMT_GCH) - 1)) << 33);
+  if (h >> SIMT_GS_GEN == b->ggen && (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) return simt_gch_cell(h, ci);
   return b->gsh[ci];
 }
 /* Chunk k's cells made to stand for themselves (a store of one of them follows). */
@@ -417,7 +425,7 @@ void simt_gsh_explode(simt_buf *b, int64_t k);
 static inline uint64_t *simt_gsh_at(simt_buf *b, int64_t ci)
 {
   uint64_t h = b->gch[ci >> SIMT_GCH];
-  if (h >> 56 != b->ggen || (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) simt_gsh_explode(b, ci >> SIMT_GCH);
+  if (h >> SIMT_GS_GEN != b->ggen || (h & SIMT_GS_CELLS) != SIMT_GS_CELLS) simt_gsh_explode(b, ci >> SIMT_GCH);
   return &b->gsh[ci];
 }
 /* What the cell c of a buffer of generation gen is to an access of thread thr (of its
@@ -425,10 +433,10 @@ static inline uint64_t *simt_gsh_at(simt_buf *b, int64_t ci)
  * another warp of this block in this barrier interval. */
 static inline int simt_gsh_other(const simt_x *x, uint64_t c, uint64_t gen, int64_t thr)
 {
-  if (c >> 56 != gen) return 0;
+  if (c >> SIMT_GS_GEN != gen) return 0;
   uint32_t ep = (uint32_t)c;
   if (ep < x->gep0) return 1;
-  return ep == x->epoch && (c >> 38 & 31) != (uint64_t)(thr >> 5) ? 2 : 0;
+  return ep == x->epoch && (c >> SIMT_GS_WARP & 31) != (uint64_t)(thr >> 5) ? 2 : 0;
 }
 /* A load of b may find a race: b was stored to in this launch, in this barrier interval
  * of this block or by an earlier block (not after a __threadfence and this block's atomic). */
@@ -459,7 +467,6 @@ uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b);
 /* The cell lane's store at sp leaves in b's cells (after simt_gsh_cells): barrier
  * interval, atomic, thread, span, generation (simt_gsh_other says what an old cell is). */
 uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp);
-enum { SIMT_GS_THREAD = 33, SIMT_GS_GEN = 56 };
 /* Lane's store of size bytes at byte o of b: true when no cell it covers holds
  * another block's store (the cells then hold tag), or the store is not tracked;
  * false: call simt_gsh_store with the new bytes. */
