@@ -295,13 +295,7 @@ dg_gpu_status gpu_env_compile(const char *arch, dg_gpu_binary *bin, dg_diags *d)
 {
   size_t len;
   char *text = device_text(&len);
-  /* DIRIGO_GPU_ENV_AHEAD=1: matmul's next group of loads issued before this
-   * group's use (gpu_env_dev.h's dge_next; the same values). Off by default
-   * until measured on a GPU (session 9 had no device call left for it). */
-  const char *v = getenv("DIRIGO_GPU_ENV_AHEAD");
-  char *t = dg_printf("#define DGE_NEXT %d\n%s", v && !strcmp(v, "1") ? 1 : 0, text);
-  free(text);
-  return dg_gpu_compile_own("GPU envelope source", t, strlen(t), env_names, ENV_NK, arch, bin, d);
+  return dg_gpu_compile_own("GPU envelope source", text, len, env_names, ENV_NK, arch, bin, d);
 }
 
 /* ---- the session side ------------------------------------------------------ */

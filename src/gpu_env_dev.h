@@ -65,9 +65,6 @@
 #ifndef DG_DEVN
 #define DG_DEVN DG_DEV
 #endif
-#ifndef DGE_NEXT
-#define DGE_NEXT 1
-#endif
 DG_ENV_EMIT(
 typedef struct {
   int round32, perturb, k;
@@ -226,17 +223,6 @@ DG_DEV void dge_ld8(const dge_st *e, int s, long long i, long long step, double 
   }
   for (int j = 0; j < 8; j++) v[j] = dge_ld(p, t, i + j * step);
 }
-
-/* Whether a hot loop loads its next group of 8 reads before using this one
- * (matmul; session 9): Nsight Compute on the H200 found a third of
- * dg_env_many's stalls at the first use of a group's loads (1995 matmul
- * 1024^3 candidates, one warp a scheduler: nothing else to issue), which the
- * next group's loads, issued a group ahead, wait behind 8 steps of
- * arithmetic instead. Only loads move: the values are the same either way.
- * DGE_NEXT: the includer's — 1 on the host (env.t makes it a variable and
- * checks both), 0 in gpu_env.c's kernel unless DIRIGO_GPU_ENV_AHEAD=1,
- * until its speed is measured on a GPU. */
-DG_DEV int dge_next(void) { return DGE_NEXT; }
 
 DG_DEV double dge_c(const dge_st *e, double v) { return e->round32 ? (double)(float)v : v; }
 
@@ -485,29 +471,15 @@ DG_DEV double dge_matmul(dge_st *e, long long flat, long long M, long long N, lo
   if (K <= 0) return alpha * 0;
   long long ia = ab + (flags & 1 ? m : m * K), sa = flags & 1 ? M : 1;   /* A[m][k] at ia + k sa */
   long long ib = bb + (flags & 2 ? n * K : n), sb = flags & 2 ? 1 : N;   /* B[k][n] at ib + k sb */
-  double acc = dge_c(e, 0), sacc = 0, a[8], b[8], na[8], nb[8];
+  double acc = dge_c(e, 0), sacc = 0, a[8], b[8];
   long long k;
-  if (K >= 8) {
-    dge_ld8(e, 0, ia, sa, a);
-    dge_ld8(e, 1, ib, sb, b);
-  }
   for (k = 0; k + 8 <= K; k += 8) {
-    /* the next group's loads before this group's operations (dge_next) */
-    int more = k + 16 <= K, ahead = more && dge_next();
-    if (ahead) {
-      dge_ld8(e, 0, ia + (k + 8) * sa, sa, na);
-      dge_ld8(e, 1, ib + (k + 8) * sb, sb, nb);
-    }
+    dge_ld8(e, 0, ia + k * sa, sa, a);
+    dge_ld8(e, 1, ib + k * sb, sb, b);
     for (int j = 0; j < 8; j++) {
       double av = dge_use(e, 0, ia + (k + j) * sa, a[j]);
       double bv = dge_use(e, 1, ib + (k + j) * sb, b[j]);
       acc = dge_acc(e, acc, &sacc, dge_mul(e, av, bv));
-    }
-    if (ahead)
-      for (int j = 0; j < 8; j++) a[j] = na[j], b[j] = nb[j];
-    else if (more) {
-      dge_ld8(e, 0, ia + (k + 8) * sa, sa, a);
-      dge_ld8(e, 1, ib + (k + 8) * sb, sb, b);
     }
   }
   for (; k < K; k++) {

@@ -21,11 +21,6 @@
 
 #define DG_ENV_EMIT(...) __VA_ARGS__
 #define DG_DEV static inline
-/* gpu_env_dev.h's dge_next() a variable here: lengths_vs_host checks matmul's
- * loop with the next group's loads ahead (1) and after the use (0: the
- * device's default until measured) */
-static int env_t_next = 1;
-#define DGE_NEXT env_t_next
 #include "gpu_env_dev.h"
 #undef DG_DEV
 #undef DG_ENV_EMIT
@@ -291,10 +286,7 @@ static void lengths_vs_host(void)
   };
   static const int lens[] = { 1, 7, 9, 16, 1025 };
   for (size_t l = 0; l < sizeof L / sizeof *L; l++)
-    for (size_t jn = 0; jn < 2 * (sizeof lens / sizeof *lens); jn++) {
-      size_t j = jn / 2;
-      env_t_next = (int)(jn & 1) ^ 1;   /* 1, then 0 (matmul's loop: the next group ahead, or not) */
-      if (!env_t_next && l >= 4) continue;   /* only matmul's loop asks dge_next() */
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) {
       char set[64];
       snprintf(set, sizeof set, L[l].fmt, lens[j]);
       int64_t differ = 0, verdicts = 0, vdiffer = 0, evals = 0;
@@ -327,12 +319,10 @@ static void lengths_vs_host(void)
         case_free(&c);
       }
       ok(made && evals > 0 && differ == 0 && vdiffer == 0 && verdicts > 0,
-         "%s at %s%s: %lld evaluations equal the host's bit for bit, %lld verdicts too%s%s", L[l].rel, set,
-         l < 4 ? (env_t_next ? " (next group ahead)" : " (next group after the use)") : "", (long long)evals,
-         (long long)verdicts, differ ? "; differ: " : "", what);
+         "%s at %s: %lld evaluations equal the host's bit for bit, %lld verdicts too%s%s", L[l].rel, set,
+         (long long)evals, (long long)verdicts, differ ? "; differ: " : "", what);
       if (vdiffer) printf("#   %lld verdicts differ\n", (long long)vdiffer);
     }
-  env_t_next = 1;
 }
 
 /* The device's layout (gpu_env.c): the round32 pass and one perturbed
