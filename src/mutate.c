@@ -199,6 +199,31 @@ static bool m_minmax(mctx *c, TSNode n)
   return swap_callee(c, n, DG_MUT_MINMAX, pairs);
 }
 
+/* An atomic read-modify-write whose value is not used (`atomicAdd(&acc[r], s);`) done as a
+ * plain one: `acc[r] += s;` (two threads' updates of one element can be lost). */
+static bool m_atomic(mctx *c, TSNode n)
+{
+  static const char *const calls[][2] = { { "atomicAdd", "+=" }, { "atomicSub", "-=" }, { "atomicMax", "max" },
+                                          { "atomicMin", "min" }, { NULL, NULL } };
+  if (!is(n, "expression_statement") || ts_node_named_child_count(n) != 1) return false;
+  TSNode call = ts_node_named_child(n, 0), f = is(call, "call_expression") ? callee(call) : (TSNode){0};
+  TSNode args = is(call, "call_expression") ? field(call, "arguments") : (TSNode){0};
+  if (ts_node_is_null(f) || ts_node_is_null(args) || ts_node_named_child_count(args) != 2) return false;
+  int k = 0;
+  while (calls[k][0] && !text_is(c, f, calls[k][0])) k++;
+  if (!calls[k][0]) return false;
+  TSNode p = ts_node_named_child(args, 0), v = ts_node_named_child(args, 1);
+  TSNode pop = is(p, "pointer_expression") ? field(p, "operator") : (TSNode){0};
+  char *ps = text_of(c, p), *vs = text_of(c, v), *fs = text_of(c, f);
+  char *lv = !ts_node_is_null(pop) && !strcmp(ts_node_type(pop), "&") ? text_of(c, field(p, "argument"))
+                                                                      : dg_printf("*(%s)", ps);
+  char *repl = calls[k][1][1] == '=' ? dg_printf("%s %s %s", lv, calls[k][1], vs)
+                                     : dg_printf("%s = %s(%s, %s)", lv, calls[k][1], lv, vs);
+  emit_node(c, DG_MUT_ATOMIC, call, repl, dg_printf("`%s` -> `%s`", fs, repl));
+  free(ps), free(vs), free(fs), free(lv), free(repl);
+  return true;
+}
+
 static const struct {
   const char *name, *help;
   matcher fn;
@@ -212,6 +237,8 @@ static const struct {
   [DG_MUT_MASK] = { "mask", "a full shuffle/vote mask loses lane 31", m_mask },
   [DG_MUT_SHFL] = { "shfl", "`__shfl_xor_sync` <-> `__shfl_down_sync` (a reduction's pattern)", m_shfl },
   [DG_MUT_MINMAX] = { "minmax", "`fmaxf` <-> `fminf`, `max` <-> `min`", m_minmax },
+  [DG_MUT_ATOMIC] = { "atomic", "an atomic dropped: `atomicAdd(&a[i], v);` -> `a[i] += v` (Sub, Max, Min alike)",
+                      m_atomic },
 };
 
 const char *dg_mutop_name(dg_mutop op) { return op < DG_MUT__COUNT ? ops[op].name : "?"; }

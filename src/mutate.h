@@ -1,7 +1,7 @@
 /* mutate.h — mutants of a CUDA kernel source: one small, plausible bug each
  * (a bound one off, `=` for `+=`, a barrier dropped, 0 for -inf padding, a
  * 64-bit index cast dropped, an accumulator left uninitialised, a lane left
- * out of a shuffle mask, ...), placed with the tree-sitter CUDA grammar
+ * out of a shuffle mask, an atomic done as a plain update, ...), placed with the tree-sitter CUDA grammar
  * inside the functions a problem launches and the functions they call.
  * `dirigo mutants` writes them out as problems; bench/mutants.sh measures
  * which of them a plain differential test misses and which dirigo finds. */
@@ -19,6 +19,7 @@ typedef enum {
   DG_MUT_MASK,     /* a full shuffle/vote mask -> lane 31 left out */
   DG_MUT_SHFL,     /* `__shfl_xor_sync` <-> `__shfl_down_sync` */
   DG_MUT_MINMAX,   /* fmaxf <-> fminf, max <-> min */
+  DG_MUT_ATOMIC,   /* `atomicAdd(&a[i], v);` -> `a[i] += v` (a statement's; Sub, Max, Min alike) */
   DG_MUT__COUNT
 } dg_mutop;
 

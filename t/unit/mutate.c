@@ -99,6 +99,32 @@ int main(void)
   ok(v.n == 1 && v.v[0].line == 15, "the `+=` of line 15");
   dg_mutants_free(&v);
 
+  /* atomic: a statement's atomic done as a plain update; an atomic whose value is used is left */
+  static const char asrc[] =
+    "__global__ void a(float* acc, int* m, int* cnt, const float* x, unsigned* u) {\n"  /* 1 */
+    "  int r = blockIdx.x;\n"                                                      /* 2 */
+    "  if (threadIdx.x == 0) atomicAdd(&acc[r], x[r]);\n"                          /* 3 */
+    "  atomicMax(m + r, (int)x[r]); atomicMin(&m[0], 3);\n"                        /* 4 */
+    "  int t = atomicAdd(cnt, 1); atomicSub(u, 1u);\n"                             /* 5 */
+    "  if (t == 0) acc[0] = 1.0f;\n"                                               /* 6 */
+    "}\n";
+  const char *aroots[] = { "a" };
+  dg_mutate(asrc, sizeof asrc - 1, aroots, 1, 1u << DG_MUT_ATOMIC, &v);
+  is_int(v.n, 4, "atomic: four statements' atomics, not the one whose value is used (%zu)", v.n);
+  static const char *const want[][2] = {
+    { "atomicAdd(&acc[r], x[r]);", "acc[r] += x[r];" }, { "atomicMax(m + r, (int)x[r]);", "*(m + r) = max(*(m + r), (int)x[r]);" },
+    { "atomicMin(&m[0], 3);", "m[0] = min(m[0], 3);" }, { "atomicSub(u, 1u);", "*(u) -= 1u;" } };
+  static const unsigned wl[] = { 3, 4, 4, 5 }, wc[] = { 25, 3, 32, 30 };
+  for (size_t i = 0; i < 4 && i < v.n; i++) {
+    char *t = dg_mutant_apply(asrc, sizeof asrc - 1, &v.v[i]);
+    ok(t && strstr(t, want[i][1]) && !strstr(t, want[i][0]), "atomic %zu: `%s` -> `%s`", i, want[i][0], want[i][1]);
+    ok(v.v[i].line == wl[i] && v.v[i].col == wc[i], "atomic %zu at %u:%u (%u:%u)", i, wl[i], wc[i], v.v[i].line, v.v[i].col);
+    free(t);
+  }
+  is_str(v.n ? v.v[0].desc : NULL, "`atomicAdd` -> `acc[r] += x[r]`", "atomic: described");
+  is_int(dg_mutop_lookup("atomic"), DG_MUT_ATOMIC, "atomic: looked up by name");
+  dg_mutants_free(&v);
+
   is_int(dg_mutop_lookup("sync"), DG_MUT_SYNC, "lookup by name");
   is_int(dg_mutop_lookup("nope"), -1, "an unknown name");
   dg_mutate("", 0, roots, 1, ~0u, &v);
