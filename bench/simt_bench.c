@@ -6,7 +6,9 @@
  * hash of the output buffer: a change to the engine must leave the hashes
  * (and the thread-instruction counts) as they were. The last line counts
  * the rows within issue #3's target (20x the C loop). Usage:
- *   simt_bench [--quick] [--runs N] [kernel]   (--quick: the small size of each row) */
+ *   simt_bench [--quick] [--runs N] [--ro] [kernel]   (--quick: the small size of each row;
+ *   --ro: the inputs read-only, as check and fuzz make a spec's inputs: their loads are not
+ *   recorded in the global race shadow, which records loads of the buffers a store may change) */
 #include "simt.h"
 #include "fe.h"
 #include <math.h>
@@ -158,6 +160,7 @@ static void c_conv2d(float *y, const float *x, const float *w, int Nb, int Ci, i
 /* ---- harness ----------------------------------------------------------------------- */
 enum { RUNS_MAX = 1000 };
 static int RUNS = 5;      /* --runs N: more runs, for a profiler */
+static bool RO;           /* --ro: inputs read-only */
 static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp_d); return v[n / 2]; }
 
@@ -208,7 +211,7 @@ static double run_case(dg_module *mod, const bench_case *b)
   simt_arg args[10];
   int na = 0;
   for (int i = 0; i < b->nbufs; i++) {
-    int id = simt_buf_new(m, "b", NULL, b->bytes[i], i ? SIMT_BUF_INIT : 0);
+    int id = simt_buf_new(m, "b", NULL, b->bytes[i], i ? SIMT_BUF_INIT | (RO ? SIMT_BUF_READONLY : 0) : 0);
     if (i) simt_buf_write(m, id, 0, h[i], b->bytes[i]);
     args[na++] = (simt_arg){ .kind = SIMT_ARG_BUF, .buf = id };
   }
@@ -249,6 +252,7 @@ int main(int argc, char **argv)
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = true;
+    else if (!strcmp(argv[i], "--ro")) RO = true;
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
       RUNS = atoi(argv[++i]);
       if (RUNS < 1 || RUNS > RUNS_MAX) { fprintf(stderr, "simt_bench: --runs takes 1..%d\n", RUNS_MAX); return 2; }
@@ -274,7 +278,8 @@ int main(int argc, char **argv)
     { "conv2d", "1x8x18x18->8", "conv2d", { 1, 16, 8 }, { 32, 1, 1 }, 3, { 8 * 16 * 16 * 4, 8 * 18 * 18 * 4, 8 * 8 * 9 * 4 }, 4, { 8, 18, 18, 8 }, .ctype = 3, .dims = { 1, 8, 18, 18, 8 } },
     { "conv2d", "4x32x34x34->32", "conv2d", { 1, 32, 128 }, { 32, 1, 1 }, 3, { 4 * 32 * 32 * 32 * 4, 4 * 32 * 34 * 34 * 4, 32 * 32 * 9 * 4 }, 4, { 32, 34, 34, 32 }, .ctype = 3, .dims = { 4, 32, 34, 34, 32 } },
   };
-  printf("SIMT engine benchmark (concrete domain, detections on; median of %d runs, thread CPU time)\n", RUNS);
+  printf("SIMT engine benchmark (concrete domain, detections on; median of %d runs, thread CPU time%s)\n", RUNS,
+         RO ? "; inputs read-only" : "");
   printf("%-10s %-16s %10s %12s %10s %10s %9s %9s %4s %8s\n", "kernel", "size", "emu ms", "Mthr-instr",
          "Mti/s", "C ms", "slowdown", "max err", "ev", "out hash");
   int rows = 0, within = 0;

@@ -54,13 +54,46 @@
 
 enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = SIMT_GS_SPAN, GS_GEN = SIMT_GS_GEN };
 
+/* b's cells, at its first store or recorded load: n store cells, then n load cells and n
+ * second loaders' (calloc: the pages nobody touches cost nothing) */
+static void gsh_alloc(simt_buf *b)
+{
+  int64_t n = b->mem.size / b->ggran;
+  b->gsh = dg_calloc((size_t)(n > 0 ? 3 * n : 1), sizeof *b->gsh);
+  b->gch = dg_calloc((size_t)(2 * ((n >> SIMT_GCH) + 1)), sizeof *b->gch);
+}
+
+/* ---- the load cells: gsh + n, their chunk words gch + nk, the second loaders gsh + 2n ---- */
+static inline int64_t gl_n(const simt_buf *b) { return b->mem.size / b->ggran; }
+static inline uint64_t *gl_ch(const simt_buf *b, int64_t n) { return b->gch + (n >> SIMT_GCH) + 1; }
+
+/* Load cell ci as the cells would hold it: its chunk's load where one stands for it, 0 where
+ * the chunk saw no load of this launch. */
+static inline uint64_t glr_cell(const simt_buf *b, int64_t n, int64_t ci)
+{
+  uint64_t h = gl_ch(b, n)[ci >> SIMT_GCH];
+  if (h >> SIMT_GS_GEN != b->glgen) return 0;
+  if ((h & SIMT_GS_CELLS) != SIMT_GS_CELLS) return simt_gch_cell(h, ci);
+  return b->gsh[n + ci];
+}
+
+/* Load cell ci's own word (its chunk's cells made to stand for themselves). */
+static uint64_t *glr_at(simt_buf *b, int64_t n, int64_t ci)
+{
+  uint64_t *ch = &gl_ch(b, n)[ci >> SIMT_GCH], h = *ch, gen = b->glgen;
+  if (h >> SIMT_GS_GEN == gen && (h & SIMT_GS_CELLS) == SIMT_GS_CELLS) return &b->gsh[n + ci];
+  int64_t a = ci >> SIMT_GCH << SIMT_GCH, e = a + (1 << SIMT_GCH) < n ? a + (1 << SIMT_GCH) : n;
+  for (int64_t i = a; i < e; i++) b->gsh[n + i] = h >> SIMT_GS_GEN == gen ? simt_gch_cell(h, i) : 0;
+  *ch = gen << SIMT_GS_GEN | SIMT_GS_CELLS;
+  return &b->gsh[n + ci];
+}
+
 uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
 {
   if (b->glaunch != x->gl) {
     int64_t n = b->mem.size / b->ggran;
     if (!b->gsh) {
-      b->gsh = dg_calloc((size_t)(n > 0 ? n : 1), sizeof *b->gsh);
-      b->gch = dg_calloc((size_t)((n >> SIMT_GCH) + 1), sizeof *b->gch);
+      gsh_alloc(b);
       b->ggen = 1;
     } else if (!++b->ggen) {          /* every 255 launches: the generations start again */
       memset(b->gsh, 0, (size_t)n * sizeof *b->gsh);
@@ -141,6 +174,56 @@ static inline bool span_cells(simt_buf *b, int64_t o, int64_t size, int64_t *c0,
 
 static inline int64_t thread_of(const simt_x *x, int lane) { return x->pk ? lane % x->nb1 : lane; }
 
+static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, int kind, int64_t bo, dg_span sp,
+                 bool loaded);
+
+/* ---- loads recorded (the store side) ------------------------------------------------ */
+/* The load recorded in cell ci of b (simt_glr_st holds) that a store of thread thr races
+ * with: 1 another block's, 2 another warp's of this interval (as simt_gsh_other), 0 none;
+ * *rec: the loader's cell. */
+static inline int glr_other(const simt_x *x, const simt_buf *b, int64_t ci, int64_t thr, uint64_t *rec)
+{
+  int64_t n = gl_n(b);
+  if (ci >= n) return 0;
+  uint64_t c = glr_cell(b, n, ci), gen = b->glgen;
+  if (c >> GS_GEN != gen) return 0;
+  uint32_t ep = (uint32_t)c;
+  if (ep < x->gep0) return *rec = c, 1;
+  if (ep != x->epoch) return 0;
+  if ((c >> SIMT_GS_WARP & 31) != (uint64_t)(thr >> 5 & 31)) return *rec = c, 2;
+  uint64_t c2 = b->gsh[2 * n + ci];          /* the first loader is this warp: a second one of another? */
+  if (c2 >> GS_GEN == gen && (uint32_t)c2 == ep) return *rec = c2, 2;
+  return 0;
+}
+
+static bool glr_any(const simt_x *x, const simt_buf *b, int64_t c0, int64_t c1, int64_t thr)
+{
+  uint64_t rec;
+  for (int64_t ci = c0; ci < c1; ci++)
+    if (glr_other(x, b, ci, thr, &rec)) return true;
+  return false;
+}
+
+/* Lane's store of bytes nb at byte o of b (its cells [c0, c1)) against the loads recorded:
+ * a race where a cell's load races with it and the bytes change (from was, the bytes there
+ * before, or b's where NULL); true if told. */
+static bool glr_store(simt_x *x, simt_buf *b, int lane, int64_t c0, int64_t c1, int64_t o, const uint8_t *nb,
+                      const uint8_t *was, dg_span sp)
+{
+  int g = b->ggran;
+  int64_t thr = thread_of(x, lane);
+  for (int64_t ci = c0; ci < c1; ci++) {
+    uint64_t rec;
+    int kind = glr_other(x, b, ci, thr, &rec);
+    if (!kind) continue;
+    int64_t bo = ci * g;
+    if (!memcmp(nb + (bo - o), was ? was + (bo - o) : b->mem.bytes + bo, (size_t)g)) continue;   /* the same value */
+    race(x, b, lane, true, rec, kind, bo, sp, true);
+    return true;
+  }
+  return false;
+}
+
 bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp)
 {
   int64_t c0, c1;
@@ -148,6 +231,7 @@ bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_
   simt_gsh_cells(x, b);
   uint64_t tag = simt_gsh_tag(x, b, lane, sp);
   int64_t thr = thread_of(x, lane);
+  if (simt_glr_st(x, b) && glr_any(x, b, c0, c1, thr)) return false;
   for (int64_t ci = c0; ci < c1; ci++)
     if (simt_gsh_other(x, simt_gsh_cell(b, ci), b->ggen, thr)) return false;
   for (int64_t ci = c0; ci < c1; ci++) *simt_gsh_at(b, ci) = tag;
@@ -163,7 +247,8 @@ static void coords(const uint32_t dim[3], int64_t lin, uint32_t out[3])
 
 /* lane's access at byte bo of b (a store when write) against the cell other
  * (kind: simt_gsh_other's) */
-static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, int kind, int64_t bo, dg_span sp)
+static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, int kind, int64_t bo, dg_span sp,
+                 bool loaded)
 {
   bool a1 = other >> GS_ATOMIC & 1, a2 = write && x->in_atomic;
   int64_t othr = (int64_t)(other >> GS_THREAD & 0x3ff);
@@ -171,9 +256,16 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
   char el[48];
   if (es > 0 && bo % es == 0) snprintf(el, sizeof el, "%lld", (long long)(bo / es));
   else snprintf(el, sizeof el, "byte %lld", (long long)bo);
-  const char *what = write ? (a1 ? "atomic-write" : a2 ? "write-atomic" : "write-write") : a1 ? "atomic-read" : "write-read";
+  const char *what = loaded ? (a2 ? "read-atomic" : "read-write")
+                   : write ? (a1 ? "atomic-write" : a2 ? "write-atomic" : "write-write") : a1 ? "atomic-read" : "write-read";
   simt_event *e;
-  if (kind == 1 && write)
+  if (kind == 1 && loaded)
+    e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two blocks of one launch: what a block loaded depends "
+                    "on whether another block stored first", what, b->name, el);
+  else if (loaded)
+    e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two warps of one block in one barrier interval: what a "
+                    "warp loaded depends on whether another warp stored first", what, b->name, el);
+  else if (kind == 1 && write)
     e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two blocks of one launch, not both atomic: the value "
                     "depends on which block stores last", what, b->name, el);
   else if (kind == 1)
@@ -216,9 +308,10 @@ void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, c
     int64_t bo = ci * g;
     const uint8_t *was = prev ? prev + (bo - o) : b->mem.bytes + bo;
     if (!memcmp(nb + (bo - o), was, (size_t)g)) continue;    /* the same value: benign */
-    race(x, b, lane, true, old, kind, bo, sp);
+    race(x, b, lane, true, old, kind, bo, sp, false);
     told = true;
   }
+  if (!told && simt_glr_st(x, b)) glr_store(x, b, lane, c0, c1, o, nb, prev, sp);
 }
 
 /* ---- loads ------------------------------------------------------------------------ */
@@ -232,7 +325,7 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
     uint64_t c = simt_gsh_cell(b, ci);
     int kind = simt_gsh_other(x, c, b->ggen, thr);
     if (!kind || (kind == 1 && fenced)) continue;
-    race(x, b, lane, false, c, kind, ci * g, sp);
+    race(x, b, lane, false, c, kind, ci * g, sp, false);
     return;
   }
 }
@@ -272,6 +365,151 @@ void simt_gsh_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *
     if (m[i - lo]) simt_gsh_load(x, b, i, dom_ptr_off((dom_val)addr[i - lo]), size, sp);
 }
 
+/* ---- loads recorded (the load side) -------------------------------------------------- */
+/* b's load cells (gsh + n; gl_n(b) of them), a new generation at its first recorded load of
+ * a launch */
+static void glr_cells(simt_x *x, simt_buf *b)
+{
+  if (b->gllaunch != x->gl) {
+    int64_t n = gl_n(b);
+    if (!b->gsh) {
+      gsh_alloc(b);
+      b->glgen = 1;
+    } else if (!++b->glgen) {            /* every 255 launches: the generations start again */
+      memset(b->gsh + n, 0, (size_t)(2 * n) * sizeof *b->gsh);
+      memset(gl_ch(b, n), 0, (size_t)((n >> SIMT_GCH) + 1) * sizeof *b->gch);
+      b->glgen = 1;
+    }
+    b->gllaunch = x->gl;
+    b->glep0 = x->epoch;
+  }
+  b->glep = x->epoch;
+}
+
+/* the cell a load at sp leaves, its thread added by the caller */
+static inline uint64_t glr_base(simt_x *x, const simt_buf *b, dg_span sp)
+{
+  return (uint64_t)b->glgen << GS_GEN | span_index(x, sp) << GS_SPAN | x->epoch;
+}
+
+/* The second loader of cell ci, c its first (of this interval): tag's unless one is there. */
+static inline void glr_second(const simt_buf *b, int64_t n, int64_t ci, uint64_t c, uint64_t tag)
+{
+  uint64_t *r2 = &b->gsh[2 * n + ci];
+  if (*r2 >> GS_GEN != b->glgen || (uint32_t)*r2 != (uint32_t)c) *r2 = tag;
+}
+
+/* Cell ci's load by tag's thread: the cell keeps its first loader of the interval, or
+ * another block's (any store of a later block races with that one); a load of another warp
+ * of the interval is the second loader unless one is there. */
+static inline void glr_note(const simt_x *x, simt_buf *b, int64_t n, int64_t ci, uint64_t tag)
+{
+  uint64_t c = glr_cell(b, n, ci);
+  uint32_t ep = (uint32_t)c;
+  if (c >> GS_GEN != b->glgen || (ep >= x->gep0 && ep != x->epoch)) *glr_at(b, n, ci) = tag;
+  else if (ep == x->epoch && ((c ^ tag) >> SIMT_GS_WARP & 31)) glr_second(b, n, ci, c, tag);
+}
+
+void simt_glr_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp)
+{
+  int g = simt_gsh_gran(b, size);
+  if (o < 0 || size <= 0 || o + size > b->mem.size || b->mem.size < g) return;
+  glr_cells(x, b);
+  int64_t n = gl_n(b);
+  uint64_t tag = glr_base(x, b, sp) | (uint64_t)thread_of(x, lane) << GS_THREAD;
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < n; ci++) glr_note(x, b, n, ci, tag);
+}
+
+/* A chunk of 32 cells loaded by consecutive threads from t (tag: the first cell's): one word
+ * where the chunk is untouched in this launch, or holds an earlier interval of this block; a
+ * chunk of another block's stays; one of this interval only looks for a second loader. */
+static bool glr_chunk(const simt_x *x, simt_buf *b, int64_t n, int64_t k, uint64_t tag)
+{
+  uint64_t *ch = &gl_ch(b, n)[k], h = *ch;
+  uint32_t ep = (uint32_t)h;
+  if (h >> GS_GEN != b->glgen || (ep >= x->gep0 && ep != x->epoch && (h & SIMT_GS_CELLS) != SIMT_GS_CELLS)) {
+    *ch = tag;
+    return true;
+  }
+  if ((h & SIMT_GS_CELLS) == SIMT_GS_CELLS) return false;        /* cells of their own: the caller's loop */
+  if (ep < x->gep0 || !((h ^ tag) >> GS_THREAD & 0x3ff)) return true;   /* another block's; or the same threads */
+  for (int i = 0; i < 1 << SIMT_GCH; i++) {
+    int64_t ci = (k << SIMT_GCH) + i;
+    uint64_t c = simt_gch_cell(h, ci), t = simt_gch_cell(tag, ci);
+    if ((c ^ t) >> SIMT_GS_WARP & 31) glr_second(b, n, ci, c, t);
+  }
+  return true;
+}
+
+/* Lanes [lo, hi) loading consecutive cells from byte o0: a word a chunk where one warp's
+ * lanes load all of it, else one pass a block (packed blocks: their own threads) that
+ * vectorises, the cells taken and those of another warp of the interval seen (then lane
+ * by lane). */
+SIMT_LANES void simt_glr_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64_t size, dg_span sp)
+{
+  int g = simt_gsh_gran(b, size);
+  if (size != g || o0 % g || o0 < 0 || o0 + (int64_t)(hi - lo) * size > b->mem.size) {
+    for (int i = lo; i < hi; i++) simt_glr_load(x, b, i, o0 + (int64_t)(i - lo) * size, size, sp);
+    return;
+  }
+  glr_cells(x, b);
+  int64_t n = gl_n(b);
+  uint64_t *r = b->gsh + n, base = glr_base(x, b, sp), gen = b->glgen;
+  const uint32_t e0 = x->gep0, ep = x->epoch;
+  for (int a = lo; a < hi;) {
+    int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
+    int64_t s0 = o0 / g + (a - lo), s1 = s0 + (z - a);        /* cell s0 + j: thread a - t0 + j */
+    for (int64_t k = s0 >> SIMT_GCH; k <= (s1 - 1) >> SIMT_GCH; k++) {
+      int64_t ca = k << SIMT_GCH > s0 ? k << SIMT_GCH : s0, cz = (k + 1) << SIMT_GCH < s1 ? (k + 1) << SIMT_GCH : s1;
+      uint64_t tb = base | (uint64_t)(ca - s0 + a - t0) << GS_THREAD;      /* cell ca's */
+      if (ca == k << SIMT_GCH && cz == (k + 1) << SIMT_GCH && glr_chunk(x, b, n, k, tb)) continue;
+      if (ca != k << SIMT_GCH || cz != (k + 1) << SIMT_GCH) glr_at(b, n, ca);   /* (a chunk in part: its cells) */
+      uint64_t other = 0;
+      for (int64_t ci = ca; ci < cz; ci++) {
+        uint64_t cv = r[ci], t = tb + ((uint64_t)(ci - ca) << GS_THREAD);
+        uint32_t ce = (uint32_t)cv;
+        uint64_t same = (uint64_t)(cv >> GS_GEN == gen), take = (same ^ 1) | (uint64_t)(ce >= e0 && ce != ep);
+        r[ci] = take ? t : cv;
+        other |= same & (uint64_t)(ce == ep) & (uint64_t)(((cv ^ t) >> SIMT_GS_WARP & 31) != 0);
+      }
+      if (other)
+        for (int64_t ci = ca; ci < cz; ci++) {
+          uint64_t cv = r[ci], t = tb + ((uint64_t)(ci - ca) << GS_THREAD);
+          if ((uint32_t)cv == ep && ((cv ^ t) >> SIMT_GS_WARP & 31)) glr_second(b, n, ci, cv, t);
+        }
+    }
+    a = z;
+  }
+}
+
+void simt_glr_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *m, const int64_t *addr,
+                         int64_t size, dg_span sp)
+{
+  int g = simt_gsh_gran(b, size);
+  if (b->mem.size < g) return;
+  glr_cells(x, b);
+  int64_t n = gl_n(b);
+  uint64_t base = glr_base(x, b, sp);
+  for (int a = lo; a < hi;) {               /* a warp at a time: a row of consecutive elements is a run */
+    int z = (a / 32 + 1) * 32 < hi ? (a / 32 + 1) * 32 : hi;
+    uint64_t d = 0, ex = (uint64_t)addr[a - lo];
+    uint8_t all = 1;
+    for (int i = a; i < z; i++, ex += (uint64_t)size) d |= (uint64_t)addr[i - lo] ^ ex, all &= m[i - lo];
+    if (!d && all && z - a >= 8) {
+      simt_glr_load_run(x, b, a, z, dom_ptr_off((dom_val)addr[a - lo]), size, sp);
+      a = z;
+      continue;
+    }
+    for (int i = a; i < z; i++) {
+      if (!m[i - lo]) continue;
+      int64_t o = dom_ptr_off((dom_val)addr[i - lo]);
+      uint64_t tag = base | (uint64_t)thread_of(x, i) << GS_THREAD;
+      for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < n; ci++) glr_note(x, b, n, ci, tag);
+    }
+    a = z;
+  }
+}
+
 /* ---- the fast store paths' cells (simt_mem.c's fast_access and contig_access) ---- */
 /* Lane j's store lands before lane i's of the same store: warps in x->worder,
  * lanes in order within one (as the stores land). */
@@ -301,8 +539,8 @@ static inline void gsh_lane(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size,
  * cell a lane where they pair up: one load and one store of a cell a lane
  * while no other block's or warp's store is there (packed blocks: block by
  * block). No two lanes store one element: the bytes there are the last store's. */
-SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
-                    const dom_val *vals, dg_span sp)
+SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
+                               const dom_val *vals, dg_span sp)
 {
   int g = simt_gsh_gran(lb, size);
   if (size != g || o0 % g) {
@@ -317,6 +555,7 @@ SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size
   const uint64_t thr = (uint64_t)0x3ff << SIMT_GS_THREAD, gen = lb->ggen, cells = gen << 56 | SIMT_GS_CELLS;
   const uint32_t e0 = x->gep0, ep = x->epoch;
   const int64_t c0 = o0 / g;
+  const bool ld = simt_glr_st(x, lb);      /* loads recorded to look at: lane by lane */
   for (int a = lo; a < hi;) {
     int t0 = x->pk ? a / x->nb1 * x->nb1 : 0, z = x->pk && t0 + x->nb1 < hi ? t0 + x->nb1 : hi;
     uint64_t base = simt_gsh_tag(x, lb, a, sp) & ~thr;
@@ -325,8 +564,8 @@ SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size
      * those whose cells stand for themselves) to see it, one to fill them: a
      * chunk the store covers takes its tag, a chunk it covers in part its cells */
     int64_t s0 = c0 + (a - lo), s1 = c0 + (z - lo), k0 = s0 >> SIMT_GCH, k1 = (s1 - 1) >> SIMT_GCH;
-    uint64_t other = 0;
-    for (int64_t k = k0; k <= k1; k++) {
+    uint64_t other = ld;
+    for (int64_t k = k0; k <= k1 && !other; k++) {
       uint64_t h = ch[k];
       if (h >> GS_GEN != gen) continue;                /* no store of this launch there */
       int64_t ca = (k << SIMT_GCH) > s0 ? (k << SIMT_GCH) : s0, cz = ((k + 1) << SIMT_GCH) < s1 ? ((k + 1) << SIMT_GCH) : s1;
@@ -359,7 +598,8 @@ SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size
       int w = x->worder[wi], wa = w * 32 > a ? w * 32 : a, wz = w * 32 + 32 < z ? w * 32 + 32 : z;
       for (int i = wa; i < wz; i++) {
         uint64_t ci = c[i - lo];
-        if (__builtin_expect(simt_gsh_other(x, ci, gen, i - t0) != 0, 0)) {
+        if (__builtin_expect(simt_gsh_other(x, ci, gen, i - t0) != 0, 0)
+            || (ld && glr_any(x, lb, c0 + (i - lo), c0 + (i - lo) + 1, i - t0))) {
           uint8_t tmp[8];
           simt_fast_st(kd, tmp, 0, vals, i);
           simt_gsh_store(x, lb, i, o0 + (int64_t)(i - lo) * size, size, tmp, NULL, sp);
@@ -370,6 +610,12 @@ SIMT_LANES void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size
     }
     a = z;
   }
+}
+
+void simt_gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, int lo, int hi, int64_t o0,
+                  const dom_val *vals, dg_span sp)
+{
+  gsh_run(x, lb, kd, size, lo, hi, o0, vals, sp);
 }
 
 /* The same for the lanes of b in [lo, hi) storing at their addresses (in
@@ -386,10 +632,11 @@ static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, cons
   int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
   const uint32_t e0 = x->gep0, ep = x->epoch;
   uint64_t *gsh = lb->gsh, *gch = lb->gch;
+  const bool ld = simt_glr_st(x, lb);      /* loads recorded to look at: simt_gsh_try's lanes */
   for (int i = a; i < z; i++) {
     if (!b[i]) continue;
     int64_t o = dom_ptr_off((dom_val)addr[i]), thr = x->pk ? i % x->nb1 : i;
-    bool one = size == g && !(o & (g - 1));
+    bool one = size == g && !(o & (g - 1)) && !ld;
     int64_t ci = one ? o >> gs : o / g;
     if (one) {                                /* the usual cases inline: cells in a chunk of cells, or a chunk untouched */
       uint64_t h = gch[ci >> SIMT_GCH], cv = gsh[ci];
@@ -448,7 +695,7 @@ void simt_gsh_lanes(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, const u
   for (int wi = 0; wi < x->nwarps; wi++) {
     int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
     if (a >= z) continue;
-    if (z - a >= 8 && warp_run(x, b, a, z, addr, size, rs, &seg, &o0)) simt_gsh_run(x, lb, kd, size, a, z, o0, vals, sp);
+    if (z - a >= 8 && warp_run(x, b, a, z, addr, size, rs, &seg, &o0)) gsh_run(x, lb, kd, size, a, z, o0, vals, sp);
     else {
       gsh_lanes1(x, lb, kd, size, b, lo, hi, a, z, addr, vals, sp);
       seg = 32;                 /* (its lanes' bytes are not in rs: no run after it) */

@@ -59,7 +59,13 @@ typedef struct {
   uint32_t glaunch;
   uint32_t gwep0, gwep;    /* the barrier intervals of its first and last store of launch glaunch */
   uint8_t ggen;
-  uint8_t ggran;           /* its cells' bytes: gran, or where no element type is known the first store's size */
+  uint8_t ggran;           /* its cells' bytes: gran, or where no element type is known the first access's size */
+  /* BK_GLOBAL, not read-only: loads of this launch per cell (gsh + n: the first loader of
+   * the cell's last interval, or another block's; gsh + 2n: a loader of another warp of
+   * that interval), as the store cells but not atomic, of generation glgen (gllaunch: the
+   * launch it was set for); glep0, glep: the intervals of the launch's first and last load */
+  uint32_t gllaunch, glep0, glep;
+  uint8_t glgen;
 } simt_buf;
 
 struct simt {
@@ -452,6 +458,25 @@ static inline bool simt_gsh_ld(const simt_x *x, const simt_buf *b)
 void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp);
 void simt_gsh_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64_t size, dg_span sp);
 void simt_gsh_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *m, const int64_t *addr,
+                         int64_t size, dg_span sp);
+/* Loads recorded (a store of another warp of the interval, or of another block, after
+ * them is a race): b is not read-only (an input no store may change), not in an atomic. */
+static inline bool simt_glr_on(const simt_x *x, const simt_buf *b)
+{
+  return simt_gsh_on(x, b) && !b->readonly && !x->in_atomic;
+}
+/* A store to b may race with a load recorded: b was loaded in this launch, in this barrier
+ * interval or by an earlier block. */
+static inline bool simt_glr_st(const simt_x *x, const simt_buf *b)
+{
+  return b->gllaunch == x->gl && x->gsh && (b->glep == x->epoch || b->glep0 < x->gep0);
+}
+/* Lane's load of size bytes at byte o of b (simt_glr_on holds), recorded in b's load cells;
+ * the run version for lanes [lo, hi) loading consecutive elements from o0, the lanes
+ * version for the lanes of m (m[i - lo], addr[i - lo] lane i's) in bounds. */
+void simt_glr_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp);
+void simt_glr_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64_t size, dg_span sp);
+void simt_glr_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *m, const int64_t *addr,
                          int64_t size, dg_span sp);
 /* a block (or a pack of blocks) begins: x->epoch is its first barrier interval */
 void simt_gsh_block(simt_x *x);

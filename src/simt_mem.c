@@ -472,6 +472,7 @@ SIMT_LANES static bool contig_access(simt_x *x, dg_span sp, dg_tykind kd, simt_b
     default: CRUN(uint64_t, v_); break;
     }
     if (simt_gsh_ld(x, lb)) simt_gsh_load_run(x, lb, lo, hi, o0, size, sp);   /* global races */
+    if (simt_glr_on(x, lb)) simt_glr_load_run(x, lb, lo, hi, o0, size, sp);   /* ... with a later store */
     if (race) {               /* then the race shadow (loads report nothing, races only reads of writes) */
       if (lb->wepoch != x->epoch) race_wait(x, lb, lo, hi, k->b, addr, size, sp, run ? o0 : -1, false);
       else if (lb->cepoch != x->epoch && run && log_fits(x, lb, lo, hi, o0, false))
@@ -611,6 +612,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     }
 #undef FRUN
     if (simt_gsh_ld(x, lb)) simt_gsh_load_lanes(x, lb, lo, hi, b + lo, addr + lo, size, sp);   /* global races */
+    if (simt_glr_on(x, lb)) simt_glr_load_lanes(x, lb, lo, hi, b + lo, addr + lo, size, sp);   /* ... with a later store */
     return true;
   }
   if (lim < (1ull << DOM_PTR_OFFBITS)) {
@@ -666,6 +668,7 @@ SIMT_LANES static bool fast_access(simt_x *x, dg_span sp, const dg_type *t, cons
     }
 #undef FRUN
     if (simt_gsh_ld(x, lb)) simt_gsh_load_lanes(x, lb, lo, hi, b + lo, addr + lo, size, sp);   /* global races */
+    if (simt_glr_on(x, lb)) simt_glr_load_lanes(x, lb, lo, hi, b + lo, addr + lo, size, sp);   /* ... with a later store */
     return true;
   }
   if (simt_gsh_on(x, lb)) simt_gsh_lanes(x, lb, kd, size, b, lo, hi, addr, vals, sp);    /* before the bytes land */
@@ -800,6 +803,9 @@ void simt_mem_access(simt_x *x, dg_span sp, const dg_type *t, const msk *k, cons
     if (x->gsh)              /* global races: a load of another warp's or block's store */
       for (int i = lo; i < hi && !x->stop; i++)
         if (ok[i] && simt_gsh_ld(x, (simt_buf *)mem[i])) simt_gsh_load(x, (simt_buf *)mem[i], i, off[i], size, sp);
+    if (x->gsh)              /* ... and recorded, against a later store of another warp or block */
+      for (int i = lo; i < hi && !x->stop; i++)
+        if (ok[i] && simt_glr_on(x, (simt_buf *)mem[i])) simt_glr_load(x, (simt_buf *)mem[i], i, off[i], size, sp);
     simt_mark_release(x, mk);
     return;
   }

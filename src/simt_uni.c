@@ -461,6 +461,7 @@ dom_val *simt_uni_load(simt_x *x, const simt_lval *lv, const msk *k, dg_span sp)
   if (!b->all_init || o < 0 || o + size > b->mem.size) return NULL;
   if (b->race && !simt_race_wait_uni(x, b, k, o, size, sp)) return NULL;
   if (simt_gsh_ld(x, b)) return NULL;       /* global race cells to look at: lane by lane */
+  if (simt_glr_on(x, b)) simt_glr_load_lanes(x, b, k->lo, k->hi, k->b + k->lo, lv->addr + k->lo, size, sp);
   if (x->pk) simt_pack_load1(x, id);
   dom_val *r = simt_vals(x, lv->t);
   const uint8_t *p = b->mem.bytes + o;

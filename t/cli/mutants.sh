@@ -14,7 +14,7 @@ like "$out" "rowsum.cu:19:39: acc: \`\\+=\` -> \`=\`" "a lost accumulation"
 like "$out" "rowsum.cu:19:44: cast: cast to \`size_t\` dropped" "a 64-bit index cast dropped"
 ok "! printf '%s\n' \"\$out\" | grep -q 'rowsum.cu:[1-9]:'" "nothing in rowsum_uninit, which the spec does not launch"
 ok "! printf '%s\n' \"\$out\" | grep -q 'rowsum.cu:19:[0-9]*: acc.*c +='" "not the loop's step"
-like "$out" "^4 mutants of 1 problem \(rel 2, acc 1, sync 0, pad 0, cast 1, init 0, mask 0, shfl 0, minmax 0\)" "the count by operator"
+like "$out" "^4 mutants of 1 problem \(rel 2, acc 1, sync 0, pad 0, cast 1, init 0, mask 0, shfl 0, minmax 0, atomic 0\)" "the count by operator"
 
 out=$(run_dirigo mutants "$D/rowsum_late.lua" --ops rel --out "$W")
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")

@@ -115,6 +115,33 @@ static const char src[] =
   "__global__ void vec4(float4 *v)\n"                                     /* 93 */
   "{\n"
   "  if (threadIdx.x == 0) v[0] = make_float4(1.0f, 2.0f, 3.0f, (float)blockIdx.x);\n"   /* 95 */
+  "}\n"
+  "__global__ void early(float *a, float *o, int sync)\n"                /* 97 */
+  "{\n"
+  "  if (threadIdx.x == 32) o[0] = a[0];\n"                               /* 99: warp 1 loads */
+  "  if (sync) __syncthreads();\n"
+  "  if (threadIdx.x == 0) a[0] = 7.0f;\n"                                /* 101: then warp 0 stores */
+  "}\n"
+  "__global__ void eblock(float *a, float *o, int v)\n"                  /* 103 */
+  "{\n"
+  "  if (blockIdx.x == 0 && threadIdx.x == 3) o[0] = a[1];\n"             /* 105: block 0 loads */
+  "  if (blockIdx.x == 2 && threadIdx.x == 5) a[1] = (float)v;\n"         /* 106: block 2 stores */
+  "}\n"
+  "__global__ void rot(float *y, int sync)\n"                             /* 108 */
+  "{\n"
+  "  float v = y[(threadIdx.x + 32) % blockDim.x];\n"                     /* 110: warp w loads warp w+1's row */
+  "  if (sync) __syncthreads();\n"
+  "  y[threadIdx.x] = v + 1.0f;\n"                                        /* 112 */
+  "}\n"
+  "__global__ void everyrow(float *y)\n"                                  /* 114 */
+  "{\n"
+  "  float v = y[threadIdx.x % 32];\n"                                    /* 116: every warp loads row 0 */
+  "  if (threadIdx.x < 32) y[threadIdx.x] = v + 1.0f;\n"                  /* 117: warp 0 stores it */
+  "}\n"
+  "__global__ void nextblk(float *y)\n"                                   /* 119 */
+  "{\n"
+  "  float v = blockIdx.x == 0 ? y[blockDim.x + threadIdx.x] : 1.0f;\n"   /* 121: block 0 loads block 1's row */
+  "  y[blockIdx.x * blockDim.x + threadIdx.x] = v + 1.0f;\n"              /* 122 */
   "}\n";
 
 enum { ZERO = 2 };
@@ -255,6 +282,80 @@ static void test_loads(dg_module *mod)
   }
 }
 
+/* a load before another warp's or block's store (loads are recorded): the store is the race */
+static void test_early(dg_module *mod)
+{
+  bufspec ba[] = { { "a", 4 * 4, true, DG_TY_F32 }, { "o", 4, ZERO, DG_TY_F32 } };
+  bufspec by[] = { { "y", 64 * 4, true, DG_TY_F32 } };
+  for (int p = 0; p < 2; p++) {
+    const char *path = p ? "general" : "fast";
+    int64_t sync = 0;
+    simt *m = run(mod, p ? &slow : NULL, "early", ba, 2, &sync, 1, 1, 64, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && !e->xblock && e->gmem && e->write && e->span.line == 101 && e->span2.line == 99
+       && e->thread == 0 && e->thread2 == 32 && strstr(e->msg, "read-write of a[0] by two warps of one block"),
+       "%s path: warp 1 loads a[0], then warp 0 stores it: a read-write race, thread 0's store (line 101) against "
+       "thread 32's load (line 99) (%s; threads %lld, %lld)", path, e ? e->msg : "no race", e ? (long long)e->thread : -1LL,
+       e ? (long long)e->thread2 : -1LL);
+    simt_free(m);
+    sync = 1;
+    m = run(mod, p ? &slow : NULL, "early", ba, 2, &sync, 1, 1, 64, 0);
+    ok(nevents(m) == 0, "%s path: a barrier between the load and the store: no event (%d)", path, nevents(m));
+    simt_free(m);
+    int64_t v = 7;
+    m = run(mod, p ? &slow : NULL, "eblock", ba, 2, &v, 1, 3, 32, 0);
+    e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && e->xblock && e->write && e->span.line == 106 && e->span2.line == 105
+       && e->block == 2 && e->thread == 5 && e->block2 == 0 && e->thread2 == 3
+       && strstr(e->msg, "read-write of a[1] by two blocks of one launch"),
+       "%s path: block 0 loads a[1], block 2 stores it: a read-write race between blocks, block 2 thread 5 line 106 "
+       "against block 0 thread 3 line 105 (%s)", path, e ? e->msg : "no race");
+    if (e && !p) {
+      dg_buf b = {0};
+      simt_event_format(&b, &sm, e);
+      ok(b.s && strstr(b.s, "grace.cu:106:") && strstr(b.s, "vs block (0,0,0) thread (3,0,0) at line 105:"),
+         "  formatted with file:line:col and the loading thread: %s", b.s ? b.s : "");
+      dg_buf_free(&b);
+    }
+    simt_free(m);
+    v = 2;                    /* a[1] holds 2 already: the load sees 2 in either order */
+    m = run(mod, p ? &slow : NULL, "eblock", ba, 2, &v, 1, 3, 32, 0);
+    ok(nevents(m) == 0, "%s path: the store leaves a[1]'s bytes as they were: no event (%d)", path, nevents(m));
+    simt_free(m);
+    sync = 0;                 /* rows: a warp's consecutive loads and stores */
+    m = run(mod, p ? &slow : NULL, "rot", by, 1, &sync, 1, 1, 64, 0);
+    e = race_of(m, &n);
+    ok(e && !e->xblock && e->span.line == 112 && e->span2.line == 110 && e->thread == 0 && e->thread2 == 32
+       && strstr(e->msg, "read-write of y[0] by two warps"),
+       "%s path: warp 1 loaded warp 0's row, warp 0 stores it: thread 0 against thread 32 (%s; %lld, %lld)", path,
+       e ? e->msg : "no race", e ? (long long)e->thread : -1LL, e ? (long long)e->thread2 : -1LL);
+    simt_free(m);
+    sync = 1;
+    m = run(mod, p ? &slow : NULL, "rot", by, 1, &sync, 1, 1, 64, 0);
+    ok(nevents(m) == 0, "%s path: the rotation with a barrier between: no event (%d)", path, nevents(m));
+    simt_free(m);
+    /* every warp loads row 0, warp 0 stores it: the first loader is warp 0's, the second warp 1's */
+    m = run(mod, p ? &slow : NULL, "everyrow", by, 1, NULL, 0, 1, 64, 0);
+    e = race_of(m, &n);
+    ok(e && !e->xblock && e->span.line == 117 && e->span2.line == 116 && e->thread == 0 && e->thread2 == 32,
+       "%s path: a row every warp loaded, stored by warp 0: thread 0 against the second loader, thread 32 (%s; %lld, %lld)",
+       path, e ? e->msg : "no race", e ? (long long)e->thread : -1LL, e ? (long long)e->thread2 : -1LL);
+    simt_free(m);
+    /* block 0 loads block 1's row (a word a chunk), then block 1 stores it */
+    bufspec b2[] = { { "y", 128 * 4, true, DG_TY_F32 } };
+    m = run(mod, p ? &slow : NULL, "nextblk", b2, 1, NULL, 0, 2, 64, 0);
+    e = race_of(m, &n);
+    ok(e && e->xblock && e->span.line == 122 && e->span2.line == 121 && e->block == 1 && e->thread == 1
+       && e->block2 == 0 && e->thread2 == 1 && strstr(e->msg, "read-write of y[65] by two blocks"),
+       "%s path: block 1 stores the row block 0 loaded: block 1 thread 1 against block 0 thread 1 (y[64] holds 2 "
+       "already, the value stored: not a race) (%s; %lld/%lld, %lld/%lld)",
+       path, e ? e->msg : "no race", e ? (long long)e->block : -1LL, e ? (long long)e->thread : -1LL,
+       e ? (long long)e->block2 : -1LL, e ? (long long)e->thread2 : -1LL);
+    simt_free(m);
+  }
+}
+
 /* an event naming two warps of one block (not xblock), at line and line2 */
 static const simt_event *warp_race(simt *m, const char *what, const char *kind, uint32_t line, uint32_t line2)
 {
@@ -274,23 +375,24 @@ static void test_warps(dg_module *mod)
   for (int p = 0; p < 2; p++) {
     const char *path = p ? "general" : "fast";
     char what[96];
-    /* one block of four warps, lane 0 of each adding into acc[0] in one statement */
+    /* one block of four warps, lane 0 of each adding into acc[0] in one statement: every lane
+     * loads, then warp 0's store is the first to land, after warp 1's load */
     simt *m = run(mod, p ? &slow : NULL, "warps", bs, 2, NULL, 0, 1, 128, 0);
     snprintf(what, sizeof what, "acc[b] += x by four warps' lane 0 (%s path)", path);
-    const simt_event *e = warp_race(m, what, "write-write of acc[0]", 67, 67);
+    const simt_event *e = warp_race(m, what, "read-write of acc[0]", 67, 67);
     if (e) {
-      ok(e->thread == 32 && e->thread2 == 0, "  thread 32's store against thread 0's (%lld, %lld)", (long long)e->thread,
-         (long long)e->thread2);
+      ok(e->thread == 0 && e->thread2 == 32, "  thread 0's store against thread 32's load (%lld, %lld)",
+         (long long)e->thread, (long long)e->thread2);
       dg_buf b = {0};
       simt_event_format(&b, &sm, e);
-      ok(b.s && strstr(b.s, "vs thread 0 at line 67:"), "  formatted with the other thread: %s", b.s ? b.s : "");
+      ok(b.s && strstr(b.s, "vs thread 32 at line 67:"), "  formatted with the other thread: %s", b.s ? b.s : "");
       dg_buf_free(&b);
     }
     simt_free(m);
     /* warps in a permuted order: still the race */
     m = run(mod, p ? &slow : NULL, "warps", bs, 2, NULL, 0, 3, 128, 777);
     snprintf(what, sizeof what, "the same, blocks and warps permuted (%s path)", path);
-    warp_race(m, what, "write-write of acc[", 67, 67);
+    warp_race(m, what, "read-write of acc[", 67, 67);
     simt_free(m);
     /* the warps take turns in a loop: in the emulator the sum comes out right, a GPU loses updates */
     int64_t sync = 0;
@@ -425,6 +527,7 @@ int main(void)
   test_pack(mod);
   test_loads(mod);
   test_warps(mod);
+  test_early(mod);
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
   return tap_done();
