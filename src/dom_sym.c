@@ -86,8 +86,13 @@ static dg_term fresh(symdom *s, term_sort so, const char *what)
 {
   unsupported(s, what);
   char name[48];
-  snprintf(name, sizeof name, "opaque%llu", (unsigned long long)s->fresh++);
-  term_varinfo vi = { .kind = TERM_VAR_FREE, .tensor = name, .index = 0, .dtype = DG_TY_F64 };
+  /* one interned tensor string for all of them, told apart by the index (the
+   * name stays "opaqueN"): a unique string each made term_var's string table
+   * grow by one per opaque value and its linear lookup quadratic — 131,040
+   * out-of-bounds loads of a symbolic run took 170 s, past any --budget */
+  snprintf(name, sizeof name, "opaque%llu", (unsigned long long)s->fresh);
+  term_varinfo vi = { .kind = TERM_VAR_FREE, .name = name, .tensor = "?opaque", .index = (int64_t)s->fresh++,
+                      .dtype = DG_TY_F64 };
   return term_var(s->c, so, &vi);
 }
 
