@@ -97,6 +97,7 @@ uint64_t *simt_gsh_cells(simt_x *x, simt_buf *b)
       b->ggen = 1;
     } else if (!++b->ggen) {          /* every 255 launches: the generations start again */
       memset(b->gsh, 0, (size_t)n * sizeof *b->gsh);
+      if (b->gby) memset(b->gby, 0, (size_t)b->mem.size * sizeof *b->gby);
       memset(b->gch, 0, (size_t)((n >> SIMT_GCH) + 1) * sizeof *b->gch);
       b->ggen = 1;
     }
@@ -224,10 +225,21 @@ static bool glr_store(simt_x *x, simt_buf *b, int lane, int64_t c0, int64_t c1, 
   return false;
 }
 
+/* a store narrower than a cell, not aligned or across two that is tracked (byte by byte) */
+static inline bool nar_ok(const simt_buf *b, int64_t o, int64_t size)
+{
+  return o >= 0 && size > 0 && size <= 64 && b->ggran && o + size <= b->mem.size / b->ggran * b->ggran;
+}
+
 bool simt_gsh_try(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp)
 {
   int64_t c0, c1;
-  if (!span_cells(b, o, size, &c0, &c1)) return true;
+  if (!span_cells(b, o, size, &c0, &c1)) {      /* narrow: byte by byte, with its bytes */
+    if (!nar_ok(b, o, size)) return true;
+    simt_gsh_cells(x, b);
+    return false;
+  }
+  if (simt_gsh_nar(x, b)) return false;                                     /* narrow stores' bytes to look at */
   simt_gsh_cells(x, b);
   uint64_t tag = simt_gsh_tag(x, b, lane, sp);
   int64_t thr = thread_of(x, lane);
@@ -290,11 +302,72 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
   e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = write;
 }
 
+/* Lane's store of size bytes nb at byte o of b, narrower than a cell, not aligned to one or
+ * across two: against the full stores of the cells it touches (they cover its bytes) and
+ * the narrow stores of its bytes, a race where they are another block's or another warp's
+ * of the interval, not both atomic, and the bytes they share change; its bytes then take its
+ * tag (not the cells: a narrow store of the element's other half does not race with it).
+ * Not looked at: the loads recorded (a cell each; a full store of the cell is). */
+static void gsh_narrow(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
+                       const uint8_t *prev, dg_span sp)
+{
+  int g = simt_gsh_gran(b, size);
+  if (!nar_ok(b, o, size)) return;
+  simt_gsh_cells(x, b);
+  if (!b->gby) b->gby = dg_calloc((size_t)b->mem.size, sizeof *b->gby);
+  b->gbyl = x->gl;
+  uint64_t tag = simt_gsh_tag(x, b, lane, sp);
+  int64_t thr = thread_of(x, lane), n = b->mem.size / g;
+  const uint8_t *was = prev ? prev : b->mem.bytes + o;     /* was[i]: byte o + i before */
+  bool told = false;
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < n && !told; ci++) {
+    uint64_t c = simt_gsh_cell(b, ci);
+    int kind = simt_gsh_other(x, c, b->ggen, thr);
+    if (!kind || (c & tag) >> GS_ATOMIC & 1) continue;
+    int64_t a = ci * g > o ? ci * g : o, z = ci * g + g < o + size ? ci * g + g : o + size;
+    if (!memcmp(nb + (a - o), was + (a - o), (size_t)(z - a))) continue;       /* the same bytes: benign */
+    race(x, b, lane, true, c, kind, a, sp, false);
+    told = true;
+  }
+  for (int64_t i = 0; i < size; i++) {
+    uint64_t c = b->gby[o + i];
+    int kind = told ? 0 : simt_gsh_other(x, c, b->ggen, thr);
+    if (kind && !((c & tag) >> GS_ATOMIC & 1) && nb[i] != was[i]) {
+      race(x, b, lane, true, c, kind, o + i, sp, false);
+      told = true;
+    }
+    b->gby[o + i] = tag;
+  }
+}
+
+/* A full store's cells [c0, c1) where the buffer holds narrow stores: their bytes against it
+ * (as gsh_narrow), then cleared (the cells' store covers them); true if told. */
+static bool nar_full(simt_x *x, simt_buf *b, int lane, int64_t c0, int64_t c1, int64_t o, const uint8_t *nb,
+                     const uint8_t *prev, bool told, dg_span sp)
+{
+  int g = b->ggran;
+  int64_t thr = thread_of(x, lane);
+  bool at = x->in_atomic;
+  for (int64_t bi = c0 * g; bi < c1 * g; bi++) {
+    uint64_t c = b->gby[bi];
+    int kind = told ? 0 : simt_gsh_other(x, c, b->ggen, thr);
+    if (kind && !(at && (c >> GS_ATOMIC & 1)) && nb[bi - o] != (prev ? prev[bi - o] : b->mem.bytes[bi])) {
+      race(x, b, lane, true, c, kind, bi, sp, false);
+      told = true;
+    }
+    b->gby[bi] = 0;
+  }
+  return told;
+}
+
 void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
                     const uint8_t *prev, dg_span sp)
 {
   int64_t c0, c1;
-  if (!span_cells(b, o, size, &c0, &c1)) return;
+  if (!span_cells(b, o, size, &c0, &c1)) {
+    gsh_narrow(x, b, lane, o, size, nb, prev, sp);
+    return;
+  }
   simt_gsh_cells(x, b);
   uint64_t tag = simt_gsh_tag(x, b, lane, sp);
   int64_t thr = thread_of(x, lane);
@@ -311,6 +384,7 @@ void simt_gsh_store(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, c
     race(x, b, lane, true, old, kind, bo, sp, false);
     told = true;
   }
+  if (simt_gsh_nar(x, b)) told = nar_full(x, b, lane, c0, c1, o, nb, prev, told, sp);
   if (!told && simt_glr_st(x, b)) glr_store(x, b, lane, c0, c1, o, nb, prev, sp);
 }
 
@@ -321,13 +395,21 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
   if (o < 0 || size <= 0 || o + size > b->mem.size || !g) return;
   int64_t thr = thread_of(x, lane);
   bool fenced = x->gfence && x->gatom >= x->gep0;     /* the "last block": its loads of other blocks' stores are ordered */
-  for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < b->mem.size / g; ci++) {
     uint64_t c = simt_gsh_cell(b, ci);
     int kind = simt_gsh_other(x, c, b->ggen, thr);
     if (!kind || (kind == 1 && fenced)) continue;
     race(x, b, lane, false, c, kind, ci * g, sp, false);
     return;
   }
+  if (simt_gsh_nar(x, b))                              /* the narrow stores of its bytes */
+    for (int64_t bi = o; bi < o + size; bi++) {
+      uint64_t c = b->gby[bi];
+      int kind = simt_gsh_other(x, c, b->ggen, thr);
+      if (!kind || (kind == 1 && fenced)) continue;
+      race(x, b, lane, false, c, kind, bi, sp, false);
+      return;
+    }
 }
 
 /* usually no cell of a load holds anything to look at: a chunk or one pass (it vectorises) to see that */
@@ -352,7 +434,7 @@ static inline bool any_other(const simt_x *x, const simt_buf *b, int64_t s0, int
 void simt_gsh_load_run(simt_x *x, simt_buf *b, int lo, int hi, int64_t o0, int64_t size, dg_span sp)
 {
   int g = b->ggran;
-  if (g && size == g && o0 % g == 0 && o0 >= 0 && o0 + (hi - lo) * size <= b->mem.size
+  if (g && size == g && o0 % g == 0 && o0 >= 0 && o0 + (hi - lo) * size <= b->mem.size && !simt_gsh_nar(x, b)
       && !any_other(x, b, o0 / g, o0 / g + (hi - lo)))
     return;
   for (int i = lo; i < hi && !x->stop; i++) simt_gsh_load(x, b, i, o0 + (int64_t)(i - lo) * size, size, sp);
@@ -543,7 +625,7 @@ SIMT_LANES static void gsh_run(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t si
                                const dom_val *vals, dg_span sp)
 {
   int g = simt_gsh_gran(lb, size);
-  if (size != g || o0 % g) {
+  if (size != g || o0 % g || simt_gsh_nar(x, lb)) {
     for (int wi = 0; wi < x->nwarps; wi++) {
       int w = x->worder[wi], a = w * 32 > lo ? w * 32 : lo, z = w * 32 + 32 < hi ? w * 32 + 32 : hi;
       for (int i = a; i < z; i++) gsh_lane(x, lb, kd, size, i, o0 + (int64_t)(i - lo) * size, vals, NULL, sp);
@@ -632,7 +714,7 @@ static void gsh_lanes1(simt_x *x, simt_buf *lb, dg_tykind kd, int64_t size, cons
   int gs = __builtin_ctz((unsigned)g);      /* 1, 2, 4 or 8 */
   const uint32_t e0 = x->gep0, ep = x->epoch;
   uint64_t *gsh = lb->gsh, *gch = lb->gch;
-  const bool ld = simt_glr_st(x, lb);      /* loads recorded to look at: simt_gsh_try's lanes */
+  const bool ld = simt_glr_st(x, lb) || simt_gsh_nar(x, lb);   /* loads recorded or narrow stores: simt_gsh_try's lanes */
   for (int i = a; i < z; i++) {
     if (!b[i]) continue;
     int64_t o = dom_ptr_off((dom_val)addr[i]), thr = x->pk ? i % x->nb1 : i;

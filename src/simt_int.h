@@ -66,6 +66,11 @@ typedef struct {
    * launch it was set for); glep0, glep: the intervals of the launch's first and last load */
   uint32_t gllaunch, glep0, glep;
   uint8_t glgen;
+  /* BK_GLOBAL: per byte, the last store narrower than a cell, not aligned to one or across
+   * two (a half into a float's bytes) since the cell's last full store, as the cells (of
+   * generation ggen), or NULL before the buffer's first; gbyl: the launch it has any in */
+  uint64_t *gby;
+  uint32_t gbyl;
 } simt_buf;
 
 struct simt {
@@ -399,11 +404,16 @@ bool simt_fuse_tree(simt_x *x, const dg_stmt *b, msk *k);
  * second store changing the bytes; a load of an element another warp of the block stored in
  * this interval, or another block of the launch (but after a __threadfence() of the launch
  * and an atomic of the loading block: the "last block" pattern). Stores report before they
- * land; a store narrower than its buffer's element or across an element boundary is not
- * tracked. */
+ * land; a store narrower than its buffer's element or across an element boundary is tracked
+ * byte by byte (two stores of one element's two halves do not race). */
 static inline bool simt_gsh_on(const simt_x *x, const simt_buf *b)
 {
   return x->gsh && b->kind == BK_GLOBAL && !b->wrapped;
+}
+/* b holds narrow stores of this launch: every access to it goes lane by lane (simt_grace.c) */
+static inline bool simt_gsh_nar(const simt_x *x, const simt_buf *b)
+{
+  return b->gbyl == x->gl && b->gby;
 }
 /* A chunk of 1 << SIMT_GCH cells (a warp's row of elements); its cells stand for themselves
  * where its word holds SIMT_GS_CELLS and its generation, else one store of this launch

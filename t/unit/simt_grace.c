@@ -142,6 +142,15 @@ static const char src[] =
   "{\n"
   "  float v = blockIdx.x == 0 ? y[blockDim.x + threadIdx.x] : 1.0f;\n"   /* 121: block 0 loads block 1's row */
   "  y[blockIdx.x * blockDim.x + threadIdx.x] = v + 1.0f;\n"              /* 122 */
+  "}\n"
+  "__global__ void halves(int *y, int k, int mode)\n"                     /* 124 */
+  "{\n"
+  "  short *s = (short *)y;\n"
+  "  if (threadIdx.x != 0) return;\n"
+  "  if (mode == 0) s[blockIdx.x / k] = (short)(blockIdx.x + 1);\n"      /* 128: a half of y[0] a block */
+  "  if (mode == 1) { if (blockIdx.x == 0) y[0] = 5; else s[1] = 7; }\n"  /* 129: full, then a half */
+  "  if (mode == 2) { if (blockIdx.x == 0) s[1] = 7; else y[0] = 5; }\n"  /* 130: a half, then full */
+  "  if (mode == 3) { if (blockIdx.x == 0) s[1] = 7; else y[1] = y[0]; }\n"   /* 131: a half, then a load */
   "}\n";
 
 enum { ZERO = 2 };
@@ -461,6 +470,40 @@ static void test_general(dg_module *mod)
   racy(mod, "float4 v[0] from two blocks, its w differing", "vec4", bv, 1, NULL, 0, 2, 32, 95, "v[3]", 0, 1, 0, 0);
 }
 
+/* stores narrower than the element (a short into an int's bytes): byte by byte */
+static void test_narrow(dg_module *mod)
+{
+  bufspec bs[] = { { "y", 2 * 4, ZERO, DG_TY_I32 } };
+  int64_t iv[2] = { 1, 0 };
+  clean(mod, "two blocks storing the two halves of y[0]", "halves", bs, 1, iv, 2, 2, 32);
+  iv[0] = 2;
+  for (int p = 0; p < 2; p++) {
+    const char *path = p ? "general" : "fast";
+    simt *m = run(mod, p ? &slow : NULL, "halves", bs, 1, iv, 2, 2, 32, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->xblock && e->write && e->span.line == 128 && e->span2.line == 128 && e->block == 1 && e->block2 == 0
+       && strstr(e->msg, "write-write of y[0] by two blocks"),
+       "%s path: two blocks storing the same half of y[0], different values: a race (%s)", path, e ? e->msg : "no race");
+    simt_free(m);
+    static const char *const what[] = { NULL, "a full store, then another block's half", "a half, then another block's "
+                                        "full store", "a half, then another block's load" };
+    static const char *const want[] = { NULL, "write-write of y[byte 2] by two blocks", "write-write of y[byte 2] by two "
+                                        "blocks", "write-read of y[byte 2] by two blocks" };
+    for (int mode = 1; mode <= 3; mode++) {
+      int64_t mv[2] = { 1, mode };
+      m = run(mod, p ? &slow : NULL, "halves", bs, 1, mv, 2, 2, 32, 0);
+      e = race_of(m, &n);
+      ok(e && e->xblock && e->span.line == 128 + (uint32_t)mode && e->span2.line == 128 + (uint32_t)mode
+         && e->block == 1 && e->block2 == 0 && strstr(e->msg, want[mode]),
+         "%s path: %s of y[0]: %s (%s)", path, what[mode], want[mode], e ? e->msg : "no race");
+      simt_free(m);
+    }
+  }
+  int64_t same[2] = { 2, 0 };       /* both blocks' halves the same value: (short)(b + 1) differs; k = 2, one block */
+  clean(mod, "one block storing a half of y[0]", "halves", bs, 1, same, 2, 1, 32);
+}
+
 /* stores in two launches: launches are ordered */
 static void test_launches(dg_module *mod)
 {
@@ -528,6 +571,7 @@ int main(void)
   test_loads(mod);
   test_warps(mod);
   test_early(mod);
+  test_narrow(mod);
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
   return tap_done();
