@@ -5,6 +5,7 @@
 #include "dom_sym.h"
 #include "fuzz.h"
 #include "smt.h"
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -126,9 +127,25 @@ bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *whe
   return false;
 }
 
+/* The writer's block b on a concrete machine, to cap lane operations
+ * (0: none): SIMT_STOPPED with *work when the cap cut it. */
+static simt_status run_block(chk *c, check_mach *cm, int64_t b, uint64_t cap, bool *work, char **err)
+{
+  simt_track_writes(cm->m, cm->bufs[c->t]);
+  cm->deadline = c->deadline;
+  cm->max_lane_ops = cap;
+  simt_status st = check_mach_launch(cm, c->k, 0, &b, 1, err);
+  *work = cap && st == SIMT_STOPPED && simt_last_stats(cm->m).lane_ops > cap;
+  return st;
+}
+
 /* (a') a one-launch problem on a large grid: the writer by inverting the
  * store addresses (check_invert.c proves no other thread may store into L),
- * confirmed by running the candidate's block in full: it must store L.
+ * confirmed by running the candidate's block in full: it must store L. At
+ * a huge instance the block first runs to its first CHECK_PREFIX_OPS lane
+ * operations: a finding there is the verdict, a prefix of a real execution
+ * (attention's last block walks 2^25 keys after its q loads); cut there
+ * without one, it runs again in full.
  * 1: found (c->wl...), 0: not (the search runs), -1: a verdict was said. */
 static int invert_writer(chk *c)
 {
@@ -144,14 +161,31 @@ static int invert_writer(chk *c)
     int64_t tpb = (int64_t)(L.block[0] ? L.block[0] : 1) * (L.block[1] ? L.block[1] : 1) * (L.block[2] ? L.block[2] : 1);
     if ((nb >= CHECK_INVERT_BLOCKS || check_huge_out(c)) && check_invert_writer(c, 0, &L, &b, &t, &why)) {
       int buf = cm.bufs[c->t];
-      simt_track_writes(cm.m, buf);
-      cm.deadline = c->deadline;
-      simt_status st = check_mach_launch(&cm, c->k, 0, &b, 1, &err);
+      bool work = false;
+      simt_status st = run_block(c, &cm, b, c->huge ? CHECK_PREFIX_OPS : 0, &work, &err);
       size_t ne;
       const simt_event *ev = simt_events(cm.m, &ne);
-      if (st != SIMT_BADARGS && check_event_verdict(c, ev, ne, "concrete run on the emulator (the writer's block)")) {
+      char *when = work ? dg_printf("concrete run on the emulator (a prefix of the writer's block %" PRId64 ": its "
+                                    "first %llu lane operations, where the run was cut)", b,
+                                    (unsigned long long)CHECK_PREFIX_OPS) : NULL;
+      if (st != SIMT_BADARGS && check_event_verdict(c, ev, ne, when ? when : "concrete run on the emulator (the writer's block)")) {
+        c->prefix = work;
         res = -1;
-      } else if (st == SIMT_OK) {
+      } else if (work) {             /* no finding in the prefix: the whole block, as before */
+        check_mach_free(&cm);
+        if (!check_mach_init(&cm, c->p, c->sizes, &c->io, NULL, &err)) {
+          free(when);
+          free(err);
+          return 0;
+        }
+        st = run_block(c, &cm, b, 0, &work, &err);
+        ev = simt_events(cm.m, &ne);
+        if (st != SIMT_BADARGS && check_event_verdict(c, ev, ne, "concrete run on the emulator (the writer's block)"))
+          res = -1;
+      }
+      free(when);
+      buf = cm.bufs[c->t];
+      if (res == 0 && st == SIMT_OK) {
         bool mine = false, other = false;
         for (int i = 0; i < c->es; i++) {
           int nw = 0;
@@ -673,7 +707,8 @@ static void solve(chk *c, dg_term kt, dg_term rt)
 }
 
 /* ---- the whole check ------------------------------------------------------------ */
-static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
+/* sizes: NULL for the problem's own */
+static bool setup(chk *c, int tensor, const int64_t *idx, int rank, const int64_t *sizes)
 {
   const dg_problem *p = c->p;
   check_result *r = c->r;
@@ -688,7 +723,8 @@ static bool setup(chk *c, int tensor, const int64_t *idx, int rank)
   }
   dg_diags d = {0};
   c->sizes = dg_malloc(sizeof *c->sizes * (p->sizes.n + 1));
-  dg_problem_default_sizes(p, c->sizes);
+  if (sizes) memcpy(c->sizes, sizes, sizeof *c->sizes * p->sizes.n);
+  else dg_problem_default_sizes(p, c->sizes);
   c->dims = dg_calloc(p->tensors.n + 1, sizeof *c->dims);
   bool ok = dg_problem_check_sizes(p, c->sizes, &d);
   for (size_t t = 0; ok && t < p->tensors.n; t++)
@@ -740,7 +776,7 @@ void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const 
   memcpy(r->index, idx, sizeof *idx * (size_t)r->nidx);
   r->seed = c.o->seed ? c.o->seed : 1;
   r->writer_launch = -1;
-  if (!setup(&c, tensor, idx, rank)) goto done;
+  if (!setup(&c, tensor, idx, rank, NULL)) goto done;
   if (c.o->phase) c.o->phase(c.o->phase_ud, "concrete run");
   double t1 = dg_now();
   bool ok = find_writer(&c);
@@ -788,6 +824,47 @@ done:
   if (c.tc) r->term_bytes = term_ctx_bytes(c.tc), r->nterms = term_ctx_count(c.tc);
   if (c.sym) c.sym->free(c.sym);
   if (c.tc) term_ctx_free(c.tc);
+  if (c.io.ntensors) emu_io_free(&c.io);
+  free(c.sizes);
+  free(c.dims);
+}
+
+/* ---- a huge instance's engine finding, from its witness file ----------------------- */
+void check_block_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int tensor, const int64_t *idx,
+                        int rank, uint64_t seed, int64_t block, uint64_t max_ops, check_result *r)
+{
+  static const check_opts defaults = {0};
+  double t0 = dg_now();
+  chk c = { .p = p, .k = k, .o = &defaults, .r = r, .wl = -1 };
+  r->seed = seed ? seed : 1;
+  if (p->launches.n != 1) {
+    check_say(r, CHECK_ERROR, "a witness of one block names a one-launch problem; this one has %zu launches",
+              p->launches.n);
+  } else if (setup(&c, tensor, idx, rank, sizes)) {
+    /* the check's own inputs: lazy ones counter-based from the seed, the rest drawn from it */
+    emu_opts eo = { .blocks = &block, .nblocks = 1, .max_lane_ops = max_ops };
+    emu_result res = {0};
+    dg_diags d = {0};
+    bool said = false;
+    if (emu_run(p, k, c.sizes, &c.io, &eo, &res, &d)) {
+      char *when = max_ops ? dg_printf("replayed on the emulator: block %" PRId64 " of this instance alone, cut after "
+                                       "its first %llu lane operations as in the check, inputs past 2^28 elements "
+                                       "filled lazily from the witness's seed", block, (unsigned long long)max_ops)
+                           : dg_printf("replayed on the emulator: block %" PRId64 " of this instance alone, inputs "
+                                       "past 2^28 elements filled lazily from the witness's seed", block);
+      said = check_event_verdict(&c, res.events.v, res.events.n, when);
+      free(when);
+      if (!said)
+        check_say(r, CHECK_UNKNOWN, "did not reproduce: block %" PRId64 " of this instance%s reported no finding",
+                  block, max_ops ? ", cut at the check's prefix," : "");
+    } else {
+      check_say(r, CHECK_ERROR, "the emulator could not start the launch");
+    }
+    emu_result_free(&res);
+    dg_diags_free(&d);
+  }
+  check_huge_free(&c);
+  r->t_replay = r->t_total = dg_now() - t0;
   if (c.io.ntensors) emu_io_free(&c.io);
   free(c.sizes);
   free(c.dims);

@@ -85,6 +85,13 @@ typedef struct {
   uint64_t seed;
   bool ranges_at_top;      /* index-valued inputs held the top of their range (a huge instance),
                               not random in-range values */
+  /* a huge instance's engine finding, replayed by running one block: the
+   * witness file holds no values (the inputs are the seed's, lazily filled)
+   * but the block and, when it was found in a prefix of that block, the
+   * lane operations the replay stops after (0: the whole block) */
+  bool block_witness;
+  int64_t witness_block;
+  uint64_t witness_ops;
   /* teaching */
   dg_span *slice;          /* distinct lines the writer thread executed (kernels' srcmgr) */
   size_t nslice;
@@ -111,6 +118,13 @@ void check_result_free(check_result *r);
  * sizes. Always fills r (verdict ERROR with a reason on bad input). */
 void check_element(const dg_problem *p, const emu_kernels *k, int tensor, const int64_t *idx,
                    int rank, const check_opts *o, check_result *r);
+
+/* `dirigo replay` of a block witness (check_result.block_witness): the
+ * check's inputs at sizes from seed (lazy ones filled on touch), block
+ * alone, stopped after max_ops lane operations (0: none); the verdict is
+ * the first engine finding of that run, or unknown "did not reproduce". */
+void check_block_replay(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, int tensor, const int64_t *idx,
+                        int rank, uint64_t seed, int64_t block, uint64_t max_ops, check_result *r);
 
 /* ---- reports (check_report.c) ---- */
 /* One JSON object, no newline: element, verdict, reason, values, event,
@@ -161,8 +175,10 @@ int check_boundary_sizes(const dg_problem *p, int64_t *out, int max);
  * past 2^31 elements, the rest small; fuzz_huge_case), up to max distinct
  * vectors of p->sizes.n values each into out; returns how many. None when a
  * kernel of k (NULL: not looked at) has blocks that communicate (global
- * atomics, __threadfence), nor sizes the check would refuse. */
-int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max);
+ * atomics, __threadfence), nor sizes the check would refuse. Choosing
+ * runs blocks: it stops at deadline (dg_now(); 0 none), and returns none
+ * once past it. */
+int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max, double deadline);
 /* The elements to check at a boundary or huge instance (check_auto.c), per
  * output at those sizes: the last element and the start of the last
  * outermost slice. *locs is the caller's. */

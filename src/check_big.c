@@ -26,6 +26,20 @@
 #define SHRINK_CAP ((uint64_t)1 << 25)   /* shrink_others measures up to this many (4 x WORK_CAP) */
 #define WORK_SECS 20.0                   /* ... and this long (a safety stop only: the cap comes first) */
 
+/* The check's deadline while check_huge_sizes chooses (0: none): every
+ * measurement below stops at it too. Choosing runs blocks on lazy tensors,
+ * whose chunks are filled on touch (mmap, page faults): matmul_tn_naive's
+ * instances took 8 s of it at load 7 and a sweep's --budget 20 child 27 s,
+ * the chooser looking at no clock. Past it the budget is spent and no
+ * instance is checked, so a cut measurement decides nothing. */
+static _Thread_local double big_deadline;
+
+static double work_deadline(void)
+{
+  double d = dg_now() + WORK_SECS;
+  return big_deadline > 0 && big_deadline < d ? big_deadline : d;
+}
+
 /* ---- --auto's huge instance ------------------------------------------------------------ */
 
 static bool is_dim(const dg_tensor *ts, const char *name)
@@ -175,8 +189,40 @@ static double block_work(const dg_problem *p, const emu_kernels *k, const int64_
  * checks, and in what order, depend on the machine's load. WORK_SECS only
  * stops a run the work limit does not reach (a block stuck filling lazy
  * chunks), far past what cap takes on a loaded machine. */
+/* Measurements already made in this check_huge_sizes call: the same sizes
+ * at the same cap do the same work (the sort at its end measured every
+ * instance again; on lazy tensors each run maps and fills chunks anew). */
+#define MEMO_MAX 64
+#define MEMO_SIZES 16
+static _Thread_local struct {
+  const dg_problem *p;
+  int n;
+  struct { int64_t sz[MEMO_SIZES]; uint64_t cap; double work; } v[MEMO_MAX];
+} memo;
+
+static bool memo_get(const dg_problem *p, const int64_t *sizes, uint64_t cap, double *work)
+{
+  for (int i = 0; memo.p == p && p->sizes.n <= MEMO_SIZES && i < memo.n; i++)
+    if (memo.v[i].cap == cap && !memcmp(memo.v[i].sz, sizes, sizeof *sizes * p->sizes.n)) {
+      *work = memo.v[i].work;
+      return true;
+    }
+  return false;
+}
+
+static void memo_put(const dg_problem *p, const int64_t *sizes, uint64_t cap, double work)
+{
+  if (memo.p != p || p->sizes.n > MEMO_SIZES || memo.n >= MEMO_MAX) return;
+  memcpy(memo.v[memo.n].sz, sizes, sizeof *sizes * p->sizes.n);
+  memo.v[memo.n].cap = cap;
+  memo.v[memo.n++].work = work;
+}
+
 static double block_work_in(const dg_problem *p, const emu_kernels *k, const int64_t *sizes, uint64_t cap)
 {
+  double known;
+  if (memo_get(p, sizes, cap, &known)) return known;
+  if (big_deadline > 0 && dg_now() > big_deadline) return -1;   /* spent: nothing is chosen */
   bool *lazy = dg_calloc(p->tensors.n + 1, sizeof *lazy);
   for (size_t t = 0; t < p->tensors.n; t++)
     lazy[t] = check_huge_lazyable(&p->tensors.v[t]) && dg_problem_numel(p, (int)t, sizes) > CHECK_HUGE_SMALL;
@@ -189,7 +235,7 @@ static double block_work_in(const dg_problem *p, const emu_kernels *k, const int
    * block of attention_online's (T/4, B*H) grid is its first queries, whose
    * keys do not grow with T) */
   emu_opts eo = { .blocks = which, .nblocks = nb > 1 ? 2 : 1, .max_loop_iters = (int64_t)1 << 24,
-                  .max_lane_ops = cap, .deadline = dg_now() + WORK_SECS };   /* a block like the spec's takes milliseconds */
+                  .max_lane_ops = cap, .deadline = work_deadline() };   /* a block like the spec's takes milliseconds */
   if (nb > 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
     if (emu_run(p, k, sizes, &io, &eo, &res, &d) && res.status == SIMT_OK) work = (double)res.lane_ops;
     for (size_t e = 0; e < res.events.n; e++) {
@@ -200,6 +246,7 @@ static double block_work_in(const dg_problem *p, const emu_kernels *k, const int
   }
   dg_diags_free(&d);
   free(lazy);
+  if (!(big_deadline > 0 && dg_now() > big_deadline)) memo_put(p, sizes, cap, work);   /* a cut one is not known */
   return work;
 }
 
@@ -428,9 +475,89 @@ static bool total_case(const dg_problem *p, const emu_kernels *k, int target, in
         else lo = sz[x];
       }
       sz[x] = hi;
-      double w = block_work_in(p, k, sz, 0.4);
+      /* a cap in lane operations (a 0.4 s cut until session 9, then a cap of 0: none) */
+      double w = block_work_in(p, k, sz, (uint64_t)BIG_LANE_OPS);
       if (big_ok(p, target, sz, &off, true) && w >= 0 && w <= BIG_LANE_OPS) return true;
     }
+  return false;
+}
+
+/* ---- one inner dimension past 2^31: decided by a concrete prefix ----
+ * A row index times a row length in int (`q + base + (i) * D`, the query i
+ * of attention_online) passes 2^31 only when the rows of one slice alone
+ * hold 2^31 elements: i past 2^31 / D. big_case grows the outermost
+ * dimensions first (a batch, the heads), so its offsets pass 2^31 while
+ * every i * D stays small. Here one inner dimension x of the target grows
+ * until its last index times the elements inside it passes 2^31, the
+ * dimensions outside it at 1 (a later slice's base, a size_t, would carry
+ * the wrapped offset back in bounds: a wrong row, not an access out of
+ * bounds), the others at the spec's. The last block of such an instance
+ * may walk the whole dimension (attention's 2^25 keys: 2.1e11 lane
+ * operations), so the instance is kept only when the first PREFIX_OPS lane
+ * operations of that block, on lazy zeros, already meet an engine finding
+ * (the q loads come before the key loop): the check then runs the writer's
+ * block to that prefix and no further (check.c's invert_writer, check_huge.c's
+ * replay). A correct kernel meets none: no instance, nothing changes. */
+#define PREFIX_OPS ((uint64_t)CHECK_PREFIX_OPS)
+
+static bool prefix_finding(const dg_problem *p, const emu_kernels *k, const int64_t *sizes)
+{
+  bool *lazy = dg_calloc(p->tensors.n + 1, sizeof *lazy), found = false;
+  for (size_t t = 0; t < p->tensors.n; t++)
+    lazy[t] = check_huge_lazyable(&p->tensors.v[t]) && dg_problem_numel(p, (int)t, sizes) > CHECK_HUGE_SMALL;
+  emu_io io;
+  emu_result res = {0};
+  dg_diags d = {0};
+  int64_t last = blocks_at(p, sizes) - 1;
+  emu_opts eo = { .blocks = &last, .nblocks = 1, .max_lane_ops = PREFIX_OPS, .deadline = work_deadline() };
+  if (last >= 0 && emu_io_init_lazy(&io, p, sizes, lazy, zero_value, NULL, &d)) {
+    if (emu_run(p, k, sizes, &io, &eo, &res, &d))
+      for (size_t e = 0; e < res.events.n && !found; e++) {
+        const simt_event *ev = &res.events.v[e];
+        found = emu_event_is_finding(ev->kind) && (ev->kind != SIMT_EV_RUNAWAY || ev->endless);
+      }
+    emu_result_free(&res);
+    emu_io_free(&io);
+  }
+  dg_diags_free(&d);
+  free(lazy);
+  return found;
+}
+
+static bool prefix_case(const dg_problem *p, const emu_kernels *k, int target, int64_t *sz, const int64_t *out, int n)
+{
+  const dg_tensor *ts = &p->tensors.v[target];
+  size_t ns = p->sizes.n;
+  int64_t dims[8];
+  double off;
+  for (size_t pos = 1; pos < ts->shape.n && ts->shape.n <= 8; pos++) {
+    int x = -1;
+    for (size_t y = 0; y < ns; y++) if (!strcmp(ts->shape.v[pos].text, p->sizes.v[y].name)) x = (int)y;
+    if (x < 0) continue;
+    dg_problem_default_sizes(p, sz);
+    for (size_t y = 0; y < ns; y++) {       /* outside x: at 1 where the constraints take it */
+      int q = dim_pos(ts, p->sizes.v[y].name);
+      if (q < 0 || q >= (int)pos) continue;
+      int64_t v = sz[y];
+      sz[y] = 1;
+      dg_diags d = {0};
+      if (!dg_problem_check_sizes(p, sz, &d)) sz[y] = v;
+      dg_diags_free(&d);
+    }
+    dg_diags d = {0};
+    bool ok = dg_problem_shape(p, target, sz, dims, &d);
+    dg_diags_free(&d);
+    double inner = 1;
+    for (size_t i = pos + 1; ok && i < ts->shape.n; i++) inner *= (double)dims[i];
+    /* the least x whose last index times the elements inside it passes 2^31 */
+    double want = floor(2147483648.0 / inner) + 2;
+    if (!ok || inner < 1 || want > (double)INT32_MAX || want <= (double)sz[x]) continue;
+    sz[x] = (int64_t)want;
+    if (!fits_at(p, target, sz, true, &off) || !check_huge_flat_ids_fit(p, sz)) continue;
+    bool seen = false;
+    for (int j = 0; j < n && !seen; j++) seen = !memcmp(out + (size_t)j * ns, sz, sizeof *sz * ns);
+    if (!seen && prefix_finding(p, k, sz)) return true;
+  }
   return false;
 }
 
@@ -489,7 +616,20 @@ static void cheaper_fuzz_case(const dg_problem *p, const emu_kernels *k, int tar
   free(alt);
 }
 
-int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
+static int huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max);
+
+int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max, double deadline)
+{
+  big_deadline = deadline;
+  memo.p = p, memo.n = 0;
+  int n = deadline > 0 && dg_now() > deadline ? 0 : huge_sizes(p, k, out, max);
+  if (deadline > 0 && dg_now() > deadline) n = 0;    /* spent while choosing: nothing is checked */
+  big_deadline = 0;
+  memo.p = NULL, memo.n = 0;
+  return n;
+}
+
+static int huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, int max)
 {
   /* blocks that communicate (global atomics): every writer block runs
    * symbolically, and the writer search walks every atomic of the huge
@@ -535,6 +675,15 @@ int check_huge_sizes(const dg_problem *p, const emu_kernels *k, int64_t *out, in
     if (ts->role != DG_TENSOR_INPUT || ts->has_range || covered[t]) continue;
     if (!k || !big_case(p, t, sz, (double)HUGE_OFF, false)) continue;
     if (!big_keep(p, k, sz, out, n)) continue;
+    covered[t] = true;
+    n++;
+  }
+  /* an inner dimension past 2^31 alone, kept on a concrete prefix's finding */
+  for (int t = 0; k && t < (int)p->tensors.n && n < max; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    int64_t *sz = out + (size_t)n * ns;
+    if (ts->role != DG_TENSOR_INPUT || ts->has_range || covered[t] || !check_huge_lazyable(ts)) continue;
+    if (!prefix_case(p, k, t, sz, out, n)) continue;
     covered[t] = true;
     n++;
   }

@@ -260,37 +260,53 @@ bool check_huge_no_search(chk *c)
 /* An engine finding replayed on the emulator: only the block the event
  * names runs, on the same lazily filled inputs. True when the same kind of
  * event comes back at the same place; *why says otherwise why not. */
-static bool replay_event(chk *c, const char **why)
+static bool replay_event(chk *c, const char **why, bool *in_prefix)
 {
   const dg_problem *p = c->p;
   const simt_event *ev = &c->r->event;
+  *in_prefix = false;
   if (p->launches.n != 1) {
     *why = "a pipeline runs every block of every launch, too many at these sizes";
     return false;
   }
   int64_t block = ev->block;
-  /* a prefix of the block is enough when the event comes early (a heavy
-   * writer block, check_wide.c): at most REPLAY_SECS of it */
-  double dl = dg_now() + REPLAY_SECS;
-  emu_opts eo = { .blocks = &block, .nblocks = 1, .deadline = c->deadline > 0 && c->deadline < dl ? c->deadline : dl };
-  emu_result res = {0};
-  dg_diags d = {0};
+  /* the block's first CHECK_PREFIX_OPS lane operations first: an event met
+   * there is met by the whole run too (a prefix of the same execution), and
+   * a heavy block then costs no more (matmul_tn_naive's writer at load:
+   * "the check's budget ran out" replaying a load met at its start); then,
+   * unless the check found it in that prefix itself, at most REPLAY_SECS of
+   * the whole block */
   bool same = false;
-  if (emu_run(p, c->k, c->sizes, &c->io, &eo, &res, &d)) {
-    for (size_t i = 0; i < res.events.n && !same; i++) {
-      const simt_event *e = &res.events.v[i];
-      same = e->kind == ev->kind && e->span.file == ev->span.file && e->span.line == ev->span.line;
+  for (int pass = 0; pass < 2 && !same; pass++) {
+    double dl = dg_now() + REPLAY_SECS;
+    emu_opts eo = { .blocks = &block, .nblocks = 1, .deadline = c->deadline > 0 && c->deadline < dl ? c->deadline : dl,
+                    .max_lane_ops = pass == 0 ? CHECK_PREFIX_OPS : 0 };
+    emu_result res = {0};
+    dg_diags d = {0};
+    bool more = false;
+    if (emu_run(p, c->k, c->sizes, &c->io, &eo, &res, &d)) {
+      for (size_t i = 0; i < res.events.n && !same; i++) {
+        const simt_event *e = &res.events.v[i];
+        same = e->kind == ev->kind && e->span.file == ev->span.file && e->span.line == ev->span.line;
+      }
+      bool work = pass == 0 && res.status == SIMT_STOPPED && res.lane_ops > CHECK_PREFIX_OPS;
+      *in_prefix = same && work;
+      more = !same && work && !c->prefix;
+      if (!same && res.status == SIMT_STOPPED && c->deadline > 0 && dg_now() > c->deadline)
+        *why = "the check's budget ran out in the emulator's run of that block", more = false;
+      else if (!same && work && c->prefix)
+        *why = "the emulator's run of that block, cut at the same prefix, did not report it";
+      else if (!same && res.status == SIMT_STOPPED)
+        *why = "the emulator's run of that block was cut at " DG_STR(REPLAY_SECS) " s before it";
+      else if (!same) *why = "the emulator's run of that block did not report it";
+    } else {
+      *why = "the emulator could not start the launch";
     }
-    if (!same && res.status == SIMT_STOPPED && c->deadline > 0 && dg_now() > c->deadline)
-      *why = "the check's budget ran out in the emulator's run of that block";
-    else if (!same && res.status == SIMT_STOPPED)
-      *why = "the emulator's run of that block was cut at " DG_STR(REPLAY_SECS) " s before it";
-    else if (!same) *why = "the emulator's run of that block did not report it";
-  } else {
-    *why = "the emulator could not start the launch";
+    emu_result_free(&res);
+    dg_diags_free(&d);
+    if (!more) break;
   }
-  emu_result_free(&res);
-  dg_diags_free(&d);
+  if (same) *why = NULL;
   return same;
 }
 
@@ -307,7 +323,24 @@ void check_huge_finish(chk *c)
     const char *why = NULL;
     char *reason = dg_strdup(r->reason ? r->reason : "");
     double t0 = dg_now();
-    if (replay_event(c, &why))
+    bool in_prefix;
+    bool same = replay_event(c, &why, &in_prefix);
+    if (same) {
+      /* a witness file names the sizes, the seed, the block and the prefix:
+       * `dirigo replay` runs that block alone again (check_block_replay) */
+      r->block_witness = true;
+      r->witness_block = r->event.block;
+      r->witness_ops = in_prefix ? CHECK_PREFIX_OPS : 0;
+    }
+    if (same && in_prefix && !c->prefix)
+      check_say(r, r->verdict, "%s; replayed on the emulator: block %" PRId64 " of this instance (met in its first "
+                "%llu lane operations), inputs past 2^28 elements filled lazily on touch", reason, r->event.block,
+                (unsigned long long)CHECK_PREFIX_OPS);
+    else if (same && c->prefix)
+      check_say(r, r->verdict, "%s; replayed on the emulator: block %" PRId64 " of this instance, cut at the same "
+                "prefix (%llu lane operations), inputs past 2^28 elements filled lazily on touch", reason,
+                r->event.block, (unsigned long long)CHECK_PREFIX_OPS);
+    else if (!why)
       check_say(r, r->verdict, "%s; replayed on the emulator: block %" PRId64 " of this instance, inputs past "
                 "2^28 elements filled lazily on touch", reason, r->event.block);
     else
@@ -343,6 +376,13 @@ void check_huge_finish(chk *c)
     check_say(r, CHECK_UNKNOWN, "no thread writes this element; not replayed at these sizes (inputs past "
               "2^28 elements are generated lazily)");
   }
+  check_huge_free(c);
+}
+
+void check_huge_free(chk *c)
+{
+  struct check_huge *h = c->huge;
+  if (!h) return;
   check_wide_free(h->wide);
   free(h->gen);
   free(h->out);

@@ -22,6 +22,8 @@ typedef struct {
   bool huge[CHECK_INST_MAX];
   size_t ns;                       /* p->sizes.n */
   int n, stage;                    /* stage: 0 none added, 1 boundary ones, 2 huge ones too */
+  double deadline;                 /* dg_now() past which choosing stops (--auto's budget; 0 none):
+                                    * huge ones are chosen by running blocks */
 } check_insts;
 
 /* An element at an instance. */

@@ -56,6 +56,8 @@ typedef struct check_st {
   bool multi;               /* several threads stored into L in that launch */
   double deadline;          /* dg_now() past which no query, block or loop runs (0: none; o->budget_s) */
   bool cut;                 /* a run was cut by the deadline (a replay): unknown, not "did not replay" */
+  bool prefix;              /* the verdict's engine finding came from a prefix of the writer's block
+                             * (CHECK_PREFIX_OPS lane operations): its replay stops there too */
   /* symbolic */
   term_ctx *tc;
   dom *sym;
@@ -139,6 +141,14 @@ bool check_invert_two(chk *c, int li, const simt_launch *L, int64_t flat, int64_
 #define CHECK_HUGE_ELEMS ((int64_t)1 << 28)   /* inputs with more elements are lazy */
 #define CHECK_HUGE_SMALL ((int64_t)1 << 22)   /* once one is, every other tensor past this that can be (as fuzz_huge.c) */
 #define CHECK_HUGE_THREADS ((int64_t)1 << 29) /* a writer search of more threads is not run */
+/* A huge instance's writer block runs concretely to its first this many lane
+ * operations before anything else (check.c's invert_writer): an engine
+ * finding met in that prefix of a real execution is the verdict, and its
+ * replay (check_huge.c) stops at the same prefix. check_big.c keeps an
+ * instance whose last block is too long to run (attention's 2^25 keys)
+ * only when such a prefix meets a finding. A work limit, not a clock: the
+ * same cut on any machine at any load. */
+#define CHECK_PREFIX_OPS ((uint64_t)1 << 23)
 /* Threads of every launch at sizes (the writer search runs them all); -1 when one cannot be sized. */
 int64_t check_huge_threads(const dg_problem *p, const int64_t *sizes, dg_diags *d);
 /* An input without a range or an output that does not accumulate: it can be a reservation. */
@@ -169,6 +179,7 @@ bool check_event_verdict(chk *c, const simt_event *ev, size_t n, const char *whe
 /* The end of a huge check: engine findings replayed on the sampled block,
  * verdicts that needed a value replay said plainly; frees c->huge. */
 void check_huge_finish(chk *c);
+void check_huge_free(chk *c);       /* frees c->huge alone (no verdict looked at) */
 
 /* ---- value witnesses past memory; unsigned 32-bit address arithmetic (check_wide.c) ---- */
 typedef struct check_wide check_wide;   /* a witness's values of lazy inputs: (tensor, index, value) */

@@ -29,6 +29,9 @@ bool check_witness_write(const char *path, const dg_problem *p, const check_resu
   dg_buf_printf(&b, isfinite(r->kernel_value) ? "%.17g" : "null", r->kernel_value);
   dg_buf_puts(&b, ",\"reference_value\":");
   dg_buf_printf(&b, isfinite(r->ref_value) ? "%.17g" : "null", r->ref_value);
+  if (r->block_witness)      /* a huge instance: no values; the block (and prefix) to run again */
+    dg_buf_printf(&b, ",\"block\":%lld,\"max_lane_ops\":%llu,\"lazy_inputs\":1", (long long)r->witness_block,
+                  (unsigned long long)r->witness_ops);
   dg_buf_puts(&b, ",\"inputs\":{");
   bool first = true;
   for (int t = 0; t < r->ntensors && r->inputs; t++) {
@@ -238,6 +241,22 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
     if (!jint(ix->items.v[i], &r->index[i])) { fail(r, path, "the index of '%s' holds a non-integer", ts->name); goto out; }
     if (r->index[i] < 0 || r->index[i] >= dims[i]) { fail(r, path, "index outside '%s'", ts->name); goto out; }
     flat = flat * dims[i] + r->index[i];
+  }
+  jv *lz = jget(root, "lazy_inputs", J_NUM), *blk = jget(root, "block", J_NUM), *ops = jget(root, "max_lane_ops", J_NUM);
+  if (lz) {             /* a huge instance's engine finding: its block alone again */
+    int64_t b, n = 0, seed = 1;
+    jv *sd = jget(root, "seed", J_NUM);
+    if (!blk || !jint(blk, &b) || b < 0 || (ops && (!jint(ops, &n) || n < 0)) || (sd && !jint(sd, &seed))) {
+      fail(r, path, "a witness of lazy inputs needs its block (and max_lane_ops, seed) as integers%s", "");
+      goto out;
+    }
+    int64_t idx[8];
+    memcpy(idx, r->index, sizeof idx);
+    int t = r->tensor, rank = r->nidx;
+    check_block_replay(p, k, sizes, t, idx, rank, (uint64_t)seed, b, (uint64_t)n, r);
+    free(r->sizes);
+    r->sizes = NULL;
+    goto out;
   }
   for (size_t t = 0; t < p->tensors.n; t++) {
     const dg_tensor *it = &p->tensors.v[t];

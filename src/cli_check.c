@@ -378,7 +378,7 @@ int cli_check(int argc, char **argv)
   DG_VEC(check_result) res = {0};
   bool findings = false, errors = false;
   double t0 = dg_now();
-  check_insts inst = {0};
+  check_insts inst = { .deadline = a.autoloc ? t0 + a.budget : 0 };
   if (a.json) printf("[");
   for (size_t i = 0; i < locs.n; i++) {
     if (a.autoloc && i > 0 && dg_now() - t0 > a.budget) {
@@ -402,9 +402,10 @@ int cli_check(int argc, char **argv)
     }
     if (r.verdict == CHECK_BUG && r.inputs && gpu_state == 1) check_replay_gpu(L.p, &gk, gpu_dev, &r);
     /* --no-journal writes nothing beside the problem: no witness file either */
-    char *wpath = (r.verdict == CHECK_BUG || r.verdict == CHECK_FINDING || r.verdict == CHECK_RACE) && r.inputs
-                  && !a.no_journal
-                  ? save_witness(L.p, &r) : NULL;
+    /* a huge instance's engine finding keeps no values: its witness names the block to run again */
+    bool keep = ((r.verdict == CHECK_BUG || r.verdict == CHECK_FINDING || r.verdict == CHECK_RACE) && r.inputs) ||
+                (r.block_witness && check_verdict_is_finding(r.verdict));
+    char *wpath = keep && !a.no_journal ? save_witness(L.p, &r) : NULL;
     dg_buf j = {0};
     check_result_json(&j, L.p, &L.k, &r, wpath, false);
     char *err = NULL;
@@ -429,7 +430,10 @@ int cli_check(int argc, char **argv)
     /* --auto stops at the first finding; an unknown element says nothing of
      * the next one (a bug at a tail element must still be reached) */
     if (a.autoloc && (check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR)) break;
-    if (a.autoloc && i + 1 == locs.n) more_instances(L.p, &L.k, &inst, &locs);   /* nothing found: other sizes */
+    if (a.autoloc && i + 1 == locs.n && !more_instances(L.p, &L.k, &inst, &locs) && dg_now() - t0 > a.budget &&
+        !a.json && !a.sarif)    /* nothing found: other sizes, unless choosing them spent the budget */
+      printf("budget of %.0f s spent choosing the instances past the spec's sizes: %zu locations checked\n", a.budget,
+             locs.n);
   }
   check_insts_free(&inst);
   if (a.json) printf("\n]\n");

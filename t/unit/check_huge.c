@@ -27,7 +27,7 @@ static void test_embedding(void)
   dg_problem *p = load("embedding/embedding_int32.lua");
   if (!p) { ok(0, "embedding_int32 loads"); return; }
   int64_t s[4 * 16];
-  int n = check_huge_sizes(p, NULL, s, 4);
+  int n = check_huge_sizes(p, NULL, s, 4, 0);
   ok(n >= 1, "embedding: a huge instance (%d)", n);
   if (n >= 1) {
     int64_t N = sz(p, s, "N"), V = sz(p, s, "V"), D = sz(p, s, "D");
@@ -51,7 +51,7 @@ static void test_bmm(void)
   dg_problem *p = load("matmul/bmm_int32.lua");
   if (!p) { ok(0, "bmm_int32 loads"); return; }
   int64_t s[4 * 16];
-  int n = check_huge_sizes(p, NULL, s, 4);
+  int n = check_huge_sizes(p, NULL, s, 4, 0);
   ok(n >= 1, "bmm: huge instances (%d)", n);
   for (int k = 0; k < n; k++) {
     int64_t *v = s + k * (int)p->sizes.n;
@@ -63,6 +63,12 @@ static void test_bmm(void)
     for (int j = 0; j < k; j++)
       ok(memcmp(v, s + j * (int)p->sizes.n, sizeof *v * p->sizes.n), "instance %d differs from %d", k, j);
   }
+  /* choosing runs blocks (with kernels) and honours the check's deadline:
+   * past it, the budget is spent and nothing is chosen (session 10: the
+   * chooser ran 8 s past a sweep child's budget on matmul_tn_naive) */
+  int64_t s2[4 * 16];
+  is_int(check_huge_sizes(p, NULL, s2, 4, dg_now() - 1), 0, "bmm: a deadline already past: no instance chosen");
+  is_int(check_huge_sizes(p, NULL, s2, 4, dg_now() + 3600), n, "a deadline far ahead: the same %d", n);
   if (n >= 1) {
     check_loc *l;
     size_t nl = check_tail_locs(p, s, &l);
@@ -82,7 +88,7 @@ static void test_none(void)
     dg_problem *p = load(specs[i]);
     if (!p) { ok(0, "%s loads", specs[i]); continue; }
     int64_t s[4 * 16];
-    is_int(check_huge_sizes(p, NULL, s, 4), 0, "%s: no huge instance", specs[i]);
+    is_int(check_huge_sizes(p, NULL, s, 4, 0), 0, "%s: no huge instance", specs[i]);
     dg_problem_free(p);
   }
 }
