@@ -24,8 +24,8 @@
  * rounded to float, fmaxf/fminf ignoring NaN): where that computation is not
  * finite the element cannot be judged; otherwise the kernel may differ from
  * it by the tolerance plus twice the fp32 reference's own error. Unwritten
- * elements, and non-finite values where fp32 stays finite and far from
- * overflow, remain failures. */
+ * elements, and non-finite values where fp32 stays finite and no order of
+ * its operations overflows (within_envelope), remain failures. */
 typedef struct {
   const dg_problem *p;
   double *const *data;         /* input values per tensor */
@@ -37,6 +37,7 @@ typedef struct {
   int64_t nops;
   bool nan_input;              /* the element's reference read a NaN input */
   bool overflowed;             /* an fp32 operation on finite operands gave Inf */
+  bool order_overflow;         /* round32: a sum another order would overflow (gpu_env_dev.h's dge_order_ovf) */
   bool round32;                /* round every operation to float */
   bool perturb;                /* move every input by 4 ulps of itself and of maxin (dge_rd) */
   double maxin[64], scale[64]; /* per tensor: its largest finite value read by the round32 pass; the normwise scale */
@@ -83,8 +84,10 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
   /* adds and subs: their shadow, and the order term (gpu_env_dev.h's dge_fins) */
   bool sum = op == DG_VOP_ADD || op == DG_VOP_SUB;
   double sh = sum ? e->shadow.v[args[0]] + e->shadow.v[args[1]] : 0;
-  if (e->round32) r = (double)(float)r;
-  else if (e->perturb && sum) {
+  if (e->round32) {
+    r = (double)(float)r;
+    if (sum && dge_order_ovf(sh, r)) e->order_overflow = true;
+  } else if (e->perturb && sum) {
     double d2, f = dge_perturb_op2(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++, &d2);
     r = r * f + d2 * (dge_ord() * dge_excess(sh, a[0], a[1]));
   } else if (e->perturb && op_class[op])   /* gpu_env_dev.h's dge_fin: the same delta */
@@ -145,6 +148,7 @@ static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
   e->nops = 0;
   e->nan_input = false;
   e->overflowed = false;
+  e->order_overflow = false;
   dg_ref_status st = dg_problem_ref_eval(e->p, &env, t, idx, &r, &err);
   free(err);
   if (st != DG_REF_OK) return false;
@@ -173,11 +177,17 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
   r32 = (double)(float)r32;
   double r64 = dg_dtype_round(ts->dtype, want);
   if (!isfinite(r32)) return true;
-  /* Inf/NaN from a kernel is a failure, unless fp32 itself overflowed on
-   * the way (or came within 64x of FLT_MAX): an algebraically equal order
-   * of operations may then overflow where this one did not (lerp via fmaf,
-   * x*x before a scale, a scan's partial sums). */
-  if (!isfinite(got)) return e->overflowed || e->maxmag > 0x1p122;
+  /* Inf/NaN from a kernel is a failure unless some legitimate evaluation
+   * overflows: this one did on the way, and something absorbed the Inf
+   * (overflowed: another order of the operations around it, a product's,
+   * may turn it into NaN), or one of its sums has terms of one sign that
+   * reach FLT_MAX, so that an order adding them first overflows where this
+   * one does not (order_overflow: a scan's or a tree's partial sums; the
+   * test is gpu_env_dev.h's dge_order_ovf). An intermediate merely near
+   * FLT_MAX explains nothing: up to session 9 maxmag > 2^122 did, and a
+   * softmax with max and min swapped passed at huge values (exp(x - min) =
+   * Inf, where no order of the correct softmax overflows). */
+  if (!isfinite(got)) return e->overflowed || e->order_overflow;
   /* the fp32 reference's own distance to fp64 is one sample of the error
    * fp32 arithmetic makes here. (A slack proportional to the largest
    * intermediate was tried and dropped: a softmax row sum of 550 made it
@@ -309,6 +319,7 @@ bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_
   ok = ok && eval32(e, t, idx, &f->value);
   f->maxmag = e->maxmag;
   f->overflowed = e->overflowed;
+  f->order_overflow = e->order_overflow;
   f->nan_input = e->nan_input;
   dg_vec_free(&e->vals);
   dg_vec_free(&e->shadow);

@@ -12,8 +12,10 @@
  *    every operation's result and every constant is rounded to float (the
  *    inputs are read exactly), max/min skip NaN (fmaxf/fminf); it records the
  *    largest finite magnitude of any input read or result (maxmag), whether
- *    an operation on finite operands gave Inf (overflowed) and whether a NaN
- *    input was read. With perturb every input v read becomes
+ *    an operation on finite operands gave Inf (overflowed), whether a sum's
+ *    terms of one sign reach fp32's overflow, so that an order adding them
+ *    first overflows (order_overflow, round32 only: dge_order_ovf), and
+ *    whether a NaN input was read. With perturb every input v read becomes
  *    v + d (v + copysign(maxin, v)), d = dge_perturb - 1 (below), nothing is
  *    rounded, and every operation that rounds in fp32 has its exact result
  *    scaled by 1 + delta (dge_perturb_op, at dge_fin: the standard model of
@@ -76,6 +78,7 @@ typedef struct {
   double maxmag;
   double maxin[3], scale[3];   /* per input: its largest finite value read (round32 pass); the normwise scale */
   int overflowed, nan_input;
+  int order_overflow;          /* round32: a sum another order would overflow (dge_order_ovf) */
   const void *in[3];
   int dt[3];
   long long tid[3];
@@ -292,6 +295,27 @@ DG_DEV double dge_excess(double sh, double a0, double a1)
   return ex > 0 ? ex : 0;
 }
 
+/* Could another order of a sum's terms overflow in fp32? sh is the sum of
+ * the |terms| (the shadow), r this order's result: the terms of one sign sum
+ * to P = (sh + r) / 2 and -N = -(sh - r) / 2 (to this order's rounding), any
+ * order's partial sums lie in [-N, P], and the order that adds the larger
+ * side's terms first reaches max(P, N) = (sh + |r|) / 2: it overflows when
+ * that rounds past FLT_MAX, at 2^128 - 2^103 (half an ulp above FLT_MAX).
+ * Two values that are no sums have one order, and there it is the
+ * operation's own overflow. This is the non-finite rule's test (dge_judge_part,
+ * fuzz_envelope.c's within_envelope): a kernel's Inf or NaN is explained by
+ * an overflow, in the reference's order (overflowed) or in another order of
+ * one of its sums (this), and by nothing else — not by an intermediate near
+ * FLT_MAX (up to session 9: maxmag > 2^122, which passed a softmax with its
+ * max and min swapped at huge values, exp(x - min) = Inf where no order of
+ * the correct softmax overflows). Not modelled: the rounding of the partial
+ * sums themselves (a relative window of about n 2^-24 around the bound) and
+ * a cancelling sum that another order makes exactly 0 before a division. */
+DG_DEV int dge_order_ovf(double sh, double r)
+{
+  return dge_isfinite(r) && (sh + fabs(r)) / 2 >= 0x1p128 - 0x1p103;
+}
+
 /* An add or a sub (class 1 or 2) with its shadow sh, the sum of |terms| it
  * adds (its operands' shadows added; a value no add or sub made is its own
  * |v|). A perturbed evaluation also moves the result by the order term:
@@ -303,8 +327,10 @@ DG_DEV double dge_excess(double sh, double a0, double a1)
 DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, double a1)
 {
   e->sh = sh;
-  if (e->round32) r = (double)(float)r;
-  else if (e->perturb) {
+  if (e->round32) {
+    r = (double)(float)r;
+    if (dge_order_ovf(sh, r)) e->order_overflow = 1;
+  } else if (e->perturb) {
     double d2, f = dge_perturb_op2(e->opkey, cls, e->ocnt[cls]++, &d2);
     r = r * f + d2 * (dge_ord() * dge_excess(sh, a0, a1));
   }
@@ -549,6 +575,7 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
   dge_st l = *e;
   l.maxmag = 0;
   l.overflowed = 0;
+  l.order_overflow = 0;
   l.nan_input = 0;
   l.opkey = dge_op_key(l.flat, l.k);
   l.rkey = dge_read_key(l.flat, l.k);
@@ -578,7 +605,7 @@ DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double 
   r32 = (double)(float)r32;
   double r64 = dge_round_dt(odt, want);
   if (!dge_isfinite(r32)) return 1;
-  if (!dge_isfinite(got)) return e->overflowed || e->maxmag > 0x1p122;
+  if (!dge_isfinite(got)) return e->overflowed || e->order_overflow;
   if (!dge_isfinite(r64) || fabs(got - r32) <= atol + rtol * fabs(r32) + 2 * fabs(r32 - r64)) return 1;
   e->round32 = 0;
   e->perturb = 1;

@@ -47,4 +47,32 @@ is "$rc" 0 "the correct softmax_warp passes the same case"
 out=$(run_dirigo fuzz "$D/softmax_copy.lua" --strategy adversarial --cases 16)
 rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
 is "$rc" 1 "softmax storing its input fails adversarial"
+
+# The non-finite rule (session 10): a kernel's Inf or NaN where fp32's own
+# evaluation is finite is explained only by an overflow of some legitimate
+# evaluation — fp32's order, or another order of one of the reference's sums
+# whose terms of one sign reach FLT_MAX (gpu_env_dev.h's dge_order_ovf).
+# softmax_minmax combines its warp max with fminf (a min/max swap): at huge
+# values (case 2, |x| near 1e37) exp(x - m) overflows and rows are NaN, where
+# no order of the correct softmax overflows (x - m <= 0). Up to session 9 an
+# intermediate within 64x of FLT_MAX explained any Inf/NaN: it passed.
+out=$(run_dirigo replay "$D/softmax_minmax.lua" fuzz:adversarial:1:2)
+rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+is "$rc" 1 "softmax with fminf in its warp max fails adversarial's huge case"
+like "$out" "kernel -?nan, reference [0-9.e+-]+ \\(nan-or-inf where the reference is finite\\)" \
+  "  a NaN where the reference is finite is a failure"
+for s in adversarial boundary+adversarial+huge; do
+  out=$(run_dirigo fuzz "$D/softmax_minmax.lua" --strategy "$s" --cases 16)
+  rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+  is "$rc" 1 "softmax with fminf in its warp max fails $s"
+done
+# and the correct kernels at the same values still pass, the sums among them
+# whose tree or scan order overflows where the reference's does not
+for p in softmax/softmax_warp softmax/softmax_block scan/cumsum_block reduce/sum_rows_smem; do
+  for s in adversarial boundary+adversarial+huge; do
+    out=$(run_dirigo fuzz "$S/$p.lua" --strategy "$s" --cases 16)
+    rc=$(cat "${TMPDIR:-/tmp}/dg_rc.$$")
+    is "$rc" 0 "$p passes $s"
+  done
+done
 done_testing

@@ -237,10 +237,12 @@ static int64_t evals_compare(const ecase *c, int64_t *differ, char *what, size_t
       double v = dge_eval(&e, (int)c->L.kind, n, c->L.p, i);
       evals++;
       bool same = (v == h.value || (isnan(v) && isnan(h.value))) && e.maxmag == h.maxmag &&
-                  !e.overflowed == !h.overflowed && !e.nan_input == !h.nan_input;
+                  !e.overflowed == !h.overflowed && !e.order_overflow == !h.order_overflow &&
+                  !e.nan_input == !h.nan_input;
       if (!same && (*differ)++ == 0)
-        snprintf(what, nwhat, "[%lld] k=%d: %.17g/%.17g maxmag %g/%g overflowed %d/%d nan %d/%d", (long long)i, k,
-                 v, h.value, e.maxmag, h.maxmag, e.overflowed, h.overflowed, e.nan_input, h.nan_input);
+        snprintf(what, nwhat, "[%lld] k=%d: %.17g/%.17g maxmag %g/%g overflowed %d/%d order %d/%d nan %d/%d",
+                 (long long)i, k, v, h.value, e.maxmag, h.maxmag, e.overflowed, h.overflowed, e.order_overflow,
+                 h.order_overflow, e.nan_input, h.nan_input);
     }
   return evals;
 }
@@ -364,6 +366,102 @@ static void parts_vs_whole(const char *rel, int *nsamples, int64_t *tot)
        "perturbed evaluations)%s%s", rel, c.p->op_name, mild ? "ordinary" : "adversarial", (long long)verdicts,
        (long long)by_parts, differ ? "; differ: " : "", what);
     *tot += by_parts;
+    case_free(&c);
+  }
+}
+
+/* The non-finite rule (gpu_env_dev.h's dge_order_ovf, session 10) on huge
+ * values (fuzz_ctr's `huge` of each input's dtype, |x| in [1/32, 3/32] of its
+ * largest finite value), with the generator's signs and with signs
+ * alternating element by element (the reference's sequential sums then stay
+ * finite where an order adding one sign first overflows): at every element
+ * (up to 48) a kernel's Inf and NaN get the host's verdict, and the facts
+ * the rule reads (overflowed, order_overflow) equal the host's. Matmul and
+ * conv2d read the square roots (|x| near 2^62): their products stay finite
+ * and their sums overflow in some orders. Softmax-family
+ * ops overflow in no order (x - m <= 0): their Inf/NaN are outside, where the
+ * old rule (an intermediate within 64x of FLT_MAX) put them inside. */
+static bool huge_inputs(ecase *c, bool alternate)
+{
+  dg_problem *p = c->p;
+  for (size_t t = 0; t < p->tensors.n; t++) {
+    const dg_tensor *ts = &p->tensors.v[t];
+    if (ts->role != DG_TENSOR_INPUT || ts->has_range) continue;
+    int64_t n = dg_problem_numel(p, (int)t, c->sizes);
+    fuzz_ctr g = { .key = fuzz_input_key(fuzz_case_seed(1, 2), t), .dist = FUZZ_DIST_HUGE, .dtype = ts->dtype,
+                   .positive = ts->positive, .n = n };
+    for (int64_t i = 0; i < n; i++) {
+      double v = fuzz_ctr_value(&g, i);
+      if (c->L.kind >= 3) v = dg_dtype_round(ts->dtype, copysign(sqrt(fabs(v)), v));
+      if (alternate && !ts->positive) v = (i % 2 ? -1 : 1) * fabs(v);
+      c->data[t][i] = v;
+      dg_dtype_store(ts->dtype, c->raw[t], i, v);
+    }
+  }
+  dg_ref_env env = { .sizes = c->sizes, .data = (const double *const *)c->data };
+  char *err = NULL;
+  bool ok = dg_problem_ref_eval_all(p, &env, c->out, c->want, c->def, &err) == DG_REF_OK;
+  free(err);
+  return ok;
+}
+
+static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int64_t *tot_out, int64_t *tot_order)
+{
+  for (int alt = 0; alt < 2; alt++) {
+    ecase c;
+    if (!case_make(&c, rel, 51, true) || !huge_inputs(&c, alt)) {
+      case_free(&c);
+      return;
+    }
+    *nsamples += !alt;
+    double *got = dg_calloc((size_t)c.n + 1, sizeof *got);
+    uint8_t *only = dg_calloc((size_t)c.n + 1, 1);
+    dg_dtype od = c.p->tensors.v[c.out].dtype;
+    dg_tol tol = dg_problem_tol(c.p, c.out);
+    int64_t step = c.n > 48 ? c.n / 48 : 1, judged = 0, in = 0, order = 0, differ = 0, r32inf = 0;
+    long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] };
+    char what[200] = "";
+    for (int64_t i = 0; i < c.n; i += step) {
+      fuzz_envelope_facts h;
+      dge_st e = st_of(&c);
+      e.round32 = 1;
+      e.flat = i;
+      double v = dge_eval(&e, (int)c.L.kind, n, c.L.p, i);
+      if (!c.def[i] || !fuzz_envelope_eval(c.p, c.sizes, c.data, c.out, i, -1, &h)) continue;
+      order += e.order_overflow;
+      if (!e.overflowed != !h.overflowed || !e.order_overflow != !h.order_overflow) {
+        if (differ++ == 0)
+          snprintf(what, sizeof what, "[%lld]: overflowed %d/%d order_overflow %d/%d", (long long)i, e.overflowed,
+                   h.overflowed, e.order_overflow, h.order_overflow);
+        continue;
+      }
+      if (!isfinite((float)v)) {   /* fp32's own value not finite: any value passes */
+        r32inf++;
+        continue;
+      }
+      double gs[2] = { INFINITY, NAN };
+      for (int g = 0; g < 2; g++) {
+        if (fuzz_elem_check(od, gs[g], c.want[i], tol) == FUZZ_ELEM_OK) continue;
+        got[i] = gs[g];
+        int hv = host_judge(&c, i, got, only), dv = dev_judge(&c, i, gs[g]);
+        judged++;
+        in += hv;
+        if (hv != dv && differ++ == 0)
+          snprintf(what, sizeof what, "[%lld]: %g host %d device %d", (long long)i, gs[g], hv, dv);
+      }
+      got[i] = 0;
+    }
+    ok(differ == 0 && judged + r32inf > 0, "%s (%s), huge values%s: %lld Inf/NaN judged as the host does (%lld "
+       "inside; %lld elements with an order that overflows, %lld where fp32's own value is not)%s%s", rel,
+       c.p->op_name, alt ? ", alternating signs" : "", (long long)judged, (long long)in, (long long)order,
+       (long long)r32inf, differ ? "; differ: " : "", what);
+    if (c.L.kind == 0 && c.L.n[2] <= 1)
+      ok(in == 0, "  %s: no order of a softmax overflows, every Inf/NaN outside (%lld of %lld)", c.p->op_name,
+         (long long)(judged - in), (long long)judged);
+    *tot_in += in;
+    *tot_out += judged - in;
+    *tot_order += order;
+    free(got), free(only);
     case_free(&c);
   }
 }
@@ -758,6 +856,7 @@ int main(void)
   gt_all_samples(&samples);
 #ifdef DG_MOCK_CUDA
   (void)shared_vs_host, (void)evals_vs_host, (void)lengths_vs_host, (void)parts_vs_whole, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
+  (void)nonfinite_vs_host;
 #else
   compiles();
   if (getenv("DG_ENV_T_FROM")) goto device;   /* the rest of a cut device run: its campaigns alone */
@@ -779,6 +878,11 @@ int main(void)
   for (size_t i = 0; i < samples.n; i++) boundary_vs_host(samples.v[i], &ns, &tin, &tout);
   ok(ns >= 30 && tin > 0 && tout > 0, "%d samples at the bounds: %lld elements inside, %lld outside", ns,
      (long long)tin, (long long)tout);
+  ns = 0, tin = tout = 0;
+  int64_t tord = 0;
+  for (size_t i = 0; i < samples.n; i++) nonfinite_vs_host(samples.v[i], &ns, &tin, &tout, &tord);
+  ok(ns >= 40 && tin > 0 && tout > 0 && tord > 0, "%d samples at huge values: %lld Inf/NaN inside, %lld outside; "
+     "%lld elements whose sums overflow in another order", ns, (long long)tin, (long long)tout, (long long)tord);
   hook_plumbing();
   kernel_args();
 device:

@@ -1,0 +1,278 @@
+/* envelope_nonfinite.c — the validator's non-finite rule (fuzz_envelope.c's
+ * within_envelope, gpu_env_dev.h's dge_order_ovf): an Inf or NaN from a
+ * kernel, where fp32's own evaluation of the reference is finite, is
+ * explained only by an overflow of some legitimate evaluation — fp32's
+ * (overflowed, with the Inf absorbed on the way) or another order of one of
+ * its sums, whose terms of one sign reach FLT_MAX (order_overflow). Values
+ * of `huge` (adversarial's case 2: |x| in [FLT_MAX/32, 3 FLT_MAX/32], the
+ * generator's own draws):
+ *  - softmax (samples/softmax/softmax_warp.lua, one row of 77): its warp max
+ *    combined with fminf (a min/max swap) makes exp(x - m) overflow and the
+ *    row NaN; no order of the correct softmax overflows (x - m <= 0, every
+ *    exp <= 1), so every NaN of the row and a plain Inf or NaN at every
+ *    element are outside. Up to session 10 an intermediate within 64x of
+ *    FLT_MAX explained them (maxmag > 2^122): all of them inside.
+ *  - row sums (samples/reduce/sum_rows_smem.lua, rows of 256): rows whose
+ *    signs alternate never overflow in the reference's sequential order, but
+ *    2 strided lanes, or the positive terms first, do; those Inf/NaN are
+ *    inside (sum_rows_smem's and cumsum_block's false positives without the
+ *    order term of the rule), and an Inf on a row of normal values outside. */
+#include "fuzz_run.h"
+#include "lua_spec.h"
+#include "../tap.h"
+#include <float.h>
+#include <math.h>
+
+#define DG_ENV_EMIT(...) __VA_ARGS__
+#define DG_DEV static inline
+#include "gpu_env_dev.h"
+#undef DG_DEV
+#undef DG_ENV_EMIT
+
+static dg_problem *load(const char *rel)
+{
+  char *path = dg_printf("%s/samples/%s.lua", DG_DATADIR, rel);
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  free(path);
+  bool loaded = p && !d.nerrors;
+  dg_diags_free(&d);
+  ok(loaded, "%s loads", rel);
+  if (!loaded && p) dg_problem_free(p), p = NULL;
+  return p;
+}
+
+static int tensor(const dg_problem *p, const char *name)
+{
+  for (size_t t = 0; t < p->tensors.n; t++)
+    if (!strcmp(p->tensors.v[t].name, name)) return (int)t;
+  return -1;
+}
+
+/* A problem at given sizes, its input x and output y, the fp64 reference. */
+typedef struct {
+  dg_problem *p;
+  int64_t sizes[8], n, nx;
+  int tx, ty;
+  double **env, *want;
+  uint8_t *def;
+} prob;
+
+static bool prob_open(prob *q, const char *rel, int64_t N, int64_t C)
+{
+  memset(q, 0, sizeof *q);
+  q->p = load(rel);
+  if (!q->p) return false;
+  q->tx = tensor(q->p, "x"), q->ty = tensor(q->p, "y");
+  for (size_t i = 0; i < q->p->sizes.n && i < 8; i++) q->sizes[i] = !strcmp(q->p->sizes.v[i].name, "C") ? C : N;
+  q->nx = N * C;
+  q->n = dg_problem_numel(q->p, q->ty, q->sizes);
+  q->env = dg_calloc(q->p->tensors.n, sizeof *q->env);
+  q->env[q->tx] = dg_calloc((size_t)q->nx, sizeof(double));
+  q->env[q->ty] = dg_calloc((size_t)q->n, sizeof(double));
+  q->want = dg_calloc((size_t)q->n, sizeof(double));
+  q->def = dg_calloc((size_t)q->n, 1);
+  return q->tx >= 0 && q->ty >= 0;
+}
+
+static bool prob_ref(prob *q)
+{
+  dg_ref_env renv = { .sizes = q->sizes, .data = (const double *const *)q->env };
+  char *err = NULL;
+  bool okr = dg_problem_ref_eval_all(q->p, &renv, q->ty, q->want, q->def, &err) == DG_REF_OK;
+  free(err);
+  return okr;
+}
+
+static void prob_close(prob *q)
+{
+  if (q->env) free(q->env[q->tx >= 0 ? q->tx : 0]), free(q->env[q->ty >= 0 ? q->ty : 0]);
+  free(q->env), free(q->want), free(q->def);
+  if (q->p) dg_problem_free(q->p);
+}
+
+/* Is got at element i alone inside the envelope? (-1: within the tolerance, not judged) */
+static int inside(const prob *q, int64_t i, double got)
+{
+  dg_tol tol = dg_problem_tol(q->p, q->ty);
+  if (fuzz_elem_check(DG_DT_F32, got, q->want[i], tol) == FUZZ_ELEM_OK) return -1;
+  double *g = dg_calloc((size_t)q->n, sizeof *g);
+  uint8_t *only = dg_calloc((size_t)q->n, 1);
+  g[i] = got, only[i] = 1;
+  int64_t first;
+  int64_t remain = fuzz_envelope_filter(q->p, q->sizes, q->env, NULL, q->ty, g, q->want, only, NULL, q->n, tol,
+                                        &first, NULL);
+  free(g), free(only);
+  return remain == 0;
+}
+
+/* huge's draws of the case's input x (fuzz_ctr: what the campaign and the GPU generator give) */
+static fuzz_ctr huge_of(const prob *q, int64_t row)
+{
+  return (fuzz_ctr){ .key = fuzz_input_key(fuzz_case_seed(1, 2), q->tx), .dist = FUZZ_DIST_HUGE,
+                     .dtype = DG_DT_F32, .row = row, .n = q->nx };
+}
+
+#define SC 77
+
+/* softmax_warp.cu on one row in fp32: 32 strided lanes, butterfly trees;
+ * the warp max combined by fmaxf, or by fminf (the bug) */
+static void softmax_warp(const float *x, float *y, bool swapped)
+{
+  float m[32], s[32], t[32];
+  for (int l = 0; l < 32; l++) {
+    m[l] = -INFINITY;
+    for (int c = l; c < SC; c += 32) m[l] = fmaxf(m[l], x[c]);
+  }
+  for (int o = 16; o; o >>= 1) {
+    for (int l = 0; l < 32; l++) t[l] = swapped ? fminf(m[l], m[l ^ o]) : fmaxf(m[l], m[l ^ o]);
+    memcpy(m, t, sizeof m);
+  }
+  for (int l = 0; l < 32; l++) {
+    s[l] = 0;
+    for (int c = l; c < SC; c += 32) s[l] += expf(x[c] - m[l]);
+  }
+  for (int o = 16; o; o >>= 1) {
+    for (int l = 0; l < 32; l++) t[l] = s[l] + s[l ^ o];
+    memcpy(s, t, sizeof s);
+  }
+  for (int c = 0; c < SC; c++) y[c] = expf(x[c] - m[c % 32]) * (1.0f / s[c % 32]);
+}
+
+static void softmax_huge(void)
+{
+  prob q;
+  if (!prob_open(&q, "softmax/softmax_warp", 1, SC)) {
+    prob_close(&q);
+    return;
+  }
+  fuzz_ctr g = huge_of(&q, SC);
+  float x[SC], y[SC];
+  for (int c = 0; c < SC; c++) x[c] = (float)(q.env[q.tx][c] = fuzz_ctr_value(&g, c));
+  double lo = INFINITY, hi = 0;
+  for (int c = 0; c < SC; c++) lo = fmin(lo, fabs(x[c])), hi = fmax(hi, fabs(x[c]));
+  ok(prob_ref(&q) && lo >= FLT_MAX / 32 && hi <= 3 * (double)FLT_MAX / 32,
+     "softmax, huge values: |x| in [%.3g, %.3g], the fp64 reference", lo, hi);
+  fuzz_envelope_facts f;
+  bool ev = fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, 0, -1, &f);
+  ok(ev && isfinite(f.value) && f.maxmag > 0x1p122 && !f.overflowed && !f.order_overflow,
+     "fp32's evaluation at y[0]: finite (%g), maxmag %.3g past 2^122 (the old rule's clause), no overflow in this "
+     "order (%d) nor in another order of a sum (%d)", f.value, f.maxmag, f.overflowed, f.order_overflow);
+  /* the correct kernel: every element within the tolerance or inside */
+  softmax_warp(x, y, false);
+  int out = 0, judged = 0;
+  for (int c = 0; c < SC; c++) {
+    int v = inside(&q, c, y[c]);
+    judged += v >= 0, out += v == 0;
+  }
+  ok(out == 0, "correct softmax_warp: %d of %d elements past the tolerance, all inside", judged, judged);
+  /* the min/max swap: its NaN (and Inf) outside, every one */
+  softmax_warp(x, y, true);
+  int nonfinite = 0;
+  out = 0;
+  for (int c = 0; c < SC; c++)
+    if (!isfinite(y[c])) nonfinite++, out += inside(&q, c, y[c]) == 0;
+  ok(nonfinite >= SC / 2 && out == nonfinite, "softmax_warp with fminf in its warp max: %d of %d elements NaN/Inf, "
+     "%d outside", nonfinite, SC, out);
+  int outs[2] = {0};
+  for (int c = 0; c < SC; c++) outs[0] += inside(&q, c, INFINITY) == 0, outs[1] += inside(&q, c, NAN) == 0;
+  ok(outs[0] == SC && outs[1] == SC, "Inf at every element: %d of %d outside; NaN: %d", outs[0], SC, outs[1]);
+  prob_close(&q);
+}
+
+#define RC 256
+#define RN 6
+
+static float sum_seq(const float *x)
+{
+  float a = 0;
+  for (int c = 0; c < RC; c++) a += x[c];
+  return a;
+}
+
+static float sum_lanes(const float *x, int L)   /* L strided lanes, then a tree (sum_rows_smem: 128) */
+{
+  float p[128];
+  for (int l = 0; l < L; l++) {
+    p[l] = 0;
+    for (int c = l; c < RC; c += L) p[l] += x[c];
+  }
+  for (int o = L / 2; o; o >>= 1)
+    for (int l = 0; l < o; l++) p[l] += p[l + o];
+  return p[0];
+}
+
+static float sum_pos_first(const float *x)   /* the positive terms, then the negative ones */
+{
+  float a = 0;
+  for (int c = 0; c < RC; c++) a += x[c] > 0 ? x[c] : 0;
+  for (int c = 0; c < RC; c++) a += x[c] < 0 ? x[c] : 0;
+  return a;
+}
+
+/* rows 0-3 huge (0 and 1 with alternating signs), 4 and 5 normal values */
+static void row_sums_huge(void)
+{
+  prob q;
+  if (!prob_open(&q, "reduce/sum_rows_smem", RN, RC)) {
+    prob_close(&q);
+    return;
+  }
+  fuzz_ctr g = huge_of(&q, RC);
+  dg_rng r;
+  dg_rng_seed(&r, 5);
+  for (int64_t i = 0; i < q.nx; i++) {
+    double v = fuzz_ctr_value(&g, i);
+    int64_t row = i / RC;
+    if (row < 2) v = (i % 2 ? -1 : 1) * fabs(v);
+    if (row >= 4) v = (float)dg_rng_normal(&r);
+    q.env[q.tx][i] = v;
+  }
+  ok(prob_ref(&q), "row sums: the fp64 reference");
+  int order_rows = 0, r32_finite = 0;
+  for (int64_t i = 0; i < 2; i++) {
+    fuzz_envelope_facts f;
+    if (fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, i, -1, &f))
+      r32_finite += isfinite(f.value) && !f.overflowed, order_rows += f.order_overflow;
+  }
+  ok(r32_finite == 2 && order_rows == 2, "alternating huge rows: fp32's sequential sum finite without overflow (%d "
+     "of 2), another order overflows (%d of 2)", r32_finite, order_rows);
+  int judged = 0, out = 0, nonfinite = 0;
+  float x[RC];
+  for (int64_t i = 0; i < 4; i++) {
+    for (int c = 0; c < RC; c++) x[c] = (float)q.env[q.tx][i * RC + c];
+    float v[4] = { sum_seq(x), sum_lanes(x, 128), sum_lanes(x, 2), sum_pos_first(x) };
+    for (int k = 0; k < 4; k++) {
+      if (isfinite(v[k])) continue;
+      int in = inside(&q, i, v[k]);
+      nonfinite++, judged += in >= 0, out += in == 0;
+    }
+  }
+  ok(judged >= 4 && out == 0,
+     "correct orders of huge row sums (sequential, 128 lanes and a tree, 2 lanes, positive terms first): %d "
+     "Inf/NaN, %d where the reference is finite, all inside", nonfinite, judged);
+  int outs = 0;
+  for (int64_t i = 4; i < RN; i++) outs += inside(&q, i, INFINITY) == 0;
+  ok(outs == 2, "Inf on a row of normal values: %d of 2 outside", outs);
+  prob_close(&q);
+}
+
+/* dge_order_ovf itself: max(P, N) = (sh + |r|) / 2 against 2^128 - 2^103 */
+static void order_test(void)
+{
+  double fm = FLT_MAX, a = 2e38;
+  ok(!dge_order_ovf(2 * fm, 0), "FLT_MAX - FLT_MAX: no order overflows");
+  ok(dge_order_ovf(3 * a, a), "a + a - a, a = 2e38: adding a + a first overflows");
+  /* FLT_MAX + b - FLT_MAX: the positive terms reach FLT_MAX + b, which rounds to Inf from b = half an ulp (to even) */
+  ok(!dge_order_ovf(2 * fm + 0x1p102, 0x1p102) && dge_order_ovf(2 * fm + 0x1p103, 0x1p103),
+     "FLT_MAX + b - FLT_MAX: b = 2^102 no order overflows, b = 2^103 (half an ulp) FLT_MAX + b does");
+  ok(!dge_order_ovf(INFINITY, INFINITY) && !dge_order_ovf(1, NAN), "a non-finite result: not this test's");
+}
+
+int main(void)
+{
+  order_test();
+  softmax_huge();
+  row_sums_huge();
+  return tap_done();
+}
