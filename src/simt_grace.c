@@ -32,17 +32,23 @@
  * Loads look at the cells only where the buffer was stored to in this
  * interval, or by an earlier block.
  *
+ * Loads of a buffer that is not read-only are recorded too (the first loader of
+ * a cell's interval or another block's, and a second loader of another warp),
+ * so a store after another warp's or block's load races with it; stores
+ * narrower than a cell, unaligned or across two are tracked byte by byte
+ * (gby).
+ *
  * Not races: same-value stores (`flag = 1` from every block), atomics against
  * atomics, a block's plain store after its own atomic on the element (the
  * atomic saw every earlier one: the "last block" counter reset), a block's
- * load of another's store after a __threadfence() of the launch and an
- * atomic of its own (the __threadfence + counter "last block" pattern: the
- * atomic orders the loads after the fenced stores), loads before a store of
- * another warp (not tracked: a load leaves no mark). Not tracked: the
- * symbolic domain (its values are terms; the check's concrete run sees the
- * race first), a launch of one block of one warp, wrapped (lazily filled)
- * buffers, stores narrower than the buffer's element or across its
- * boundary. */
+ * load of another's store where the storing block ran a __threadfence() and
+ * then an atomic, and the loading block an atomic before the load (the
+ * __threadfence + counter "last block" pattern: the atomics order the loads
+ * after the fenced stores; still coarse: any atomic, not the counter's, and a
+ * store after the storing block's fence counts). Not tracked: the symbolic
+ * domain (its values are terms; the check's concrete run sees the race
+ * first), a launch of one block of one warp, wrapped (lazily filled)
+ * buffers. */
 /* the run loops below vectorise with GCC 12's dynamic cost model (as simt_mem.c's) */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("vect-cost-model=dynamic")
@@ -118,17 +124,22 @@ void simt_gsh_explode(simt_buf *b, int64_t k)
   b->gch[k] = (uint64_t)b->ggen << 56 | SIMT_GS_CELLS;
 }
 
-void simt_gsh_reset(simt_x *x) { x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gatom = 0, x->gfence = false; }
+void simt_gsh_reset(simt_x *x)
+{
+  x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gatom = 0, x->gfence = x->gpub = false;
+}
 
 void simt_gsh_block(simt_x *x)
 {
   x->gep0 = x->epoch;
+  if (x->gbt.n) x->gbt.v[x->gbt.n - 1].pub = x->gpub;     /* the block before: published? */
+  x->gfence = x->gpub = false;
   if (!x->gsh) return;
-  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block }));
+  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block, false }));
 }
 
-/* the block whose run holds barrier interval ep (ep below the running block's) */
-static int64_t block_of(const simt_x *x, uint32_t ep)
+/* the entry of the block whose run holds barrier interval ep (ep below the running block's) */
+static const struct simt_gblk *gblk_of(const simt_x *x, uint32_t ep)
 {
   size_t lo = 0, hi = x->gbt.n;            /* the last entry with .ep <= ep */
   while (hi - lo > 1) {
@@ -136,7 +147,22 @@ static int64_t block_of(const simt_x *x, uint32_t ep)
     if (x->gbt.v[mid].ep <= ep) lo = mid;
     else hi = mid;
   }
-  return x->gbt.n ? x->gbt.v[lo].block : -1;
+  return x->gbt.n ? &x->gbt.v[lo] : NULL;
+}
+
+static int64_t block_of(const simt_x *x, uint32_t ep)
+{
+  const struct simt_gblk *g = gblk_of(x, ep);
+  return g ? g->block : -1;
+}
+
+/* A load of another block's store (its cell c) ordered by the "last block" pattern: the
+ * storing block ran a __threadfence() and then an atomic on global memory (its stores
+ * published), and the loading block an atomic before the load. */
+static bool published(const simt_x *x, uint64_t c)
+{
+  const struct simt_gblk *g = x->gatom >= x->gep0 ? gblk_of(x, (uint32_t)c) : NULL;
+  return g && g->pub;
 }
 
 static bool same_span(dg_span a, dg_span b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
@@ -159,7 +185,7 @@ static uint64_t span_index(simt_x *x, dg_span sp)
 uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp)
 {
   int thr = x->pk ? lane % x->nb1 : lane;      /* packed blocks: lane's own */
-  if (x->in_atomic) x->gatom = x->epoch;
+  if (x->in_atomic) x->gatom = x->epoch, x->gpub |= x->gfence;
   return (uint64_t)b->ggen << GS_GEN | span_index(x, sp) << GS_SPAN | (uint64_t)thr << GS_THREAD
          | (uint64_t)x->in_atomic << GS_ATOMIC | x->epoch;
 }
@@ -394,11 +420,11 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
   int g = b->ggran;
   if (o < 0 || size <= 0 || o + size > b->mem.size || !g) return;
   int64_t thr = thread_of(x, lane);
-  bool fenced = x->gfence && x->gatom >= x->gep0;     /* the "last block": its loads of other blocks' stores are ordered */
+
   for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < b->mem.size / g; ci++) {
     uint64_t c = simt_gsh_cell(b, ci);
     int kind = simt_gsh_other(x, c, b->ggen, thr);
-    if (!kind || (kind == 1 && fenced)) continue;
+    if (!kind || (kind == 1 && published(x, c))) continue;
     race(x, b, lane, false, c, kind, ci * g, sp, false);
     return;
   }
@@ -406,7 +432,7 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
     for (int64_t bi = o; bi < o + size; bi++) {
       uint64_t c = b->gby[bi];
       int kind = simt_gsh_other(x, c, b->ggen, thr);
-      if (!kind || (kind == 1 && fenced)) continue;
+      if (!kind || (kind == 1 && published(x, c))) continue;
       race(x, b, lane, false, c, kind, bi, sp, false);
       return;
     }

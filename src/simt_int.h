@@ -195,11 +195,14 @@ typedef struct simt_x {
   uint64_t pset;           /* kernel frame slots written in every lane before any read: not zeroed */
   /* global races (simt_grace.c): on for a concrete launch of two blocks or two warps or more */
   bool gsh;
-  bool gfence;             /* a __threadfence() ran in this launch */
+  bool gfence;             /* the running block ran a __threadfence() */
+  bool gpub;               /* ... and then an atomic on global memory: its stores before are published */
   uint32_t gl;             /* this launch's generation (simt.glaunch) */
   uint32_t gep0;           /* the barrier interval (epoch) the running block (or pack) began with */
   uint32_t gatom;          /* the interval of the last atomic on global memory (0 none) */
-  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; }) gbt;   /* the blocks run, by the interval they began with */
+  /* the blocks run, by the interval they began with; pub: the block ran a __threadfence()
+   * and then an atomic on global memory (set when the next block begins) */
+  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; bool pub; }) gbt;
   dg_span *gsp;            /* the spans of the launch's global stores, by index (cells name them) */
   int gspn, gspcap, gsplast;
 } simt_x;
@@ -455,11 +458,10 @@ static inline int simt_gsh_other(const simt_x *x, uint64_t c, uint64_t gen, int6
   return ep == x->epoch && (c >> SIMT_GS_WARP & 31) != (uint64_t)(thr >> 5) ? 2 : 0;
 }
 /* A load of b may find a race: b was stored to in this launch, in this barrier interval
- * of this block or by an earlier block (not after a __threadfence and this block's atomic). */
+ * of this block or by an earlier block. */
 static inline bool simt_gsh_ld(const simt_x *x, const simt_buf *b)
 {
-  return x->gsh && b->gsh && b->glaunch == x->gl && !x->in_atomic
-         && (b->gwep == x->epoch || (b->gwep0 < x->gep0 && !(x->gfence && x->gatom >= x->gep0)));
+  return x->gsh && b->gsh && b->glaunch == x->gl && !x->in_atomic && (b->gwep == x->epoch || b->gwep0 < x->gep0);
 }
 /* Lane's load of size bytes at byte o of b (simt_gsh_ld holds): a race when a cell it
  * covers holds another warp's store of this interval or another block's; the run

@@ -151,6 +151,15 @@ static const char src[] =
   "  if (mode == 1) { if (blockIdx.x == 0) y[0] = 5; else s[1] = 7; }\n"  /* 129: full, then a half */
   "  if (mode == 2) { if (blockIdx.x == 0) s[1] = 7; else y[0] = 5; }\n"  /* 130: a half, then full */
   "  if (mode == 3) { if (blockIdx.x == 0) s[1] = 7; else y[1] = y[0]; }\n"   /* 131: a half, then a load */
+  "}\n"
+  "__global__ void otherfence(float *a, float *o, unsigned *count)\n"     /* 133 */
+  "{\n"
+  "  if (threadIdx.x == 0) {\n"
+  "    if (blockIdx.x == 0) a[0] = 5.0f;\n"                                 /* 136: no fence after */
+  "    if (blockIdx.x == 1) __threadfence();\n"                             /* another block's fence */
+  "    unsigned v = atomicAdd(count, 1u);\n"
+  "    if (v == gridDim.x - 1) o[0] = a[0] + 1.0f;\n"                       /* 139 */
+  "  }\n"
   "}\n";
 
 enum { ZERO = 2 };
@@ -273,6 +282,17 @@ static void test_benign(dg_module *mod)
   bufspec bf[] = { { "a", 4, false, DG_TY_F32 }, { "o", 4, false, DG_TY_F32 }, { "count", 4, ZERO, DG_TY_U32 } };
   clean(mod, "the last block loads block 0's store after its __threadfence and the counter", "fenced", bf, 3, NULL, 0,
         3, 32);
+  /* the fence is another block's: block 0's store is not published before its atomic */
+  for (int p = 0; p < 2; p++) {
+    simt *m = run(mod, p ? &slow : NULL, "otherfence", bf, 3, NULL, 0, 3, 32, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->xblock && !e->write && e->span.line == 139 && e->span2.line == 136 && e->block == 2 && e->block2 == 0
+       && strstr(e->msg, "write-read of a[0] by two blocks"),
+       "%s path: the last block loads block 0's store, block 1 ran the fence: a race (%s)", p ? "general" : "fast",
+       e ? e->msg : "no race");
+    simt_free(m);
+  }
 }
 
 /* loads of another block's store: block 1 reads a[0], which block 0 stored */
