@@ -4,6 +4,7 @@
  * session-side driver the fuzz backend's envelope hook calls. */
 #include "gpu_env.h"
 #include "fuzz_run.h"   /* FUZZ_ENVELOPE_JUDGED */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "    long long j = j0 + l;\n"
   "    if (j < m) {\n"
   "      dge_st e;\n"
+  "      e.pre = 0, e.given = 0;\n"
   "      e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
   "      e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
   "      e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
@@ -41,6 +43,150 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "      ok[j] = (unsigned char)dge_judge_join(v, cs, 3, cand[3 * j + 1], cand[3 * j + 2], (int)odt, atol, rtol);\n"
   "    }\n"
   "    __syncthreads();\n"
+  "  }\n"
+  "}\n"
+  /* matmul (gpu_env_dev.h's dge_mm_*, dge_mm_judge's steps): C = 4 candidates a warp, LP = 8 lanes
+     each (lane l: candidate l % C). The round32 pass, then, when it does not decide
+     one of them, the three perturbed evaluations at once, in windows of W = 16 steps: a candidate's lanes
+     compute its steps' terms (reads, perturbation, product, the add's draws; lane l steps l / C + LP r)
+     into the warp's window, then one lane an evaluation runs the chain over it (lane c: round32 of
+     candidate c; lane k C + c: evaluation k), the next window's raw values loaded before. Session 9's
+     layout ran a candidate's whole evaluation in one thread: four splitmix64 hashes a step on its serial
+     chain, one warp a scheduler. Lanes past the last candidate run the last one again, unwritten. */
+  "__device__ void dge_wred(dge_st *l) {   /* the facts over a candidate's lanes (l, l ^ C, ...) */\n"
+  "  for (int o = 4; o < 32; o <<= 1) {\n"
+  "    l->maxmag = fmax(l->maxmag, __shfl_xor_sync(0xffffffffu, l->maxmag, o));\n"
+  "    for (int s = 0; s < 2; s++) l->maxin[s] = fmax(l->maxin[s], __shfl_xor_sync(0xffffffffu, l->maxin[s], o));\n"
+  "    l->overflowed |= __shfl_xor_sync(0xffffffffu, l->overflowed, o);\n"
+  "    l->order_overflow |= __shfl_xor_sync(0xffffffffu, l->order_overflow, o);\n"
+  "    l->nan_input |= __shfl_xor_sync(0xffffffffu, l->nan_input, o);\n"
+  "  }\n"
+  "}\n"
+  "__device__ void dge_mm_ld(const dge_st *b, const dge_mmg *g, long long k0, int sub, double *ra, double *rb) {\n"
+  "  for (int r = 0; r < 2; r++) {\n"
+  "    long long s = k0 + sub + 8 * r;\n"
+  "    if (s < g->K) ra[r] = dge_ld(b->in[0], b->dt[0], g->ia + s * g->sa), rb[r] = dge_ld(b->in[1], b->dt[1], g->ib + s * g->sb);\n"
+  "  }\n"
+  "}\n"
+  "__device__ void dge_mm_warp(double (*t)[4][16], const dge_st *e0, const long long *n,\n"
+  "    const double *p, long long flat, double got, double want, int odt, double atol, double rtol, int *out) {\n"
+  "  int lane = threadIdx.x & 31, c = lane % 4, sub = lane / 4;\n"
+  "  const unsigned F = 0xffffffffu;\n"
+  "  dge_res q[4];\n"
+  "  dge_mmg g;\n"
+  "  dge_mm_geom(n, flat, &g);\n"
+  "  dge_st e = *e0, b = *e0;\n"
+  "  b.pre = 0, b.given = 0, b.flat = flat, b.round32 = 1, b.perturb = 0, b.k = 0;\n"
+  "  b.maxin[0] = b.maxin[1] = b.maxin[2] = 0;\n"
+  "  long long K = g.K;\n"
+  "  double ra[2], rb[2], acc, sacc = 0, f, d2;\n"
+  "  {\n"
+  "    dge_st l, ch;\n"
+  "    dge_mm_fresh(&l, &b);\n"
+  "    dge_mm_fresh(&ch, &b);\n"
+  "    acc = dge_c(&ch, 0);\n"
+  "    dge_mm_ld(&b, &g, 0, sub, ra, rb);\n"
+  "    for (long long k0 = 0; k0 < K; k0 += 16) {\n"
+  "      for (int r = 0; r < 2; r++) {\n"
+  "        int i = sub + 8 * r;\n"
+  "        if (k0 + i < K) t[0][c][i] = dge_mm_term(&l, &g, k0 + i, ra[r], rb[r], &f, &d2);\n"
+  "      }\n"
+  "      dge_mm_ld(&b, &g, k0 + 16, sub, ra, rb);\n"
+  "      __syncwarp();\n"
+  "      if (lane < 4) {\n"
+  "        int w = K - k0 < 16 ? (int)(K - k0) : 16;\n"
+  "        for (int i = 0; i < w; i++) acc = dge_mm_link(&ch, acc, &sacc, t[0][c][i], 1, 0);\n"
+  "      }\n"
+  "      __syncwarp();\n"
+  "    }\n"
+  "    if (lane < 4) {\n"
+  "      acc = dge_mm_end(&ch, &g, p, acc);\n"
+  "      dge_mm_merge(&l, &ch);\n"
+  "    }\n"
+  "    dge_wred(&l);\n"
+  "    dge_mm_res(&q[0], &l, __shfl_sync(F, acc, c));\n"
+  "  }\n"
+  "  double cond;\n"
+  "  e.pre = q;\n"
+  "  int v = dge_judge_part(&e, 3, n, p, flat, got, want, odt, atol, rtol, 0, -1, &cond);\n"
+  "  if (__any_sync(F, v == 2)) {\n"
+  "    b.round32 = 0, b.perturb = 1;\n"
+  "    for (int s = 0; s < 3; s++) b.scale[s] = q[0].maxin[s];\n"
+  "    dge_st l0, l1, l2, ch;\n"
+  "    int kc = lane < 12 ? lane / 4 : 0;\n"
+  "    b.k = 0;\n"
+  "    dge_mm_fresh(&l0, &b);\n"
+  "    b.k = 1;\n"
+  "    dge_mm_fresh(&l1, &b);\n"
+  "    b.k = 2;\n"
+  "    dge_mm_fresh(&l2, &b);\n"
+  "    b.k = kc;\n"
+  "    dge_mm_fresh(&ch, &b);\n"
+  "    acc = dge_c(&ch, 0), sacc = 0;\n"
+  "    dge_mm_ld(&b, &g, 0, sub, ra, rb);\n"
+  "    for (long long k0 = 0; k0 < K; k0 += 16) {\n"
+  "      for (int r = 0; r < 2; r++) {\n"
+  "        int i = sub + 8 * r;\n"
+  "        if (k0 + i < K) {\n"
+  "          t[0][c][i] = dge_mm_term(&l0, &g, k0 + i, ra[r], rb[r], &t[1][c][i], &t[2][c][i]);\n"
+  "          t[3][c][i] = dge_mm_term(&l1, &g, k0 + i, ra[r], rb[r], &t[4][c][i], &t[5][c][i]);\n"
+  "          t[6][c][i] = dge_mm_term(&l2, &g, k0 + i, ra[r], rb[r], &t[7][c][i], &t[8][c][i]);\n"
+  "        }\n"
+  "      }\n"
+  "      dge_mm_ld(&b, &g, k0 + 16, sub, ra, rb);\n"
+  "      __syncwarp();\n"
+  "      if (lane < 12) {\n"
+  "        int w = K - k0 < 16 ? (int)(K - k0) : 16;\n"
+  "        for (int i = 0; i < w; i++) acc = dge_mm_link(&ch, acc, &sacc, t[3 * kc][c][i], t[3 * kc + 1][c][i], t[3 * kc + 2][c][i]);\n"
+  "      }\n"
+  "      __syncwarp();\n"
+  "    }\n"
+  "    if (lane < 12) {\n"
+  "      acc = dge_mm_end(&ch, &g, p, acc);\n"
+  "      if (kc == 0) dge_mm_merge(&l0, &ch);\n"
+  "      else if (kc == 1) dge_mm_merge(&l1, &ch);\n"
+  "      else dge_mm_merge(&l2, &ch);\n"
+  "    }\n"
+  "    dge_wred(&l0);\n"
+  "    dge_wred(&l1);\n"
+  "    dge_wred(&l2);\n"
+  "    dge_mm_res(&q[1], &l0, __shfl_sync(F, acc, c));\n"
+  "    dge_mm_res(&q[2], &l1, __shfl_sync(F, acc, 4 + c));\n"
+  "    dge_mm_res(&q[3], &l2, __shfl_sync(F, acc, 8 + c));\n"
+  "    if (v == 2) {\n"
+  "      v = dge_judge_part(&e, 3, n, p, flat, got, want, odt, atol, rtol, 0, 2, &cond);\n"
+  "      if (v == 2) v = dge_judge_join(&v, &cond, 1, got, want, odt, atol, rtol);\n"
+  "    }\n"
+  "  }\n"
+  "  *out = v;\n"
+  "}\n"
+  "/* dg_env_many for matmul (kind 3): 4 warps a block of 128 threads, 4 candidates a warp\n"
+  "   (gpu_env_mm_grid) */\n"
+  "extern \"C\" __global__ void DG_MM_BOUNDS dg_env_mm(unsigned char *ok, const double *cand,\n"
+  "    const long long *work, long long kind, const void *a, long long ta, long long ia, const void *b, long long tb,\n"
+  "    long long ib, const void *c, long long tc, long long ic, long long n0, long long n1, long long n2,\n"
+  "    long long n3, double p0, double p1, double p2, long long odt, double atol, double rtol) {\n"
+  "  __shared__ double s_t[4][9][4][16];\n"
+  "  int w = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+  "  long long m = work[2] ? (long long)work[1] : 0;\n"
+  "  long long n[4] = { n0, n1, n2, n3 };\n"
+  "  double p[3] = { p0, p1, p2 };\n"
+  "  dge_st e;\n"
+  "  e.pre = 0, e.given = 0;\n"
+  "  e.in[0] = a, e.in[1] = b, e.in[2] = c;\n"
+  "  e.dt[0] = (int)ta, e.dt[1] = (int)tb, e.dt[2] = (int)tc;\n"
+  "  e.tid[0] = ia, e.tid[1] = ib, e.tid[2] = ic;\n"
+  "  for (long long j0 = (blockIdx.x * 4ll + w) * 4; j0 < m; j0 += gridDim.x * 4ll * 4) {\n"
+  "    long long j = j0 + lane % 4, jc = j < m ? j : m - 1;\n"
+  "    long long flat = (long long)cand[3 * jc];\n"
+  "    int v;\n"
+  "    if (n2 > 0)\n"
+  "      dge_mm_warp(s_t[w], &e, n, p, flat, cand[3 * jc + 1], cand[3 * jc + 2], (int)odt, atol, rtol, &v);\n"
+  "    else {\n"
+  "      dge_st x = e;\n"
+  "      v = dge_judge(&x, 3, n, p, flat, cand[3 * jc + 1], cand[3 * jc + 2], (int)odt, atol, rtol);\n"
+  "    }\n"
+  "    if (lane < 4 && j < m) ok[j] = (unsigned char)v;\n"
   "  }\n"
   "}\n"
   "extern \"C\" __global__ void dg_env(unsigned char *ok, const double *cand, long long m, long long kind,\n"
@@ -173,8 +319,9 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
   "}\n";
 #undef DG_ENV_EMIT
 
-static const char *const env_names[] = { "dg_env", "dg_env_hash", "dg_env_gather", "dg_env_many", "dg_env_fold" };
-#define ENV_NK 5
+static const char *const env_names[] = { "dg_env", "dg_env_hash", "dg_env_gather", "dg_env_many", "dg_env_fold",
+                                          "dg_env_mm" };
+#define ENV_NK 6
 
 const char *gpu_env_source(void) { return env_source; }
 const char *gpu_env_kernel_name(void) { return env_names[0]; }
@@ -184,6 +331,11 @@ dg_gpu_dim3 gpu_env_grid(int64_t m)   /* 32 candidates a block, a grid-stride lo
   return (dg_gpu_dim3){ (uint32_t)(b < 1 ? 1 : b > GPU_ENV_GRID ? GPU_ENV_GRID : b), 1, 1 };
 }
 dg_gpu_dim3 gpu_env_block(void) { return (dg_gpu_dim3){ GPU_ENV_BLOCK, 1, 1 }; }
+static dg_gpu_dim3 gpu_env_mm_grid(int64_t m)   /* dg_env_mm: 16 candidates a block, grid-stride past GPU_ENV_GRID */
+{
+  int64_t b = (m + 15) / 16;
+  return (dg_gpu_dim3){ (uint32_t)(b < 1 ? 1 : b > GPU_ENV_GRID ? GPU_ENV_GRID : b), 1, 1 };
+}
 
 /* gpu_ref.c's dtype codes (dg_ld), -1 if none. */
 static int dt_code(dg_dtype t)
@@ -273,14 +425,18 @@ static int batch_args(const gpu_env_launch *L, dg_gpu_buf ok, dg_gpu_buf cand, i
  * functions whose head says so (host code is blanked, gpu_src.c). */
 static char *device_text(size_t *len)
 {
-  static const struct { const char *mark, *dev; } subst[] = {
-    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " },
+  /* DIRIGO_GPU_ENV_MM_MINB=N: dg_env_mm's blocks an SM for ptxas (its registers; measured on the H200) */
+  char bounds[48] = "__launch_bounds__(128) ";
+  const char *mb = getenv("DIRIGO_GPU_ENV_MM_MINB");
+  if (mb && atoi(mb) > 0 && atoi(mb) <= 16) snprintf(bounds, sizeof bounds, "__launch_bounds__(128, %d) ", atoi(mb));
+  const struct { const char *mark, *dev; } subst[] = {
+    { "DG_DEV ", "__device__ " }, { "DG_DEVN ", "__device__ __noinline__ " }, { "DG_MM_BOUNDS ", bounds },
   };
   dg_buf b = {0};
   for (const char *s = env_source; *s;) {
     size_t k = 0;
-    while (k < 2 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
-    if (k < 2) {
+    while (k < 3 && strncmp(s, subst[k].mark, strlen(subst[k].mark))) k++;
+    if (k < 3) {
       dg_buf_puts(&b, subst[k].dev);
       s += strlen(subst[k].mark);
     } else {
@@ -478,6 +634,11 @@ bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *siz
     E->work_gen = gen;
   }
   P->hash = E->kern[1], P->gather = E->kern[2], P->judge = E->kern[3], P->fold = E->kern[4];
+  P->judge_grid = gpu_env_grid(FUZZ_ENVELOPE_JUDGED), P->judge_block = gpu_env_block();
+  if (P->L.kind == 3 && !gpu_run_switched_off("DIRIGO_GPU_ENV_MM")) {   /* matmul: a warp a candidate */
+    P->judge = E->kern[5];
+    P->judge_grid = gpu_env_mm_grid(FUZZ_ENVELOPE_JUDGED), P->judge_block = (dg_gpu_dim3){ 128, 1, 1 };
+  }
   P->work = E->work;
   dg_gpu_arg *h = P->hash_args, *f = P->fold_args, *g = P->gather_args;
   h[0] = f[1] = dg_gpu_arg_buf(E->work);
@@ -525,8 +686,7 @@ void gpu_env_pipe_after(const gpu_env_pipe *P, dg_gpu_batch *b)
 {
   dg_gpu_dim3 many = { 256, 1, 1 }, wide = { 256, 1, 1 };
   dg_gpu_batch_launch_unguarded(b, P->gather, P->gather_grid, wide, 0, P->gather_args, 11);
-  dg_gpu_batch_launch_unguarded(b, P->judge, gpu_env_grid(FUZZ_ENVELOPE_JUDGED), gpu_env_block(), 0, P->env_args,
-                                GPU_ENV_NARGS);
+  dg_gpu_batch_launch_unguarded(b, P->judge, P->judge_grid, P->judge_block, 0, P->env_args, GPU_ENV_NARGS);
   dg_gpu_batch_launch_unguarded(b, P->fold, many, wide, 0, P->fold_args, 9);
 }
 

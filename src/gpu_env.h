@@ -94,7 +94,7 @@ typedef struct {
   dg_gpu_kernel hash, gather, judge, fold;
   dg_gpu_buf work;
   dg_gpu_arg hash_args[7], gather_args[11], env_args[GPU_ENV_NARGS], fold_args[9];
-  dg_gpu_dim3 gather_grid;
+  dg_gpu_dim3 gather_grid, judge_grid, judge_block;   /* judge: dg_env_many, or dg_env_mm for matmul */
 } gpu_env_pipe;
 bool gpu_env_pipe_ready(gpu_kernels *gk, const dg_problem *p, const int64_t *sizes, int t, gpu_env_pipe *P);
 void gpu_env_pipe_start(const gpu_env_pipe *P, dg_gpu_batch *b);    /* once a request: the words zeroed */

@@ -68,6 +68,16 @@
 #define DG_DEVN DG_DEV
 #endif
 DG_ENV_EMIT(
+/* An evaluation's value and facts computed elsewhere (the device's matmul in
+ * windows, dge_mm_* below): dge_eval returns them instead of evaluating when
+ * dge_st.pre is set — pre[0] the round32 pass (with its maxin), pre[1 + k]
+ * the perturbed evaluation k. A new fact of the evaluation goes here, in
+ * dge_eval_pre and in dge_mm_merge too. */
+typedef struct {
+  double r, maxmag, maxin[3];
+  int overflowed, order_overflow, nan_input;
+} dge_res;
+
 typedef struct {
   int round32, perturb, k;
   long long flat;
@@ -82,6 +92,9 @@ typedef struct {
   const void *in[3];
   int dt[3];
   long long tid[3];
+  const dge_res *pre;          /* NULL, or the evaluations' results (dge_eval_pre) */
+  int given;                   /* the next add's 1 + delta and delta2 are gf, gd2 (dge_op2, dge_mm_link) */
+  double gf, gd2;
 } dge_st;
 
 DG_DEV int dge_isnan(double x) { return x != x; }
@@ -279,6 +292,19 @@ DG_DEV double dge_perturb_op2(unsigned long long key, int cls, unsigned n, doubl
   return 1 + 4 * 0x1p-24 * (2 * u - 1);
 }
 
+/* An add's or a sub's 1 + delta and delta2 in a perturbed evaluation:
+ * dge_perturb_op2's at the class's count, or the ones the caller drew
+ * beside the evaluation (e->given: dge_mm_link; the count still moves). */
+DG_DEV double dge_op2(dge_st *e, int cls, double *d2)
+{
+  unsigned n = e->ocnt[cls]++;
+  if (e->given) {
+    *d2 = e->gd2;
+    return e->gf;
+  }
+  return dge_perturb_op2(e->opkey, cls, n, d2);
+}
+
 /* The order term's weight: the shadow's share a kernel's own partial sums
  * may reach (fuzz_envelope.c's comment says why this much). */
 DG_DEV double dge_ord(void) { return 0.5; }
@@ -331,7 +357,7 @@ DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, doubl
     r = (double)(float)r;
     if (dge_order_ovf(sh, r)) e->order_overflow = 1;
   } else if (e->perturb) {
-    double d2, f = dge_perturb_op2(e->opkey, cls, e->ocnt[cls]++, &d2);
+    double d2, f = dge_op2(e, cls, &d2);
     r = r * f + d2 * (dge_ord() * dge_excess(sh, a0, a1));
   }
   if (dge_isinf(r) && dge_isfinite(a0) && dge_isfinite(a1)) e->overflowed = 1;
@@ -570,8 +596,22 @@ DG_DEV double dge_eval_op(dge_st *e, int kind, const long long *n, const double 
  * keeps the copy's fields in registers — on *e itself, a struct in the
  * kernel's local memory, every operation's count and note was a load and a
  * store there (session 8). */
+/* e->pre set: the evaluation computed elsewhere (dge_res), its facts */
+DG_DEV double dge_eval_pre(dge_st *e)
+{
+  const dge_res *q = &e->pre[e->round32 ? 0 : 1 + e->k];
+  e->maxmag = q->maxmag;
+  e->overflowed = q->overflowed;
+  e->order_overflow = q->order_overflow;
+  e->nan_input = q->nan_input;
+  if (e->round32)
+    for (int s = 0; s < 3; s++) e->maxin[s] = q->maxin[s];
+  return q->r;
+}
+
 DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p, long long flat)
 {
+  if (e->pre) return dge_eval_pre(e);
   dge_st l = *e;
   l.maxmag = 0;
   l.overflowed = 0;
@@ -637,5 +677,165 @@ DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, l
   double cond;
   int v = dge_judge_part(e, kind, n, p, flat, got, want, odt, atol, rtol, 0, 2, &cond);
   return v < 2 ? v : dge_judge_join(&v, &cond, 1, got, want, odt, atol, rtol);
+}
+
+/* ---- matmul in windows (session 10, gpu13): the device's dg_env_mm ------
+ * dge_matmul's loop is one chain only through acc and its shadow: a step's
+ * product (its two reads, their perturbation, the mul and its 1 + delta)
+ * and its add's 1 + delta and delta2 depend on the step's index alone. The
+ * device (gpu_env.c, dg_env_mm: 4 candidates a warp, 8 lanes each) computes
+ * them a window of steps at a time, each lane some of the window's steps
+ * (dge_mm_term), and one lane an evaluation runs the chain over the window
+ * (dge_mm_link: dge_acc itself, with the step's draws given); every lane
+ * notes the facts of its own steps, and they are merged after (dge_mm_merge:
+ * maxmag and maxin are maxima, the flags ors, so which lane took which step
+ * does not matter). The same operations on the same values as dge_matmul,
+ * so the same bits: env.t checks dge_mm_eval (windows of 32, a lane a step,
+ * run one after the other) against dge_eval and dge_mm_judge against
+ * dge_judge; the mock CUDA's dg_env_mm runs dge_mm_judge. */
+typedef struct {
+  long long ia, sa, ib, sb, K;   /* A[m][k] at ia + k sa, B[k][n] at ib + k sb (dge_matmul's) */
+  int gemv;
+} dge_mmg;
+
+DG_DEV int dge_mm_geom(const long long *n, long long flat, dge_mmg *g)
+{
+  long long M = n[0], N = n[1], K = n[2], flags = n[3];
+  long long z = flat / (M * N), r = flat % (M * N), m = r / N, c = r % N;
+  g->ia = z * M * K + (flags & 1 ? m : m * K);
+  g->sa = flags & 1 ? M : 1;
+  g->ib = z * K * N + (flags & 2 ? c * K : c);
+  g->sb = flags & 2 ? 1 : N;
+  g->K = K;
+  g->gemv = (flags & 4) != 0;
+  return K > 0;
+}
+
+DG_DEV void dge_mm_fresh(dge_st *l, const dge_st *e)   /* dge_eval's state at its start */
+{
+  *l = *e;
+  l->pre = 0;
+  l->given = 0;
+  l->maxmag = 0;
+  l->overflowed = 0;
+  l->order_overflow = 0;
+  l->nan_input = 0;
+  l->opkey = dge_op_key(l->flat, l->k);
+  l->rkey = dge_read_key(l->flat, l->k);
+  for (int c = 0; c < 12; c++) l->ocnt[c] = 0;
+}
+
+/* Step j of evaluation l (dge_mm_fresh's): its product from the raw values
+ * a, b of its two reads; *f, *d2 its add's draws (perturbed: dge_op2's). */
+DG_DEV double dge_mm_term(dge_st *l, const dge_mmg *g, long long j, double a, double b, double *f, double *d2)
+{
+  double av = dge_use(l, 0, g->ia + j * g->sa, a);
+  double bv = dge_use(l, 1, g->ib + j * g->sb, b);
+  l->ocnt[3] = (unsigned)j;
+  double p = dge_mul(l, av, bv);
+  *f = 1;
+  *d2 = 0;
+  if (!l->round32 && l->perturb) *f = dge_perturb_op2(l->opkey, 1, (unsigned)j, d2);
+  return p;
+}
+
+/* The chain's step: acc + p as dge_matmul adds it, the draws f, d2 given. */
+DG_DEV double dge_mm_link(dge_st *l, double acc, double *sacc, double p, double f, double d2)
+{
+  l->given = 1;
+  l->gf = f;
+  l->gd2 = d2;
+  double r = dge_acc(l, acc, sacc, p);
+  l->given = 0;
+  return r;
+}
+
+/* After the K steps, as dge_matmul ends: alpha (dge_eval_op's) times acc. */
+DG_DEV double dge_mm_end(dge_st *l, const dge_mmg *g, const double *p, double acc)
+{
+  if (g->gemv) return acc;
+  l->ocnt[3] = (unsigned)g->K;
+  return dge_mul(l, dge_c(l, dge_attr(l, p[0])), acc);
+}
+
+DG_DEV void dge_mm_merge(dge_st *to, const dge_st *from)   /* the order-free facts */
+{
+  if (from->maxmag > to->maxmag) to->maxmag = from->maxmag;
+  to->overflowed |= from->overflowed;
+  to->order_overflow |= from->order_overflow;
+  to->nan_input |= from->nan_input;
+  for (int s = 0; s < 3; s++)
+    if (from->maxin[s] > to->maxin[s]) to->maxin[s] = from->maxin[s];
+}
+
+DG_DEV void dge_mm_res(dge_res *q, const dge_st *l, double r)
+{
+  q->r = r;
+  q->maxmag = l->maxmag;
+  q->overflowed = l->overflowed;
+  q->order_overflow = l->order_overflow;
+  q->nan_input = l->nan_input;
+  for (int s = 0; s < 3; s++) q->maxin[s] = l->maxin[s];
+}
+
+/* dge_eval of a matmul (kind 3) set up in *e as for dge_eval (round32 or
+ * perturb, k, flat, maxin, scale), as dg_env_mm's warp computes it: windows
+ * of 32 steps, lane i the terms of step k0 + i, then the chain; 0 when K <= 0
+ * (dge_eval then). */
+DG_DEV int dge_mm_eval(const dge_st *e, const long long *n, const double *p, long long flat, dge_res *q)
+{
+  dge_mmg g;
+  if (!dge_mm_geom(n, flat, &g)) return 0;
+  dge_st ch, lane[32];
+  double t[3][32], acc, sacc = 0;
+  dge_mm_fresh(&ch, e);
+  for (int i = 0; i < 32; i++) dge_mm_fresh(&lane[i], e);
+  acc = dge_c(&ch, 0);
+  for (long long k0 = 0; k0 < g.K; k0 += 32) {
+    int w = g.K - k0 < 32 ? (int)(g.K - k0) : 32;
+    for (int i = 0; i < w; i++) {
+      long long j = k0 + i;
+      t[0][i] = dge_mm_term(&lane[i], &g, j, dge_ld(e->in[0], e->dt[0], g.ia + j * g.sa),
+                            dge_ld(e->in[1], e->dt[1], g.ib + j * g.sb), &t[1][i], &t[2][i]);
+    }
+    for (int i = 0; i < w; i++) acc = dge_mm_link(&ch, acc, &sacc, t[0][i], t[1][i], t[2][i]);
+  }
+  acc = dge_mm_end(&ch, &g, p, acc);
+  for (int i = 0; i < 32; i++) dge_mm_merge(&ch, &lane[i]);
+  dge_mm_res(q, &ch, acc);
+  return 1;
+}
+
+/* dge_judge of a matmul element as dg_env_mm judges it: the round32 pass
+ * (dge_mm_eval), dge_judge_part on it alone; when that does not decide, the
+ * three perturbed evaluations and dge_judge_part on all four, joined. */
+DG_DEV int dge_mm_judge(dge_st *e, const long long *n, const double *p, long long flat, double got, double want,
+                        int odt, double atol, double rtol)
+{
+  dge_res q[4];
+  dge_st b = *e;
+  b.pre = 0;
+  b.flat = flat;
+  b.round32 = 1;
+  b.perturb = 0;
+  b.k = 0;
+  for (int s = 0; s < 3; s++) b.maxin[s] = 0;
+  if (!dge_mm_eval(&b, n, p, flat, &q[0])) return dge_judge(e, 3, n, p, flat, got, want, odt, atol, rtol);
+  double cond;
+  e->pre = q;
+  int v = dge_judge_part(e, 3, n, p, flat, got, want, odt, atol, rtol, 0, -1, &cond);
+  if (v == 2) {
+    b.round32 = 0;
+    b.perturb = 1;
+    for (int s = 0; s < 3; s++) b.scale[s] = q[0].maxin[s];
+    for (int k = 0; k < 3; k++) {
+      b.k = k;
+      dge_mm_eval(&b, n, p, flat, &q[1 + k]);
+    }
+    v = dge_judge_part(e, 3, n, p, flat, got, want, odt, atol, rtol, 0, 2, &cond);
+    if (v == 2) v = dge_judge_join(&v, &cond, 1, got, want, odt, atol, rtol);
+  }
+  e->pre = 0;
+  return v;
 }
 )

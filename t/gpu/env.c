@@ -327,6 +327,90 @@ static void lengths_vs_host(void)
     }
 }
 
+/* The device's matmul in windows (gpu_env_dev.h's dge_mm_*: dg_env_mm, a
+ * warp a candidate, a lane a step's terms, one lane an evaluation's chain)
+ * against the evaluation in one thread (dge_eval): every evaluation's value
+ * bit for bit and its facts (maxmag, maxin, the overflow, order-overflow and
+ * NaN-input flags), at lengths around the window of 32 and with B read
+ * transposed as well (n3 bit 1, the same buffer); and dge_mm_judge's
+ * verdicts against dge_judge's for kernel values inside fp32's bound, past
+ * it (the perturbed evaluations decide), far off, NaN and Inf. */
+static void mm_windows_vs_eval(void)
+{
+  static const struct { const char *rel, *fmt; } L[] = {
+    { "matmul/matmul_tiled", "M=3 N=5 K=%d" }, { "matmul/matmul_tn_naive", "M=3 N=2 K=%d" },
+    { "matmul/gemv_warp", "M=5 K=%d" },        { "matmul/bmm_tiled", "B=2 M=2 N=3 K=%d" },
+  };
+  static const int lens[] = { 1, 31, 32, 33, 100, 1025 };
+  for (size_t l = 0; l < sizeof L / sizeof *L; l++)
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) {
+      char set[64], what[240] = "";
+      snprintf(set, sizeof set, L[l].fmt, lens[j]);
+      int64_t evals = 0, differ = 0, verdicts = 0, vdiffer = 0, by_pert = 0;
+      bool made = true;
+      for (int var = 0; var < 4 && made; var++) {   /* adversarial, ordinary; each as given and with B transposed */
+        ecase c;
+        made = case_make_sized(&c, L[l].rel, 51 + j, var & 1, set);
+        if (!made) {
+          case_free(&c);
+          break;
+        }
+        long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] | (var >> 1 ? 2 : 0) };
+        int64_t step = c.n > 24 ? c.n / 24 : 1;
+        for (int64_t i = 0; i < c.n; i += step) {
+          double scale[3] = { 0, 0, 0 };
+          for (int k = -1; k < 3; k++) {
+            dge_st e = st_of(&c);
+            e.flat = i;
+            e.round32 = k < 0;
+            e.perturb = k >= 0;
+            e.k = k < 0 ? 0 : k;
+            for (int s = 0; s < 3; s++) e.scale[s] = scale[s];
+            dge_st w = e;
+            dge_res q;
+            double v = dge_eval(&e, 3, n, c.L.p, i);
+            bool ran = dge_mm_eval(&w, n, c.L.p, i, &q);
+            if (k < 0)
+              for (int s = 0; s < 3; s++) scale[s] = e.maxin[s];
+            evals++;
+            bool same = ran && !memcmp(&v, &q.r, sizeof v) && q.maxmag == e.maxmag && !q.overflowed == !e.overflowed &&
+                        !q.order_overflow == !e.order_overflow && !q.nan_input == !e.nan_input &&
+                        (k >= 0 || !memcmp(q.maxin, e.maxin, sizeof q.maxin));
+            if (!same && differ++ == 0)
+              snprintf(what, sizeof what, "[%lld] k=%d var %d: %.17g/%.17g maxmag %g/%g maxin %g/%g ovf %d/%d "
+                       "oovf %d/%d nan %d/%d", (long long)i, k, var, q.r, v, q.maxmag, e.maxmag, q.maxin[0],
+                       e.maxin[0], q.overflowed, e.overflowed, q.order_overflow, e.order_overflow, q.nan_input,
+                       e.nan_input);
+          }
+          double r32, w64 = c.want[i];
+          {
+            dge_st e = st_of(&c);
+            e.round32 = 1;
+            e.flat = i;
+            r32 = (float)dge_eval(&e, 3, n, c.L.p, i);
+          }
+          double gots[6] = { r32 * (1 + 3e-7), r32 + 2.5 * (r32 - w64) + c.L.atol, w64 * (1 + 1e-3) + 3 * c.L.atol,
+                             w64 + 1e-5 * fabs(w64) + 2 * c.L.atol, NAN, INFINITY };
+          for (int g = 0; g < 6; g++) {
+            dge_st x = st_of(&c), y = st_of(&c);
+            int vx = dge_judge(&x, 3, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol);
+            int vy = dge_mm_judge(&y, n, c.L.p, i, gots[g], w64, (int)c.L.out_dt, c.L.atol, c.L.rtol);
+            verdicts++;
+            by_pert += x.perturb;
+            if (vx != vy && vdiffer++ == 0 && !differ)
+              snprintf(what, sizeof what, "[%lld] var %d: verdict %d/%d for %.9g", (long long)i, var, vx, vy,
+                       gots[g]);
+          }
+        }
+        case_free(&c);
+      }
+      ok(made && evals > 0 && differ == 0 && vdiffer == 0,
+         "%s at %s: matmul in windows = in one thread, %lld evaluations bit for bit with their facts, %lld verdicts "
+         "(%lld reached the perturbed evaluations)%s%s", L[l].rel, set, (long long)evals, (long long)verdicts,
+         (long long)by_pert, differ || vdiffer ? "; differ: " : "", what);
+    }
+}
+
 /* The device's layout (gpu_env.c): the round32 pass and one perturbed
  * evaluation a warp, the three parts joined (dge_judge_part, dge_judge_join)
  * give dge_judge's verdict, on every sample, for kernel values inside
@@ -654,10 +738,11 @@ static void compiles(void)
   if (d.v.n) dg_diag_format(&b, NULL, &d.v.v[0]);
   is_int(st, DG_GPU_OK, "the envelope kernel compiles with NVRTC for sm_90%s%s", b.s ? ": " : "", b.s ? b.s : "");
   dg_buf_free(&b);
-  static const char *const names[] = { "dg_env", "dg_env_hash", "dg_env_gather", "dg_env_many", "dg_env_fold" };
-  bool all = st == DG_GPU_OK && bin.nnames == 5 && !strcmp(bin.lowered[0], gpu_env_kernel_name());
-  for (int i = 0; all && i < 5; i++) all = !strcmp(bin.lowered[i], names[i]);
-  ok(all, "five kernels: dg_env and the pipeline's (gpu_env_pipe_*)");
+  static const char *const names[] = { "dg_env", "dg_env_hash", "dg_env_gather", "dg_env_many", "dg_env_fold",
+                                       "dg_env_mm" };
+  bool all = st == DG_GPU_OK && bin.nnames == 6 && !strcmp(bin.lowered[0], gpu_env_kernel_name());
+  for (int i = 0; all && i < 6; i++) all = !strcmp(bin.lowered[i], names[i]);
+  ok(all, "six kernels: dg_env and the pipeline's (gpu_env_pipe_*, dg_env_mm for matmul)");
   ok(st == DG_GPU_OK && bin.image_len > 4 && !memcmp(bin.image, "\177ELF", 4), "a CUBIN came back");
   if (st == DG_GPU_OK) dg_gpu_binary_free(&bin);
   dg_diags_free(&d);
@@ -857,6 +942,7 @@ int main(void)
 #ifdef DG_MOCK_CUDA
   (void)shared_vs_host, (void)evals_vs_host, (void)lengths_vs_host, (void)parts_vs_whole, (void)boundary_vs_host, (void)hook_plumbing, (void)kernel_args;
   (void)nonfinite_vs_host;
+  (void)mm_windows_vs_eval;
 #else
   compiles();
   if (getenv("DG_ENV_T_FROM")) goto device;   /* the rest of a cut device run: its campaigns alone */
@@ -870,6 +956,7 @@ int main(void)
   for (size_t i = 0; i < samples.n; i++) evals_vs_host(samples.v[i], &ns, &nev);
   ok(ns >= 40, "%d samples: %lld evaluations compared", ns, (long long)nev);
   lengths_vs_host();
+  mm_windows_vs_eval();
   nev = 0, ns = 0;
   for (size_t i = 0; i < samples.n; i++) parts_vs_whole(samples.v[i], &ns, &nev);
   ok(ns >= 40 && nev > 100, "%d samples: verdicts in parts compared, %lld decided by the perturbed evaluations", ns,

@@ -341,6 +341,30 @@ static cudaError_t env_many(dim3 g, dim3 b, void **a)
   aa[2] = &m;
   return env_judge(g, b, aa);
 }
+/* dg_env_mm (matmul, a warp a candidate on the device): dge_mm_judge, the
+ * device's windows and lanes one after the other */
+static cudaError_t env_mm(dim3 g, dim3 b, void **a)
+{
+  (void)g, (void)b;
+  const u64 *work = *(const u64 **)a[2];
+  long long m = work[2] ? (long long)work[1] : 0, n[4];
+  unsigned char *ok = *(unsigned char **)a[0];
+  const double *cand = *(const double **)a[1];
+  double p[3];
+  dge_st e;
+  memset(&e, 0, sizeof e);
+  for (int i = 0; i < 3; i++) {
+    e.in[i] = *(const void **)a[4 + 3 * i];
+    e.dt[i] = (int)*(long long *)a[5 + 3 * i];
+    e.tid[i] = *(long long *)a[6 + 3 * i];
+  }
+  for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
+  for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
+  for (long long j = 0; j < m; j++)
+    ok[j] = (unsigned char)dge_mm_judge(&e, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],
+                                        (int)*(long long *)a[20], *(double *)a[21], *(double *)a[22]);
+  return cudaSuccess;
+}
 static cudaError_t env_fold(dim3 g, dim3 b, void **a)
 {
   u64 *sum = *(u64 **)a[0], *work = *(u64 **)a[1];
@@ -426,6 +450,7 @@ static const mock_kernel kernels[] = {
   { "dg_env_gather", env_gather, 11, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env_many", env_many, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
   { "dg_env_fold", env_fold, 9, { 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
+  { "dg_env_mm", env_mm, 23, { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
 };
 
 static const struct { cudaError_t e; const char *name, *text; } errs[] = {
