@@ -31,6 +31,7 @@ size_t check_insts_next(dg_problem *p, const emu_kernels *k, check_insts *in, ch
     int first = in->n;
     in->n += huge ? check_huge_sizes(p, k, in->sizes + (size_t)in->n * ns, CHECK_INST_HUGE, in->deadline)
                   : check_boundary_sizes(p, in->sizes + (size_t)in->n * ns, CHECK_INST_BOUNDARY);
+    if (huge && in->deadline > 0 && dg_now() > in->deadline) in->cut = true;
     for (int j = first; j < in->n; j++) {
       in->huge[j] = huge;
       check_loc *cl;

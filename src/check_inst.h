@@ -24,6 +24,7 @@ typedef struct {
   int n, stage;                    /* stage: 0 none added, 1 boundary ones, 2 huge ones too */
   double deadline;                 /* dg_now() past which choosing stops (--auto's budget; 0 none):
                                     * huge ones are chosen by running blocks */
+  bool cut;                        /* the huge stage was chosen past the deadline: none were kept */
 } check_insts;
 
 /* An element at an instance. */

@@ -430,7 +430,7 @@ int cli_check(int argc, char **argv)
     /* --auto stops at the first finding; an unknown element says nothing of
      * the next one (a bug at a tail element must still be reached) */
     if (a.autoloc && (check_verdict_is_finding(r.verdict) || r.verdict == CHECK_ERROR)) break;
-    if (a.autoloc && i + 1 == locs.n && !more_instances(L.p, &L.k, &inst, &locs) && dg_now() - t0 > a.budget &&
+    if (a.autoloc && i + 1 == locs.n && !more_instances(L.p, &L.k, &inst, &locs) && inst.cut &&
         !a.json && !a.sarif)    /* nothing found: other sizes, unless choosing them spent the budget */
       printf("budget of %.0f s spent choosing the instances past the spec's sizes: %zu locations checked\n", a.budget,
              locs.n);

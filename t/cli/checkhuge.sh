@@ -150,8 +150,9 @@ ok "! printf '%s\n' \"\$out\" | grep -q 'random in-range values in the symbolic 
 out=$(timeout 120 "$DIRIGO" check "$DG_SRCDIR/t/data/bigout/cross_entropy_ptrfn.cu" --auto --budget 3 --no-journal --no-gpu 2>&1)
 st=$?
 ok "[ $st -ne 124 ]" "cross_entropy_ptrfn --auto --budget 3 ends on its own (not killed after 120 s)"
-like "$out" "unknown +the budget was spent finding the writer \\(launch 1: time limit reached after [0-9]+ of 1048576 blocks\\)" \
-  "its huge element is unknown: the budget was spent finding the writer, after how many blocks"
+# (at load 11 the budget can run out one stage earlier, drawing the random inputs of that search)
+like "$out" "unknown +(the budget was spent finding the writer \\(launch 1: time limit reached after [0-9]+ of 1048576 blocks\\)|the check's budget is spent drawing the random inputs of the concrete run \\(targets: [0-9]+ of 4194304 elements\\))" \
+  "its huge element is unknown: the budget was spent finding the writer (after how many blocks), or drawing its inputs"
 
 # 2-D outputs and gathers past 2^31 elements with small inputs (matmul's C = M*N with K at the spec's,
 # attention's S = B*H*T*T, embedding's y = N*D with the ids held): an instance whose target is the
