@@ -330,7 +330,8 @@ static void lengths_vs_host(void)
 /* The device's matmul in windows (gpu_env_dev.h's dge_mm_*: dg_env_mm, a
  * warp a candidate, a lane a step's terms, one lane an evaluation's chain)
  * against the evaluation in one thread (dge_eval): every evaluation's value
- * bit for bit and its facts (maxmag, maxin, the overflow, order-overflow and
+ * bit for bit (a NaN as a NaN: its sign is the compiler's operand order,
+ * -O1 and -O2 differ; the rule reads none) and its facts (maxmag, maxin, the overflow, order-overflow and
  * NaN-input flags), at lengths around the window of 32 and with B read
  * transposed as well (n3 bit 1, the same buffer); and dge_mm_judge's
  * verdicts against dge_judge's for kernel values inside fp32's bound, past
@@ -374,7 +375,7 @@ static void mm_windows_vs_eval(void)
             if (k < 0)
               for (int s = 0; s < 3; s++) scale[s] = e.maxin[s];
             evals++;
-            bool same = ran && !memcmp(&v, &q.r, sizeof v) && q.maxmag == e.maxmag && !q.overflowed == !e.overflowed &&
+            bool same = ran && (!memcmp(&v, &q.r, sizeof v) || (isnan(v) && isnan(q.r))) && q.maxmag == e.maxmag && !q.overflowed == !e.overflowed &&
                         !q.order_overflow == !e.order_overflow && !q.nan_input == !e.nan_input &&
                         (k >= 0 || !memcmp(q.maxin, e.maxin, sizeof q.maxin));
             if (!same && differ++ == 0)
