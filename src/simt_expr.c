@@ -149,12 +149,13 @@ SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     dom_val *iv = operand(x, e->b, k, &ui, &ti);
     int64_t es = simt_tysize(e->type);
     int64_t *a = simt_alloc(x, sizeof *a * (size_t)x->n);
-    bool usg = simt_tysize(e->b->type) == 8 && !dom_is_signed(e->b->type);
+    /* An index of any integer type, a size_t past 2^63 too, scales and adds
+     * modulo 2^64 as the GPU's address arithmetic does: x[(size_t)-2] is
+     * x[-2] (a size_t index >= 2^63 used to be placed far past the end, which
+     * put a row pointer's row[(size_t)(j - 2)] at row[-1]). */
     const uint64_t lm = (1ull << DOM_PTR_OFFBITS) - 1;
     if (ui && !simt_isfloat(e->b->type)) {   /* a uniform concrete index: one offset for every lane */
-      int64_t ix = (int64_t)iv[msk_first(k).lo];
-      if (usg && ix < 0) ix = INT64_MAX / 2;
-      uint64_t d = (uint64_t)ix * (uint64_t)es;
+      uint64_t d = (uint64_t)iv[msk_first(k).lo] * (uint64_t)es;
       const uint64_t *restrict bp = (const uint64_t *)base;
       uint64_t *restrict ap = (uint64_t *)a;
       if (!base) for (int i = k->lo; i < k->hi; i++) ap[i] = (ub & ~lm) | ((ub + d) & lm);
@@ -165,13 +166,7 @@ SIMT_LANES bool simt_lval_of(simt_x *x, const dg_expr *e, msk *k, simt_lval *lv)
     }
     if (ti) ufill(x, iv, 1, k, msk_first(k).lo);
     int64_t *idx = x->ident && !simt_isfloat(e->b->type) ? (int64_t *)iv : simt_conc(x, e->b->type, k, iv, e->b->span);
-    if (usg) {
-      for (int i = k->lo; i < k->hi; i++) {
-        int64_t ix = idx[i] < 0 ? INT64_MAX / 2 : idx[i];
-        dom_val bv = base ? (dom_val)base[i] : ub;
-        a[i] = (int64_t)dom_ptr(dom_ptr_buf(bv), dom_ptr_off(bv) + ix * es);
-      }
-    } else if (!base) {
+    if (!base) {
       const uint64_t *restrict ip = (const uint64_t *)idx;
       uint64_t *restrict ap = (uint64_t *)a, ues = (uint64_t)es;
       if (es > 0 && !(es & (es - 1))) {
