@@ -492,7 +492,11 @@ dg_gpu_status dg_gpu_compile_own(const char *what, char *text, size_t len, const
   uint32_t f = dg_srcmgr_add(&sm, path, text, len);
   free(path);
   static const char *const extra[] = { "--fmad=false" };
-  dg_gpu_copts o = { .names = names, .nnames = nnames, .arch = arch, .extra = extra, .nextra = 1 };
+  /* 600 s, not the 120 s a user's kernel gets: dirigo's own modules are large
+   * (the envelope with matmul's windows: 54 s of NVRTC's CPU on a 2-core box,
+   * past 120 s of wall time there at load 10; seconds on the GPU machine) and
+   * compiled once, then cached */
+  dg_gpu_copts o = { .names = names, .nnames = nnames, .arch = arch, .extra = extra, .nextra = 1, .timeout_s = 600 };
   dg_gpu_status st = dg_gpu_compile(&sm, f, &o, bin, d);
   if (st != DG_GPU_OK && d) {   /* the diagnostics point into sm: flatten them to text */
     for (size_t i = 0; i < d->v.n; i++)
