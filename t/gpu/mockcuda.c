@@ -252,6 +252,19 @@ static cudaError_t fused(dim3 g, dim3 b, void **a)
 #include "gpu_env_dev.h"
 #undef DG_DEV
 #undef DG_ENV_EMIT
+/* dg_env's and dg_env_mm's arguments 4-19 (gpu_env.c's batch_args): the
+ * inputs, their dtypes and tensors, the sizes and the op's parameters */
+static void env_unpack(void **a, dge_st *e, long long n[4], double p[3])
+{
+  memset(e, 0, sizeof *e);
+  for (int i = 0; i < 3; i++) {
+    e->in[i] = *(const void **)a[4 + 3 * i];
+    e->dt[i] = (int)*(long long *)a[5 + 3 * i];
+    e->tid[i] = *(long long *)a[6 + 3 * i];
+  }
+  for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
+  for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
+}
 static cudaError_t env_judge(dim3 g, dim3 b, void **a)
 {
   unsigned char *ok = *(unsigned char **)a[0];
@@ -259,14 +272,7 @@ static cudaError_t env_judge(dim3 g, dim3 b, void **a)
   long long m = *(long long *)a[2], kind = *(long long *)a[3], n[4];
   double p[3];
   dge_st e;
-  memset(&e, 0, sizeof e);
-  for (int i = 0; i < 3; i++) {
-    e.in[i] = *(const void **)a[4 + 3 * i];
-    e.dt[i] = (int)*(long long *)a[5 + 3 * i];
-    e.tid[i] = *(long long *)a[6 + 3 * i];
-  }
-  for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
-  for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
+  env_unpack(a, &e, n, p);
   for (long long j = 0; j < m; j++) {   /* the device's: a part a warp (k = 0, 1, 2), joined */
     int v[3];
     double c[3];
@@ -352,14 +358,7 @@ static cudaError_t env_mm(dim3 g, dim3 b, void **a)
   const double *cand = *(const double **)a[1];
   double p[3];
   dge_st e;
-  memset(&e, 0, sizeof e);
-  for (int i = 0; i < 3; i++) {
-    e.in[i] = *(const void **)a[4 + 3 * i];
-    e.dt[i] = (int)*(long long *)a[5 + 3 * i];
-    e.tid[i] = *(long long *)a[6 + 3 * i];
-  }
-  for (int i = 0; i < 4; i++) n[i] = *(long long *)a[13 + i];
-  for (int i = 0; i < 3; i++) p[i] = *(double *)a[17 + i];
+  env_unpack(a, &e, n, p);
   for (long long j = 0; j < m; j++)
     ok[j] = (unsigned char)dge_mm_judge(&e, n, p, (long long)cand[3 * j], cand[3 * j + 1], cand[3 * j + 2],
                                         (int)*(long long *)a[20], *(double *)a[21], *(double *)a[22]);
