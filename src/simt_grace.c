@@ -36,16 +36,20 @@
  * a cell's interval or another block's, and a second loader of another warp),
  * so a store after another warp's or block's load races with it; stores
  * narrower than a cell, unaligned or across two are tracked byte by byte
- * (gby).
+ * (gby), and looked at against the loads recorded in the cells they touch (a
+ * load is kept a cell at a time: one of the cell's other bytes counts too).
  *
  * Not races: same-value stores (`flag = 1` from every block), atomics against
  * atomics, a block's plain store after its own atomic on the element (the
  * atomic saw every earlier one: the "last block" counter reset), a block's
  * load of another's store where the storing block ran a __threadfence() and
- * then an atomic, and the loading block an atomic before the load (the
- * __threadfence + counter "last block" pattern: the atomics order the loads
- * after the fenced stores; still coarse: any atomic, not the counter's, and a
- * store after the storing block's fence counts). Not tracked: the symbolic
+ * then an atomic on global memory, and the loading block an atomic on the same
+ * address before the load (the __threadfence + counter "last block" pattern:
+ * the atomics on the counter order the loads after the fenced stores; an
+ * atomic elsewhere orders nothing). The storing block's atomics after its fence
+ * are kept by address, the first and the last, and the loading block's last
+ * SIMT_GACQ distinct ones; still coarse: a store after the storing block's
+ * fence counts. Not tracked: the symbolic
  * domain (its values are terms; the check's concrete run sees the race
  * first), a launch of one block of one warp, wrapped (lazily filled)
  * buffers. */
@@ -126,16 +130,33 @@ void simt_gsh_explode(simt_buf *b, int64_t k)
 
 void simt_gsh_reset(simt_x *x)
 {
-  x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gatom = 0, x->gfence = x->gpub = false;
+  x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gacqn = 0, x->gfence = false;
+  x->gpub[0] = x->gpub[1] = 0;
 }
 
 void simt_gsh_block(simt_x *x)
 {
   x->gep0 = x->epoch;
-  if (x->gbt.n) x->gbt.v[x->gbt.n - 1].pub = x->gpub;     /* the block before: published? */
-  x->gfence = x->gpub = false;
+  if (x->gbt.n) memcpy(x->gbt.v[x->gbt.n - 1].pub, x->gpub, sizeof x->gpub);   /* the block before: published? */
+  x->gfence = false, x->gacqn = 0;
+  x->gpub[0] = x->gpub[1] = 0;
   if (!x->gsh) return;
-  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block, false }));
+  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block, { 0, 0 } }));
+}
+
+void simt_gsh_atomic(simt_x *x, int64_t addr)
+{
+  uint32_t id = dom_ptr_buf((dom_val)addr);
+  if (!x->gsh || id == 0 || id >= (uint32_t)x->top || x->m->bufs.v[id].kind != BK_GLOBAL) return;
+  uint64_t a = (uint64_t)addr;
+  if (x->gfence) {                          /* after the fence: publishes on a */
+    if (!x->gpub[0]) x->gpub[0] = a;
+    x->gpub[1] = a;
+  }
+  int n = x->gacqn < SIMT_GACQ ? x->gacqn : SIMT_GACQ;
+  for (int i = 0; i < n; i++)
+    if (x->gacq[i] == a) return;
+  x->gacq[x->gacqn++ % SIMT_GACQ] = a;
 }
 
 /* the entry of the block whose run holds barrier interval ep (ep below the running block's) */
@@ -158,11 +179,16 @@ static int64_t block_of(const simt_x *x, uint32_t ep)
 
 /* A load of another block's store (its cell c) ordered by the "last block" pattern: the
  * storing block ran a __threadfence() and then an atomic on global memory (its stores
- * published), and the loading block an atomic before the load. */
+ * published on that atomic's address: the counter), and the loading block an atomic on
+ * that address before the load (it read the counter after the storing block's update). */
 static bool published(const simt_x *x, uint64_t c)
 {
-  const struct simt_gblk *g = x->gatom >= x->gep0 ? gblk_of(x, (uint32_t)c) : NULL;
-  return g && g->pub;
+  const struct simt_gblk *g = x->gacqn ? gblk_of(x, (uint32_t)c) : NULL;
+  if (!g || !g->pub[0]) return false;
+  int n = x->gacqn < SIMT_GACQ ? x->gacqn : SIMT_GACQ;
+  for (int i = 0; i < n; i++)
+    if (x->gacq[i] == g->pub[0] || x->gacq[i] == g->pub[1]) return true;
+  return false;
 }
 
 static bool same_span(dg_span a, dg_span b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
@@ -185,7 +211,6 @@ static uint64_t span_index(simt_x *x, dg_span sp)
 uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp)
 {
   int thr = x->pk ? lane % x->nb1 : lane;      /* packed blocks: lane's own */
-  if (x->in_atomic) x->gatom = x->epoch, x->gpub |= x->gfence;
   return (uint64_t)b->ggen << GS_GEN | span_index(x, sp) << GS_SPAN | (uint64_t)thr << GS_THREAD
          | (uint64_t)x->in_atomic << GS_ATOMIC | x->epoch;
 }
@@ -308,7 +333,7 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
                     "depends on which block stores last", what, b->name, el);
   else if (kind == 1)
     e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two blocks of one launch: what the load sees depends "
-                    "on which block runs first (no __threadfence and atomic order them)", what, b->name, el);
+                    "on which block runs first (no __threadfence and atomics on one counter order them)", what, b->name, el);
   else if (write)
     e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two warps of one block in one barrier interval, not "
                     "both atomic: the value depends on which warp stores last", what, b->name, el);
@@ -328,12 +353,33 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
   e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = write;
 }
 
+/* A narrow store's bytes nb at byte o of b (was: the bytes there before) against the loads
+ * recorded in the cells it touches (simt_glr_st holds): a read-write race where a cell's
+ * load is another block's or another warp's of the interval and the store changes its
+ * bytes there. A load is kept a cell at a time: one of the cell's other bytes counts too. */
+static bool glr_narrow(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
+                       const uint8_t *was, dg_span sp)
+{
+  int g = b->ggran;
+  int64_t thr = thread_of(x, lane);
+  for (int64_t ci = o / g; ci <= (o + size - 1) / g; ci++) {
+    uint64_t rec;
+    int kind = glr_other(x, b, ci, thr, &rec);
+    if (!kind) continue;
+    int64_t a = ci * g > o ? ci * g : o, z = ci * g + g < o + size ? ci * g + g : o + size;
+    if (!memcmp(nb + (a - o), was + (a - o), (size_t)(z - a))) continue;       /* the same bytes */
+    race(x, b, lane, true, rec, kind, a, sp, true);
+    return true;
+  }
+  return false;
+}
+
 /* Lane's store of size bytes nb at byte o of b, narrower than a cell, not aligned to one or
  * across two: against the full stores of the cells it touches (they cover its bytes) and
  * the narrow stores of its bytes, a race where they are another block's or another warp's
  * of the interval, not both atomic, and the bytes they share change; its bytes then take its
- * tag (not the cells: a narrow store of the element's other half does not race with it).
- * Not looked at: the loads recorded (a cell each; a full store of the cell is). */
+ * tag (not the cells: a narrow store of the element's other half does not race with it);
+ * then against the loads recorded in those cells (glr_narrow). */
 static void gsh_narrow(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
                        const uint8_t *prev, dg_span sp)
 {
@@ -364,6 +410,7 @@ static void gsh_narrow(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
     }
     b->gby[o + i] = tag;
   }
+  if (!told && simt_glr_st(x, b)) glr_narrow(x, b, lane, o, size, nb, was, sp);
 }
 
 /* A full store's cells [c0, c1) where the buffer holds narrow stores: their bytes against it

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 
 enum { BK_NULL, BK_GLOBAL, BK_SHARED, BK_LOCAL };
+enum { SIMT_GACQ = 8 };   /* a block's atomics on global memory kept for the "last block" pattern */
 
 /* Functions whose lane loops dominate are built twice on x86-64 Linux, for
  * AVX2 and for the baseline, and the loader picks the one the CPU runs: the
@@ -196,13 +197,17 @@ typedef struct simt_x {
   /* global races (simt_grace.c): on for a concrete launch of two blocks or two warps or more */
   bool gsh;
   bool gfence;             /* the running block ran a __threadfence() */
-  bool gpub;               /* ... and then an atomic on global memory: its stores before are published */
+  uint64_t gpub[2];        /* ... and then atomics on global memory: the first's and the last's
+                            * address (a dom pointer; 0 none): its stores before are published
+                            * to a block that ran an atomic on one of them */
+  uint64_t gacq[SIMT_GACQ];   /* the running block's atomics on global memory, their addresses
+                            * (the last SIMT_GACQ distinct ones; 0 none) */
+  int gacqn;               /* atomics recorded in gacq (it wraps) */
   uint32_t gl;             /* this launch's generation (simt.glaunch) */
   uint32_t gep0;           /* the barrier interval (epoch) the running block (or pack) began with */
-  uint32_t gatom;          /* the interval of the last atomic on global memory (0 none) */
-  /* the blocks run, by the interval they began with; pub: the block ran a __threadfence()
-   * and then an atomic on global memory (set when the next block begins) */
-  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; bool pub; }) gbt;
+  /* the blocks run, by the interval they began with; pub: the block's gpub (set when the
+   * next block begins) */
+  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; uint64_t pub[2]; }) gbt;
   dg_span *gsp;            /* the spans of the launch's global stores, by index (cells name them) */
   int gspn, gspcap, gsplast;
 } simt_x;
@@ -492,6 +497,9 @@ void simt_glr_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *
                          int64_t size, dg_span sp);
 /* a block (or a pack of blocks) begins: x->epoch is its first barrier interval */
 void simt_gsh_block(simt_x *x);
+/* An atomic at addr (a dom pointer) by the running block: recorded for the "last block"
+ * pattern where addr is global memory (published after a __threadfence(), acquired) */
+void simt_gsh_atomic(simt_x *x, int64_t addr);
 /* The bytes of b's cells, fixed at its first store of size bytes. */
 static inline int simt_gsh_gran(simt_buf *b, int64_t size)
 {

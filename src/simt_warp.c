@@ -190,6 +190,7 @@ static dom_val *in_atomic(simt_x *x, const dg_expr *e, msk *k)
       if (i < k->lo || i >= k->hi || !k->b[i]) continue;
       one.b[i] = 1, one.lo = i, one.hi = i + 1, one.cnt = 1;
       simt_race_atomic(x, i, p[i], simt_tysize(t), e->span);    /* against plain accesses (atomics skip the shadow) */
+      simt_gsh_atomic(x, p[i]);                                  /* the "last block" pattern's counter */
       simt_mem_access(x, e->span, t, &one, p, old, false);
       const dom_val *args2[2] = { old + i, v + i };
       switch (c) {

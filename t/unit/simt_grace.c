@@ -160,6 +160,29 @@ static const char src[] =
   "    unsigned v = atomicAdd(count, 1u);\n"
   "    if (v == gridDim.x - 1) o[0] = a[0] + 1.0f;\n"                       /* 139 */
   "  }\n"
+  "}\n"
+  "__global__ void halfload(int *y, int *o, int mode)\n"                    /* 142 */
+  "{\n"
+  "  short *s = (short *)y;\n"
+  "  if (mode == 0 && blockIdx.x == 0 && threadIdx.x == 0) o[0] = y[0];\n"  /* 145: block 0 loads y[0] */
+  "  if (mode == 0 && blockIdx.x == 1 && threadIdx.x == 0) s[1] = 7;\n"     /* 146: block 1 stores its high half */
+  "  if (mode == 1 && threadIdx.x == 32) o[0] = y[0];\n"                    /* 147: warp 1 loads y[0] */
+  "  if (mode == 1 && threadIdx.x == 0) s[0] = 7;\n"                        /* 148: then warp 0 stores its low half */
+  "  if (mode == 2 && blockIdx.x == 0 && threadIdx.x == 0) o[0] = y[0];\n"  /* 149 */
+  "  if (mode == 2 && blockIdx.x == 1 && threadIdx.x == 0) s[1] = s[1];\n"  /* 150: the same bytes */
+  "}\n"
+  "__global__ void pubother(float *a, float *o, unsigned *count, unsigned *other, int mode)\n"   /* 152 */
+  "{\n"
+  "  if (threadIdx.x != 0) return;\n"
+  "  if (blockIdx.x == 0) {\n"
+  "    a[0] = 5.0f;\n"                                                      /* 156 */
+  "    __threadfence();\n"
+  "    if (mode == 1 || mode == 3) atomicAdd(other, 1u);\n"                 /* an atomic not on the counter */
+  "    if (mode != 1) atomicAdd(count, 1u);\n"                              /* the counter */
+  "    return;\n"
+  "  }\n"
+  "  unsigned v = atomicAdd(mode == 2 ? other : count, 1u);\n"              /* mode 2: the loader's atomic is not */
+  "  if (v == gridDim.x - (mode == 1 || mode == 2 ? 2u : 1u)) o[0] = a[0] + 1.0f;\n"   /* 163 */
   "}\n";
 
 enum { ZERO = 2 };
@@ -524,6 +547,57 @@ static void test_narrow(dg_module *mod)
   clean(mod, "one block storing a half of y[0]", "halves", bs, 1, same, 2, 1, 32);
 }
 
+/* a narrow store after another block's or warp's load of its bytes (the loads recorded) */
+static void test_narrow_load(dg_module *mod)
+{
+  bufspec bs[] = { { "y", 2 * 4, ZERO, DG_TY_I32 }, { "o", 4, ZERO, DG_TY_I32 } };
+  for (int p = 0; p < 2; p++) {
+    const char *path = p ? "general" : "fast";
+    int64_t mode = 0;
+    simt *m = run(mod, p ? &slow : NULL, "halfload", bs, 2, &mode, 1, 2, 32, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && e->xblock && e->write && e->span.line == 146 && e->span2.line == 145
+       && e->block == 1 && e->block2 == 0 && strstr(e->msg, "read-write of y[byte 2] by two blocks"),
+       "%s path: block 0 loads y[0], block 1 stores a half of it: a read-write race (%s)", path, e ? e->msg : "no race");
+    simt_free(m);
+    mode = 1;
+    m = run(mod, p ? &slow : NULL, "halfload", bs, 2, &mode, 1, 1, 64, 0);
+    e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && !e->xblock && e->write && e->span.line == 148 && e->span2.line == 147
+       && e->thread == 0 && e->thread2 == 32 && strstr(e->msg, "read-write of y[0] by two warps of one block"),
+       "%s path: warp 1 loads y[0], then warp 0 stores a half of it: a read-write race (%s)", path, e ? e->msg : "no race");
+    simt_free(m);
+  }
+  int64_t mode = 2;
+  clean(mod, "block 0 loads y[0], block 1 stores a half of it unchanged", "halfload", bs, 2, &mode, 1, 2, 32);
+}
+
+/* the "last block" exemption needs the counter: the storing block's atomic after its fence and the loading
+ * block's before the load on one address */
+static void test_counter(dg_module *mod)
+{
+  bufspec bs[] = { { "a", 4, false, DG_TY_F32 }, { "o", 4, false, DG_TY_F32 }, { "count", 4, ZERO, DG_TY_U32 },
+                   { "other", 4, ZERO, DG_TY_U32 } };
+  int64_t mode = 0;
+  clean(mod, "block 0 publishes on the counter the last block reads", "pubother", bs, 4, &mode, 1, 3, 32);
+  mode = 3;
+  clean(mod, "block 0's fence, an unrelated atomic, then the counter's", "pubother", bs, 4, &mode, 1, 3, 32);
+  static const char *const what[] = { NULL, "block 0's atomic after its fence is not on the counter",
+                                      "the last block's atomic is not on block 0's counter" };
+  for (int p = 0; p < 2; p++)
+    for (mode = 1; mode <= 2; mode++) {
+      simt *m = run(mod, p ? &slow : NULL, "pubother", bs, 4, &mode, 1, 3, 32, 0);
+      int n;
+      const simt_event *e = race_of(m, &n);
+      ok(e && e->xblock && !e->write && e->span.line == 163 && e->span2.line == 156 && e->block == 2 && e->block2 == 0
+         && strstr(e->msg, "write-read of a[0] by two blocks"),
+         "%s path: %s: the last block's load of a[0] races with block 0's store (%s)", p ? "general" : "fast",
+         what[mode], e ? e->msg : "no race");
+      simt_free(m);
+    }
+}
+
 /* stores in two launches: launches are ordered */
 static void test_launches(dg_module *mod)
 {
@@ -592,6 +666,8 @@ int main(void)
   test_warps(mod);
   test_early(mod);
   test_narrow(mod);
+  test_narrow_load(mod);
+  test_counter(mod);
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
   return tap_done();
