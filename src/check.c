@@ -457,7 +457,8 @@ static smt_verdict tol_query(chk *c, dg_term kt, dg_term rt, double lim, unsigne
   dg_term slack = term_add(tc, term_float(tc, DG_TY_F64, tol.atol),
                            term_mul(tc, term_float(tc, DG_TY_F64, tol.rtol), term_abs(tc, rt)));
   dg_term cond = term_lt(tc, slack, term_abs(tc, term_sub(tc, kt, rt)));
-  smt_opts so = { .timeout_ms = check_query_ms(c) < max_ms ? check_query_ms(c) : max_ms, .lipschitz = true };
+  smt_opts so = { .timeout_ms = check_query_ms(c) < max_ms ? check_query_ms(c) : max_ms, .lipschitz = true,
+                  .deadline = c->deadline };
   smt_solver *s = smt_new(tc, &so);
   smt_assume(s, check_bounds(c, lim));
   smt_verdict v = smt_sat(s, cond, res);
@@ -611,8 +612,7 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   check_result *r = c->r;
   dg_tol tol = dg_problem_tol(c->p, c->t);
   bool ieee = term_ctx_model(c->tc) == TERM_MODEL_IEEE;
-  smt_opts so = { .timeout_ms = check_query_ms(c),
-                  .want_smtlib = c->o->want_smtlib };
+  smt_opts so = { .timeout_ms = check_query_ms(c), .want_smtlib = c->o->want_smtlib, .deadline = c->deadline };
   if (ieee) so.atol = tol.atol, so.rtol = tol.rtol;
   size_t dag = term_dag_size(c->tc, kt) + term_dag_size(c->tc, rt);
   if (so.want_smtlib && dag > 5000) {   /* the text grows far faster than the DAG */
@@ -621,7 +621,8 @@ static void solve(chk *c, dg_term kt, dg_term rt)
   }
   smt_result res = {0};
   smt_solver *s = smt_new(c->tc, &so);
-  if (!ieee) smt_assume(s, check_bounds(c, 0));
+  dg_term bnd = ieee || (kt == rt && !so.want_smtlib) ? 0 : check_bounds(c, 0);   /* one term: equal, no query */
+  if (bnd) smt_assume(s, bnd);
   smt_verdict v = smt_check_differ(s, kt, rt, &res);
   smt_free(s);
   r->t_solver += res.seconds;
@@ -646,7 +647,8 @@ static void solve(chk *c, dg_term kt, dg_term rt)
                    fixed_note(c));
   } else if (v == SMT_UNKNOWN) {
     char *reason = dg_strdup(res.reason ? res.reason : "unknown");
-    if (check_out_of_time(c))
+    if (res.late) check_say(r, CHECK_UNKNOWN, "the check's budget is spent in the solver stage (%s)", reason);
+    else if (check_out_of_time(c))
       check_say(r, CHECK_UNKNOWN, "solver: %s (the check's budget is spent)", reason);
     else if (!search_witness(c, kt, rt))
       check_say(r, CHECK_UNKNOWN, "solver: %s (and no structured input made the terms differ)", reason);
@@ -679,6 +681,9 @@ static void solve(chk *c, dg_term kt, dg_term rt)
       check_say(r, CHECK_EQUIVALENT, "equal to the reference within tolerance (atol %g, rtol %g) for all inputs, not exactly (real model%s)",
           tol.atol, tol.rtol, tr.nlipschitz ? "; the proof uses the mean-value bounds of tanh and erf: |f(a) - f(b)| <= L|a - b|, "
                                               "and <= L|a - b| / (1 + min(a^2, b^2)) for a, b of one sign" : "");
+    } else if (!found && tv == SMT_UNKNOWN && tr.late) {
+      check_say(r, CHECK_UNKNOWN, "the check's budget is spent in the solver stage (the query of a difference beyond "
+                "tolerance: %s)", tr.reason);
     } else if (!found) {
       check_say(r, CHECK_UNKNOWN, "abstraction too coarse: the witness did not replay (kernel %.9g, reference %.9g on the emulator)",
           r->kernel_value, r->ref_value);

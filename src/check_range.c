@@ -83,7 +83,8 @@ static bool half_check(chk *c, dg_term kt, dg_term rt)
   dg_term away = term_lt(tc, term_real(tc, 10 * tol.atol + 1e-3), term_abs(tc, rt));
   bool found = false;
   for (int pass = 0; pass < 3 && !found && !check_out_of_time(c); pass++) {
-    smt_opts so = { .timeout_ms = check_query_ms(c) < 3000 ? check_query_ms(c) : 3000 };   /* a side question: 3 s a pass */
+    smt_opts so = { .timeout_ms = check_query_ms(c) < 3000 ? check_query_ms(c) : 3000,   /* a side question: 3 s a pass */
+                    .deadline = c->deadline };
     smt_solver *s = smt_new(tc, &so);
     smt_assume(s, check_bounds(c, pass == 2 ? 0 : 100));
     smt_result res = {0};

@@ -213,7 +213,7 @@ bool check_huge_replay_value(chk *c, double **in, double *got, double *want)
 
 bool check_huge_quick(chk *c, dg_term kt, dg_term rt)
 {
-  if (!c->huge || !c->tc || !kt || !rt) return false;
+  if (!c->huge || !c->tc || !kt || !rt || kt == rt) return false;   /* one term: no draw can differ */
   const dg_problem *p = c->p;
   size_t nv = term_var_count(c->tc);
   term_value *vals = dg_calloc(nv + 1, sizeof *vals);

@@ -313,6 +313,20 @@ static Z3_ast node_ast(smt_solver *s, dg_term t)
   }
 }
 
+/* The deadline looked at every TR_CLOCK terms translated (a term is a few Z3 calls, ~1 us:
+ * the clock costs less than 1% and the deadline is overrun by well under 1 ms). */
+enum { TR_CLOCK = 64 };
+
+/* The deadline passed before term i of those seen up to t: the solver's error says how far
+ * the translation got (done of them); every later translation and query fails with it. */
+static void late(smt_solver *s, const uint8_t *seen, size_t i, size_t t, size_t done)
+{
+  size_t left = 0;
+  for (size_t j = i; j <= t; j++) left += seen[j] && !s->cache[j] && s->tc->nodes.v[j].op != TOP_SET;
+  s->late = true;
+  s->error = dg_printf("the translation to Z3 stopped at the deadline: %zu of %zu terms", done, done + left);
+}
+
 Z3_ast smt_tr(smt_solver *s, dg_term t)
 {
   term_ctx *c = s->tc;
@@ -322,11 +336,18 @@ Z3_ast smt_tr(smt_solver *s, dg_term t)
     s->ncache = c->nodes.n;
   }
   if (s->cache[t]) return s->cache[t];
+  if (s->error) return NULL;
   uint8_t *seen = term_reach(c, &t, 1);
+  size_t done = 0;
   for (size_t i = 1; i <= t; i++) {
     if (!seen[i] || s->cache[i] || c->nodes.v[i].op == TOP_SET) continue;
+    if (s->opts.deadline > 0 && done % TR_CLOCK == 0 && dg_now() > s->opts.deadline) {
+      late(s, seen, i, t, done);
+      break;
+    }
     Z3_ast a = node_ast(s, (dg_term)i);   /* may translate new terms: cache moves */
     s->cache[i] = a;
+    done++;
     if (smt_failed(s)) break;
   }
   free(seen);

@@ -29,6 +29,8 @@ typedef struct {
   bool want_smtlib;      /* fill smt_result.smtlib with the query as SMT-LIB2 */
   bool lipschitz;        /* REAL: bound |f(a) - f(b)| by |a - b| for pairs of tanh / erf
                             applications (smt_facts.c): for "within tolerance" queries */
+  double deadline;       /* dg_now() past which the translation to Z3 stops (0: none): the
+                            query is then unknown with smt_result.late set */
 } smt_opts;
 
 typedef struct {
@@ -54,6 +56,7 @@ typedef struct {
                             over the same (value, index) pairs (smt_select.c) */
   double identity_err;   /* EQUIVALENT by the randomised identity test (smt_pit.c): the bound on
                             the chance that unequal sides passed it; 0: not by that test */
+  bool late;             /* UNKNOWN: opts.deadline passed in the translation (reason: how far it got) */
 } smt_result;
 void smt_result_free(smt_result *r);
 
@@ -61,7 +64,8 @@ typedef struct smt_solver smt_solver;
 /* c must outlive the solver; opts may be NULL (defaults: no timeout, tol 0). */
 smt_solver *smt_new(term_ctx *c, const smt_opts *opts);
 void smt_free(smt_solver *s);
-/* Adds a side constraint (a bool term): ranges of index inputs, finiteness, ... */
+/* Adds a side constraint (a bool term): ranges of index inputs, finiteness, ...; translated
+ * at the first query that goes to Z3 (one answered without Z3 does not translate it). */
 void smt_assume(smt_solver *s, dg_term cond);
 /* Can kernel and ref (same sort) differ? Fills *out (free with smt_result_free). */
 smt_verdict smt_check_differ(smt_solver *s, dg_term kernel, dg_term ref, smt_result *out);

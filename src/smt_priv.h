@@ -30,7 +30,9 @@ struct smt_solver {
   uint32_t *pure_tab;          /* (f, arg id) -> index+1 into pures */
   size_t pure_cap;
   DG_VEC(dg_term) assumed;     /* smt_assume'd terms: their variables are in models */
+  size_t nassumed_tr;          /* ... the first of them translated into base (at a query) */
   char *error;                 /* first Z3 error, owned */
+  bool late;                   /* the error is opts.deadline passing in the translation */
 };
 
 Z3_sort smt_sort(smt_solver *s, term_sort ts);

@@ -446,6 +446,37 @@ static void test_timeout(void)
   C = saved;
 }
 
+/* A deadline already passed (opts.deadline, the check's budget): a query that needs Z3 is
+ * unknown before a term is translated, saying so (late); one answered without Z3 is not,
+ * and the assumptions wait for a query that needs them */
+static void test_deadline(void)
+{
+  double past = dg_now() - 1;
+  dg_term ker = term_mul(C, X(0), X(1)), ref = term_add(C, X(0), X(1));
+  smt_result r;
+  is_int(smt_differ(C, ker, ref, NULL, 0, &(smt_opts){ .timeout_ms = 10000, .deadline = past }, &r), SMT_UNKNOWN,
+         "x0 x1 against x0 + x1 past the deadline: unknown");
+  ok(r.late && r.reason && strstr(r.reason, "translation to Z3 stopped at the deadline: 0 of "),
+     "... the translation stopped before its first term: %s", r.reason ? r.reason : "(none)");
+  smt_result_free(&r);
+  is_int(smt_differ(C, ker, ref, NULL, 0, &(smt_opts){ .timeout_ms = 10000, .deadline = dg_now() + 600 }, &r),
+         SMT_DIFFERENT, "... with the deadline ahead: different");
+  ok(!r.late, "... not late");
+  smt_result_free(&r);
+  dg_term a = term_mul(C, term_add(C, X(0), X(1)), X(2));
+  dg_term b = term_add(C, term_mul(C, X(2), X(1)), term_mul(C, X(0), X(2)));
+  smt_solver *s = smt_new(C, &(smt_opts){ .timeout_ms = 10000, .deadline = past });
+  smt_assume(s, term_le(C, X(0), X(1)));
+  is_int(smt_check_differ(s, a, b, &r), SMT_EQUIVALENT, "(x0 + x1) x2 against x2 x1 + x0 x2 past the deadline: "
+         "equivalent (one normal form, no Z3)");
+  ok(!r.late && r.normal_form, "... not late");
+  smt_result_free(&r);
+  is_int(smt_sat(s, term_lt(C, X(1), X(0)), &r), SMT_UNKNOWN, "x1 < x0 under x0 <= x1 past the deadline: unknown");
+  ok(r.late && r.reason && strstr(r.reason, "stopped at the deadline"), "... late: %s", r.reason ? r.reason : "(none)");
+  smt_result_free(&r);
+  smt_free(s);
+}
+
 int main(void)
 {
   C = term_ctx_new(TERM_MODEL_REAL);
@@ -459,6 +490,7 @@ int main(void)
   test_same_name();
   test_ieee();
   test_timeout();
+  test_deadline();
   term_ctx_free(C);
   smt_shutdown();
   return tap_done();
