@@ -339,13 +339,14 @@ static void store(inv *I, const dg_expr *m, dg_term path)
 /* Walks every expression of the function: counts assignments of locals
  * (count) or collects the stores (!count), each under path: the conditions
  * of the ifs around it that can be built (others count as true). */
-/* A call that reaches no tensor and no local of the caller: every argument
- * is a scalar, a vector or a struct of them, or a pointer the inversion builds as one into
- * shared or local memory, and no parameter is a reference (warp_max(v),
- * block_reduce(v, smem)). The tensors are reachable only through the
- * kernel's pointer parameters, so such a callee stores into none of them
- * and assigns none of the caller's locals; its value in an address still
- * fails there (ev). */
+/* A call that reaches no tensor: every argument is a scalar, a vector or a struct of them,
+ * or a pointer the inversion builds as one into shared or local memory (a reference to a
+ * local is one: `&best`) to something that holds no pointer (warp_max(v),
+ * block_reduce(v, smem), argmax_merge(best, idx, v, i) with references to its locals). The
+ * tensors are reachable only through the kernel's pointer parameters, so such a callee
+ * stores into none of them. It may assign the locals it is handed the address of; those
+ * are in memory (addr_taken), which an address cannot read (ev); its value in an address
+ * fails there too. */
 static bool holds_no_pointer(const dg_type *t)
 {
   if (t->kind == DG_TY_PTR || t->kind == DG_TY_ARRAY) return false;
@@ -354,12 +355,20 @@ static bool holds_no_pointer(const dg_type *t)
   return true;
 }
 
+/* what a pointer argument points to holds no pointer (arrays of such: a shared tile's row) */
+static bool pointee_no_pointer(const dg_type *t)
+{
+  while (t && t->kind == DG_TY_ARRAY) t = t->elem;
+  return t && holds_no_pointer(t);
+}
+
 static bool call_stores_nothing(inv *I, const dg_expr *e)
 {
   if (!e->func) return false;
   for (int i = 0; i < e->nargs; i++) {
     const dg_type *t = e->args[i]->type;
     if (t && t->kind == DG_TY_PTR) {
+      if (t->elem && t->elem->kind != DG_TY_VOID && !pointee_no_pointer(t->elem)) return false;   /* a local pointer's address */
       const char *was = I->why;
       ival v = ev(I, e->args[i]);
       I->why = was;
@@ -368,8 +377,6 @@ static bool call_stores_nothing(inv *I, const dg_expr *e)
       return false;
     }
   }
-  for (int i = 0; i < e->func->nparams; i++)
-    if (e->func->params[i]->by_ref) return false;
   return true;
 }
 
@@ -509,7 +516,7 @@ static const char *solve_writer(inv *I, const simt_launch *L, int64_t *block, in
     in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I->bid[d], term_int(tc, TERM_S_I32, g), false));
     in = term_and(tc, in, term_icmp(tc, TERM_CMP_LT, I->tid[d], term_int(tc, TERM_S_I32, b), false));
   }
-  smt_opts so = { .timeout_ms = 5000 };
+  smt_opts so = { .timeout_ms = 5000, .deadline = I->c->deadline };
   if (I->c->deadline > 0) {
     double left = (I->c->deadline - dg_now()) * 1000;
     so.timeout_ms = left < 1 ? 1 : left < so.timeout_ms ? (unsigned)left : so.timeout_ms;

@@ -116,11 +116,14 @@ done
 # A warp's argmax over 75 values against the reference's sequential scan
 # (Z3 does not finish it): both sides select the first maximum over the same
 # (value, index) pairs, every merge checked (smt_select.c), no solver
-# (budget 60: its huge instance, N = 4 M rows, takes ~6 s here and ~20 s under ASan on a loaded machine)
+# (its huge instance, N = 4 M rows: the writer by inversion, one block run, ~2 s;
+# the search over its 1 M blocks took ~6 s alone and ran past --budget 60 at load
+# 10 until session 11: checkinvert.sh)
 out=$(run_dirigo check "$S/reduce/argmax_warp.lua" --auto --budget 60 --no-journal --no-gpu)
 is "$(cat "$rcf")" 0 "argmax_warp --auto: exit 0"
 like "$out" '^y\[5\] +equivalent .*select the first maximum.*no solver needed' "the last row is proved by the selection lemma"
 ok "! printf '%s\\n' \"\$out\" | grep -q unknown" "no element unknown"
+like "$out" '^y\[4194303\] +equivalent .*select the first maximum' "the huge instance's last row too (N = 4194304)"
 # at a GPT-2 vocabulary's row (the op's realistic C = 50257): the pair sets are
 # collected once at the root, not merged node by node (quadratic in a scan)
 out=$(run_dirigo check "$S/reduce/argmax_warp.lua" --size N=1 --size C=50257 --at 0 --timeout 10 --no-journal --no-gpu)

@@ -36,6 +36,26 @@ like "$out" '"element":"y\[16777215\]".*"verdict":"equivalent".*"writer":\{"laun
 like "$out" '"element":"y\[8388608\]".*"verdict":"equivalent".*"writer":\{"launch":0,"block":0,"thread":0,"inverted":true\}' \
   "y[8388608]: block 0 thread 0 (its second iteration), by inversion"
 
+# argmax_warp's huge instance: the call argmax_merge(best, idx, xr[c], c) takes
+# references to the caller's float and int locals, so it stores into no tensor
+# (session 11; before, any call with a reference parameter stopped the
+# inversion, and the search over its 1 M blocks ran past --budget 60 at load 10:
+# check.sh's argmax_warp --auto)
+out=$(run_dirigo check "$DG_SRCDIR/samples/reduce/argmax_warp.lua" --size N=4194304 --size C=641 --at 4194303 \
+      --budget 60 --json --no-journal --no-gpu)
+is "$(cat "$rcf")" 0 "argmax_warp, 1 M blocks: exit 0"
+like "$out" '"verdict":"equivalent"' "the last row is proved"
+like "$out" '"writer":\{"launch":0,"block":1048575,"thread":96,"inverted":true\}' \
+  "its writer, block 1048575 thread 96 (warp 3, lane 0), by inversion, past the call"
+# a callee handed a reference to a local pointer may store through it: the
+# inversion gives up there, and the search finds the second writer (a race);
+# taken as storing nothing, the last thread's block alone was "equivalent"
+out=$(run_dirigo check "$D/relu_refptr.cu" --at 2097151 --json --no-journal --no-gpu)
+is "$(cat "$rcf")" 1 "relu_refptr: a finding (exit 1)"
+like "$out" '"verdict":"race","reason":"[^"]*relu_refptr.cu:20:16: race: write-write of y\[2097151\] by two blocks' \
+  "the callee's store through the reference races with the last thread's"
+ok "! printf '%s' \"\$out\" | grep -q '\"inverted\":true'" "not by inversion"
+
 # every lane stores y[row]: 32 threads may store there, no claim from the
 # inversion; the search finds the 32 writers, as without it
 out=$(run_dirigo check "$D/rowmax_every_lane.cu" --at 65535 --json --no-journal --no-gpu)
