@@ -26,7 +26,10 @@ export DIRIGO_CUDA_DIR=$cuda
 export LD_LIBRARY_PATH="$D/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export DG_SRCDIR=$root
 export DIRIGO_DATADIR=$root                 # lua/ops for the problem specs
-export DIRIGO_CUBIN_CACHE="$logs/cubin"     # start cold; the tests make their own too
+# start cold (the tests make their own too), but under make check the
+# build's shared cache (DG_CUBIN_SHARED: Makefile.am; these tests' modules are
+# compiled there once for every test and CI stage)
+export DIRIGO_CUBIN_CACHE="${DG_CUBIN_SHARED:-$logs/cubin}"
 echo "== machine"
 uname -srm
 if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L; else echo "nvidia-smi: none"; fi

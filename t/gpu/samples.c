@@ -1,7 +1,8 @@
 /* samples.c — every .cu under samples/ compiles with NVRTC (device side only), with
  * the defines its problem spec gives (`defines = { NAME = "value" }` on one
  * line of the sibling .lua). Needs libnvrtc, no GPU. The cache lives in the
- * build dir, so only the first run pays NVRTC's time. */
+ * build dir (make check's shared one, DG_CUBIN_SHARED, when set), so only the
+ * first run pays NVRTC's time. */
 #include "gpu.h"
 #include "config.h"
 #include "../tap.h"
@@ -82,8 +83,8 @@ int main(void)
   printf("1..0 # SKIP built without CUDA\n");
   return 0;
 #else
-  const char *b = getenv("DG_BUILDDIR");
-  char *cache = dg_printf("%s/t/gpu/cubin-cache", b ? b : ".");
+  const char *b = getenv("DG_BUILDDIR"), *shared = getenv("DG_CUBIN_SHARED");
+  char *cache = shared && *shared ? dg_strdup(shared) : dg_printf("%s/t/gpu/cubin-cache", b ? b : ".");
   setenv("DIRIGO_CUBIN_CACHE", cache, 1);
   free(cache);
   const char *src = getenv("DG_SRCDIR");

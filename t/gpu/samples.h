@@ -60,9 +60,20 @@ static inline void gt_all_samples(gt_names *out)
 
 /* A fresh, empty cubin cache for this run (DIRIGO_CUBIN_CACHE), made from
  * tmpl ("/tmp/dg-cubin-XXXXXX", the caller's array); NULL when none could be
- * made (the default cache is used). gt_cubin_cache_drop removes it. */
+ * made (the default cache is used). gt_cubin_cache_drop removes it.
+ * Under make check, DG_CUBIN_SHARED names one cache for every test of the
+ * build and every stage of CI (Makefile.am): that one is used and kept (NULL
+ * returned), so each of our device modules is compiled once, not once a test.
+ * Sharing is safe: a binary's key is its whole input (source with the
+ * defines a test injects, headers, options, arch, kernel names, NVRTC's
+ * version); the tests of the cache itself (compile.t, run.t) keep their own. */
 static inline char *gt_cubin_cache(char *tmpl)
 {
+  const char *shared = getenv("DG_CUBIN_SHARED");
+  if (shared && *shared) {
+    setenv("DIRIGO_CUBIN_CACHE", shared, 1);
+    return NULL;
+  }
   char *dir = mkdtemp(tmpl);
   if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
   return dir;
