@@ -627,10 +627,11 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
 
 /* dge_judge in parts, for perturbed evaluations run side by side (the
  * device: a warp each, gpu_env.c): the round32 pass decides (0, 1), or evaluations
- * k0..k1 do: 1 when one is not finite, else 2 and *cond their largest
- * distance from want. dge_judge_join: the verdict from the parts in k order,
- * the sequential rule's (fmax is exact; a non-finite evaluation passes the
- * element whichever k it is). */
+ * k0..k1 do: 1 when one is not finite (0 where fp32's own value is not
+ * finite and got is: nothing explains got then, session 11), else 2 and
+ * *cond their largest distance from want. dge_judge_join: the verdict from the parts in k order,
+ * the sequential rule's (fmax is exact; a non-finite evaluation decides the
+ * element alike whichever k it is). */
 DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
                           double want, int odt, double atol, double rtol, int k0, int k1, double *cond)
 {
@@ -644,16 +645,19 @@ DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double 
   if (odt < 0 || odt > 3) return e->nan_input;
   r32 = (double)(float)r32;
   double r64 = dge_round_dt(odt, want);
-  if (!dge_isfinite(r32)) return 1;
-  if (!dge_isfinite(got)) return e->overflowed || e->order_overflow;
-  if (!dge_isfinite(r64) || fabs(got - r32) <= atol + rtol * fabs(r32) + 2 * fabs(r32 - r64)) return 1;
+  int r32_inf = !dge_isfinite(r32);
+  if (!dge_isfinite(got)) return r32_inf || e->overflowed || e->order_overflow;
+  if (r32_inf) {   /* a finite value where fp32's order is not (fuzz_envelope.c's within_envelope says why) */
+    if (dge_isnan(r64) || e->overflowed || e->order_overflow) return 1;
+    if (!dge_isfinite(r64)) return 0;
+  } else if (!dge_isfinite(r64) || fabs(got - r32) <= atol + rtol * fabs(r32) + 2 * fabs(r32 - r64)) return 1;
   e->round32 = 0;
   e->perturb = 1;
   for (int s = 0; s < 3; s++) e->scale[s] = e->maxin[s];
   for (int k = k0; k <= k1; k++) {
     e->k = k;
     double rp = dge_eval(e, kind, n, p, flat);
-    if (!dge_isfinite(rp)) return 1;
+    if (!dge_isfinite(rp)) return !r32_inf;
     *cond = fmax(*cond, fabs(rp - want));
   }
   return 2;

@@ -466,8 +466,11 @@ static void parts_vs_whole(const char *rel, int *nsamples, int64_t *tot)
  * conv2d read the square roots (|x| near 2^62): their products stay finite
  * and their sums overflow in some orders. Softmax-family
  * ops overflow in no order (x - m <= 0): their Inf/NaN are outside, where the
- * old rule (an intermediate within 64x of FLT_MAX) put them inside. */
-static bool huge_inputs(ecase *c, bool alternate)
+ * old rule (an intermediate within 64x of FLT_MAX) put them inside. Where
+ * fp32's own value is not finite (session 11) finite kernel values and -Inf
+ * are judged too; a third set of inputs, an Inf every 13 (alternately + and
+ * -), gives fp32 values that are not finite without an overflow. */
+static bool huge_inputs(ecase *c, int alternate)
 {
   dg_problem *p = c->p;
   for (size_t t = 0; t < p->tensors.n; t++) {
@@ -479,7 +482,8 @@ static bool huge_inputs(ecase *c, bool alternate)
     for (int64_t i = 0; i < n; i++) {
       double v = fuzz_ctr_value(&g, i);
       if (c->L.kind >= 3) v = dg_dtype_round(ts->dtype, copysign(sqrt(fabs(v)), v));
-      if (alternate && !ts->positive) v = (i % 2 ? -1 : 1) * fabs(v);
+      if (alternate == 1 && !ts->positive) v = (i % 2 ? -1 : 1) * fabs(v);
+      if (alternate == 2 && i % 13 == 5) v = i % 26 == 5 ? INFINITY : -INFINITY;   /* the inputs' Inf */
       c->data[t][i] = v;
       dg_dtype_store(ts->dtype, c->raw[t], i, v);
     }
@@ -493,7 +497,7 @@ static bool huge_inputs(ecase *c, bool alternate)
 
 static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int64_t *tot_out, int64_t *tot_order)
 {
-  for (int alt = 0; alt < 2; alt++) {
+  for (int alt = 0; alt < 3; alt++) {
     ecase c;
     if (!case_make(&c, rel, 51, true) || !huge_inputs(&c, alt)) {
       case_free(&c);
@@ -521,12 +525,11 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
                    h.overflowed, e.order_overflow, h.order_overflow);
         continue;
       }
-      if (!isfinite((float)v)) {   /* fp32's own value not finite: any value passes */
-        r32inf++;
-        continue;
-      }
-      double gs[2] = { INFINITY, NAN };
-      for (int g = 0; g < 2; g++) {
+      /* fp32's own value not finite (session 11): finite values too, and -Inf */
+      bool nf = !isfinite((float)v);
+      r32inf += nf;
+      double w = c.want[i], gs[5] = { INFINITY, NAN, -INFINITY, w * (1 + 1e-3) + 3 * tol.atol, -w - 1 };
+      for (int g = 0; g < (nf ? 5 : 2); g++) {
         if (fuzz_elem_check(od, gs[g], c.want[i], tol) == FUZZ_ELEM_OK) continue;
         got[i] = gs[g];
         int hv = host_judge(&c, i, got, only), dv = dev_judge(&c, i, gs[g]);
@@ -537,11 +540,13 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
       }
       got[i] = 0;
     }
-    ok(differ == 0 && judged + r32inf > 0, "%s (%s), huge values%s: %lld Inf/NaN judged as the host does (%lld "
-       "inside; %lld elements with an order that overflows, %lld where fp32's own value is not)%s%s", rel,
-       c.p->op_name, alt ? ", alternating signs" : "", (long long)judged, (long long)in, (long long)order,
-       (long long)r32inf, differ ? "; differ: " : "", what);
-    if (c.L.kind == 0 && c.L.n[2] <= 1)
+    ok(differ == 0 && judged + r32inf > 0,
+       "%s (%s), huge values%s: %lld kernel values judged as the host does (Inf, NaN; finite ones and -Inf too where "
+       "fp32's own value is not finite; %lld inside; %lld elements with an order that overflows, %lld where fp32's "
+       "own value is not)%s%s", rel, c.p->op_name,
+       alt == 1 ? ", alternating signs" : alt ? ", an Inf every 13 inputs" : "", (long long)judged, (long long)in,
+       (long long)order, (long long)r32inf, differ ? "; differ: " : "", what);
+    if (c.L.kind == 0 && c.L.n[2] <= 1 && alt < 2)
       ok(in == 0, "  %s: no order of a softmax overflows, every Inf/NaN outside (%lld of %lld)", c.p->op_name,
          (long long)(judged - in), (long long)judged);
     *tot_in += in;
@@ -970,7 +975,7 @@ int main(void)
   ns = 0, tin = tout = 0;
   int64_t tord = 0;
   for (size_t i = 0; i < samples.n; i++) nonfinite_vs_host(samples.v[i], &ns, &tin, &tout, &tord);
-  ok(ns >= 40 && tin > 0 && tout > 0 && tord > 0, "%d samples at huge values: %lld Inf/NaN inside, %lld outside; "
+  ok(ns >= 40 && tin > 0 && tout > 0 && tord > 0, "%d samples at huge values: %lld kernel values inside, %lld outside; "
      "%lld elements whose sums overflow in another order", ns, (long long)tin, (long long)tout, (long long)tord);
   hook_plumbing();
   kernel_args();

@@ -257,6 +257,113 @@ static void row_sums_huge(void)
   prob_close(&q);
 }
 
+/* Where fp32's own value is not finite (session 11; up to session 10 any
+ * kernel value passed there). Rows of sum_rows_smem: normal values, and
+ *  - row 0 an input +Inf: fp32's value +Inf with nothing overflowed, and in
+ *    every order: a kernel that drops that element (a finite sum), -Inf and
+ *    NaN are outside;
+ *  - row 1 inputs +Inf and -Inf: NaN in every order, a kernel's Inf outside;
+ *  - row 2 two terms a = 2e38 and two -a first: fp32's sequential sum
+ *    overflows (a + a), 2 strided lanes do not (a - a), and their finite
+ *    value, which is right, is within the tolerance; NaN and -Inf inside
+ *    (an overflow on the way: any order's Inf or NaN, as before).
+ * And layernorm (samples/norm/layernorm_welford.lua) at values whose row sum
+ * overflows in the reference's order (fp32's value NaN): Welford's running
+ * mean stays finite, its M2 overflows, rsqrt(Inf) = 0 and y = b — an
+ * absorbed overflow, a finite value far from fp64's that is inside (the
+ * strict rule, every finite value judged against fp64 alone, failed
+ * layernorm_welford and layernorm_warp this way at dtype-edge and pow2-edge:
+ * doc/strategies.md). */
+static float sum_row(const double *x, int skip)
+{
+  float a = 0;
+  for (int c = 0; c < RC; c++)
+    if (c != skip) a += (float)x[c];
+  return a;
+}
+
+static void fp32_not_finite(void)
+{
+  prob q;
+  if (!prob_open(&q, "reduce/sum_rows_smem", 3, RC)) {
+    prob_close(&q);
+    return;
+  }
+  dg_rng r;
+  dg_rng_seed(&r, 9);
+  double *x = q.env[q.tx], a = 2e38;
+  for (int64_t i = 0; i < q.nx; i++) x[i] = (float)dg_rng_normal(&r);
+  x[5] = INFINITY;
+  x[RC + 7] = INFINITY, x[RC + 9] = -INFINITY;
+  x[2 * RC] = x[2 * RC + 1] = a, x[2 * RC + 2] = x[2 * RC + 3] = -a;
+  ok(prob_ref(&q), "rows with Inf inputs and an overflowing pair: the fp64 reference");
+  fuzz_envelope_facts f[3];
+  bool ev = true;
+  for (int i = 0; i < 3; i++) ev = ev && fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, i, -1, &f[i]);
+  ok(ev && f[0].value == INFINITY && !f[0].overflowed && !f[0].order_overflow && isnan(f[1].value) &&
+     !f[1].overflowed && isinf(f[2].value) && f[2].overflowed && isfinite(q.want[2]),
+     "fp32's values: +Inf from the input (overflowed %d), NaN from +-Inf (%d), Inf from a + a (%d) where fp64 "
+     "gives %g", f[0].overflowed, f[1].overflowed, f[2].overflowed, q.want[2]);
+  int drop = inside(&q, 0, sum_row(x, 5)), big = inside(&q, 0, FLT_MAX), nan0 = inside(&q, 0, NAN);
+  ok(drop == 0 && big == 0 && nan0 == 1, "+Inf input: the sum without it (%g) outside (%d), FLT_MAX outside (%d), "
+     "NaN inside (%d: fp32's value not finite)", sum_row(x, 5), drop, big, nan0);
+  ok(inside(&q, 1, 0) == 1 && inside(&q, 1, INFINITY) == 1,
+     "+Inf and -Inf inputs: fp64's value NaN, a finite value (the sum without them) and an Inf inside");
+  float l2[2] = { 0, 0 };
+  for (int c = 0; c < RC; c++) l2[c % 2] += (float)x[2 * RC + c];
+  float two = l2[0] + l2[1];
+  ok(isfinite(two) && inside(&q, 2, two) != 0 && inside(&q, 2, NAN) == 1 && inside(&q, 2, -INFINITY) == 1,
+     "a + a - a - a + normal values: 2 lanes' finite sum (%g, fp64 %g) passes, NaN and -Inf inside", two, q.want[2]);
+  prob_close(&q);
+
+  /* layernorm, one row of 64 huge positive values */
+  dg_problem *p = load("norm/layernorm_welford");
+  if (!p) return;
+  int tx = tensor(p, "x"), tw = tensor(p, "w"), tb = tensor(p, "b"), ty = tensor(p, "y");
+  int64_t sizes[8] = {0}, C = 64;
+  for (size_t i = 0; i < p->sizes.n && i < 8; i++) sizes[i] = !strcmp(p->sizes.v[i].name, "C") ? C : 1;
+  double **env = dg_calloc(p->tensors.n, sizeof *env), *want = dg_calloc((size_t)C, sizeof *want);
+  uint8_t *def = dg_calloc((size_t)C, 1);
+  for (size_t t = 0; t < p->tensors.n; t++) env[t] = dg_calloc((size_t)C, sizeof(double));
+  for (int c = 0; c < C; c++)
+    env[tx][c] = (float)(1e37 * (1 + c / 64.0)), env[tw][c] = (float)(1 + dg_rng_unit(&r)),
+    env[tb][c] = (float)dg_rng_normal(&r);
+  dg_ref_env renv = { .sizes = sizes, .data = (const double *const *)env };
+  char *err = NULL;
+  bool refok = dg_problem_ref_eval_all(p, &renv, ty, want, def, &err) == DG_REF_OK;
+  free(err);
+  fuzz_envelope_facts lf;
+  bool lev = refok && fuzz_envelope_eval(p, sizes, env, ty, 3, -1, &lf);
+  ok(lev && isnan(lf.value) && lf.overflowed && isfinite(want[3]),
+     "layernorm, x in [1e37, 2e37): fp32's value NaN, overflowed (%d), fp64 %g", lf.overflowed, want[3]);
+  /* Welford in fp32: the mean finite, M2 past FLT_MAX, y = (x - mean) * rsqrt(Inf) * w + b = b */
+  float mean = 0, m2 = 0;
+  for (int c = 0; c < C; c++) {
+    float d = (float)env[tx][c] - mean;
+    mean += d / (float)(c + 1);
+    m2 += d * ((float)env[tx][c] - mean);
+  }
+  dg_tol tol = dg_problem_tol(p, ty);
+  int judged = 0, in = 0;
+  for (int c = 0; c < C; c++) {
+    float y = ((float)env[tx][c] - mean) * (1.0f / sqrtf(m2 / (float)C + 1e-5f)) * (float)env[tw][c] +
+              (float)env[tb][c];
+    if (fuzz_elem_check(DG_DT_F32, y, want[c], tol) == FUZZ_ELEM_OK) continue;
+    double *g = dg_calloc((size_t)C, sizeof *g);
+    uint8_t *only = dg_calloc((size_t)C, 1);
+    g[c] = y, only[c] = 1;
+    int64_t first;
+    judged++;
+    in += fuzz_envelope_filter(p, sizes, env, NULL, ty, g, want, only, NULL, C, tol, &first, NULL) == 0;
+    free(g), free(only);
+  }
+  ok(isinf(m2) && isfinite(mean) && judged >= C - 4 && in == judged,
+     "Welford's layernorm: M2 overflows (%g), y = b at %d of %d elements, all inside (%d)", m2, judged, (int)C, in);
+  for (size_t t = 0; t < p->tensors.n; t++) free(env[t]);
+  free(env), free(want), free(def);
+  dg_problem_free(p);
+}
+
 /* dge_order_ovf itself: max(P, N) = (sh + |r|) / 2 against 2^128 - 2^103 */
 static void order_test(void)
 {
@@ -274,5 +381,6 @@ int main(void)
   order_test();
   softmax_huge();
   row_sums_huge();
+  fp32_not_finite();
   return tap_done();
 }
