@@ -628,8 +628,9 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
 /* dge_judge in parts, for perturbed evaluations run side by side (the
  * device: a warp each, gpu_env.c): the round32 pass decides (0, 1), or evaluations
  * k0..k1 do: 1 when one is not finite (0 where fp32's own value is not
- * finite and got is: nothing explains got then, session 11), else 2 and
- * *cond their largest distance from want. dge_judge_join: the verdict from the parts in k order,
+ * finite and got is finite: nothing explains got then, session 11), else 2
+ * and *cond their largest distance from want. dge_judge_join: the verdict
+ * from the parts in k order,
  * the sequential rule's (fmax is exact; a non-finite evaluation decides the
  * element alike whichever k it is). */
 DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
