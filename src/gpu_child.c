@@ -435,7 +435,7 @@ cudaError_t gch_guard_kernel(size_t slot)
   unsigned long long *res = GD.res + 2 * n * slot;
   unsigned long long len = gch_st.guard, nn = n;
   void *args[] = { &GD.tab, &len, &nn, &res };
-  dim3 grid = { 16, (unsigned)n, 1 }, block = { 256, 1, 1 };
+  dim3 grid = { 4, (unsigned)n, 1 }, block = { 256, 1, 1 };   /* (8 words a thread of a 64 KiB region) */
   return cudaLaunchKernel((const void *)gch_st.kernels.v[gch_st.guard_k], grid, block, args, 0, gch_st.cur);
 }
 
@@ -617,6 +617,21 @@ dg_gpu_status gch_cuda_status(cudaError_t e, const char *what, char **msg, bool 
   *msg = dg_printf("%s: %s (%s)", what, CUERR(e));
   return DG_GPU_CUDA;
 }
+/* Whether a launch's dynamic shared memory, with the kernel's static part,
+ * is past the 48 KiB a kernel gets without asking: then it needs the
+ * attribute for its dynamic part, as a host program would set it. */
+static bool past_default_smem(const void *fn, uint32_t dyn)
+{
+  if (dyn > 48 * 1024) return true;
+  struct cudaFuncAttributes fa;
+  if (!dyn) return false;
+  if (cudaFuncGetAttributes(&fa, fn) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return dyn + fa.sharedSizeBytes > 48 * 1024;
+}
+
 
 /* A launch without waiting for it: arguments against the kernel's
  * parameters, dynamic shared memory, the launch between events e0 and e1.
@@ -653,7 +668,7 @@ dg_gpu_status gch_launch_only(const gp_launch *L, const gp_arg *args, cudaEvent_
   const void *fn = (const void *)gch_st.kernels.v[L->kernel];
   if (st == DG_GPU_OK && (*msg = check_params(L->kernel, args, L->nargs))) st = DG_GPU_BAD_REQUEST;
   cudaError_t e;
-  if (st == DG_GPU_OK && L->shmem > 48 * 1024
+  if (st == DG_GPU_OK && past_default_smem(fn, L->shmem)
       && (e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->shmem))) {
     cudaGetLastError();
     *msg = dg_printf("%u bytes of dynamic shared memory: %s (%s)", L->shmem, CUERR(e));

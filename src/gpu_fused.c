@@ -76,18 +76,24 @@ static const char fused_source[] =
   "         in shared memory, the same threads adding them in the same order */\n"
   "      __shared__ double e[1024];\n"
   "      double m = dg_rows_max(a, ta, base, C), sm = 0;\n"
-  "      for (i64 k0 = 0; k0 < C; k0 += nt) {\n"
-  "        if (k0 + t < C) e[t] = dg_sm_exp(a, ta, base, k0 + t, m);\n"
+  "      bool whole = (i64)dg_dyn_smem() >= C * 8;   /* the row's exponentials in dg_rows_e (the plan's shmem) */\n"
+  "      if (whole) {\n"
+  "        for (i64 k = t; k < C; k += nt) dg_rows_e[k] = dg_sm_exp(a, ta, base, k, m);\n"
   "        __syncthreads();\n"
-  "        if (t < DG_RB)\n"
-  "          for (int j = t; j < nt && k0 + j < C; j += DG_RB) sm = sm + e[j];\n"
-  "        __syncthreads();\n"
-  "      }\n"
+  "        for (i64 k = t; t < DG_RB && k < C; k += DG_RB) sm = sm + dg_rows_e[k];\n"
+  "      } else\n"
+  "        for (i64 k0 = 0; k0 < C; k0 += nt) {\n"
+  "          if (k0 + t < C) e[t] = dg_sm_exp(a, ta, base, k0 + t, m);\n"
+  "          __syncthreads();\n"
+  "          if (t < DG_RB)\n"
+  "            for (int j = t; j < nt && k0 + j < C; j += DG_RB) sm = sm + e[j];\n"
+  "          __syncthreads();\n"
+  "        }\n"
   "      sm = dg_reduce(sm, 0);\n"
   "      double ls = log(sm);\n"
   "      for (i64 k = t; k < C; k += nt) {\n"
-  "        double v = dg_rows_val(mode, a, ta, b, tb, c, tc, base, k, mode == 0 ? dg_sm_exp(a, ta, base, k, m) : 0, m,\n"
-  "                               sm, ls);\n"
+  "        double ek = mode != 0 ? 0 : whole ? dg_rows_e[k] : dg_sm_exp(a, ta, base, k, m);\n"
+  "        double v = dg_rows_val(mode, a, ta, b, tb, c, tc, base, k, ek, m, sm, ls);\n"
   "        dg_cmp_one(&s, got, base + k, v, dt, atol, rtol, poison, ref_poison);\n"
   "        h += dg_fz_hash(a, sa, base + k);\n"
   "      }\n"
@@ -152,6 +158,7 @@ bool gpu_fused_prepare(const dg_problem *p, const gpu_ref_plan *pl, const dg_gpu
   int64_t g = (nout + 1023) / 1024;
   fl->fg = rows ? pl->grid : (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g > 4224 ? 4224 : g), 1, 1 };
   fl->fb = rows ? pl->block : (dg_gpu_dim3){ 256, 1, 1 };
+  fl->fshmem = rows ? pl->shmem : 0;
   fl->kern = rows ? 2 : 1;
   g = (n[0] + 1023) / 1024;
   fl->hg = (dg_gpu_dim3){ (uint32_t)(g < 1 ? 1 : g > 4224 ? 4224 : g), 1, 1 };

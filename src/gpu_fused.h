@@ -28,6 +28,7 @@
 typedef struct {
   dg_gpu_arg fa[GPU_FUSED_NARGS], ha[GPU_FUSED_HASH_NARGS];
   dg_gpu_dim3 fg, fb, hg, hb;
+  uint32_t fshmem;               /* dg_fused_rows's dynamic shared memory: the plan's */
   int kern;                      /* gpu_kernels.fused_kern[kern]: 1 dg_fused_map, 2 dg_fused_rows */
 } gpu_fused_launch;
 

@@ -172,7 +172,8 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       gpu_ref_at_dims(R->rp, R->rs_m[c], &sg, &sb);
       dg_gpu_batch_launch_unguarded(b, gk->ref_kern[GPU_REF_AT], sg, sb, 0, ra, R->nrsa);
     } else
-      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[R->rp->kind], R->rp->grid, R->rp->block, 0, R->ra, R->nra);
+      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[R->rp->kind], R->rp->grid, R->rp->block, R->rp->shmem, R->ra,
+                                    R->nra);
     /* the reference reads the inputs as drawn and writes ref_buf alone, which
      * nothing reads before the comparison (or the sample's pick): beside the
      * kernels, joined at the first launch after them */
@@ -205,7 +206,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       dg_gpu_arg fa[GPU_FUSED_NARGS];
       memcpy(fa, R->fl.fa, sizeof fa);
       fa[GPU_FUSED_NARGS - 1].buf_off = (size_t)k * words;
-      dg_gpu_batch_launch_unguarded(b, gk->fused_kern[R->fl.kern], R->fl.fg, R->fl.fb, 0, fa, GPU_FUSED_NARGS);
+      dg_gpu_batch_launch_unguarded(b, gk->fused_kern[R->fl.kern], R->fl.fg, R->fl.fb, R->fl.fshmem, fa, GPU_FUSED_NARGS);
     } else
       dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], R->cg, R->cb, 0, ca, R->nca);
     if (ov && !si) dg_gpu_batch_side(b, 2);

@@ -72,9 +72,20 @@ static const char ref_source[] =
   "__device__ double dg_rows_max(const void *x, int tx, i64 base, i64 C) {   /* every thread of the block */\n"
   "  int t = threadIdx.x;\n"
   "  double m = dg_ld(x, tx, base);\n"
-  "  for (i64 k = t; t < DG_RB && k < C; k += DG_RB) m = dg_max(m, dg_ld(x, tx, base + k));\n"
+  "  if (tx == 0 && t < DG_RB) {   /* f32: 16 loads in flight (the same maxima in the same order) */\n"
+  "    const float *xf = (const float *)x + base;\n"
+  "#pragma unroll 16\n"
+  "    for (i64 k = t; k < C; k += DG_RB) m = dg_max(m, (double)xf[k]);\n"
+  "  } else\n"
+  "    for (i64 k = t; t < DG_RB && k < C; k += DG_RB) m = dg_max(m, dg_ld(x, tx, base + k));\n"
   "  return dg_reduce(m, 1);\n"
   "}\n"
+  "/* the launch's dynamic shared memory in bytes: softmax and log_softmax keep\n"
+  "   a row's exponentials there (dg_rows_e) when the plan gave them room\n"
+  "   (gpu_ref_plan.shmem), in y otherwise: the same values either way */\n"
+  "extern __shared__ double dg_rows_e[];\n"
+  "__device__ unsigned dg_dyn_smem(void) { unsigned r; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(r)); return r; }\n"
+  "__device__ double *dg_rows_exps(double *y, i64 C) { return (i64)dg_dyn_smem() >= C * 8 ? dg_rows_e : y; }\n"
   "__device__ double dg_sm_exp(const void *x, int tx, i64 base, i64 k, double m) { return exp(dg_ld(x, tx, base + k) - m); }\n"
   "/* layernorm's mean and 1/sd, rmsnorm's 1/rms (*mean 0): every thread, DG_RB of them summing */\n"
   "__device__ void dg_rows_norm(i64 mode, const void *x, int tx, i64 base, i64 C, double eps, double *mean, double *rs) {\n"
@@ -109,14 +120,14 @@ static const char ref_source[] =
   "  double *out = y + base;\n"
   "  int t = threadIdx.x, nt = blockDim.x;\n"
   "  if (mode <= 1) {\n"
-  "    double m = dg_rows_max(x, tx, base, C);\n"
-  "    for (i64 k = t; k < C; k += nt) out[k] = dg_sm_exp(x, tx, base, k, m);\n"
+  "    double m = dg_rows_max(x, tx, base, C), *e = dg_rows_exps(out, C);\n"
+  "    for (i64 k = t; k < C; k += nt) e[k] = dg_sm_exp(x, tx, base, k, m);\n"
   "    __syncthreads();\n"
   "    double s = 0;\n"
-  "    for (i64 k = t; t < DG_RB && k < C; k += DG_RB) s = s + out[k];\n"
+  "    for (i64 k = t; t < DG_RB && k < C; k += DG_RB) s = s + e[k];\n"
   "    s = dg_reduce(s, 0);\n"
   "    double ls = log(s);\n"
-  "    for (i64 k = t; k < C; k += nt) out[k] = dg_rows_val(mode, x, tx, w, tw, b, tb, base, k, out[k], m, s, ls);\n"
+  "    for (i64 k = t; k < C; k += nt) out[k] = dg_rows_val(mode, x, tx, w, tw, b, tb, base, k, e[k], m, s, ls);\n"
   "  } else {\n"
   "    double mean, rs;\n"
   "    dg_rows_norm(mode, x, tx, base, C, eps, &mean, &rs);\n"
@@ -465,6 +476,10 @@ static bool plan_rows(const dg_problem *p, const int64_t *sizes, int e, gpu_ref_
   pl->n[0] = R, pl->n[1] = C, pl->n[2] = ref_tab[e].mode;
   pl->grid = (dg_gpu_dim3){ (uint32_t)R, 1, 1 };
   pl->block = (dg_gpu_dim3){ ref_tab[e].mode <= 1 && C > 256 ? 1024 : 256, 1, 1 };   /* dg_ref_rows */
+  /* softmax's and log_softmax's exponentials in shared memory (dg_rows_exps):
+   * their sum reads them back in 256 chains, which from y (global memory)
+   * waited on a load a term */
+  pl->shmem = ref_tab[e].mode <= 1 && C <= GPU_REF_ROWS_SMEM / 8 ? (uint32_t)C * 8 : 0;
   return true;
 }
 

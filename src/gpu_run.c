@@ -122,7 +122,7 @@ int grun_lanes(gpu_kernels *gk, int m)
   if (s < 1) {   /* unset (or not a count): by the case's device bytes */
     size_t bytes = gk->ref_bytes;
     for (int t = 0; t < gk->ntensors; t++) bytes += gk->buf_bytes[t];
-    s = bytes >= GRUN_LANES_BYTES ? 4 : 1;
+    s = bytes < GRUN_LANES_BYTES ? 1 : bytes < GRUN_LANES8_BYTES ? 8 : 4;
   }
   if (s > GPU_LANES_MAX) s = GPU_LANES_MAX;
   if (s > m) s = m;
@@ -540,7 +540,7 @@ bool gpu_run(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io 
       dg_gpu_batch_launch_unguarded(b, gk->ref_kern[GPU_REF_AT], sg, sb, 0, ra, na);
     } else {
       int na = gpu_ref_args(p, &rp, gk->ref_buf, bufs, ra);
-      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, 0, ra, na);
+      dg_gpu_batch_launch_unguarded(b, gk->ref_kern[rp.kind], rp.grid, rp.block, rp.shmem, ra, na);
     }
   }
   gk->ref_sampled = samp;

@@ -238,7 +238,11 @@ typedef struct {
   int64_t n[4];
   double p[3];
   dg_gpu_dim3 grid, block;
+  uint32_t shmem;            /* the launch's dynamic shared memory (bytes) */
 } gpu_ref_plan;
+/* dg_ref_rows's (and dg_fused_rows's) exponentials of a row in shared memory
+ * up to this many bytes (an H200's block has 227 KiB): rows up to 24576 */
+#define GPU_REF_ROWS_SMEM (192 * 1024)
 const char *gpu_ref_source(void);
 /* The sampled reference's picks idx[0..m-1] reordered for dg_ref_at's loads
  * (the values do not depend on the order); tmp: m int64 (gpu_ref.c). */

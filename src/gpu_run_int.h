@@ -25,8 +25,12 @@ void grun_to_raw(const dg_tensor *ts, const emu_io *io, int t, uint8_t *raw);
 bool grun_dgen_ready(gpu_kernels *gk);
 /* The lanes a request of m cases runs on (gpu.h dg_gpu_batch_lane; doc/gpu.md
  * §3, session 6): DIRIGO_GPU_STREAMS (1: none, today's one stream), by
- * default 4 where a case's device buffers hold GRUN_LANES_BYTES or more,
- * else 1; never more than m. Counted in gk->prof.lanes. */
+ * default 1 where a case's device buffers hold less than GRUN_LANES_BYTES,
+ * 8 below GRUN_LANES8_BYTES (session 11: softmax 16 x 16384, 4 MiB a case,
+ * whose passes hold a few SMs each, 0.023-0.025 ms a case on 8 lanes
+ * against 0.027-0.030 on 4 on the H200), 4 beyond (matmul 1024^3 was 4%
+ * slower on 8); never more than m. Counted in gk->prof.lanes. */
 #define GRUN_LANES_BYTES ((size_t)1 << 20)
+#define GRUN_LANES8_BYTES ((size_t)8 << 20)
 int grun_lanes(gpu_kernels *gk, int m);
 #endif

@@ -101,7 +101,7 @@ static void direct(kit *K, const char *rel, const char *name, int64_t v, dg_dtyp
   dg_gpu_batch_result res = {0};
   dg_gpu_arg ra[14];
   int nra = gpu_ref_args(p, &pl, refb, bufs, ra);
-  dg_gpu_batch_launch_unguarded(&b, K->ref[pl.kind], pl.grid, pl.block, 0, ra, nra);
+  dg_gpu_batch_launch_unguarded(&b, K->ref[pl.kind], pl.grid, pl.block, pl.shmem, ra, nra);
   dg_gpu_batch_download(&b, refb, 0, ref, (size_t)nout * 8);
   if (st == DG_GPU_OK) st = dg_gpu_batch_run(K->g, &b, &res);
   ok(st == DG_GPU_OK, "%s: the reference runs (%s)", what, msg ? msg : res.msg ? res.msg : "ok");
@@ -140,7 +140,7 @@ static void direct(kit *K, const char *rel, const char *name, int64_t v, dg_dtyp
   dg_gpu_batch_launch_unguarded(&b, K->cmp[0], cg, cbk, 0, ca, nca);
   fl.ha[GPU_FUSED_HASH_NARGS - 1].buf_off = fl.fa[GPU_FUSED_NARGS - 1].buf_off = GPU_CMP_WORDS * 8;
   dg_gpu_batch_launch_unguarded(&b, K->fz[0], fl.hg, fl.hb, 0, fl.ha, GPU_FUSED_HASH_NARGS);
-  dg_gpu_batch_launch_unguarded(&b, K->fz[fl.kern], fl.fg, fl.fb, 0, fl.fa, GPU_FUSED_NARGS);
+  dg_gpu_batch_launch_unguarded(&b, K->fz[fl.kern], fl.fg, fl.fb, fl.fshmem, fl.fa, GPU_FUSED_NARGS);
   /* slot 2: an input element changed between the hash and the fused pass */
   int t0 = pl.in[0];
   int64_t at = nout / 2 < dg_problem_numel(p, t0, sizes) ? nout / 2 : 0;
@@ -150,7 +150,7 @@ static void direct(kit *K, const char *rel, const char *name, int64_t v, dg_dtyp
   dg_gpu_batch_launch_unguarded(&b, K->fz[0], fl.hg, fl.hb, 0, fl.ha, GPU_FUSED_HASH_NARGS);
   dg_dtype_store(in_dt, one, 0, dg_dtype_load(in_dt, raw[t0], at) == 3 ? 5 : 3);
   dg_gpu_batch_upload(&b, bufs[t0], (size_t)at * is, one, (size_t)is);
-  dg_gpu_batch_launch_unguarded(&b, K->fz[fl.kern], fl.fg, fl.fb, 0, fl.fa, GPU_FUSED_NARGS);
+  dg_gpu_batch_launch_unguarded(&b, K->fz[fl.kern], fl.fg, fl.fb, fl.fshmem, fl.fa, GPU_FUSED_NARGS);
   dg_gpu_batch_upload(&b, bufs[t0], (size_t)at * is, raw[t0] + at * is, (size_t)is);
   dg_gpu_batch_download(&b, sumb, 0, sum, sizeof sum);
   if (st == DG_GPU_OK && prep) st = dg_gpu_batch_run(K->g, &b, &res);
@@ -180,7 +180,7 @@ static void direct(kit *K, const char *rel, const char *name, int64_t v, dg_dtyp
     memset(&res, 0, sizeof res);
     fl.ha[GPU_FUSED_HASH_NARGS - 1].buf_off = fl.fa[GPU_FUSED_NARGS - 1].buf_off = GPU_CMP_WORDS * 8;
     dg_gpu_batch_upload(&b, sumb, 0, sum, sizeof sum);
-    dg_gpu_batch_launch_unguarded(&b, K->bad[fl.kern], fl.fg, fl.fb, 0, fl.fa, GPU_FUSED_NARGS);
+    dg_gpu_batch_launch_unguarded(&b, K->bad[fl.kern], fl.fg, fl.fb, fl.fshmem, fl.fa, GPU_FUSED_NARGS);
     dg_gpu_batch_download(&b, sumb, 0, sum, sizeof sum);
     if (dg_gpu_batch_run(K->g, &b, &res) == DG_GPU_OK && out_dt != DG_DT_F64) {
       K->drift_cases++;

@@ -686,6 +686,11 @@ cudaError_t cudaDeviceSynchronize(void)
   RET(cudaSuccess);
 }
 cudaError_t cudaFuncSetAttribute(const void *f, enum cudaFuncAttribute a, int v) { RET(cudaSuccess); }
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *f)
+{
+  memset(a, 0, sizeof *a);   /* no static shared memory */
+  RET(cudaSuccess);
+}
 cudaError_t cudaLibraryLoadData(cudaLibrary_t *lib, const void *code, enum cudaJitOption *o, void **ov,
                                 unsigned int no, enum cudaLibraryOption *lo, void **lov, unsigned int nlo)
 {

@@ -226,10 +226,11 @@ out:
 }
 
 #ifndef DG_MOCK_CUDA
-/* dg_ref_rows of softmax and log_softmax with 1024 threads a row (the plan's
- * block past 256 columns) against 256 (the kernel as it was: the same
- * threads compute and sum the exponentials): the same bits, element for
- * element, at softmax's realistic size (16 x 16384). */
+/* dg_ref_rows of softmax and log_softmax as the plan launches it (1024
+ * threads a row past 256 columns, the exponentials in shared memory, session
+ * 11) against 256 threads and no shared memory (the kernel as it was: the
+ * same threads compute and sum the exponentials, kept in y): the same bits,
+ * element for element, at softmax's realistic size (16 x 16384). */
 static void rows_blocks(const char *rel)
 {
   dg_problem *p = gt_load(rel);
@@ -245,7 +246,7 @@ static void rows_blocks(const char *rel)
   dg_diags d = {0};
   dg_gpu_kernel k[GPU_REF_NKERNELS] = {0};
   char *msg = NULL;
-  bool up = gpu_ref_plan_for(p, sizes, &pl) && pl.block.x == 1024 && g &&
+  bool up = gpu_ref_plan_for(p, sizes, &pl) && pl.block.x == 1024 && pl.shmem == 16384 * 8 && g &&
             gpu_ref_compile(dg_gpu_info_of(g)->arch, &bin, &d) == DG_GPU_OK && dg_gpu_load(g, &bin, k, &msg) == DG_GPU_OK;
   int64_t nx = up ? dg_problem_numel(p, pl.in[0], sizes) : 0, ny = up ? dg_problem_numel(p, pl.out, sizes) : 0;
   float *x = dg_malloc(sizeof *x * (size_t)(nx + 1));
@@ -264,7 +265,7 @@ static void rows_blocks(const char *rel)
     for (int j = 0; j < 2; j++) {
       int na = gpu_ref_args(p, &pl, out[j], bufs, a[j]);
       dg_gpu_dim3 blk = { j ? 1024 : 256, 1, 1 };
-      dg_gpu_batch_launch_unguarded(&b, k[pl.kind], pl.grid, blk, 0, a[j], na);
+      dg_gpu_batch_launch_unguarded(&b, k[pl.kind], pl.grid, blk, j ? pl.shmem : 0, a[j], na);
       dg_gpu_batch_download(&b, out[j], 0, y[j], (size_t)ny * 8);
     }
     st = dg_gpu_batch_run(g, &b, &res);
@@ -272,7 +273,8 @@ static void rows_blocks(const char *rel)
   int64_t same = 0;
   for (int64_t i = 0; st == DG_GPU_OK && i < ny; i++) same += !memcmp(&y[0][i], &y[1][i], 8);
   ok(st == DG_GPU_OK && ny > 0 && same == ny,
-     "%s (16 x 16384): dg_ref_rows with 1024 threads a row = with 256, bit for bit (%lld/%lld; %.3f / %.3f ms)%s%s",
+     "%s (16 x 16384): dg_ref_rows with 1024 threads a row and the row in shared memory = with 256 and none, bit for "
+     "bit (%lld/%lld; %.3f / %.3f ms)%s%s",
      rel, (long long)same, (long long)ny, res.launch_ms.n > 1 ? res.launch_ms.v[1] : 0,
      res.launch_ms.n > 0 ? res.launch_ms.v[0] : 0, msg || res.msg ? ": " : "", msg ? msg : res.msg ? res.msg : "");
   dg_gpu_batch_result_free(&res);
