@@ -609,17 +609,28 @@ DG_DEV double dge_eval_pre(dge_st *e)
   return q->r;
 }
 
+/* An evaluation's state at its start, from e's settings (flat, k, round32,
+ * perturb, scale, the inputs): no facts yet, its keys, no operation counted.
+ * dge_eval's, and each of the device's matmul windows' (dge_mm_*). */
+DG_DEV void dge_fresh(dge_st *l, const dge_st *e)
+{
+  *l = *e;
+  l->pre = 0;
+  l->given = 0;
+  l->maxmag = 0;
+  l->overflowed = 0;
+  l->order_overflow = 0;
+  l->nan_input = 0;
+  l->opkey = dge_op_key(l->flat, l->k);
+  l->rkey = dge_read_key(l->flat, l->k);
+  for (int c = 0; c < 12; c++) l->ocnt[c] = 0;
+}
+
 DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p, long long flat)
 {
   if (e->pre) return dge_eval_pre(e);
-  dge_st l = *e;
-  l.maxmag = 0;
-  l.overflowed = 0;
-  l.order_overflow = 0;
-  l.nan_input = 0;
-  l.opkey = dge_op_key(l.flat, l.k);
-  l.rkey = dge_read_key(l.flat, l.k);
-  for (int c = 0; c < 12; c++) l.ocnt[c] = 0;
+  dge_st l;
+  dge_fresh(&l, e);   /* (pre is 0 here, given is 0 outside dge_mm_link) */
   double r = dge_eval_op(&l, kind, n, p, flat);
   *e = l;
   return r;
@@ -716,21 +727,7 @@ DG_DEV int dge_mm_geom(const long long *n, long long flat, dge_mmg *g)
   return K > 0;
 }
 
-DG_DEV void dge_mm_fresh(dge_st *l, const dge_st *e)   /* dge_eval's state at its start */
-{
-  *l = *e;
-  l->pre = 0;
-  l->given = 0;
-  l->maxmag = 0;
-  l->overflowed = 0;
-  l->order_overflow = 0;
-  l->nan_input = 0;
-  l->opkey = dge_op_key(l->flat, l->k);
-  l->rkey = dge_read_key(l->flat, l->k);
-  for (int c = 0; c < 12; c++) l->ocnt[c] = 0;
-}
-
-/* Step j of evaluation l (dge_mm_fresh's): its product from the raw values
+/* Step j of evaluation l (dge_fresh's): its product from the raw values
  * a, b of its two reads; *f, *d2 its add's draws (perturbed: dge_op2's). */
 DG_DEV double dge_mm_term(dge_st *l, const dge_mmg *g, long long j, double a, double b, double *f, double *d2)
 {
@@ -793,8 +790,8 @@ DG_DEV int dge_mm_eval(const dge_st *e, const long long *n, const double *p, lon
   if (!dge_mm_geom(n, flat, &g)) return 0;
   dge_st ch, lane[32];
   double t[3][32], acc, sacc = 0;
-  dge_mm_fresh(&ch, e);
-  for (int i = 0; i < 32; i++) dge_mm_fresh(&lane[i], e);
+  dge_fresh(&ch, e);
+  for (int i = 0; i < 32; i++) dge_fresh(&lane[i], e);
   acc = dge_c(&ch, 0);
   for (long long k0 = 0; k0 < g.K; k0 += 32) {
     int w = g.K - k0 < 32 ? (int)(g.K - k0) : 32;
