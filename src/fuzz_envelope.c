@@ -34,7 +34,6 @@ typedef struct {
   int64_t dims[64][8];
   DG_VEC(double) vals;         /* values of the "symbolic" ids */
   DG_VEC(double) shadow;       /* per id: the sum of |terms| its adds and subs summed (dge_fins), else |value| */
-  double maxmag;               /* largest finite magnitude of any intermediate */
   int64_t nops;
   bool nan_input;              /* the element's reference read a NaN input */
   bool overflowed;             /* an fp32 operation on finite operands gave Inf */
@@ -95,7 +94,6 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
     r *= dge_perturb_op(e->opkey, op_class[op], e->ocnt[(int)op_class[op]]++);
   if (isinf(r) && isfinite(a[0]) && (dg_vop_info[op].arity < 2 || isfinite(a[1]))) e->overflowed = true;
   e->nops++;
-  if (isfinite(r) && fabs(r) > e->maxmag) e->maxmag = fabs(r);
   return sum ? v32_push_sh(e, r, sh) : v32_push(e, r);
 }
 
@@ -115,7 +113,6 @@ static bool v32_read(void *ud, int t, const int64_t *idx, dg_refval *out)
     e->maxin[t] = fabs(v);
   }
   e->nan_input |= isnan(v);
-  if (isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
   if (ts->has_range) *out = (dg_refval){ .is_sym = false, .num = v };
   else *out = (dg_refval){ .is_sym = true, .sym = v32_push(e, v) };
   return true;
@@ -145,7 +142,6 @@ static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
   e->shadow.n = 0;
   e->opkey = dge_op_key(e->flat, e->k);
   memset(e->ocnt, 0, sizeof e->ocnt);
-  e->maxmag = 0;
   e->nops = 0;
   e->nan_input = false;
   e->overflowed = false;
@@ -337,7 +333,6 @@ bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_
   e->perturb = k >= 0;
   e->k = k;
   ok = ok && eval32(e, t, idx, &f->value);
-  f->maxmag = e->maxmag;
   f->overflowed = e->overflowed;
   f->order_overflow = e->order_overflow;
   f->nan_input = e->nan_input;

@@ -214,7 +214,7 @@ int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double *
  * flat: in fp32 (k < 0) or in fp64 at the k-th perturbed inputs (k = 0..2),
  * with the facts the rule reads. False: the reference fails there. (The
  * GPU's evaluations must equal these: t/gpu/env.c.) */
-typedef struct { double value, maxmag; bool overflowed, order_overflow, nan_input; } fuzz_envelope_facts;
+typedef struct { double value; bool overflowed, order_overflow, nan_input; } fuzz_envelope_facts;
 bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_data, int t, int64_t flat, int k,
                         fuzz_envelope_facts *f);
 /* The same with the backend's envelope hook (be or its hook NULL: the host's). */

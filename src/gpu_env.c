@@ -55,7 +55,6 @@ static const char env_source[] =   /* DG_DEV: __device__ (device_text) */
      chain, one warp a scheduler. Lanes past the last candidate run the last one again, unwritten. */
   "__device__ void dge_wred(dge_st *l) {   /* the facts over a candidate's lanes (l, l ^ C, ...) */\n"
   "  for (int o = 4; o < 32; o <<= 1) {\n"
-  "    l->maxmag = fmax(l->maxmag, __shfl_xor_sync(0xffffffffu, l->maxmag, o));\n"
   "    for (int s = 0; s < 2; s++) l->maxin[s] = fmax(l->maxin[s], __shfl_xor_sync(0xffffffffu, l->maxin[s], o));\n"
   "    l->overflowed |= __shfl_xor_sync(0xffffffffu, l->overflowed, o);\n"
   "    l->order_overflow |= __shfl_xor_sync(0xffffffffu, l->order_overflow, o);\n"

@@ -10,9 +10,8 @@
  *  - dge_eval: the op's reference (lua/ops/<op>.lua) operation for operation,
  *    as fuzz_envelope.c's env32 evaluates the Lua reference: with round32
  *    every operation's result and every constant is rounded to float (the
- *    inputs are read exactly), max/min skip NaN (fmaxf/fminf); it records the
- *    largest finite magnitude of any input read or result (maxmag), whether
- *    an operation on finite operands gave Inf (overflowed), whether a sum's
+ *    inputs are read exactly), max/min skip NaN (fmaxf/fminf); it records
+ *    whether an operation on finite operands gave Inf (overflowed), whether a sum's
  *    terms of one sign reach fp32's overflow, so that an order adding them
  *    first overflows (order_overflow, round32 only: dge_order_ovf), and
  *    whether a NaN input was read. With perturb every input v read becomes
@@ -74,7 +73,7 @@ DG_ENV_EMIT(
  * the perturbed evaluation k. A new fact of the evaluation goes here, in
  * dge_eval_pre and in dge_mm_merge too. */
 typedef struct {
-  double r, maxmag, maxin[3];
+  double r, maxin[3];
   int overflowed, order_overflow, nan_input;
 } dge_res;
 
@@ -85,7 +84,6 @@ typedef struct {
   unsigned long long rkey;     /* dge_read_key(flat, k), set by dge_eval: the reads' (dge_pert) */
   unsigned ocnt[12];           /* per class: the operations so far in this evaluation (dge_fin) */
   double sh;                   /* the last add's or sub's shadow: the sum of |terms| it adds (dge_fins) */
-  double maxmag;
   double maxin[3], scale[3];   /* per input: its largest finite value read (round32 pass); the normwise scale */
   int overflowed, nan_input;
   int order_overflow;          /* round32: a sum another order would overflow (dge_order_ovf) */
@@ -197,13 +195,8 @@ DG_DEV double dge_round_dt(int t, double v)
   return v;
 }
 
-DG_DEV void dge_note(dge_st *e, double v)
-{
-  if (dge_isfinite(v) && fabs(v) > e->maxmag) e->maxmag = fabs(v);
-}
-
 /* A read in two parts: the raw load (dge_ld, pure) and the rest (dge_use:
- * the perturbation, maxin, the NaN and maxmag notes — all order-free, max
+ * the perturbation, maxin, the NaN note — all order-free, max
  * and or). The hot loops (rows, reduce, matmul) load the raw values of their
  * next 8 reads first (dge_ld8) and then use them one by one in the order of
  * dge_rd's calls: only the loads move, every operation and rounding stays.
@@ -220,7 +213,6 @@ DG_DEV double dge_use(dge_st *e, int s, long long i, double v)
   if (e->perturb) v = dge_pert(e, s, i, v);
   else if (dge_isfinite(v) && fabs(v) > e->maxin[s]) e->maxin[s] = fabs(v);
   if (dge_isnan(v)) e->nan_input = 1;
-  dge_note(e, v);
   return v;
 }
 
@@ -278,7 +270,6 @@ DG_DEV double dge_fin(dge_st *e, int cls, double r, double a0, double a1, int ar
   if (e->round32) r = (double)(float)r;
   else if (e->perturb && cls) r *= dge_perturb_op(e->opkey, cls, e->ocnt[cls]++);
   if (dge_isinf(r) && dge_isfinite(a0) && (arity < 2 || dge_isfinite(a1))) e->overflowed = 1;
-  dge_note(e, r);
   return r;
 }
 
@@ -361,7 +352,6 @@ DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, doubl
     r = r * f + d2 * (dge_ord() * dge_excess(sh, a0, a1));
   }
   if (dge_isinf(r) && dge_isfinite(a0) && dge_isfinite(a1)) e->overflowed = 1;
-  dge_note(e, r);
   return r;
 }
 
@@ -600,7 +590,6 @@ DG_DEV double dge_eval_op(dge_st *e, int kind, const long long *n, const double 
 DG_DEV double dge_eval_pre(dge_st *e)
 {
   const dge_res *q = &e->pre[e->round32 ? 0 : 1 + e->k];
-  e->maxmag = q->maxmag;
   e->overflowed = q->overflowed;
   e->order_overflow = q->order_overflow;
   e->nan_input = q->nan_input;
@@ -617,7 +606,6 @@ DG_DEV void dge_fresh(dge_st *l, const dge_st *e)
   *l = *e;
   l->pre = 0;
   l->given = 0;
-  l->maxmag = 0;
   l->overflowed = 0;
   l->order_overflow = 0;
   l->nan_input = 0;
@@ -704,7 +692,7 @@ DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, l
  * (dge_mm_term), and one lane an evaluation runs the chain over the window
  * (dge_mm_link: dge_acc itself, with the step's draws given); every lane
  * notes the facts of its own steps, and they are merged after (dge_mm_merge:
- * maxmag and maxin are maxima, the flags ors, so which lane took which step
+ * maxin is a maximum, the flags ors, so which lane took which step
  * does not matter). The same operations on the same values as dge_matmul,
  * so the same bits: env.t checks dge_mm_eval (windows of 32, a lane a step,
  * run one after the other) against dge_eval and dge_mm_judge against
@@ -762,7 +750,6 @@ DG_DEV double dge_mm_end(dge_st *l, const dge_mmg *g, const double *p, double ac
 
 DG_DEV void dge_mm_merge(dge_st *to, const dge_st *from)   /* the order-free facts */
 {
-  if (from->maxmag > to->maxmag) to->maxmag = from->maxmag;
   to->overflowed |= from->overflowed;
   to->order_overflow |= from->order_overflow;
   to->nan_input |= from->nan_input;
@@ -773,7 +760,6 @@ DG_DEV void dge_mm_merge(dge_st *to, const dge_st *from)   /* the order-free fac
 DG_DEV void dge_mm_res(dge_res *q, const dge_st *l, double r)
 {
   q->r = r;
-  q->maxmag = l->maxmag;
   q->overflowed = l->overflowed;
   q->order_overflow = l->order_overflow;
   q->nan_input = l->nan_input;

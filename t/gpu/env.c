@@ -211,7 +211,7 @@ static void shared_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int6
 }
 
 /* The evaluations themselves, bit for bit: fp32's and the three perturbed
- * fp64 ones, with maxmag and the overflow and NaN-input facts, at every
+ * fp64 ones, with the overflow and NaN-input facts, at every
  * element (up to 64) on adversarial and on ordinary inputs. */
 /* Case c's evaluations at every element (up to 64) against the host's: the
  * number compared; *differ and what (the first) the ones not bit for bit. */
@@ -236,19 +236,19 @@ static int64_t evals_compare(const ecase *c, int64_t *differ, char *what, size_t
       e.k = k < 0 ? 0 : k;
       double v = dge_eval(&e, (int)c->L.kind, n, c->L.p, i);
       evals++;
-      bool same = (v == h.value || (isnan(v) && isnan(h.value))) && e.maxmag == h.maxmag &&
+      bool same = (v == h.value || (isnan(v) && isnan(h.value))) &&
                   !e.overflowed == !h.overflowed && !e.order_overflow == !h.order_overflow &&
                   !e.nan_input == !h.nan_input;
       if (!same && (*differ)++ == 0)
-        snprintf(what, nwhat, "[%lld] k=%d: %.17g/%.17g maxmag %g/%g overflowed %d/%d order %d/%d nan %d/%d",
-                 (long long)i, k, v, h.value, e.maxmag, h.maxmag, e.overflowed, h.overflowed, e.order_overflow,
+        snprintf(what, nwhat, "[%lld] k=%d: %.17g/%.17g overflowed %d/%d order %d/%d nan %d/%d",
+                 (long long)i, k, v, h.value, e.overflowed, h.overflowed, e.order_overflow,
                  h.order_overflow, e.nan_input, h.nan_input);
     }
   return evals;
 }
 
 /* The evaluations themselves, bit for bit: fp32's and the three perturbed
- * fp64 ones, with maxmag and the overflow and NaN-input facts, at every
+ * fp64 ones, with the overflow and NaN-input facts, at every
  * element (up to 64) on adversarial and on ordinary inputs. */
 static void evals_vs_host(const char *rel, int *nsamples, int64_t *tot)
 {
@@ -331,7 +331,7 @@ static void lengths_vs_host(void)
  * warp a candidate, a lane a step's terms, one lane an evaluation's chain)
  * against the evaluation in one thread (dge_eval): every evaluation's value
  * bit for bit (a NaN as a NaN: its sign is the compiler's operand order,
- * -O1 and -O2 differ; the rule reads none) and its facts (maxmag, maxin, the overflow, order-overflow and
+ * -O1 and -O2 differ; the rule reads none) and its facts (maxin, the overflow, order-overflow and
  * NaN-input flags), at lengths around the window of 32 and with B read
  * transposed as well (n3 bit 1, the same buffer); and dge_mm_judge's
  * verdicts against dge_judge's for kernel values inside fp32's bound, past
@@ -375,12 +375,12 @@ static void mm_windows_vs_eval(void)
             if (k < 0)
               for (int s = 0; s < 3; s++) scale[s] = e.maxin[s];
             evals++;
-            bool same = ran && (!memcmp(&v, &q.r, sizeof v) || (isnan(v) && isnan(q.r))) && q.maxmag == e.maxmag && !q.overflowed == !e.overflowed &&
+            bool same = ran && (!memcmp(&v, &q.r, sizeof v) || (isnan(v) && isnan(q.r))) && !q.overflowed == !e.overflowed &&
                         !q.order_overflow == !e.order_overflow && !q.nan_input == !e.nan_input &&
                         (k >= 0 || !memcmp(q.maxin, e.maxin, sizeof q.maxin));
             if (!same && differ++ == 0)
-              snprintf(what, sizeof what, "[%lld] k=%d var %d: %.17g/%.17g maxmag %g/%g maxin %g/%g ovf %d/%d "
-                       "oovf %d/%d nan %d/%d", (long long)i, k, var, q.r, v, q.maxmag, e.maxmag, q.maxin[0],
+              snprintf(what, sizeof what, "[%lld] k=%d var %d: %.17g/%.17g maxin %g/%g ovf %d/%d "
+                       "oovf %d/%d nan %d/%d", (long long)i, k, var, q.r, v, q.maxin[0],
                        e.maxin[0], q.overflowed, e.overflowed, q.order_overflow, e.order_overflow, q.nan_input,
                        e.nan_input);
           }
