@@ -46,7 +46,8 @@ typedef struct {
   bool want_smtlib;        /* keep the query as SMT-LIB text */
   int64_t max_threads;     /* symbolic lanes run (blocks x threads); 0: 1<<16 */
   /* Optional: called as the check enters a phase ("concrete run", "symbolic
-   * run", "solver"), e.g. for the workbench's progress bar. */
+   * run", "solver", "range check": f16/bf16 past its range, after the real
+   * model's answer), e.g. for the workbench's progress bar. */
   void (*phase)(void *ud, const char *phase);
   void *phase_ud;
   bool want_steps;         /* record the writer thread's steps (check_result.steps) */

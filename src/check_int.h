@@ -56,6 +56,8 @@ typedef struct check_st {
   bool multi;               /* several threads stored into L in that launch */
   double deadline;          /* dg_now() past which no query, block or loop runs (0: none; o->budget_s) */
   bool cut;                 /* a run was cut by the deadline (a replay): unknown, not "did not replay" */
+  const char *range_open;   /* check_range's f16/bf16 question went unanswered (a query's time limit or the
+                             * deadline): why; an equivalence of the real model is then unknown */
   bool prefix;              /* the verdict's engine finding came from a prefix of the writer's block
                              * (CHECK_PREFIX_OPS lane operations): its replay stops there too */
   /* symbolic */
@@ -119,7 +121,8 @@ check_verdict check_event_kind_verdict(simt_evkind k);
 /* check_range.c: after the real model's equivalent (or no answer), inputs it
  * cannot see the effect of: a value rounded to f16/bf16 past the dtype's
  * range, an f32 exp argument past expf's overflow. True (verdict bug, set)
- * when such a witness replays. */
+ * when such a witness replays; false with c->range_open set when the f16/bf16
+ * question was asked and not answered (no "no such input" from the solver). */
 bool check_range(chk *c, dg_term kt, dg_term rt);
 /* check_range.c, before the solver: the inputs only one of the two terms reads
  * (a row's neighbour the kernel loads past its row) pushed to +-100 on the
