@@ -424,6 +424,14 @@ unsigned check_query_ms(const chk *c)
   return ms < 1 ? 1 : ms > 4e9 ? 4000000000u : (unsigned)ms;   /* --timeout 1e308: no UB cast */
 }
 
+unsigned check_side_ms(const chk *c, unsigned part, unsigned least_ms)
+{
+  double cap = (c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 1000 / part;
+  unsigned ms = check_query_ms(c);
+  if (cap < least_ms) cap = least_ms;
+  return cap < ms ? (unsigned)cap : ms;
+}
+
 bool check_out_of_time(const chk *c) { return c->deadline > 0 && dg_now() > c->deadline; }
 
 /* The largest finite value of a float dtype (dg_tykind). */
@@ -696,15 +704,14 @@ static void solve(chk *c, dg_term kt, dg_term rt)
     char *reason = dg_strdup(r->reason);
     double kv = r->kernel_value, rv = r->ref_value;
     if (c->o->phase) c->o->phase(c->o->phase_ud, "range check");
-    bool found = check_range(c, kt, rt);
-    if (!found && before == CHECK_EQUIVALENT && c->range_open) {
+    if (!check_range(c, kt, rt)) {
       /* the real model's proof does not see f16/bf16 rounding past the
        * dtype's range: with that question open, no verdict */
-      check_say(r, CHECK_UNKNOWN, "%s, but %s: a value rounded to f16/bf16 past its range, which the real model does "
-                "not see, is not ruled out", reason, c->range_open);
-      r->kernel_value = kv, r->ref_value = rv;
-    } else if (!found) {
-      check_say(r, before, "%s", reason);
+      if (before == CHECK_EQUIVALENT && c->range_open)
+        check_say(r, CHECK_UNKNOWN, "%s, but %s: a value rounded to f16/bf16 past its range, which the real model "
+                  "does not see, is not ruled out", reason, c->range_open);
+      else
+        check_say(r, before, "%s", reason);
       r->kernel_value = kv, r->ref_value = rv;
     }
     free(reason);

@@ -101,9 +101,7 @@ bool check_div(chk *c, dg_term kt)
     if (!cond) continue;
     if (check_out_of_time(c)) return false;
     asked++;
-    unsigned ms = check_query_ms(c), cap = (unsigned)((c->o->timeout_s > 0 ? c->o->timeout_s : 10) * 250);
-    if (cap < DIV_QUERY_MS) cap = DIV_QUERY_MS;
-    smt_opts so = { .timeout_ms = ms < cap ? ms : cap, .deadline = c->deadline };
+    smt_opts so = { .timeout_ms = check_side_ms(c, 4, DIV_QUERY_MS), .deadline = c->deadline };
     smt_solver *s = smt_new(c->tc, &so);
     if (real) smt_assume(s, check_bounds(c, 0));
     smt_result res = {0};

@@ -87,6 +87,8 @@ bool check_replay(const dg_problem *p, const emu_kernels *k, const int64_t *size
 
 /* check.c's solver helpers, for check_range.c */
 unsigned check_query_ms(const chk *c);          /* the solver timeout, cut to the budget left */
+/* a side question's limit: 1/part of the solver timeout, at least least_ms, cut as check_query_ms */
+unsigned check_side_ms(const chk *c, unsigned part, unsigned least_ms);
 bool check_out_of_time(const chk *c);
 double check_dtype_max(int tykind);             /* largest finite value of a float dg_tykind */
 dg_term check_bounds(chk *c, double lim);       /* |x| <= lim for float inputs (lim <= 0: their dtypes') */

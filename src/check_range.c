@@ -92,9 +92,7 @@ static bool half_check(chk *c, dg_term kt, dg_term rt)
     }
     /* a side question: 3 s a pass, a tenth of a longer solver timeout
      * (valgrind's check.t gives 120 s: 12) */
-    double capd = c->o->timeout_s > 30 ? c->o->timeout_s * 100 : 3000;
-    unsigned cap = capd > 4e9 ? 4000000000u : (unsigned)capd;   /* (--timeout 1e308: no UB cast) */
-    smt_opts so = { .timeout_ms = check_query_ms(c) < cap ? check_query_ms(c) : cap, .deadline = c->deadline };
+    smt_opts so = { .timeout_ms = check_side_ms(c, 10, 3000), .deadline = c->deadline };
     smt_solver *s = smt_new(tc, &so);
     smt_assume(s, check_bounds(c, pass == 2 ? 0 : 100));
     smt_result res = {0};
@@ -105,12 +103,13 @@ static bool half_check(chk *c, dg_term kt, dg_term rt)
     if (pass == 2 && v != SMT_UNKNOWN) c->range_open = NULL;
     smt_result_free(&res);
   }
-  if (found) c->range_open = NULL;
-  if (found)
+  if (found) {
+    c->range_open = NULL;
     check_say(c->r, CHECK_BUG, "kernel %.9g vs reference %.9g (witness replayed on the emulator; found by the %s range "
               "check: for these inputs a value the kernel rounds to %s exceeds %g, which the real model does not see)",
               c->r->kernel_value, c->r->ref_value, kind == DG_TY_F16 ? "f16" : "bf16", kind == DG_TY_F16 ? "f16" : "bf16",
               check_dtype_max(kind));
+  }
   return found;
 }
 

@@ -209,12 +209,15 @@ typedef struct { const char *elem, *inst; int64_t i, n; } phase_ud;   /* inst: "
 
 static void on_phase(void *ud, const char *phase)
 {
-  /* the range check (f16/bf16 past its range) is the solver stage's end */
-  static const char *const order[] = { "concrete run", "symbolic run", "solver", "range check" };
+  /* the check's phases and their step of three (the range check, f16/bf16
+   * past its range, is the solver's step's end) */
+  static const struct { const char *name; int step; } order[] = {
+    { "concrete run", 0 }, { "symbolic run", 1 }, { "solver", 2 }, { "range check", 2 },
+  };
   phase_ud *ph = ud;
   int64_t k = 0;
-  for (int i = 0; i < 4; i++)
-    if (!strcmp(order[i], phase)) k = i < 2 ? i : 2;
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+    if (!strcmp(order[i].name, phase)) k = order[i].step;
   char *what = ph->inst ? dg_printf("at %s: %s %s", ph->inst, ph->elem, phase)
                : ph->n > 1 ? dg_printf("%s %s", ph->elem, phase) : dg_strdup(phase);
   tui_job_progress(ph->i * 3 + k, ph->n * 3, what);
