@@ -76,7 +76,7 @@ static const char fused_source[] =
   "         in shared memory, the same threads adding them in the same order */\n"
   "      __shared__ double e[1024];\n"
   "      double m = dg_rows_max(a, ta, base, C), sm = 0;\n"
-  "      bool whole = (i64)dg_dyn_smem() >= C * 8;   /* the row's exponentials in dg_rows_e (the plan's shmem) */\n"
+  "      bool whole = dg_rows_fit(C);   /* the row's exponentials in dg_rows_e (the plan's shmem) */\n"
   "      if (whole) {\n"
   "        for (i64 k = t; k < C; k += nt) dg_rows_e[k] = dg_sm_exp(a, ta, base, k, m);\n"
   "        __syncthreads();\n"
