@@ -153,7 +153,7 @@ static void print_graphs(void)
 {
   const char *p = getenv("DIRIGO_GPU_GRAPH_STATS");
   FILE *f = p ? fopen(p, "r") : NULL;
-  char line[160], last[160] = "";
+  char line[256], last[256] = "";
   while (f && fgets(line, sizeof line, f)) memcpy(last, line, sizeof last);
   if (f) fclose(f);
   if (last[0]) printf("  CUDA graphs, this child so far (DIRIGO_GPU_GRAPH=%s): %s", getenv("DIRIGO_GPU_GRAPH") ?

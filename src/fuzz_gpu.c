@@ -145,15 +145,29 @@ static int gpu_timed_judged(void *self, const dg_problem *p, int t, emu_io *io, 
 
 /* Several cases at once (gpu_run_many): a case passes when the device judged
  * it and no element failed; any other goes back to the campaign, which runs
- * it alone. */
-static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
-                     emu_io *const *ios, int n, const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp,
-                     uint8_t *passed, int64_t *explained, uint8_t *sampled)
+ * it alone. In two halves (many_send, many_end: the next group's request
+ * sent before this one's outcomes are taken). */
+static bool gpu_many_send(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
+                          emu_io *const *ios, int n, const uint64_t *seeds, int64_t max_check, void **job)
 {
-  gpu_many_case mc[FUZZ_MANY_MAX];
   if (n > FUZZ_MANY_MAX) return false;
   double t0 = t ? dg_now() : 0;
-  if (!gpu_run_many(p, gk, sizes, ios, n, seeds, max_check, mc)) return false;
+  gpu_many_job *J = NULL;
+  bool sent = gpu_run_many_send(p, gk, sizes, ios, n, seeds, max_check, &J);
+  *job = J;
+  if (t) t->run_s += dg_now() - t0;
+  return sent;
+}
+
+static bool gpu_many_end(gpu_kernels *gk, fuzz_gpu_timed *t, void *job, fuzz_cmp *cmp, uint8_t *passed,
+                         int64_t *explained, uint8_t *sampled)
+{
+  (void)gk;
+  gpu_many_case mc[FUZZ_MANY_MAX];
+  double t0 = t ? dg_now() : 0;
+  gpu_many_job *J = job;
+  int n = gpu_run_many_cases(J);
+  if (!gpu_run_many_end(J, mc)) return false;
   for (int c = 0; c < n; c++) {
     passed[c] = mc[c].judged && !mc[c].cmp.nfail;
     cmp[c] = mc[c].cmp;
@@ -172,6 +186,41 @@ static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, co
   }
   if (t) t->run_s += dg_now() - t0;
   return true;
+}
+
+static bool gpu_many(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *p, const int64_t *sizes,
+                     emu_io *const *ios, int n, const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp,
+                     uint8_t *passed, int64_t *explained, uint8_t *sampled)
+{
+  void *job;
+  return gpu_many_send(gk, t, p, sizes, ios, n, seeds, max_check, &job) &&
+         gpu_many_end(gk, t, job, cmp, passed, explained, sampled);
+}
+
+static bool gpu_backend_send(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
+                             const uint64_t *seeds, int64_t max_check, void **job)
+{
+  return gpu_many_send(self, NULL, p, sizes, ios, n, seeds, max_check, job);
+}
+
+static bool gpu_backend_end(void *self, void *job, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained,
+                            uint8_t *sampled)
+{
+  return gpu_many_end(self, NULL, job, cmp, passed, explained, sampled);
+}
+
+static bool gpu_timed_send(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
+                           const uint64_t *seeds, int64_t max_check, void **job)
+{
+  fuzz_gpu_timed *t = self;
+  return gpu_many_send(t->gk, t, p, sizes, ios, n, seeds, max_check, job);
+}
+
+static bool gpu_timed_end(void *self, void *job, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained,
+                          uint8_t *sampled)
+{
+  fuzz_gpu_timed *t = self;
+  return gpu_many_end(t->gk, t, job, cmp, passed, explained, sampled);
 }
 
 static bool gpu_backend_many(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
@@ -241,12 +290,16 @@ static bool gpu_timed_sample(void *self, const dg_problem *p, const int64_t *siz
 
 /* DIRIGO_GPU_MANY=0: every case in a request of its own. */
 static bool many_on(void) { return !gpu_run_switched_off("DIRIGO_GPU_MANY"); }
+/* DIRIGO_GPU_AHEAD=0: each group's request answered before the next is sent
+ * (the measurement's other side, doc/gpu.md §6). */
+static bool ahead_on(void) { return !gpu_run_switched_off("DIRIGO_GPU_AHEAD"); }
 
 fuzz_backend fuzz_backend_gpu(gpu_kernels *gk)
 {
   gk->use_ref = gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_backend_run, gk, gpu_backend_ref, gpu_backend_judged };
   if (many_on()) b.run_many = gpu_backend_many;
+  if (many_on() && ahead_on()) b.many_send = gpu_backend_send, b.many_end = gpu_backend_end;
   b.gen = gpu_backend_gen;
   b.envelope = gpu_backend_envelope;
   b.sample = gpu_backend_sample;
@@ -259,6 +312,7 @@ fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t)
   t->gk->use_ref = t->gk->dev_cmp = true;
   fuzz_backend b = { "gpu", gpu_timed_run, t, gpu_timed_ref, gpu_timed_judged };
   if (many_on()) b.run_many = gpu_timed_many;
+  if (many_on() && ahead_on()) b.many_send = gpu_timed_send, b.many_end = gpu_timed_end;
   b.gen = gpu_timed_gen;
   b.envelope = gpu_timed_envelope;
   b.sample = gpu_timed_sample;

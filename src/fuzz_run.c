@@ -685,70 +685,101 @@ static int group_inputs(const dg_problem *p, const fuzz_backend *be, int slot, c
   return how;
 }
 
-/* The cases from *pc on that share its shape (generated ahead; the first of
- * another shape stays in *pc), through be->run_many; outs[] in case order.
- * Returns how many cases it judged (at least 1). */
-static int run_group(const dg_problem *p, const fuzz_backend *be, const fuzz_strategy *st, const fuzz_space *s,
-                     const fuzz_space_ctx *ctx, const fuzz_opts *o, int64_t n, double t0, pending_case *pc,
-                     fuzz_outcome *outs)
-{
+/* A group of cases of one shape (group_begin .. group_end): its cases, their
+ * inputs, and the backend's request for them, in flight between the two
+ * where the backend sends it ahead (many_send). */
+typedef struct {
   pending_case g[FUZZ_MANY_MAX];
+  int m, nin;
+  int64_t *sizes;
+  emu_io io[FUZZ_MANY_MAX], *ios[FUZZ_MANY_MAX], shared;
+  bool have_shared, own[FUZZ_MANY_MAX];
+  int idx[FUZZ_MANY_MAX];
+  uint64_t seeds[FUZZ_MANY_MAX];
+  void *job;                 /* many_send's: the request in flight */
+  bool ran;
+  fuzz_cmp cmp[FUZZ_MANY_MAX];
+  uint8_t passed[FUZZ_MANY_MAX], sampled[FUZZ_MANY_MAX];
+  int64_t explained[FUZZ_MANY_MAX];
+  double t1;
+} case_group;
+
+/* The cases from *pc on that share its shape (generated ahead; the first of
+ * another shape stays in *pc) into G, their inputs made, and the backend's
+ * request for them sent (many_send: answered in group_end) or run
+ * (run_many). 0: *pc is no group's (group_end is not called). */
+static int group_begin(const dg_problem *p, const fuzz_backend *be, const fuzz_strategy *st, const fuzz_space *s,
+                       const fuzz_space_ctx *ctx, const fuzz_opts *o, int64_t n, pending_case *pc, case_group *G,
+                       fuzz_outcome *outs)
+{
   int m = 0;
   while (m < FUZZ_MANY_MAX && pc->have && pc->ok && !pc->c.huge && be->run_many &&
-         (!m || !memcmp(pc->c.sizes, g[0].c.sizes, sizeof g[0].c.sizes))) {
-    g[m++] = *pc;
+         (!m || !memcmp(pc->c.sizes, G->g[0].c.sizes, sizeof G->g[0].c.sizes))) {
+    G->g[m++] = *pc;
     pc->have = false;
-    if (g[m - 1].k + 1 < n) gen_case(st, s, o->seed, g[m - 1].k + 1, pc);
+    if (G->g[m - 1].k + 1 < n) gen_case(st, s, o->seed, G->g[m - 1].k + 1, pc);
   }
-  if (m == 0) {
-    run_single(p, be, st, s, ctx, pc, &outs[0]);
-    pc->have = false;
-    return 1;
-  }
-  double t1 = dg_now();
-  int64_t *sizes = dg_malloc(sizeof *sizes * (p->sizes.n + 1));
-  fuzz_case_sizes(ctx, &g[0].c, sizes);
-  emu_io io[FUZZ_MANY_MAX], *ios[FUZZ_MANY_MAX], shared;
-  bool have_shared = false, own[FUZZ_MANY_MAX];
-  int idx[FUZZ_MANY_MAX], nin = 0;
-  fuzz_cmp cmp[FUZZ_MANY_MAX];
-  uint8_t passed[FUZZ_MANY_MAX] = {0};
-  int64_t explained[FUZZ_MANY_MAX] = {0};
-  uint64_t seeds[FUZZ_MANY_MAX] = {0};
-  uint8_t sampled[FUZZ_MANY_MAX] = {0};
+  G->m = m, G->nin = 0, G->job = NULL, G->ran = false, G->have_shared = false;
+  if (m == 0) return 0;
+  G->t1 = dg_now();
+  G->sizes = dg_malloc(sizeof *G->sizes * (p->sizes.n + 1));
+  fuzz_case_sizes(ctx, &G->g[0].c, G->sizes);
+  memset(G->passed, 0, sizeof G->passed);
+  memset(G->explained, 0, sizeof G->explained);
+  memset(G->seeds, 0, sizeof G->seeds);
+  memset(G->sampled, 0, sizeof G->sampled);
   for (int j = 0; m > 1 && j < m; j++) {
-    int how = group_inputs(p, be, nin, s, ctx, &g[j].c, sizes, &io[j], &shared, &have_shared, &outs[j]);
+    int how = group_inputs(p, be, G->nin, s, ctx, &G->g[j].c, G->sizes, &G->io[j], &G->shared, &G->have_shared,
+                           &outs[j]);
     if (!how) continue;
-    ios[nin] = how == 2 ? &shared : &io[j];
-    seeds[nin] = g[j].c.seed;
-    own[nin] = how == 1;
-    idx[nin++] = j;
+    G->ios[G->nin] = how == 2 ? &G->shared : &G->io[j];
+    G->seeds[G->nin] = G->g[j].c.seed;
+    G->own[G->nin] = how == 1;
+    G->idx[G->nin++] = j;
   }
-  bool ran = nin > 1 && be->run_many(be->self, p, sizes, ios, nin, seeds, ctx->max_check, cmp, passed, explained,
-                                       sampled);
-  double each = (dg_now() - t1) / (nin ? nin : 1);
+  if (G->nin > 1 && be->many_send)
+    G->ran = be->many_send(be->self, p, G->sizes, G->ios, G->nin, G->seeds, ctx->max_check, &G->job);
+  else if (G->nin > 1)
+    G->ran = be->run_many(be->self, p, G->sizes, G->ios, G->nin, G->seeds, ctx->max_check, G->cmp, G->passed,
+                          G->explained, G->sampled);
+  return m;
+}
+
+/* The group's outcomes into outs[] in case order: those the request judged,
+ * the rest run one by one (a failure may end the group). discard: the
+ * campaign stopped before it; its request is answered and nothing else
+ * runs. Returns how many cases it judged (at least 1, 0 when discarded). */
+static int group_end(const dg_problem *p, const fuzz_backend *be, const fuzz_strategy *st, const fuzz_space *s,
+                     const fuzz_space_ctx *ctx, const fuzz_opts *o, double t0, case_group *G, bool discard,
+                     fuzz_outcome *outs)
+{
+  if (G->job) G->ran = be->many_end(be->self, G->job, G->cmp, G->passed, G->explained, G->sampled);
+  G->job = NULL;
+  double each = (dg_now() - G->t1) / (G->nin ? G->nin : 1);
   bool judged[FUZZ_MANY_MAX] = {0};
-  if (have_shared) emu_io_free(&shared);
-  for (int i = 0; i < nin; i++) {
-    int j = idx[i];
-    if (own[i]) emu_io_free(&io[j]);
-    if (!ran || !passed[i]) continue;
+  if (G->have_shared) emu_io_free(&G->shared);
+  for (int i = 0; i < G->nin; i++) {
+    int j = G->idx[i];
+    if (G->own[i]) emu_io_free(&G->io[j]);
+    if (!G->ran || !G->passed[i]) continue;
     judged[j] = true;
-    outs[j].k = g[j].k;
-    outs[j].cmp.max_abs = cmp[i].max_abs;
-    outs[j].cmp.max_ulp = cmp[i].max_ulp;
-    outs[j].nexplained = explained[i];   /* off the reference, inside the envelope (judged there) */
-    outs[j].sampled = sampled[i];        /* judged there on the validator's sample */
+    outs[j].k = G->g[j].k;
+    outs[j].cmp.max_abs = G->cmp[i].max_abs;
+    outs[j].cmp.max_ulp = G->cmp[i].max_ulp;
+    outs[j].nexplained = G->explained[i];   /* off the reference, inside the envelope (judged there) */
+    outs[j].sampled = G->sampled[i];        /* judged there on the validator's sample */
     outs[j].secs = each;
   }
-  free(sizes);
-  for (int j = 0; j < m; j++) {   /* the rest one by one, in order; a failure may end the group */
+  free(G->sizes);
+  G->sizes = NULL;
+  if (discard) return 0;
+  for (int j = 0; j < G->m; j++) {   /* the rest one by one, in order; a failure may end the group */
     if (judged[j]) continue;
     if (j > 0 && over_budget(o, t0)) return j;
-    run_single(p, be, st, s, ctx, &g[j], &outs[j]);
+    run_single(p, be, st, s, ctx, &G->g[j], &outs[j]);
     if (failing(outs[j].status) && !o->keep_going) return j + 1;
   }
-  return m;
+  return G->m;
 }
 
 bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o,
@@ -769,19 +800,41 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
   double t0 = dg_now();
   ctx.deadline = o->budget_s > 0 ? t0 + o->budget_s : 0;
   pending_case pc = {0};
-  fuzz_outcome *outs = dg_malloc(sizeof *outs * FUZZ_MANY_MAX);
+  /* groups: the one whose outcomes come next, and the next one sent behind
+     it where the backend sends ahead (two requests in flight) */
+  case_group *G[2] = { dg_malloc(sizeof *G[0]), dg_malloc(sizeof *G[1]) };
+  fuzz_outcome *outs[2] = { dg_malloc(sizeof *outs[0] * FUZZ_MANY_MAX), dg_malloc(sizeof *outs[1] * FUZZ_MANY_MAX) };
+  int cur = 0;
+  bool begun = false;   /* G[cur] begun ahead */
   bool stop = false;
   for (int64_t kk = 0; kk < n && !stop;) {
     if (over_budget(o, t0)) break;
-    if (!pc.have) gen_case(st, &s, o->seed, kk, &pc);
-    if (!pc.ok && st->finite && !fuzz_strategy_error(st)) break;   /* its cases are all given */
-    int m = run_group(p, be, st, &s, &ctx, o, n, t0, &pc, outs);
+    int m;
+    if (!begun) {
+      if (!pc.have) gen_case(st, &s, o->seed, kk, &pc);
+      if (!pc.ok && st->finite && !fuzz_strategy_error(st)) break;   /* its cases are all given */
+      m = group_begin(p, be, st, &s, &ctx, o, n, &pc, G[cur], outs[cur]);
+    } else {
+      m = G[cur]->m;
+    }
+    begun = false;
+    if (m == 0) {   /* a case no group takes: alone */
+      run_single(p, be, st, &s, &ctx, &pc, &outs[cur][0]);
+      pc.have = false;
+      m = 1;
+    } else {
+      /* the next group of this shape sent before this one's outcomes */
+      if (G[cur]->job && kk + m < n && pc.have && pc.ok && !pc.c.huge &&
+          !memcmp(pc.c.sizes, G[cur]->g[0].c.sizes, sizeof pc.c.sizes) && !over_budget(o, t0))
+        begun = group_begin(p, be, st, &s, &ctx, o, n, &pc, G[!cur], outs[!cur]) > 0;
+      m = group_end(p, be, st, &s, &ctx, o, t0, G[cur], false, outs[cur]);
+    }
     for (int j = 0; j < m && !stop; j++) {
       if (j > 0 && over_budget(o, t0)) {
         stop = true;
         break;
       }
-      const fuzz_outcome *out = &outs[j];
+      const fuzz_outcome *out = &outs[cur][j];
       sum->ncases++;
       switch (out->status) {   /* tally by outcome */
       case FUZZ_PASS:
@@ -803,8 +856,13 @@ bool fuzz_campaign(const dg_problem *p, const emu_kernels *k, const fuzz_opts *o
       }
     }
     kk += m;
+    if (begun) cur = !cur;
   }
-  free(outs);
+  if (begun)   /* sent ahead, the campaign over before it: answered, not counted */
+    group_end(p, be, st, &s, &ctx, o, t0, G[cur], true, outs[cur]);
+  free(G[0]), free(G[1]);
+  free(outs[0]);
+  free(outs[1]);
   if (sum->failed && o->shrink && !sum->first.c.huge) shrink(p, be, &s, &ctx, &sum->first, sum);
   sum->secs = dg_now() - t0;
   (void)d;

@@ -72,6 +72,16 @@ typedef struct fuzz_backend {
   bool (*run_many)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
                    const uint64_t *seeds, int64_t max_check, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained,
                    uint8_t *sampled);
+  /* Optional (NULL: none; with run_many): run_many in two halves, so that
+   * the campaign sends the next group of the same shape before it takes
+   * this one's outcomes (the GPU runs the two requests back to back, the
+   * host's work between them hidden: doc/gpu.md §3). many_send: as
+   * run_many up to the request sent, *job what many_end takes (false:
+   * nothing ran, and no many_end); many_end: run_many's outcomes, the job
+   * ended. At most two open; the emu_io objects stay until many_end. */
+  bool (*many_send)(void *self, const dg_problem *p, const int64_t *sizes, emu_io *const *ios, int n,
+                    const uint64_t *seeds, int64_t max_check, void **job);
+  bool (*many_end)(void *self, void *job, fuzz_cmp *cmp, uint8_t *passed, int64_t *explained, uint8_t *sampled);
   /* Optional (NULL: none): the backend draws the inputs of its next run
    * itself (the GPU: gpu_gen.h) — slot 0: the next run; slot c: case c of
    * the next run_many — input tensor tens[j] from the counter-based

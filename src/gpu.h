@@ -310,6 +310,19 @@ typedef struct {
 /* OK, or the first failure's status (as dg_gpu_launch's; BAD_REQUEST for a
  * stale handle or a copy outside a buffer, before anything runs). */
 dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res);
+/* Two batches in flight (doc/gpu.md §3, session 12): dg_gpu_batch_send
+ * writes b's request and returns without waiting for its answer, so the
+ * caller can build and send the next batch while the GPU runs this one (the
+ * child launches the second behind the first, without the host's gap).
+ * dg_gpu_batch_recv(g, b, res) gives b's answer (that of dg_gpu_batch_run);
+ * answers are read in the order sent, and any other call on g reads the
+ * answers owed first (kept for their recv). b, its upload sources and its
+ * download destinations must stay until b's recv. At most DG_GPU_INFLIGHT
+ * batches sent and not received: a send past that returns BAD_REQUEST and
+ * sends nothing. Every send is received once; dg_gpu_batch_run is send + recv. */
+#define DG_GPU_INFLIGHT 2
+dg_gpu_status dg_gpu_batch_send(dg_gpu *g, const dg_gpu_batch *b);
+dg_gpu_status dg_gpu_batch_recv(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res);
 void dg_gpu_batch_result_free(dg_gpu_batch_result *r);
 
 #endif

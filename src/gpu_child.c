@@ -15,6 +15,14 @@
 #include <sys/mman.h>
 
 #ifndef DG_HAVE_CUDA
+void gch_dispatch(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  if (rq->op < sizeof handlers / sizeof *handlers && handlers[rq->op])
+    handlers[rq->op](rq, pl, n);
+  else
+    gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "unknown request %u", rq->op);
+}
+
 _Noreturn void gp_child_main(int fd)
 {
   static const char msg[] = "built without CUDA";
@@ -355,10 +363,10 @@ static void do_poison_free(const gp_req *rq, const uint8_t *pl, size_t n)
 }
 
 
-uint8_t *gch_pinned_grow(pinned_buf *b, size_t n)
+uint8_t *gch_pinned_grow(pinned_buf *b, size_t n, uint64_t *epoch)
 {
   if (n <= b->len) return b->p;
-  gch_st.graph_epoch++;   /* cached graphs copy to and from the old area */
+  ++*(epoch ? epoch : &gch_st.graph_epoch);   /* cached graphs copy to and from the old area */
   if (b->p) cudaFreeHost(b->p);
   b->p = NULL;
   b->len = 0;
@@ -377,7 +385,7 @@ uint8_t *gch_pinned_grow(pinned_buf *b, size_t n)
 static uint8_t *guard_stage(size_t n)
 {
   static pinned_buf guards;
-  return gch_pinned_grow(&guards, n);
+  return gch_pinned_grow(&guards, n, NULL);
 }
 
 /* The guard check on the device (gpu_guard.c): one launch over every guard
@@ -388,29 +396,48 @@ static uint8_t *guard_stage(size_t n)
  * asynchronous batch (GP_BATCH_ASYNC) gives each launch its own slot. */
 static struct {
   uint8_t **tab;                   /* device: the regions' addresses */
-  unsigned long long *res, *hres;  /* device: per slot counts then firsts; pinned host:
-                                      the initial values (2n), then per slot the results */
-  unsigned long long *hinit;       /* pinned host: the initial values of every slot */
-  size_t cap_n, cap_slots, nreg, n;
+  size_t cap_tab, nreg, n;
+  struct {                         /* per flight (gch_guard_use): two batches can be in flight */
+    unsigned long long *res, *hres;  /* device: per check counts then firsts; pinned host: the
+                                        initial values (2n), then per check the results */
+    unsigned long long *hinit;       /* pinned host: the initial values of every check */
+    size_t cap_n, cap_slots;
+  } s[2];
+  int cur;                         /* the flight in use */
 } GD;
+#define GS (GD.s[GD.cur])
+
+void gch_guard_use(int flight) { GD.cur = flight & 1; }
+
+bool gch_guard_fits(size_t live, size_t nslots)
+{
+  size_t n = 2 * live;
+  return !gch_st.regions_dirty && n <= GD.cap_tab && n <= GS.cap_n && nslots <= GS.cap_slots;
+}
 
 /* Room for nslots checks over `live` buffers, and the region table. */
 cudaError_t gch_guard_reserve(size_t live, size_t nslots)
 {
   size_t n = 2 * live;
   cudaError_t e = cudaSuccess;
-  if (n > GD.cap_n || nslots > GD.cap_slots) {
-    size_t cn = n > GD.cap_n ? n : GD.cap_n, cs = nslots > GD.cap_slots ? nslots : GD.cap_slots;
-    if (GD.tab) cudaFree(GD.tab), cudaFree(GD.res), cudaFreeHost(GD.hres), cudaFreeHost(GD.hinit);
-    GD.tab = NULL, GD.res = GD.hres = GD.hinit = NULL, GD.cap_n = GD.cap_slots = 0;
-    if ((e = cudaMalloc((void **)&GD.tab, cn * sizeof *GD.tab)) ||
-        (e = cudaMalloc((void **)&GD.res, 2 * cn * cs * sizeof *GD.res)) ||
-        (e = cudaMallocHost((void **)&GD.hres, 2 * cn * (cs + 1) * sizeof *GD.hres)) ||
-        (e = cudaMallocHost((void **)&GD.hinit, 2 * cn * cs * sizeof *GD.hinit)))
-      return e;
-    GD.cap_n = cn, GD.cap_slots = cs;
+  if (n > GD.cap_tab) {
+    if (GD.tab) cudaFree(GD.tab);
+    GD.tab = NULL, GD.cap_tab = 0;
+    if ((e = cudaMalloc((void **)&GD.tab, n * sizeof *GD.tab))) return e;
+    GD.cap_tab = n;
     gch_st.regions_dirty = true;
     gch_st.graph_epoch++;
+  }
+  if (n > GS.cap_n || nslots > GS.cap_slots) {
+    size_t cn = n > GS.cap_n ? n : GS.cap_n, cs = nslots > GS.cap_slots ? nslots : GS.cap_slots;
+    if (GS.res) cudaFree(GS.res), cudaFreeHost(GS.hres), cudaFreeHost(GS.hinit);
+    GS.res = GS.hres = GS.hinit = NULL, GS.cap_n = GS.cap_slots = 0;
+    if ((e = cudaMalloc((void **)&GS.res, 2 * cn * cs * sizeof *GS.res)) ||
+        (e = cudaMallocHost((void **)&GS.hres, 2 * cn * (cs + 1) * sizeof *GS.hres)) ||
+        (e = cudaMallocHost((void **)&GS.hinit, 2 * cn * cs * sizeof *GS.hinit)))
+      return e;
+    GS.cap_n = cn, GS.cap_slots = cs;
+    gch_st.flight_epoch[GD.cur]++;
   }
   if (gch_st.regions_dirty) {
     uint8_t **h = (uint8_t **)gch_stage(n * sizeof *h);
@@ -424,7 +451,7 @@ cudaError_t gch_guard_reserve(size_t live, size_t nslots)
     gch_st.regions_dirty = false;
   }
   GD.n = n;
-  for (size_t r = 0; r < n; r++) GD.hres[r] = 0, GD.hres[n + r] = ~0ull;   /* counts 0, firsts ~0 */
+  for (size_t r = 0; r < n; r++) GS.hres[r] = 0, GS.hres[n + r] = ~0ull;   /* counts 0, firsts ~0 */
   return cudaSuccess;
 }
 
@@ -432,7 +459,7 @@ cudaError_t gch_guard_reserve(size_t live, size_t nslots)
 cudaError_t gch_guard_kernel(size_t slot)
 {
   size_t n = GD.n;
-  unsigned long long *res = GD.res + 2 * n * slot;
+  unsigned long long *res = GS.res + 2 * n * slot;
   unsigned long long len = gch_st.guard, nn = n;
   void *args[] = { &GD.tab, &len, &nn, &res };
   dim3 grid = { 4, (unsigned)n, 1 }, block = { 256, 1, 1 };   /* (8 words a thread of a 64 KiB region) */
@@ -442,9 +469,9 @@ cudaError_t gch_guard_kernel(size_t slot)
 static cudaError_t guard_enqueue(size_t slot)
 {
   size_t n = GD.n;
-  unsigned long long *res = GD.res + 2 * n * slot, *out = GD.hres + 2 * n * (slot + 1);
+  unsigned long long *res = GS.res + 2 * n * slot, *out = GS.hres + 2 * n * (slot + 1);
   cudaError_t e;
-  if ((e = cudaMemcpyAsync(res, GD.hres, 2 * n * sizeof *res, cudaMemcpyHostToDevice, 0))
+  if ((e = cudaMemcpyAsync(res, GS.hres, 2 * n * sizeof *res, cudaMemcpyHostToDevice, 0))
       || (e = gch_guard_kernel(slot))
       || (e = cudaMemcpyAsync(out, res, 2 * n * sizeof *res, cudaMemcpyDeviceToHost, 0)))
     return e;
@@ -458,8 +485,8 @@ static cudaError_t guard_enqueue(size_t slot)
 cudaError_t gch_guard_slots_init(size_t nslots)
 {
   size_t n = GD.n;
-  for (size_t s = 0; s < nslots; s++) memcpy(GD.hinit + 2 * n * s, GD.hres, 2 * n * sizeof *GD.hinit);
-  return nslots ? cudaMemcpyAsync(GD.res, GD.hinit, 2 * n * nslots * sizeof *GD.res, cudaMemcpyHostToDevice,
+  for (size_t s = 0; s < nslots; s++) memcpy(GS.hinit + 2 * n * s, GS.hres, 2 * n * sizeof *GS.hinit);
+  return nslots ? cudaMemcpyAsync(GS.res, GS.hinit, 2 * n * nslots * sizeof *GS.res, cudaMemcpyHostToDevice,
                                   gch_serial_stream())
                 : cudaSuccess;
 }
@@ -467,7 +494,7 @@ cudaError_t gch_guard_slots_init(size_t nslots)
 cudaError_t gch_guard_slots_back(size_t nslots)
 {
   size_t n = GD.n;
-  return nslots ? cudaMemcpyAsync(GD.hres + 2 * n, GD.res, 2 * n * nslots * sizeof *GD.res, cudaMemcpyDeviceToHost,
+  return nslots ? cudaMemcpyAsync(GS.hres + 2 * n, GS.res, 2 * n * nslots * sizeof *GS.res, cudaMemcpyDeviceToHost,
                                   gch_serial_stream())
                 : cudaSuccess;
 }
@@ -490,7 +517,7 @@ static int buf_lane(size_t i)
 cudaError_t gch_guard_collect(size_t slot, guard_vec *hits, int lane, size_t *nown)
 {
   size_t n = GD.n;
-  const unsigned long long *cnt = GD.hres + 2 * n * (slot + 1), *first = cnt + n;
+  const unsigned long long *cnt = GS.hres + 2 * n * (slot + 1), *first = cnt + n;
   size_t r = 0;
   cudaError_t e = cudaSuccess;
   for (size_t i = 0; i < gch_st.bufs.n && !e; i++) {
@@ -791,6 +818,14 @@ static void (*const handlers[])(const gp_req *, const uint8_t *, size_t) = {
   [GP_BATCH] = gch_do_batch, [GP_GUARD] = do_guard, [GP_LANES] = gch_do_lanes,
 };
 
+void gch_dispatch(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  if (rq->op < sizeof handlers / sizeof *handlers && handlers[rq->op])
+    handlers[rq->op](rq, pl, n);
+  else
+    gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "unknown request %u", rq->op);
+}
+
 _Noreturn void gp_child_main(int fd)
 {
   gch_st.fd = fd;
@@ -809,10 +844,7 @@ _Noreturn void gp_child_main(int fd)
     }
     if (rq.len && gp_read(fd, pl, rq.len, 0)) _exit(0);
     pl[rq.len] = 0;
-    if (rq.op < sizeof handlers / sizeof *handlers && handlers[rq.op])
-      handlers[rq.op](&rq, pl, rq.len);
-    else
-      gch_reply(DG_GPU_BAD_REQUEST, 0, NULL, 0, "unknown request %u", rq.op);
+    gch_dispatch(&rq, pl, rq.len);
   }
 }
 #endif

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <poll.h>
+#include <sched.h>
 
 #ifdef DG_HAVE_CUDA
 #include "gpu_child_int.h"
@@ -26,11 +28,13 @@ typedef struct {
   size_t up_at, down0, down_at;   /* uploads from 0, downloads from down0 (contiguous) */
 } batch_state;
 
-/* Pinned host memory for a batch's copies, kept and grown. */
-static uint8_t *pinned_arena(size_t n)
+/* Pinned host memory for a batch's copies, kept and grown; one per flight
+ * (apart from the guards': both can be in use at once). */
+static pinned_buf arenas[2];
+
+static uint8_t *pinned_arena(int flight, size_t n)
 {
-  static pinned_buf batch;            /* apart from the guards': both can be in use at once */
-  return gch_pinned_grow(&batch, n);
+  return gch_pinned_grow(&arenas[flight], n, &gch_st.flight_epoch[flight]);
 }
 
 static void batch_fail(batch_state *bs, dg_gpu_status st, uint32_t launch, char *msg)
@@ -94,8 +98,10 @@ static void batch_launch(batch_state *bs, uint32_t li, const uint8_t *body, size
   dg_vec_free(&hits);
 }
 
-/* The asynchronous batch's launches: events around each, and which ran guarded. */
-static struct {
+/* The asynchronous batch's launches: events around each, and which ran
+ * guarded. One set per flight (two batches can be in flight: gch_do_batch);
+ * `ab` is the set of the batch being begun or finished. */
+typedef struct {
   cudaEvent_t *ev;
   size_t nev;
   uint8_t *guarded, *timed;
@@ -104,7 +110,9 @@ static struct {
   cudaEvent_t *start;   /* per launch: the event its time starts at (its own, or the last one's end) */
   cudaEvent_t last_end; /* the end event of the last op queued if it was a timed launch, else NULL */
   int last_lane;        /* the lane last_end was recorded in */
-} AB;
+} ab_set;
+static ab_set ab_sets[2];
+static ab_set *ab = &ab_sets[0];
 
 /* Which launches of an asynchronous batch are timed (DIRIGO_GPU_LAUNCH_EVENTS,
  * read once): 1 the guarded ones only (the default, "kernel": the kernels
@@ -125,26 +133,29 @@ static int timed_launches(void)
   return mode;
 }
 
+/* The set has room for nlaunch launches (async_reserve would allocate nothing). */
+static bool ab_fits(const ab_set *a, size_t nlaunch) { return 2 * nlaunch <= a->nev && nlaunch <= a->nguarded; }
+
 static bool async_reserve(size_t nlaunch, size_t live)
 {
-  if (2 * nlaunch > AB.nev) {
-    AB.ev = dg_realloc(AB.ev, 2 * nlaunch * sizeof *AB.ev);
-    for (; AB.nev < 2 * nlaunch; AB.nev++)
-      if (cudaEventCreate(&AB.ev[AB.nev]) != cudaSuccess) {
+  if (2 * nlaunch > ab->nev) {
+    ab->ev = dg_realloc(ab->ev, 2 * nlaunch * sizeof *ab->ev);
+    for (; ab->nev < 2 * nlaunch; ab->nev++)
+      if (cudaEventCreate(&ab->ev[ab->nev]) != cudaSuccess) {
         cudaGetLastError();
         return false;
       }
   }
-  if (nlaunch > AB.nguarded) {
-    AB.guarded = dg_realloc(AB.guarded, nlaunch);
-    AB.timed = dg_realloc(AB.timed, nlaunch);
-    AB.lane = dg_realloc(AB.lane, nlaunch);
-    AB.start = dg_realloc(AB.start, nlaunch * sizeof *AB.start);
-    AB.nguarded = nlaunch;
+  if (nlaunch > ab->nguarded) {
+    ab->guarded = dg_realloc(ab->guarded, nlaunch);
+    ab->timed = dg_realloc(ab->timed, nlaunch);
+    ab->lane = dg_realloc(ab->lane, nlaunch);
+    ab->start = dg_realloc(ab->start, nlaunch * sizeof *ab->start);
+    ab->nguarded = nlaunch;
   }
-  AB.last_end = NULL;
-  memset(AB.guarded, 0, nlaunch);
-  memset(AB.timed, 0, nlaunch);
+  ab->last_end = NULL;
+  memset(ab->guarded, 0, nlaunch);
+  memset(ab->timed, 0, nlaunch);
   if (live && gch_guard_reserve(live, nlaunch) != cudaSuccess) {   /* (the slots' initial copy is the ops' pass's) */
     cudaGetLastError();
     return false;
@@ -162,22 +173,22 @@ static void batch_launch_async(batch_state *bs, uint32_t li, const uint8_t *body
   int tm = timed_launches();
   bool timed = tm >= 2 || (tm == 1 && !(L.flags & GP_LAUNCH_UNGUARDED));
   bool sided = L.flags & (GP_LAUNCH_SIDE | GP_LAUNCH_JOIN);
-  bool reuse = timed && tm == 3 && AB.last_end && AB.last_lane == gch_st.cur_lane && !sided;
-  AB.timed[li] = timed;
-  AB.lane[li] = (int8_t)gch_st.cur_lane;
-  AB.start[li] = reuse ? AB.last_end : AB.ev[2 * li];
+  bool reuse = timed && tm == 3 && ab->last_end && ab->last_lane == gch_st.cur_lane && !sided;
+  ab->timed[li] = timed;
+  ab->lane[li] = (int8_t)gch_st.cur_lane;
+  ab->start[li] = reuse ? ab->last_end : ab->ev[2 * li];
   cudaStream_t back;
   bool sw;
   dg_gpu_status st = side_enter(bs, L.flags, &back, &sw, &msg);
   if (st == DG_GPU_OK)
-    st = gch_launch_only(&L, args, timed && !reuse ? AB.ev[2 * li] : NULL, timed ? AB.ev[2 * li + 1] : NULL, &msg,
+    st = gch_launch_only(&L, args, timed && !reuse ? ab->ev[2 * li] : NULL, timed ? ab->ev[2 * li + 1] : NULL, &msg,
                          &bs->fatal);
   free(args);
-  AB.last_end = st == DG_GPU_OK && timed && !sided ? AB.ev[2 * li + 1] : NULL;
-  AB.last_lane = gch_st.cur_lane;
+  ab->last_end = st == DG_GPU_OK && timed && !sided ? ab->ev[2 * li + 1] : NULL;
+  ab->last_lane = gch_st.cur_lane;
   if (st == DG_GPU_OK && live && !(L.flags & GP_LAUNCH_UNGUARDED)) {
-    AB.guarded[li] = 1;
-    AB.last_end = NULL;   /* the guard check runs between */
+    ab->guarded[li] = 1;
+    ab->last_end = NULL;   /* the guard check runs between */
     st = gch_cuda_status(gch_guard_kernel(li), "queueing a guard check", &msg, &bs->fatal);
   }
   if (sw) gch_st.cur = back;   /* (a side launch's guard check ran behind it there) */
@@ -207,12 +218,12 @@ static void async_records(batch_state *bs, uint32_t nran, dg_buf *recs)
   for (uint32_t li = 0; li < nran; li++) {
     float ms = 0;
     guard_vec hits = {0};
-    if (AB.timed[li] && cudaEventElapsedTime(&ms, AB.start[li], AB.ev[2 * li + 1]) != cudaSuccess) {
+    if (ab->timed[li] && cudaEventElapsedTime(&ms, ab->start[li], ab->ev[2 * li + 1]) != cudaSuccess) {
       ms = 0;            /* a launch refused before it ran */
       cudaGetLastError();
     }
     size_t own = 0;
-    cudaError_t e = AB.guarded[li] ? gch_guard_collect(li, &hits, AB.lane[li], &own) : cudaSuccess;
+    cudaError_t e = ab->guarded[li] ? gch_guard_collect(li, &hits, ab->lane[li], &own) : cudaSuccess;
     char *m = NULL;
     dg_gpu_status st = gch_cuda_status(e, "restoring guard regions", &m, &bs->fatal);
     if (st != DG_GPU_OK) oob_fail(bs, first_own, first_any, n_own, n_any), batch_fail(bs, st, li, m);
@@ -343,10 +354,10 @@ static void batch_ops(batch_state *bs, const gp_req *rq, const uint8_t *pl, size
       else batch_launch(bs, li, bp, body, recs);
       ++*nran;
     } else if (op.kind == GP_OP_DOWNLOAD) {
-      AB.last_end = NULL;   /* a copy between two launches: no shared event */
+      ab->last_end = NULL;   /* a copy between two launches: no shared event */
       if (!bs->no_downloads) batch_copy(bs, &op, bp, downs);
     } else if (op.kind == GP_OP_UPLOAD || op.kind == GP_OP_POISON) {
-      AB.last_end = NULL;
+      ab->last_end = NULL;
       if (!bs->stopped) batch_copy(bs, &op, bp, downs);
     } else {
       batch_malformed(bs, dg_printf("unknown batch op %u", op.kind));
@@ -361,9 +372,9 @@ static void batch_reset(batch_state *bs, size_t nl)
   bs->st = DG_GPU_OK, bs->msg = NULL, bs->failed = UINT32_MAX;
   bs->stopped = bs->fatal = bs->no_downloads = bs->laned = false;
   bs->up_at = 0, bs->down_at = bs->down0;
-  AB.last_end = NULL;
-  memset(AB.guarded, 0, nl);
-  memset(AB.timed, 0, nl);
+  ab->last_end = NULL;
+  memset(ab->guarded, 0, nl);
+  memset(ab->timed, 0, nl);
 }
 
 /* A capture of the batch's ops into graph g, kept and launched when every
@@ -392,8 +403,8 @@ static bool batch_capture(batch_state *bs, gch_graph *g, const gp_req *rq, const
   g->nl = (uint32_t)nl, g->up = bs->up_at, g->down_at = bs->down_at;
   g->timed = dg_realloc(g->timed, nl + 1), g->guarded = dg_realloc(g->guarded, nl + 1);
   g->lane = dg_realloc(g->lane, nl + 1), g->start = dg_realloc(g->start, (nl + 1) * sizeof *g->start);
-  memcpy(g->timed, AB.timed, nl), memcpy(g->guarded, AB.guarded, nl), memcpy(g->lane, AB.lane, nl);
-  memcpy(g->start, AB.start, nl * sizeof *g->start);
+  memcpy(g->timed, ab->timed, nl), memcpy(g->guarded, ab->guarded, nl), memcpy(g->lane, ab->lane, nl);
+  memcpy(g->start, ab->start, nl * sizeof *g->start);
   char *m = NULL;
   dg_gpu_status st = gch_cuda_status(gch_graph_launch(g, false), "launching a graph", &m, &bs->fatal);
   if (st != DG_GPU_OK) batch_fail(bs, st, UINT32_MAX, m);
@@ -406,8 +417,8 @@ static bool batch_capture(batch_state *bs, gch_graph *g, const gp_req *rq, const
  * capture's, one launch. */
 static void batch_replay(batch_state *bs, gch_graph *g, const gp_req *rq, const uint8_t *pl, size_t n)
 {
-  memcpy(AB.timed, g->timed, g->nl), memcpy(AB.guarded, g->guarded, g->nl), memcpy(AB.lane, g->lane, g->nl);
-  memcpy(AB.start, g->start, g->nl * sizeof *AB.start);
+  memcpy(ab->timed, g->timed, g->nl), memcpy(ab->guarded, g->guarded, g->nl), memcpy(ab->lane, g->lane, g->nl);
+  memcpy(ab->start, g->start, g->nl * sizeof *ab->start);
   size_t at = 0;
   for (uint32_t i = 0; i < rq->a; i++) {   /* (the key said it is well formed) */
     gp_op op;
@@ -426,74 +437,191 @@ static void batch_replay(batch_state *bs, gch_graph *g, const gp_req *rq, const 
   if (st != DG_GPU_OK) batch_fail(bs, st, UINT32_MAX, m);
 }
 
-void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
+/* A batch begun and not yet answered (doc/gpu.md §3, "two batches in
+ * flight"): what batch_finish needs. Two at most, one per flight: while a
+ * batch's graph runs, the next request is read, and a batch whose graph is
+ * replayed with everything it needs allocated already is launched behind it
+ * (the stream runs it after the first one's graph, without the host's gap
+ * between the two); the answers go in order. */
+typedef struct {
+  bool used;
+  int flight;
+  batch_state bs;
+  dg_buf recs, downs;
+  uint32_t nran;
+  size_t live;
+  bool async, graphed;
+  bool overlap;         /* a graph replayed: `done` after it, the next batch may begin before it ends */
+  bool tainted;         /* the batch before it restored damaged guards while it ran: run again */
+  gch_graph *g;
+  cudaEvent_t done;
+  double t0, t1, t2;
+} flight;
+static flight flights[2];
+
+static void batch_finish(flight *f);
+
+/* Begins the batch (rq, pl, n): queued, its graph launched. With a batch
+ * pending (begun, not answered), the new one goes in the other flight and
+ * the pending one is answered: after the new one's launch where the new
+ * one is a graph replay that allocates nothing, else before it begins. */
+static flight *batch_begin(const gp_req *rq, const uint8_t *pl, size_t n, flight *pending)
 {
-  batch_state bs = { DG_GPU_OK, NULL, UINT32_MAX, false, false, false, false, NULL, 0, 0, 0 };
-  dg_buf recs = {0}, downs = {0};
-  uint32_t nran = 0;
-  dg_buf_put(&recs, (const char *)&nran, 4);
+  int fl = pending ? !pending->flight : 0;
+  flight *f = &flights[fl];
+  f->used = true, f->flight = fl;
+  f->bs = (batch_state){ DG_GPU_OK, NULL, UINT32_MAX, false, false, false, false, NULL, 0, 0, 0 };
+  f->recs.n = f->downs.n = 0;
+  f->nran = 0, f->graphed = f->overlap = f->tainted = false, f->g = NULL;
+  f->t0 = f->t1 = f->t2 = 0;
+  batch_state *bs = &f->bs;
+  dg_buf_put(&f->recs, (const char *)&f->nran, 4);
   size_t up, down, nl;
   bool laned;
   batch_bytes(rq->a, pl, n, &up, &down, &nl, &laned);
-  bs.pin = pinned_arena(up + down + 1);
-  size_t live = gch_guarded_live();
-  bool async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0 && bs.pin && async_reserve(nl, live);
-  bs.down0 = bs.down_at = up;
-  gch_side_reset();
-  double t0 = async ? dg_now() : 0, t1 = t0, t2 = 0, t3 = 0;
-  /* a graph per op stream (gpu_child_graph.c): replayed when captured before */
-  gch_graph *g = async && nl && gch_graph_wanted(laned) ? gch_graph_lookup(rq, pl, n) : NULL;
-  if (async) t1 = dg_now();
-  bool graphed = g && g->exec;
-  if (graphed) batch_replay(&bs, g, rq, pl, n), nran = g->nl;
-  else if (g && g->seen >= (uint32_t)gch_graph_mode() && g->fails < 2)
-    graphed = batch_capture(&bs, g, rq, pl, n, nl, live, &recs, &downs, &nran);
-  if (!graphed) {
-    if (async) gch_graph_direct();
-    cudaError_t e = async && live ? gch_guard_slots_init(nl) : cudaSuccess;
-    char *m = NULL;
-    dg_gpu_status st = gch_cuda_status(e, "initialising guard slots", &m, &bs.fatal);
-    if (st != DG_GPU_OK) batch_fail(&bs, st, UINT32_MAX, m);
-    else batch_ops(&bs, rq, pl, n, async, live, &recs, &downs, &nran);
+  f->live = gch_guarded_live();
+  bool want_async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0;
+  gch_guard_use(fl);
+  if (pending && !(want_async && arenas[fl].len >= up + down + 1 && ab_fits(&ab_sets[fl], nl) &&
+                   (!f->live || gch_guard_fits(f->live, nl)))) {
+    batch_finish(pending);   /* it would allocate: nothing may change under the pending graph */
+    pending = NULL;
+    gch_guard_use(fl);
   }
-  memcpy(recs.s, &nran, 4);
-  if (bs.pin && !bs.fatal) {   /* the asynchronous copies (and launches): done, and their errors */
+  ab = &ab_sets[fl];
+  bs->pin = pinned_arena(fl, up + down + 1);
+  f->async = want_async && bs->pin && async_reserve(nl, f->live);
+  bs->down0 = bs->down_at = up;
+  gch_side_reset();
+  f->t0 = f->async ? dg_now() : 0, f->t1 = f->t0;
+  /* a graph per op stream and flight (gpu_child_graph.c): replayed when captured before */
+  gch_graph *g = f->async && nl && gch_graph_wanted(laned) ? gch_graph_lookup(rq, pl, n, fl) : NULL;
+  if (f->async) f->t1 = dg_now();
+  f->g = g;
+  if (pending && !(g && g->exec)) {   /* no replay: the pending batch ends first */
+    batch_finish(pending);
+    pending = NULL;
+    ab = &ab_sets[fl], gch_guard_use(fl);
+  }
+  f->graphed = g && g->exec;
+  if (f->graphed) {
+    batch_replay(bs, g, rq, pl, n), f->nran = g->nl;
+    if (bs->st == DG_GPU_OK && !bs->fatal && (f->done || !cudaEventCreateWithFlags(&f->done, cudaEventDisableTiming)))
+      f->overlap = cudaEventRecord(f->done, 0) == cudaSuccess;
+    cudaGetLastError();   /* (no event: the end synchronises the device, as for a direct batch) */
+  } else if (g && g->seen >= (uint32_t)gch_graph_mode() && g->fails < 2) {
+    f->graphed = batch_capture(bs, g, rq, pl, n, nl, f->live, &f->recs, &f->downs, &f->nran);
+  }
+  if (!f->graphed) {
+    if (f->async) gch_graph_direct();
+    cudaError_t e = f->async && f->live ? gch_guard_slots_init(nl) : cudaSuccess;
     char *m = NULL;
-    cudaError_t e = async && live && !graphed ? gch_guard_slots_back(nran) : cudaSuccess;   /* (a graph's is in it) */
+    dg_gpu_status st = gch_cuda_status(e, "initialising guard slots", &m, &bs->fatal);
+    if (st != DG_GPU_OK) batch_fail(bs, st, UINT32_MAX, m);
+    else batch_ops(bs, rq, pl, n, f->async, f->live, &f->recs, &f->downs, &f->nran);
+  }
+  if (g) g->busy = true;   /* not evicted while it runs */
+  if (pending) gch_graph_overlapped(), batch_finish(pending);
+  return f;
+}
+
+/* Waits for the batch and answers it. */
+static void batch_finish(flight *f)
+{
+  ab = &ab_sets[f->flight];
+  gch_guard_use(f->flight);
+  batch_state *bs = &f->bs;
+  bool async = f->async;
+  memcpy(f->recs.s, &f->nran, 4);
+  double t2 = 0, t3 = 0;
+  if (bs->pin && !bs->fatal) {   /* the asynchronous copies (and launches): done, and their errors */
+    char *m = NULL;
+    cudaError_t e = async && f->live && !f->graphed ? gch_guard_slots_back(f->nran) : cudaSuccess;   /* (a graph's is in it) */
     if (async) t2 = dg_now();
-    if (!e) e = bs.laned ? cudaDeviceSynchronize() : cudaStreamSynchronize(0);   /* every lane */
+    if (!e) e = f->overlap ? cudaEventSynchronize(f->done) : bs->laned ? cudaDeviceSynchronize() : cudaStreamSynchronize(0);
     if (async) t3 = dg_now();
     if (async && !e) e = cudaGetLastError();
     if (async) gch_collect_output();
-    dg_gpu_status st = gch_cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs.fatal);
+    dg_gpu_status st = gch_cuda_status(e, async ? "an asynchronous batch" : "copies", &m, &bs->fatal);
     if (st != DG_GPU_OK) {
-      bs.no_downloads = true;
-      batch_fail(&bs, st, UINT32_MAX, m);
+      bs->no_downloads = true;
+      batch_fail(bs, st, UINT32_MAX, m);
     } else if (async) {
-      async_records(&bs, nran, &recs);
+      async_records(bs, f->nran, &f->recs);
+      flight *o = &flights[!f->flight];
+      if (bs->st == DG_GPU_OOB_WRITE && o->used) o->tainted = true;   /* it ran while the canary was restored */
     }
   }
-  if (async && recs.n == 4) nran = 0, memcpy(recs.s, &nran, 4);   /* no records: none to report */
+  if (f->tainted && !bs->fatal) {   /* (over its own verdict: its guard checks may have seen the other's write) */
+    free(bs->msg);
+    bs->st = DG_GPU_OK, bs->msg = NULL;
+    bs->no_downloads = true;
+    batch_fail(bs, DG_GPU_OOB_WRITE, UINT32_MAX,
+               dg_strdup("the batch before this one wrote outside a buffer while this one ran: run again"));
+  }
+  if (async && f->recs.n == 4) f->nran = 0, memcpy(f->recs.s, &f->nran, 4);   /* no records: none to report */
   if (async) {   /* (before the reply: a test reads them once it has it) */
     double t4 = dg_now();
     if (t2 == 0) t2 = t3 = t4;   /* (no wait: a fault) */
-    gch_graph_time(0, t1 - t0), gch_graph_time(1, t2 - t1), gch_graph_time(2, t3 - t2), gch_graph_time(3, t4 - t3);
+    gch_graph_time(0, f->t1 - f->t0), gch_graph_time(1, t2 - f->t1), gch_graph_time(2, t3 - t2),
+      gch_graph_time(3, t4 - t3);
     gch_graph_stats();
   }
+  if (f->g) f->g->busy = false;
   const uint8_t *dl = NULL;
   size_t dn = 0;
-  if (!bs.no_downloads && !bs.fatal) {
-    dl = bs.pin ? bs.pin + bs.down0 : (const uint8_t *)downs.s;
-    dn = bs.pin ? bs.down_at - bs.down0 : downs.n;
+  if (!bs->no_downloads && !bs->fatal) {
+    dl = bs->pin ? bs->pin + bs->down0 : (const uint8_t *)f->downs.s;
+    dn = bs->pin ? bs->down_at - bs->down0 : f->downs.n;
   }
-  gch_st.pad = bs.failed;
-  if (bs.fatal) gch_reply(bs.st, 0, NULL, 0, "%s", bs.msg ? bs.msg : "the CUDA context is lost");
-  else gch_reply_parts(bs.st, 0, recs.s, recs.n, dl, dn, bs.msg);
+  gch_st.pad = bs->failed;
+  if (bs->fatal) gch_reply(bs->st, 0, NULL, 0, "%s", bs->msg ? bs->msg : "the CUDA context is lost");
+  else gch_reply_parts(bs->st, 0, f->recs.s, f->recs.n, dl, dn, bs->msg);
   gch_st.pad = 0;
-  free(bs.msg);
-  dg_buf_free(&recs);
-  dg_buf_free(&downs);
-  if (bs.fatal) _exit(3);
+  free(bs->msg);
+  bs->msg = NULL;
+  f->used = false;
+  gch_guard_use(0);
+  ab = &ab_sets[0];
+  if (bs->fatal) _exit(3);
+}
+
+/* Until the batch's graph is done (true) or a request waits on the socket (false). */
+static bool done_or_request(flight *f)
+{
+  for (unsigned spin = 0;; spin++) {
+    cudaError_t e = cudaEventQuery(f->done);
+    if (e != cudaErrorNotReady) return true;   /* done, or an error its end reports */
+    if (cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError();
+    struct pollfd p = { gch_st.fd, POLLIN, 0 };
+    if (poll(&p, 1, 0) > 0) return false;
+    if (spin >= 64) sched_yield();
+  }
+}
+
+void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n)
+{
+  static uint8_t *next;   /* the next request's payload, read while a graph runs */
+  static size_t cap;
+  flight *f = batch_begin(rq, pl, n, NULL);
+  while (f->overlap && !done_or_request(f)) {
+    gp_req nx;
+    if (gp_read(gch_st.fd, &nx, sizeof nx, 0)) break;   /* the caller went: answered into the void below */
+    if (nx.len + 1 > cap) {
+      free(next);
+      cap = nx.len + 1;
+      next = dg_malloc(cap);
+    }
+    if (nx.len && gp_read(gch_st.fd, next, nx.len, 0)) break;
+    next[nx.len] = 0;
+    if (nx.op != GP_BATCH) {   /* anything else waits for the batch's answer */
+      batch_finish(f);
+      gch_dispatch(&nx, next, nx.len);
+      return;
+    }
+    f = batch_begin(&nx, next, nx.len, f);
+  }
+  batch_finish(f);
 }
 
 #endif

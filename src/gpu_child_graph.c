@@ -24,9 +24,9 @@
 #define GRAPH_MAX 8   /* cached graphs (shapes) a child keeps */
 
 static gch_graph cache[GRAPH_MAX];
-static uint64_t cache_epoch, tick;
+static uint64_t tick;
 static dg_buf key;
-static struct { long captured, replayed, direct, failed; double s[4]; } stats;
+static struct { long captured, replayed, direct, failed, overlapped; double s[4]; } stats;
 
 /* DIRIGO_GPU_GRAPH (read once): 0 no graphs; N >= 1 every asynchronous
  * batch is captured the Nth time its op stream is seen, and every later one
@@ -93,9 +93,10 @@ static uint64_t key_hash(const uint8_t *p, size_t n)
  * launch that runs differently has other bytes there; the same bytes can
  * only run the same). False: malformed (the batch's own pass refuses it).
  * A put an op: one a launch argument, normalised, cost 0.1 ms a request. */
-static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n)
+static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n, int flight)
 {
   key.n = 0;
+  dg_buf_put(&key, (const char *)&flight, sizeof flight);   /* a flight's graph copies through its own areas */
   dg_buf_put(&key, (const char *)&rq->a, sizeof rq->a);
   dg_buf_put(&key, (const char *)&rq->b, sizeof rq->b);
   size_t at = 0;
@@ -113,13 +114,14 @@ static bool key_build(const gp_req *rq, const uint8_t *pl, size_t n)
   return true;
 }
 
-gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n)
+gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n, int flight)
 {
-  if (cache_epoch != gch_st.graph_epoch) {   /* a buffer, lane or pinned area changed: every graph is stale */
-    for (int i = 0; i < GRAPH_MAX; i++) entry_drop(&cache[i]);
-    cache_epoch = gch_st.graph_epoch;
+  for (int i = 0; i < GRAPH_MAX; i++) {   /* a buffer, lane or pinned area changed: those graphs are stale */
+    gch_graph *g = &cache[i];
+    if (g->key.n && !g->busy && (g->epoch != gch_st.graph_epoch || g->fepoch != gch_st.flight_epoch[g->flight]))
+      entry_drop(g);
   }
-  if (!key_build(rq, pl, n)) return NULL;
+  if (!key_build(rq, pl, n, flight)) return NULL;
   uint64_t h = key_hash((const uint8_t *)key.s, key.n);
   gch_graph *lru = &cache[0];
   for (int i = 0; i < GRAPH_MAX; i++) {
@@ -129,13 +131,16 @@ gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n)
       g->seen++;
       return g;
     }
-    if (g->used < lru->used) lru = g;
+    if (!g->busy && (lru->busy || g->used < lru->used)) lru = g;
   }
+  if (lru->busy) return NULL;   /* (every entry busy: cannot happen with two flights and GRAPH_MAX > 2) */
   entry_drop(lru);
   dg_buf_put(&lru->key, key.s, key.n);
   lru->hash = h;
   lru->used = ++tick;
   lru->seen = 1;
+  lru->flight = flight;
+  lru->epoch = gch_st.graph_epoch, lru->fepoch = gch_st.flight_epoch[flight];
   return lru;
 }
 
@@ -230,11 +235,14 @@ cudaError_t gch_graph_launch(gch_graph *g, bool replay)
 
 void gch_graph_direct(void) { stats.direct++; }
 
+void gch_graph_overlapped(void) { stats.overlapped++; }
+
 void gch_graph_time(int part, double s) { stats.s[part] += s; }
 
 /* DIRIGO_GPU_GRAPH_STATS=FILE: after every asynchronous batch a line
- * "pid P captured C replayed R direct D failed F; ms key K queue Q wait W
- * records R" appended, this child's counts and times so far (the tests' and
+ * "pid P captured C replayed R direct D failed F overlapped O; ms key K
+ * queue Q wait W records R" appended (O: batches launched while the one
+ * before them was in flight, gpu_child_batch.c), this child's counts and times so far (the tests' and
  * the bench's view into the child): the key and its lookup, queueing (or
  * the graph's launch), waiting for the device, the launches' records. */
 void gch_graph_stats(void)
@@ -246,8 +254,9 @@ void gch_graph_stats(void)
   }
   if (fd < 0) return;
   char line[256];
-  int k = snprintf(line, sizeof line, "pid %ld captured %ld replayed %ld direct %ld failed %ld; ms key %.3f queue %.3f "
-                   "wait %.3f records %.3f\n", (long)getpid(), stats.captured, stats.replayed, stats.direct, stats.failed,
+  int k = snprintf(line, sizeof line, "pid %ld captured %ld replayed %ld direct %ld failed %ld overlapped %ld; ms key %.3f "
+                   "queue %.3f wait %.3f records %.3f\n", (long)getpid(), stats.captured, stats.replayed, stats.direct,
+                   stats.failed, stats.overlapped,
                    stats.s[0] * 1e3, stats.s[1] * 1e3, stats.s[2] * 1e3, stats.s[3] * 1e3);
   if (write(fd, line, (size_t)k) != k) return;
 }

@@ -56,6 +56,8 @@ struct gch_state {
   bool capturing;
   cudaStream_t origin;
   uint64_t graph_epoch;
+  uint64_t flight_epoch[2];   /* a flight's own areas changed (its pinned arena, its guard slots):
+                                 that flight's graphs alone are stale */
 };
 extern struct gch_state gch_st;
 
@@ -82,7 +84,14 @@ void gch_drop_copies(uint32_t id, uint32_t keep);
 /* A buffer of size bytes (gpu_child.c): guards holding the canary, the bytes
  * the poison; *what names the step that failed. */
 cudaError_t gch_new_buf(size_t size, dg_gpu_pattern pat, uint32_t *id, const char **what);
-uint8_t *gch_pinned_grow(pinned_buf *b, size_t n);
+/* (epoch: the graph epoch a new area makes stale; NULL: every graph's) */
+uint8_t *gch_pinned_grow(pinned_buf *b, size_t n, uint64_t *epoch);
+/* The guard checks' result slots are per flight (two batches in flight,
+ * gpu_child_batch.c): gch_guard_use picks the flight the calls below work
+ * on; gch_guard_fits: room for nslots checks over `live` buffers there
+ * without allocating or uploading anything. */
+void gch_guard_use(int flight);
+bool gch_guard_fits(size_t live, size_t nslots);
 cudaError_t gch_guard_reserve(size_t live, size_t nslots);
 cudaError_t gch_guard_kernel(size_t slot);
 cudaError_t gch_guard_slots_init(size_t nslots);
@@ -123,6 +132,9 @@ typedef struct {
   dg_buf key;
   uint64_t hash, used;
   uint32_t seen, fails;
+  int flight;
+  uint64_t epoch, fepoch;       /* gch_st's graph epoch and the flight's when the entry was made */
+  bool busy;                    /* launched, its batch not answered yet: not evicted */
   cudaGraphExec_t exec;         /* NULL: not captured (yet) */
   uint32_t nl;                  /* launches (all of them ran) */
   uint8_t *timed, *guarded;
@@ -135,9 +147,9 @@ typedef struct {
  * graph at all (unset: those on lanes alone). */
 int gch_graph_mode(void);
 bool gch_graph_wanted(bool laned);
-/* The entry of this batch's op stream (seen counted), made on first sight;
- * NULL when the batch is malformed. */
-gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n);
+/* The entry of this batch's op stream in this flight (seen counted), made
+ * on first sight; NULL when the batch is malformed. */
+gch_graph *gch_graph_lookup(const gp_req *rq, const uint8_t *pl, size_t n, int flight);
 /* A capture on the origin: ops queue into it until gch_graph_end, which
  * instantiates it into g->exec when keep (else, or on an error: no graph,
  * g->fails counted). */
@@ -145,11 +157,16 @@ cudaError_t gch_graph_begin(void);
 cudaError_t gch_graph_end(gch_graph *g, bool keep);
 cudaError_t gch_graph_launch(gch_graph *g, bool replay);
 void gch_graph_direct(void);
+void gch_graph_overlapped(void);
 /* Seconds of an asynchronous batch's part (0 key, 1 queueing, 2 waiting, 3
  * records and reply) for the statistics line; gch_graph_stats writes it. */
 void gch_graph_time(int part, double s);
 void gch_graph_stats(void);
-/* GP_BATCH (gpu_child_batch.c) */
+/* GP_BATCH (gpu_child_batch.c): the batch, and while its graph runs the
+ * requests after it (a batch begun behind it, anything else answered after
+ * it through gch_dispatch). */
 void gch_do_batch(const gp_req *rq, const uint8_t *pl, size_t n);
+/* One request to its handler (gpu_child.c). */
+void gch_dispatch(const gp_req *rq, const uint8_t *pl, size_t n);
 
 #endif

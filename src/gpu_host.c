@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
+#include <poll.h>
 
 struct dg_gpu {
   pid_t pid;            /* 0: no child now */
@@ -30,6 +32,15 @@ struct dg_gpu {
                            every buffer named since, the child keeps their copies) */
   int lanes_want, lanes_got;
   DG_VEC(uint32_t) lanes_set, lanes_tmp;
+  /* batches sent and not received yet (dg_gpu_batch_send), oldest first;
+     answered: the reply is read (a synchronous call or a later send read it) */
+  struct owed {
+    const dg_gpu_batch *b;
+    double timeout;
+    bool answered;
+    dg_gpu_batch_result res;
+  } owe[DG_GPU_INFLIGHT];
+  int nowe;
 };
 
 static void set_msg(char **msg, char *m)
@@ -38,9 +49,22 @@ static void set_msg(char **msg, char *m)
   else free(m);
 }
 
+/* The batches owed an answer by a child that is gone: their answers will not come. */
+static void fail_owed(dg_gpu *g)
+{
+  for (int i = 0; i < g->nowe; i++)
+    if (!g->owe[i].answered) {
+      g->owe[i].answered = true;
+      g->owe[i].res.status = DG_GPU_CHILD_DIED;
+      free(g->owe[i].res.msg);
+      g->owe[i].res.msg = dg_strdup("the GPU child stopped before it answered this batch (a request before it failed)");
+    }
+}
+
 static void drop_child(dg_gpu *g, bool kill_it)
 {
   if (!g->pid) return;
+  fail_owed(g);
   close(g->fd);
   if (kill_it) {
     gp_kill(g->pid);
@@ -80,6 +104,21 @@ static dg_gpu_status start(dg_gpu *g, char **why)
   return st;
 }
 
+static void answer_oldest(dg_gpu *g);
+
+/* Every batch owed an answer has it read (before a request of another kind
+ * is written: the answers come in order). */
+static void drain_owed(dg_gpu *g)
+{
+  for (int i = 0; i < g->nowe; i++)
+    if (!g->owe[i].answered) answer_oldest(g);
+}
+
+static dg_gpu_status call_read(dg_gpu *g, double timeout, void *data, size_t len, uint8_t **datap, double *ms,
+                               char **msg, int r);
+
+static int write_owed(dg_gpu *g, const void *p, size_t n, int before);
+
 static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, const void *pl2,
                           size_t n2, double timeout, void *data, size_t len, uint8_t **datap,
                           double *ms, char **msg)
@@ -89,10 +128,20 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
     if (st != DG_GPU_OK) return st;
   }
   rq.len = n1 + n2;
+  /* written at once, behind any batch still owed its answer (the child
+     answers that first): the owed answers are read, then this one */
+  int r = write_owed(g, &rq, sizeof rq, g->nowe) || (n1 && write_owed(g, pl1, n1, g->nowe))
+          || (n2 && write_owed(g, pl2, n2, g->nowe)) ? -1 : 0;
+  drain_owed(g);   /* (written or not: an answer the child sent before it went is read) */
+  return call_read(g, timeout, data, len, datap, ms, msg, r || !g->pid ? -1 : 0);
+}
+
+/* The reply to the request written (r: 0, or -1 when writing it failed). */
+static dg_gpu_status call_read(dg_gpu *g, double timeout, void *data, size_t len, uint8_t **datap, double *ms,
+                               char **msg, int r)
+{
   double deadline = dg_now() + timeout;
   gp_rep rep;
-  int r = gp_write(g->fd, &rq, sizeof rq) || (n1 && gp_write(g->fd, pl1, n1))
-          || (n2 && gp_write(g->fd, pl2, n2)) ? -1 : 0;
   if (!r) r = gp_read(g->fd, &rep, sizeof rep, deadline);
   char *text = NULL;
   if (!r) {
@@ -134,10 +183,15 @@ static dg_gpu_status call(dg_gpu *g, gp_req rq, const void *pl1, size_t n1, cons
   }
   if (r) {
     free(text);
-    int ws = gp_kill(g->pid);
-    close(g->fd);
-    g->pid = 0;
-    char *how = gp_describe_exit(ws);
+    char *how = dg_strdup("stopped");
+    if (g->pid) {   /* (none: it went while an answer owed before this one was read) */
+      int ws = gp_kill(g->pid);
+      close(g->fd);
+      g->pid = 0;
+      fail_owed(g);
+      free(how);
+      how = gp_describe_exit(ws);
+    }
     set_msg(msg, dg_printf("the GPU child %s", how));
     free(how);
     return DG_GPU_CHILD_DIED;
@@ -187,6 +241,7 @@ void dg_gpu_close(dg_gpu *g)
   drop_child(g, true);
   free(g->last_out);
   dg_buf_free(&g->batch_pl);
+  for (int i = 0; i < g->nowe; i++) dg_gpu_batch_result_free(&g->owe[i].res);
   dg_vec_free(&g->lanes_set);
   dg_vec_free(&g->lanes_tmp);
   free(g->rdata);
@@ -589,24 +644,56 @@ static dg_gpu_status ensure_lanes(dg_gpu *g, const dg_gpu_batch *b, char **msg)
   return DG_GPU_OK;
 }
 
-dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res)
+static void answer(dg_gpu *g, struct owed *o, int wrote);
+
+/* Writes n bytes of a request while batches are owed answers: where the
+ * socket is full, an answer arriving is read (the child may be writing one
+ * before it reads on), so neither side waits on the other for good. */
+static int write_owed(dg_gpu *g, const void *p, size_t n, int before)
 {
-  memset(res, 0, sizeof *res);
-  res->failed_launch = -1;
-  if (b->nlaunch && g->pid) ensure_guard(g);
-  dg_buf *pl = &g->batch_pl;
-  pl->n = 0;
-  size_t down;
-  if (!encode(g, b, pl, &down, &res->msg)) return res->status = DG_GPU_BAD_REQUEST;
-  if ((res->status = ensure_lanes(g, b, &res->msg)) != DG_GPU_OK) return res->status;
-  /* a launch's watchdog per launch; copies of more than 64 MiB get the call's */
-  double timeout = g->o.launch_timeout_s * (b->async ? 2 : b->nlaunch ? b->nlaunch : 1);
-  if (pl->n + down > ((size_t)64 << 20)) timeout += g->o.call_timeout_s;
-  if (gp_progress) *gp_progress = UINT32_MAX;
-  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n, .b = b->async ? GP_BATCH_ASYNC : 0 };
+  const char *c = p;
+  while (n) {
+    if (!g->pid) return -1;
+    ssize_t put = send(g->fd, c, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (put > 0) {
+      c += put, n -= (size_t)put;
+      continue;
+    }
+    if (put < 0 && errno == EINTR) continue;
+    if (put == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return -1;
+    int first = 0;   /* the oldest batch before this one still owed an answer */
+    while (first < before && g->owe[first].answered) first++;
+    /* a child that neither reads nor answers (a batch hangs): its watchdog */
+    struct pollfd pf = { g->fd, POLLOUT | POLLIN, 0 };
+    int pr = poll(&pf, 1, first < before ? (int)(g->owe[first].timeout * 1000) : -1);
+    if (pr < 0 && errno != EINTR) return -1;
+    if (pr == 0) pf.revents = POLLIN;   /* the answer's own read times out and stops the child */
+    if ((pf.revents & POLLIN) && first < before) {
+      answer(g, &g->owe[first], 0);
+      if (!g->pid) return -1;
+    } else if (pf.revents & (POLLERR | POLLHUP) && !(pf.revents & POLLOUT)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The reply to owed batch o (written before), read and decoded into its
+ * result and its downloads' destinations. */
+static void answer(dg_gpu *g, struct owed *o, int wrote)
+{
+  dg_gpu_batch_result *res = &o->res;
+  const dg_gpu_batch *b = o->b;
+  if (!g->pid) {   /* (fail_owed answers these; a guard for a child gone otherwise) */
+    o->answered = true;
+    res->status = DG_GPU_CHILD_DIED;
+    res->msg = dg_strdup("the GPU child stopped before it answered this batch");
+    return;
+  }
   g->last_fail = UINT32_MAX;
   g->last_len = 0;
-  res->status = call(g, rq, pl->s, pl->n, NULL, 0, timeout, NULL, 0, &g->rdata, NULL, &res->msg);
+  o->answered = true;   /* (before the read: a child lost there fails the others, not this one) */
+  res->status = call_read(g, o->timeout, NULL, 0, &g->rdata, NULL, &res->msg, wrote);
   const uint8_t *data = g->rdata;
   res->output = g->last_out;
   g->last_out = NULL;
@@ -622,5 +709,71 @@ dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_re
     res->msg = dg_strdup("GPU child answered a batch with malformed data");
     res->status = DG_GPU_CHILD_DIED;
   }
+}
+
+static void answer_oldest(dg_gpu *g)
+{
+  for (int i = 0; i < g->nowe; i++)
+    if (!g->owe[i].answered) {
+      answer(g, &g->owe[i], 0);
+      return;
+    }
+}
+
+dg_gpu_status dg_gpu_batch_send(dg_gpu *g, const dg_gpu_batch *b)
+{
+  if (g->nowe == DG_GPU_INFLIGHT) return DG_GPU_BAD_REQUEST;   /* (the caller's slip: at most two) */
+  /* the entry counts from its write on: the calls before it (the guard
+     kernel, lanes, a fresh child) read the answers owed before it */
+  struct owed *o = &g->owe[g->nowe];
+  memset(o, 0, sizeof *o);
+  o->b = b;
+  dg_gpu_batch_result *res = &o->res;
+  res->failed_launch = -1;
+  dg_buf *pl = &g->batch_pl;
+  size_t down;
+  if (b->nlaunch && g->pid) ensure_guard(g);
+  pl->n = 0;
+  if (!encode(g, b, pl, &down, &res->msg)) res->status = DG_GPU_BAD_REQUEST;
+  else res->status = ensure_lanes(g, b, &res->msg);
+  if (res->status == DG_GPU_OK && !g->pid) res->status = start(g, &res->msg);   /* the last child went: a fresh one */
+  if (res->status != DG_GPU_OK) {
+    o->answered = true;
+    g->nowe++;
+    return res->status;
+  }
+  /* a launch's watchdog per launch; copies of more than 64 MiB get the call's */
+  o->timeout = g->o.launch_timeout_s * (b->async ? 2 : b->nlaunch ? b->nlaunch : 1);
+  if (pl->n + down > ((size_t)64 << 20)) o->timeout += g->o.call_timeout_s;
+  int me = g->nowe++;
+  bool owed = false;
+  for (int i = 0; i < me; i++) owed |= !g->owe[i].answered;
+  if (gp_progress && !owed) *gp_progress = UINT32_MAX;
+  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n, .b = b->async ? GP_BATCH_ASYNC : 0, .len = pl->n };
+  int r = write_owed(g, &rq, sizeof rq, me) || write_owed(g, pl->s, pl->n, me) ? -1 : 0;
+  if (r) drain_owed(g);   /* the child went while it was written: what it answered before, then this one's end */
+  return DG_GPU_OK;
+}
+
+dg_gpu_status dg_gpu_batch_recv(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res)
+{
+  int i = 0;
+  while (i < g->nowe && g->owe[i].b != b) i++;
+  if (i == g->nowe) {
+    memset(res, 0, sizeof *res);
+    res->failed_launch = -1;
+    res->msg = dg_strdup("no batch of this kind was sent");
+    return res->status = DG_GPU_BAD_REQUEST;
+  }
+  while (!g->owe[i].answered) answer_oldest(g);
+  *res = g->owe[i].res;
+  memmove(&g->owe[i], &g->owe[i + 1], (size_t)(g->nowe - i - 1) * sizeof *g->owe);
+  g->nowe--;
   return res->status;
+}
+
+dg_gpu_status dg_gpu_batch_run(dg_gpu *g, const dg_gpu_batch *b, dg_gpu_batch_result *res)
+{
+  dg_gpu_batch_send(g, b);
+  return dg_gpu_batch_recv(g, b, res);
 }

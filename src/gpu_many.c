@@ -27,6 +27,8 @@ typedef struct {
   gpu_kernels *gk;
   emu_io *const *ios;
   const uint8_t *on;            /* case c, tensor t drawn on the device: on[c * nt + t] */
+  const fuzz_ctr *desc;         /* and its descriptor (the request's copy of gk->dgen_desc) */
+  const int64_t *rs_host;       /* case c's sample picks at c x rs_stride (the request's copy of gk->rs_host) */
   size_t nt;
   bool dgen;
   const dg_gpu_arg *args;
@@ -63,13 +65,40 @@ typedef struct {
 
 /* One asynchronous request for cases cs[0..m-1] (with the envelope in the
  * stream when env); their out[] filled. */
-static void many_group(const many_req *R, const int *cs, int m, bool env, bool first_req, gpu_many_case *out)
+/* One request of a gpu_run_many: its batch, where each case's launches
+ * are in it, the summaries it downloads; kept and reused (gpu_many_job). */
+typedef struct {
+  dg_gpu_batch b;
+  int m, S;
+  bool env, first_req, ov;
+  int cs[FUZZ_MANY_MAX];
+  int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
+  int lref[FUZZ_MANY_MAX];        /* and its reference's (the kernels follow it) */
+  int lcmp[FUZZ_MANY_MAX];        /* and its comparison's (dg_cmp_pick before it: a sample) */
+  int lh[FUZZ_MANY_MAX][2];       /* the input hashes' (side streams) */
+  uint64_t *tabs;                 /* dg_gen_many's tables, FUZZ_MANY_MAX cases' room */
+  uint64_t *sum;                  /* case k's comparison summary at k x GPU_CMP_WORDS */
+  size_t sum_n;
+  uint64_t ovh[2 * FUZZ_MANY_MAX];
+  uint8_t *raw;                   /* the host bytes it uploads (inputs not drawn on the device) */
+  size_t raw_cap;
+  double t0;
+} many_call;
+
+static void many_build(const many_req *R, many_call *C, const int *cs, int m, bool env, bool first_req)
 {
   const dg_problem *p = R->p;
   gpu_kernels *gk = R->gk;
   size_t nt = R->nt;
-  double t0 = dg_now();
-  dg_gpu_batch *b = &gk->batch;
+  C->t0 = dg_now();
+  C->m = m, C->env = env, C->first_req = first_req;
+  memcpy(C->cs, cs, (size_t)m * sizeof *cs);
+  if ((size_t)m > C->sum_n) {
+    free(C->sum);
+    C->sum = dg_malloc((size_t)m * GPU_CMP_WORDS * sizeof *C->sum);
+    C->sum_n = (size_t)m;
+  }
+  dg_gpu_batch *b = &C->b;
   dg_gpu_batch_clear(b);
   b->async = true;
   if (env) gpu_env_pipe_start(&R->envp, b);
@@ -79,30 +108,29 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
   dg_gpu_arg ca[9];
   memcpy(ca, R->ca, sizeof ca);
   if (!env)
-    for (int k = 0; k < m; k++) memcpy(gk->many_sum + (size_t)k * GPU_CMP_WORDS, R->init, words);
-  if (!env) dg_gpu_batch_upload(b, gk->cmp_buf, 0, gk->many_sum, (size_t)m * words);
-  int first[FUZZ_MANY_MAX + 1];   /* each case's first launch in the batch */
-  int lref[FUZZ_MANY_MAX];        /* and its reference's (the kernels follow it) */
-  int lcmp[FUZZ_MANY_MAX];        /* and its comparison's (dg_cmp_pick before it: a sample) */
-  uint8_t *raw = gk->many_raw;
+    for (int k = 0; k < m; k++) memcpy(C->sum + (size_t)k * GPU_CMP_WORDS, R->init, words);
+  if (!env) dg_gpu_batch_upload(b, gk->cmp_buf, 0, C->sum, (size_t)m * words);
+  int *first = C->first, *lref = C->lref, *lcmp = C->lcmp;
+  uint8_t *raw = C->raw;
   /* each case's draws and poisons in one launch of dg_gen_many (gpu_gen.h),
    * every case's task table in one upload (filled below, before the request
    * is sent); a case that does not fit (over 8 buffers or 16 tasks) draws and
    * poisons with a launch or copies a tensor as before */
   const size_t tab_case = sizeof ((gpu_gen_many *)0)->tab;
-  uint64_t *tabs = R->fuse ? dg_malloc(tab_case * (size_t)m) : NULL;
+  if (R->fuse && !C->tabs) C->tabs = dg_malloc(tab_case * FUZZ_MANY_MAX);
+  uint64_t *tabs = R->fuse ? C->tabs : NULL;
   if (tabs) dg_gpu_batch_upload(b, gk->dgen_tab, 0, tabs, tab_case * (size_t)m);
   if (R->rsamp)
-    dg_gpu_batch_upload(b, gk->rs_idx, 0, gk->rs_host, (size_t)R->ncases * (size_t)R->rs_stride * sizeof(int64_t));
-  int S = grun_lanes(gk, m);   /* case k on lane k * S / m, its own stream and buffers (gpu.h) */
-  bool ov = R->overlap && !(R->fz && first_req && !env && !R->samp);
+    dg_gpu_batch_upload(b, gk->rs_idx, 0, R->rs_host, (size_t)R->ncases * (size_t)R->rs_stride * sizeof(int64_t));
+  int S = C->S = grun_lanes(gk, m);   /* case k on lane k * S / m, its own stream and buffers (gpu.h) */
+  bool ov = C->ov = R->overlap && !(R->fz && first_req && !env && !R->samp);
   gk->prof.overlapped += ov;
   /* with the reference beside the kernels, a kernel writing into an input
    * could change what the reference reads: the inputs are hashed before and
    * after the kernels (dg_in_hash, two words a case), and a case whose
    * hashes differ runs again alone (the reference before the kernel) */
   static const uint64_t zeros[2 * FUZZ_MANY_MAX];
-  int lh[FUZZ_MANY_MAX][2];
+  int (*lh)[2] = C->lh;
   if (ov) dg_gpu_batch_upload(b, gk->ovh_buf, 0, zeros, (size_t)m * 2 * sizeof *zeros);
   for (int k = 0; k < m; k++) {
     int c = cs[k];
@@ -117,7 +145,7 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
         const dg_tensor *ts = &p->tensors.v[t];
         size_t at = (size_t)c * nt + t;
         if (ts->role == DG_TENSOR_INPUT || ts->accumulate)
-          fused = !(R->on[at] && R->dgen) || gpu_gen_many_draw(&g, gpu_gen_many_slot(&g, gk->bufs[t]), &gk->dgen_desc[at]);
+          fused = !(R->on[at] && R->dgen) || gpu_gen_many_draw(&g, gpu_gen_many_slot(&g, gk->bufs[t]), &R->desc[at]);
         else
           fused = gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->bufs[t]), dg_gpu_poison_for(dg_dtypes[ts->dtype].name),
                                       (int64_t)gk->buf_bytes[t] - 1);
@@ -135,10 +163,10 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       if (ts->role == DG_TENSOR_INPUT || ts->accumulate) {
         size_t at = (size_t)c * nt + t;
         if (R->on[at] && R->dgen) {   /* drawn on the device (gpu_gen.h) */
-          if (!fused) gpu_gen_batch(b, gk->dgen_kern[0], gk->bufs[t], &gk->dgen_desc[at]);
+          if (!fused) gpu_gen_batch(b, gk->dgen_kern[0], gk->bufs[t], &R->desc[at]);
           continue;
         }
-        if (R->on[at]) fuzz_ctr_fill(&gk->dgen_desc[at], 0, io->numel[t], io->data[t]);
+        if (R->on[at]) fuzz_ctr_fill(&R->desc[at], 0, io->numel[t], io->data[t]);
         grun_to_raw(ts, io, (int)t, raw);
         dg_gpu_batch_upload(b, gk->bufs[t], 0, raw, bytes);
         raw += (bytes + 15) & ~(size_t)15;
@@ -211,38 +239,46 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
       dg_gpu_batch_launch_unguarded(b, gk->cmp_kern[0], R->cg, R->cb, 0, ca, R->nca);
     if (ov && !si) dg_gpu_batch_side(b, 2);
     if (env) gpu_env_pipe_after(&ep, b);
-    if (env) dg_gpu_batch_download(b, gk->cmp_buf, 0, gk->many_sum + (size_t)k * GPU_CMP_WORDS, words);
+    if (env) dg_gpu_batch_download(b, gk->cmp_buf, 0, C->sum + (size_t)k * GPU_CMP_WORDS, words);
   }
-  uint64_t ovh[2 * FUZZ_MANY_MAX];
+  uint64_t *ovh = C->ovh;
   for (int L = 0, k0 = 0; (!env || ov) && L < S; L++) {   /* each lane's summaries (and hashes) from its copy */
     int k1 = S > 1 ? ((L + 1) * m + S - 1) / S : m;   /* past the last k with k * S / m == L */
     dg_gpu_batch_lane(b, S > 1 ? L : -1);
     if (!env)
-      dg_gpu_batch_download(b, gk->cmp_buf, (size_t)k0 * words, gk->many_sum + (size_t)k0 * GPU_CMP_WORDS,
+      dg_gpu_batch_download(b, gk->cmp_buf, (size_t)k0 * words, C->sum + (size_t)k0 * GPU_CMP_WORDS,
                             (size_t)(k1 - k0) * words);
     if (ov) dg_gpu_batch_download(b, gk->ovh_buf, (size_t)k0 * 16, ovh + 2 * k0, (size_t)(k1 - k0) * 16);
     k0 = k1;
   }
   dg_gpu_batch_lane(b, -1);
   first[m] = b->nlaunch;
-  dg_gpu_batch_result r;
-  /* (tabs is read when the request is sent, in dg_gpu_batch_run) */
-  double t1 = dg_now();
-  dg_gpu_status st = dg_gpu_batch_run(gk->g, b, &r);
+  gk->prof.prep_s += dg_now() - C->t0;
+}
+
+/* The request's answer (st, r) into out[] of its cases. */
+static void many_decode(const many_req *R, many_call *C, dg_gpu_status st, dg_gpu_batch_result *r, gpu_many_case *out)
+{
+  const dg_problem *p = R->p;
+  gpu_kernels *gk = R->gk;
+  const int m = C->m, *cs = C->cs, *first = C->first, *lref = C->lref, *lcmp = C->lcmp;
+  const bool env = C->env, first_req = C->first_req, ov = C->ov;
+  int (*lh)[2] = C->lh;
+  const uint64_t *ovh = C->ovh;
+  const size_t words = GPU_CMP_WORDS * sizeof *R->init;
+  (void)words;
   gk->prof.requests++;
-  gk->prof.prep_s += t1 - t0;
-  gk->prof.run_s += dg_now() - t1;
-  b->async = false;
+  C->b.async = false;
   /* the cases before the first failure stand; from it on, run again one by one */
   int upto = st == DG_GPU_OK ? m : 0;
-  while (st != DG_GPU_OK && r.failed_launch >= 0 && r.downloaded && upto < m && first[upto + 1] <= r.failed_launch)
+  while (st != DG_GPU_OK && r->failed_launch >= 0 && r->downloaded && upto < m && first[upto + 1] <= r->failed_launch)
     upto++;
   for (int k = 0; k < m; k++) {
     int c = cs[k];
     memset(&out[c], 0, sizeof out[c]);
-    if (k >= upto || !r.downloaded) continue;
+    if (k >= upto || !r->downloaded) continue;
     out[c].judged = true;
-    const uint64_t *sum = gk->many_sum + (size_t)k * GPU_CMP_WORDS;
+    const uint64_t *sum = C->sum + (size_t)k * GPU_CMP_WORDS;
     gpu_cmp_decode(sum, gk->want_n, &out[c].cmp);
     out[c].nexplained = env && !out[c].cmp.nfail ? (int64_t)sum[7] : 0;
     if (env && sum[7] && getenv("DIRIGO_GPU_ENV_COUNTS"))   /* measuring the envelope's load (doc/gpu.md §6) */
@@ -250,11 +286,11 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     bool fz = R->fz && first_req && !env && !R->samp;
     if (fz && sum[7]) out[c].judged = false, R->changed[c] = 1;   /* an input changed under the kernel */
     if (ov && ovh[2 * k] != ovh[2 * k + 1]) out[c].judged = false, gk->prof.ov_changed++;   /* likewise: alone */
-    for (int li = lref[k]; li <= lref[k] + (int)p->launches.n && li < (int)r.launch_ms.n; li++) {
-      if (li == lref[k]) out[c].ref_ms = r.launch_ms.v[li];
-      else out[c].ms += r.launch_ms.v[li];
+    for (int li = lref[k]; li <= lref[k] + (int)p->launches.n && li < (int)r->launch_ms.n; li++) {
+      if (li == lref[k]) out[c].ref_ms = r->launch_ms.v[li];
+      else out[c].ms += r->launch_ms.v[li];
     }
-    if (fz && lcmp[k] < (int)r.launch_ms.n) out[c].ref_ms += r.launch_ms.v[lcmp[k]];   /* and the hash */
+    if (fz && lcmp[k] < (int)r->launch_ms.n) out[c].ref_ms += r->launch_ms.v[lcmp[k]];   /* and the hash */
     if (first_req) gk->prof.cases++, gk->prof.rsampled += R->rsamp;   /* a case run again is counted once */
     if (R->samp) {   /* the sample as the host's: every element of it checked */
       out[c].sampled = true;
@@ -262,17 +298,30 @@ static void many_group(const many_req *R, const int *cs, int m, bool env, bool f
     }
     out[c].sampled |= R->rsamp;   /* the reference was the sample's alone */
     int lk = lref[k] + (int)p->launches.n;   /* the last kernel; the comparison, then the envelope's */
-    for (int li = first[k]; li < first[k + 1] && li < (int)r.launch_ms.n; li++) {
+    for (int li = first[k]; li < first[k + 1] && li < (int)r->launch_ms.n; li++) {
       int cat = li < lref[k] - env ? 0 : li < lref[k] ? 1 : li == lref[k] ? 2 : li <= lk ? 3 : li <= lcmp[k] ? 4 : 5;
       if (fz && (li == lref[k] || li == lcmp[k])) cat = 6;
       if (ov && (li == lh[k][0] || li == lh[k][1])) cat = 1;   /* the inputs hashed */
-      gk->prof.ms[cat] += r.launch_ms.v[li];
+      gk->prof.ms[cat] += r->launch_ms.v[li];
     }
   }
   if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
-  dg_gpu_batch_result_free(&r);
-  free(tabs);
+  dg_gpu_batch_result_free(r);
 }
+
+/* One request for cases cs[0..m-1] (with the envelope in the stream when
+ * env), answered before it returns; their out[] filled. */
+static void many_group(const many_req *R, many_call *C, const int *cs, int m, bool env, bool first_req,
+                       gpu_many_case *out)
+{
+  many_build(R, C, cs, m, env, first_req);
+  double t1 = dg_now();
+  dg_gpu_batch_result r;
+  dg_gpu_status st = dg_gpu_batch_run(R->gk->g, &C->b, &r);
+  R->gk->prof.run_s += dg_now() - t1;
+  many_decode(R, C, st, &r, out);
+}
+
 
 /* dg_gen_many's table buffer (every case's tasks) in the current child. */
 static bool gen_tab_ready(gpu_kernels *gk)
@@ -331,8 +380,8 @@ static bool ov_ready(const dg_problem *p, gpu_kernels *gk, many_req *R)
  * judges (none unwritten) on an output over max_check elements: the host
  * would judge them on the validator's sample (fuzz_run.c); they run again,
  * the comparison (and the envelope) over that sample alone. */
-static void many_sampled(many_req *R, const int64_t *sizes, const uint64_t *seeds, int64_t max_check, int n,
-                         bool env, gpu_many_case *out)
+static void many_sampled(many_req *R, many_call *C, const int64_t *sizes, const uint64_t *seeds, int64_t max_check,
+                         int n, bool env, gpu_many_case *out)
 {
   gpu_kernels *gk = R->gk;
   int64_t nout = gk->want_n;
@@ -348,25 +397,91 @@ static void many_sampled(many_req *R, const int64_t *sizes, const uint64_t *seed
     samp_m[c] = fuzz_sample_indices(R->p, R->rp->out, sizes, nout, max_check, seeds[c], samp[c]);
   }
   R->samp = samp, R->samp_m = samp_m;
-  many_group(R, cs, m, env, false, out);
+  many_group(R, C, cs, m, env, false, out);
   R->samp = NULL, R->samp_m = NULL;
   for (int k = 0; k < m; k++) free(samp[cs[k]]);
 }
 
-bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
-                  const uint64_t *seeds, int64_t max_check, gpu_many_case *out)
+/* A gpu_run_many between its first request's send and its end
+ * (gpu_run_many_send, gpu_run_many_end): R and everything it points to. A
+ * gpu_kernels keeps two (gk->many_jobs) and reuses their memory. */
+struct gpu_many_job {
+  bool busy;
+  many_req R;
+  many_call first, more;        /* the first request; the later ones (answered at once) */
+  DG_VEC(dg_gpu_arg) args;
+  DG_VEC(size_t) at;
+  DG_VEC(many_dims) dv;
+  uint8_t on[FUZZ_MANY_MAX * 64];
+  fuzz_ctr desc[FUZZ_MANY_MAX * 64];
+  int64_t zero[64];
+  gpu_ref_plan rp;
+  uint64_t init[GPU_CMP_WORDS];
+  int64_t rs_m[FUZZ_MANY_MAX];
+  int64_t *rs;                  /* the sample picks, n x max_check */
+  size_t rs_cap;
+  uint8_t changed[FUZZ_MANY_MAX];
+  emu_io *ios[FUZZ_MANY_MAX];
+  int64_t sizes[64];
+  uint64_t seeds[FUZZ_MANY_MAX];
+  bool have_seeds, env, env_first;
+  int n;
+  int64_t max_check;
+  double t_send;
+};
+
+void gpu_many_jobs_free(gpu_kernels *gk)
+{
+  for (int i = 0; i < 2; i++) {
+    gpu_many_job *J = gk->many_jobs[i];
+    if (!J) continue;
+    many_call *cc[2] = { &J->first, &J->more };
+    for (int k = 0; k < 2; k++) {
+      dg_gpu_batch_free(&cc[k]->b);
+      free(cc[k]->tabs), free(cc[k]->sum), free(cc[k]->raw);
+    }
+    dg_vec_free(&J->args), dg_vec_free(&J->at), dg_vec_free(&J->dv);
+    free(J->rs);
+    free(J);
+    gk->many_jobs[i] = NULL;
+  }
+}
+
+static void call_raw(many_call *C, size_t per)
+{
+  if (per + 1 > C->raw_cap) {
+    free(C->raw);
+    C->raw_cap = per + 1;
+    C->raw = dg_malloc(C->raw_cap);
+  }
+}
+
+bool gpu_run_many_send(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
+                       const uint64_t *seeds, int64_t max_check, gpu_many_job **jobp)
 {
   double t0 = dg_now();
+  *jobp = NULL;
   gk->ref_out = -1;
   gk->judged = gk->pending = false;
   size_t nt = p->tensors.n, per = 0;
-  uint8_t on[FUZZ_MANY_MAX * 64] = {0};   /* this request's registrations (gpu_run_gen), consumed */
+  gpu_many_job *J = NULL;
+  for (int i = 0; i < 2 && !J; i++) {
+    if (!gk->many_jobs[i]) gk->many_jobs[i] = dg_calloc(1, sizeof *gk->many_jobs[i]);
+    if (!gk->many_jobs[i]->busy) J = gk->many_jobs[i];
+  }
+  if (!J) return false;   /* (two open already: the caller's slip) */
+  uint8_t *on = J->on;    /* this request's registrations (gpu_run_gen), consumed */
+  memset(on, 0, sizeof J->on);
   if (gk->dgen_on) {
-    if (nt <= 64) memcpy(on, gk->dgen_on, nt * FUZZ_MANY_MAX);
+    if (nt <= 64) {
+      memcpy(on, gk->dgen_on, nt * FUZZ_MANY_MAX);
+      memcpy(J->desc, gk->dgen_desc, nt * FUZZ_MANY_MAX * sizeof *J->desc);
+    }
     memset(gk->dgen_on, 0, nt * FUZZ_MANY_MAX);
     memset(gk->dgen_last, 0, nt);
   }
-  if (!gk->g || !gk->bin.image || n < 1 || n > FUZZ_MANY_MAX || !gk->dev_cmp || nt > 64) return false;
+  if (!gk->g || !gk->bin.image || n < 1 || n > FUZZ_MANY_MAX || !gk->dev_cmp || nt > 64 || p->sizes.n > 64)
+    return false;
   dg_diags d = {0};
   char *msg = NULL;
   int bad = -1;
@@ -374,10 +489,10 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
   dg_gpu_status st = ok ? grun_ensure_loaded(gk, &msg) : DG_GPU_BAD_REQUEST;
   for (int k = 0; k < gk->nnames && st == DG_GPU_OK; k++) st = grun_param_sizes(gk, k, &msg);
   if (st == DG_GPU_OK) st = grun_ensure_buffers(p, gk, ios[0], &bad, &msg);
-  gpu_ref_plan rp;
-  ok = st == DG_GPU_OK && grun_ref_ready(p, gk, sizes, &rp) && grun_cmp_ready(p, gk, rp.out);
+  gpu_ref_plan *rp = &J->rp;
+  ok = st == DG_GPU_OK && grun_ref_ready(p, gk, sizes, rp) && grun_cmp_ready(p, gk, rp->out);
   for (size_t t = 0; ok && t < p->tensors.n; t++)   /* the summary judges the one output alone */
-    ok = p->tensors.v[t].role != DG_TENSOR_OUTPUT || (int)t == rp.out;
+    ok = p->tensors.v[t].role != DG_TENSOR_OUTPUT || (int)t == rp->out;
   free(msg);
   if (grun_child_lost(st)) gk->gen = 0, gk->buf_gen = 0;
   bool dgen = ok && grun_dgen_ready(gk);
@@ -390,23 +505,22 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
       }
     }
   /* the launches' arguments: the same sizes, the same buffers in every case */
-  DG_VEC(dg_gpu_arg) args = {0};
-  DG_VEC(size_t) at = {0};
-  DG_VEC(many_dims) dv = {0};
+  J->args.n = J->at.n = J->dv.n = 0;
   for (int li = 0; ok && li < (int)p->launches.n; li++) {
     const dg_launch *l = p->launches.v[li];
     int name = gk->name_of[li];
-    dg_vec_push(&at, args.n);
-    for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&args, dg_gpu_arg_null());
+    dg_vec_push(&J->at, J->args.n);
+    for (size_t a = 0; a <= l->args.n; a++) dg_vec_push(&J->args, dg_gpu_arg_null());
     int64_t grid[3], block[3], shared = 0;
     ok = dg_problem_launch_dims(p, li, sizes, grid, block, &shared, &d) &&
          grun_launch_args(p, li, sizes, gk->bufs, gk->psize + (size_t)name * MAX_PARAMS, gk->np[name],
-                     args.v + at.v[li], &d);
+                     J->args.v + J->at.v[li], &d);
     many_dims x = { { (uint32_t)grid[0], (uint32_t)grid[1], (uint32_t)grid[2] },
                { (uint32_t)block[0], (uint32_t)block[1], (uint32_t)block[2] }, (uint32_t)shared };
-    dg_vec_push(&dv, x);
+    dg_vec_push(&J->dv, x);
   }
-  int64_t zero[64] = {0};   /* scratch zero prefixes, per tensor (as gpu_run writes them) */
+  int64_t *zero = J->zero;   /* scratch zero prefixes, per tensor (as gpu_run writes them) */
+  memset(J->zero, 0, sizeof J->zero);
   for (size_t t = 0; ok && t < nt && t < 64; t++) {
     const dg_tensor *ts = &p->tensors.v[t];
     size_t bytes = (size_t)ios[0]->numel[t] * (size_t)dg_dtypes[ts->dtype].size;
@@ -423,92 +537,108 @@ bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, em
       }
     }
   }
-  ok = ok && nt <= 64;
   /* the reference at each case's sample alone where it pays (gpu_run.h):
    * judged on that sample in the first request, as the host judges it;
    * without room for the picks nothing runs (the cases run one by one) */
-  bool rsamp = ok && seeds && gpu_run_ref_sampled(gk, &rp, gk->want_n, max_check);
+  bool rsamp = ok && seeds && gpu_run_ref_sampled(gk, rp, gk->want_n, max_check);
   ok = ok && (!rsamp || grun_rs_ready(gk, n, max_check));
   dg_diags_free(&d);
-  if (!ok) {
-    dg_vec_free(&args);
-    dg_vec_free(&at);
-    dg_vec_free(&dv);
-    return false;
-  }
-  if (per + 1 > gk->many_cap) {
-    free(gk->many_raw);
-    gk->many_cap = per + 1;
-    gk->many_raw = dg_malloc(gk->many_cap);
-  }
-  if (n > gk->many_n) {
-    free(gk->many_sum);
-    gk->many_sum = dg_malloc((size_t)n * GPU_CMP_WORDS * sizeof *gk->many_sum);
-    gk->many_n = n;
-  }
-  uint64_t init[GPU_CMP_WORDS];
-  gpu_cmp_init(init);
-  many_req R;
-  memset(&R, 0, sizeof R);
-  R.p = p, R.gk = gk, R.ios = ios, R.on = on, R.nt = nt, R.dgen = dgen;
-  R.args = args.v, R.at = at.v, R.dv = dv.v, R.zero = zero, R.rp = &rp, R.init = init;
-  R.nra = gpu_ref_args(p, &rp, gk->ref_buf, gk->bufs, R.ra);
-  int64_t rs_m[FUZZ_MANY_MAX] = {0};
-  R.rsamp = rsamp;
-  if (R.rsamp) {
-    R.ncases = n, R.rs_stride = max_check, R.rs_m = rs_m;
+  if (!ok) return false;
+  J->busy = true;
+  call_raw(&J->first, per), call_raw(&J->more, per);
+  gpu_cmp_init(J->init);
+  many_req *R = &J->R;
+  memset(R, 0, sizeof *R);
+  memcpy(J->ios, ios, (size_t)n * sizeof *ios);
+  memcpy(J->sizes, sizes, p->sizes.n * sizeof *sizes);
+  J->have_seeds = seeds != NULL, J->n = n, J->max_check = max_check;
+  if (seeds) memcpy(J->seeds, seeds, (size_t)n * sizeof *seeds);
+  R->p = p, R->gk = gk, R->ios = J->ios, R->on = on, R->desc = J->desc, R->nt = nt, R->dgen = dgen;
+  R->args = J->args.v, R->at = J->at.v, R->dv = J->dv.v, R->zero = zero, R->rp = rp, R->init = J->init;
+  R->nra = gpu_ref_args(p, rp, gk->ref_buf, gk->bufs, R->ra);
+  memset(J->rs_m, 0, sizeof J->rs_m);
+  R->rsamp = rsamp;
+  if (R->rsamp) {
+    size_t need = (size_t)n * (size_t)max_check + 1;
+    if (need > J->rs_cap) free(J->rs), J->rs = dg_malloc(need * sizeof *J->rs), J->rs_cap = need;
+    R->ncases = n, R->rs_stride = max_check, R->rs_m = J->rs_m, R->rs_host = J->rs;
     int64_t *tmp = gpu_run_ref_at_order() ? dg_malloc((size_t)max_check * sizeof *tmp + 1) : NULL;
     for (int c = 0; c < n; c++) {
-      rs_m[c] = fuzz_sample_picks(p, rp.out, sizes, gk->want_n, max_check, seeds[c],
-                                  gk->rs_host + (size_t)c * (size_t)max_check);
-      if (tmp) gpu_ref_at_order(&rp, gk->rs_host + (size_t)c * (size_t)max_check, rs_m[c], tmp);
+      J->rs_m[c] = fuzz_sample_picks(p, rp->out, sizes, gk->want_n, max_check, seeds[c],
+                                     J->rs + (size_t)c * (size_t)max_check);
+      if (tmp) gpu_ref_at_order(rp, J->rs + (size_t)c * (size_t)max_check, J->rs_m[c], tmp);
     }
     free(tmp);
-    R.nrsa = gpu_ref_at_args(p, &rp, gk->ref_buf, gk->bufs, gk->rs_idx, 0, 0, R.rsa);
+    R->nrsa = gpu_ref_at_args(p, rp, gk->ref_buf, gk->bufs, gk->rs_idx, 0, 0, R->rsa);
   }
-  R.nca = gpu_cmp_args(p->tensors.v[rp.out].dtype, gk->bufs[rp.out], gk->ref_buf, gk->want_n,
-                       dg_problem_tol(p, rp.out), gk->cmp_buf, R.ca);
-  gpu_cmp_dims(gk->want_n, &R.cg, &R.cb);
+  R->nca = gpu_cmp_args(p->tensors.v[rp->out].dtype, gk->bufs[rp->out], gk->ref_buf, gk->want_n,
+                        dg_problem_tol(p, rp->out), gk->cmp_buf, R->ca);
+  gpu_cmp_dims(gk->want_n, &R->cg, &R->cb);
   /* the envelope inside the stream (gpu_env.h), when the op has one: only
    * for the cases whose comparison found elements off the reference that it
    * could explain, run again in a second request (most cases have none, and
    * the hash and the three envelope launches were a third of a small case) */
-  bool env = gpu_ref_env_kind(&rp) && gpu_env_pipe_ready(gk, p, sizes, rp.out, &R.envp);
-  R.fuse = dgen && gen_tab_ready(gk);
-  R.fz = !R.rsamp && gpu_fused_ready(gk, &rp) && gpu_fused_prepare(p, &rp, gk->bufs, gk->cmp_buf, &R.fl);
-  int cs[FUZZ_MANY_MAX], m = 0;
+  J->env = gpu_ref_env_kind(rp) && gpu_env_pipe_ready(gk, p, sizes, rp->out, &R->envp);
+  R->fuse = dgen && gen_tab_ready(gk);
+  R->fz = !R->rsamp && gpu_fused_ready(gk, rp) && gpu_fused_prepare(p, rp, gk->bufs, gk->cmp_buf, &R->fl);
+  int cs[FUZZ_MANY_MAX];
   for (int c = 0; c < n; c++) cs[c] = c;
   gk->prof.prep_s += dg_now() - t0;   /* loads and buffers on a first request, the arguments */
   /* where the reference is sampled (a kernel that costs more than the
    * envelope's launches: matmul, conv2d at realistic sizes) the envelope is
    * in the first request, not in a second that runs the kernel again */
-  bool env_first = env && R.rsamp;
-  uint8_t changed[FUZZ_MANY_MAX] = {0};
-  R.changed = changed;
-  R.overlap = gpu_run_overlap() && ov_ready(p, gk, &R);
-  many_group(&R, cs, n, env_first, true, out);
+  J->env_first = J->env && R->rsamp;
+  memset(J->changed, 0, sizeof J->changed);
+  R->changed = J->changed;
+  R->overlap = gpu_run_overlap() && ov_ready(p, gk, R);
+  many_build(R, &J->first, cs, n, J->env_first, true);
+  J->t_send = dg_now();
+  dg_gpu_batch_send(gk->g, &J->first.b);
+  gk->prof.run_s += dg_now() - J->t_send;
+  *jobp = J;
+  return true;
+}
+
+int gpu_run_many_cases(const gpu_many_job *J) { return J->n; }
+
+bool gpu_run_many_end(gpu_many_job *J, gpu_many_case *out)
+{
+  many_req *R = &J->R;
+  gpu_kernels *gk = R->gk;
+  int n = J->n;
+  double t1 = dg_now();
+  dg_gpu_batch_result r;
+  dg_gpu_status st = dg_gpu_batch_recv(gk->g, &J->first.b, &r);
+  gk->prof.run_s += dg_now() - t1;
+  many_decode(R, &J->first, st, &r, out);
   /* the second request: the cases the envelope could explain, and those
    * whose inputs changed under the fused pass (a kernel writing into its
    * input: judged there as the unfused first request judged them, the
    * reference before the kernel) */
+  int cs[FUZZ_MANY_MAX], m = 0;
   for (int c = 0; c < n; c++)
-    if ((env && !env_first && out[c].judged && out[c].cmp.nfail > 0 && out[c].cmp.nunwritten == 0 &&
-         out[c].cmp.nfail <= FUZZ_ENVELOPE_JUDGED) || changed[c])
+    if ((J->env && !J->env_first && out[c].judged && out[c].cmp.nfail > 0 && out[c].cmp.nunwritten == 0 &&
+         out[c].cmp.nfail <= FUZZ_ENVELOPE_JUDGED) || J->changed[c])
       cs[m++] = c;
-  if (m) many_group(&R, cs, m, env, false, out);
-  many_sampled(&R, sizes, seeds, max_check, n, env, out);
+  if (m) many_group(R, &J->more, cs, m, J->env, false, out);
+  many_sampled(R, &J->more, J->sizes, J->have_seeds ? J->seeds : NULL, J->max_check, n, J->env, out);
   for (int c = 0; c < n; c++) {
     const fuzz_cmp *x = &out[c].cmp;
-    if (out[c].sampled && !R.rsamp && out[c].judged && !x->nfail) gk->prof.sampled++;
+    if (out[c].sampled && !R->rsamp && out[c].judged && !x->nfail) gk->prof.sampled++;
     if (!out[c].judged) gk->prof.left[3]++;
     else if (x->nunwritten) gk->prof.left[1]++;
     else if (x->nfail > FUZZ_ENVELOPE_JUDGED) gk->prof.left[0]++;
     else if (x->nfail) gk->prof.left[2]++;
   }
-  dg_vec_free(&args);
-  dg_vec_free(&at);
-  dg_vec_free(&dv);
+  J->busy = false;
   return true;
+}
+
+bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
+                  const uint64_t *seeds, int64_t max_check, gpu_many_case *out)
+{
+  gpu_many_job *J;
+  return gpu_run_many_send(p, gk, sizes, ios, n, seeds, max_check, &J) && gpu_run_many_end(J, out);
 }
 
 /* The generator kernel compiled, once (DIRIGO_GPU_GEN=0: never): false when it is off. */

@@ -84,8 +84,7 @@ void gpu_kernels_free(gpu_kernels *gk)
   dg_gpu_binary_free(&gk->cmp_bin);
   dg_gpu_binary_free(&gk->fused_bin);
   free(gk->pend_bytes);
-  free(gk->many_raw);
-  free(gk->many_sum);
+  gpu_many_jobs_free(gk);
   free(gk->rs_host);
   dg_gpu_binary_free(&gk->dgen_bin);
   free(gk->dgen_on);

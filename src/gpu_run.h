@@ -87,10 +87,7 @@ typedef struct {
   bool pending;              /* after a run: outputs and reference left on the device
                                 (gpu_run_fetch brings them into io and want) */
   size_t *pend_bytes;        /* per tensor: the bytes the run left there */
-  uint8_t *many_raw;         /* gpu_run_many: every case's input bytes */
-  size_t many_cap;
-  uint64_t *many_sum;        /* gpu_run_many: every case's comparison summary */
-  int many_n;
+  struct gpu_many_job *many_jobs[2];   /* gpu_run_many's state, two open at most (gpu_many.c) */
   /* inputs drawn on the device (gpu_gen.h), registered per run with gpu_run_gen */
   int dgen_state;            /* 0 not tried, 1 compiled, -1 unavailable */
   dg_gpu_binary dgen_bin;
@@ -184,6 +181,19 @@ typedef struct {
  * sample of it (seeds[c], as fuzz_run.c's validator does on the host). */
 bool gpu_run_many(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
                   const uint64_t *seeds, int64_t max_check, gpu_many_case *out);
+/* gpu_run_many in two halves (doc/gpu.md §3, "two batches in flight"):
+ * _send builds the first request and sends it without waiting (false:
+ * nothing sent, as gpu_run_many's false); _end takes its answer, runs the
+ * later requests it needs and fills out[]. Between the two the caller can
+ * send the next job of the same shape (the GPU runs it right behind this
+ * one), at most two open; the emu_io objects ios[] points to stay until
+ * _end. Every job sent is ended. */
+typedef struct gpu_many_job gpu_many_job;
+bool gpu_run_many_send(const dg_problem *p, gpu_kernels *gk, const int64_t *sizes, emu_io *const *ios, int n,
+                       const uint64_t *seeds, int64_t max_check, gpu_many_job **job);
+bool gpu_run_many_end(gpu_many_job *job, gpu_many_case *out);
+int gpu_run_many_cases(const gpu_many_job *job);   /* its n */
+void gpu_many_jobs_free(gpu_kernels *gk);
 
 /* The next gpu_run's case is case `seed` of a campaign validating outputs
  * over max_check elements on a sample: true when that run will compute the

@@ -14,7 +14,7 @@
 static bool graph_counts(const char *path, long *captured, long *replayed, long *direct)
 {
   FILE *f = fopen(path, "r");
-  char line[160], last[160] = "";
+  char line[256], last[256] = "";
   while (f && fgets(line, sizeof line, f)) memcpy(last, line, sizeof last);
   if (f) fclose(f);
   long pid, failed;

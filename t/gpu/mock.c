@@ -2,7 +2,7 @@
  * (mockcuda.c): fork, protocol, guards, faults, watchdog and restarts,
  * tested where there is no GPU. */
 #include "scenario.h"
-#include "graph.h"
+#include "flight.h"
 #include "gpu_run_int.h"
 
 /* grun_lanes's rule by a case's device bytes (gpu_run_int.h): none below
@@ -41,6 +41,7 @@ int main(void)
   batch_scenario(&o, &bin);
   lanes_scenario(&o, &bin);
   graph_scenario(&o, &bin);
+  flight_scenario(&o, &bin);
   setenv("DIRIGO_GPU_HOST_GUARDS", "1", 1);   /* the guards compared on the host */
   scenario(&o, &bin);
   unsetenv("DIRIGO_GPU_HOST_GUARDS");

@@ -480,7 +480,7 @@ const char *cudaGetErrorName(cudaError_t e)
 #define MOCK_STREAMS 16
 /* An event: where it was recorded (stream q > 0: after its first pos ops of
  * flush round epoch; q 0: everything before it had run). */
-typedef struct { int q; size_t pos; unsigned epoch; bool in_cap; } mock_event;
+typedef struct { int q; size_t pos; unsigned epoch; bool in_cap; double t; } mock_event;
 static unsigned epoch;
 
 typedef struct {
@@ -610,9 +610,31 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
   intptr_t q = (intptr_t)s;
   if (cap_refuses(q)) RET(cudaErrorStreamCaptureImplicit);
   if (q <= 0 || q >= MOCK_STREAMS) flush(), q = 0;
-  ev->q = (int)q, ev->pos = q ? queue[q].n : 0, ev->epoch = epoch, ev->in_cap = cap.on;
+  ev->q = (int)q, ev->pos = q ? queue[q].n : 0, ev->epoch = epoch, ev->in_cap = cap.on, ev->t = dg_now();
   RET(cudaSuccess);
 }
+/* The child's wait for a batch in flight (gpu_child_batch.c): with
+ * MOCK_EVENT_LAG_MS set an event reads not ready for that long after its
+ * record, as a real graph's would while it runs, so that a request written
+ * behind the batch is read first (two batches in flight, t/gpu/flight.h);
+ * then everything queued runs. */
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+  const char *lag = getenv("MOCK_EVENT_LAG_MS");
+  if (!sticky && lag && (dg_now() - ((mock_event *)e)->t) * 1e3 < atof(lag)) {
+    last = cudaErrorNotReady;
+    return cudaErrorNotReady;
+  }
+  flush();
+  RET(cudaSuccess);
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+  CAP_SYNC();
+  flush();
+  RET(cudaSuccess);
+}
+cudaError_t cudaPeekAtLastError(void) { return sticky ? sticky : last; }
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags) { return cudaEventRecord(e, s); }
 /* stream s waits for e (on the legacy stream: everything ran already); in
  * a capture, for an event of the capture, s joins it */

@@ -3,7 +3,7 @@
  * Without a GPU: "1..0 # SKIP no GPU: <why>" (exit 0, which automake's TAP
  * driver needs; t/gpu/device-run.sh counts skips). */
 #include "scenario.h"
-#include "graph.h"
+#include "flight.h"
 
 int main(void)
 {
@@ -45,6 +45,7 @@ int main(void)
     batch_scenario(&o, &bin);
     lanes_scenario(&o, &bin);
     graph_scenario(&o, &bin);
+    flight_scenario(&o, &bin);
     setenv("DIRIGO_GPU_HOST_GUARDS", "1", 1);   /* the guards compared on the host */
     scenario(&o, &bin);
     unsetenv("DIRIGO_GPU_HOST_GUARDS");
