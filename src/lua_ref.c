@@ -23,6 +23,7 @@ typedef struct {
   int64_t *cur_sizes;
   bool have_sizes;
   const dg_ref_env *env; /* of the call in progress */
+  dg_sym_ops symw;       /* env->sym's callbacks, the deadline looked at before each (sym_apply) */
   bool *too_slow;        /* per tensor: ref_all ran past its budget at slow_sizes */
   int64_t *slow_sizes;   /* per tensor, p->sizes.n each */
 } lref;
@@ -43,6 +44,38 @@ typedef struct {
 
 static int64_t *tdims(lref *r, int t) { return r->dims + (size_t)t * MAX_RANK; }
 
+/* Past the deadline of the call in progress (dg_ref_env.deadline): an error that ends it. The
+ * count hook (pcall_ref) looks every 10^4 Lua instructions, but one instruction can be many
+ * term callbacks: max(table.unpack(t)) folds 900,000 symbolic values in one C call, 8 s of
+ * terms past --budget 1.5 (t/check/budget.sh). So every read and operation of the symbolic
+ * domain looks too (a clock read beside a term built). */
+static void past_deadline(lua_State *L, const dg_ref_env *env)
+{
+  if (env->deadline > 0 && dg_now() > env->deadline) luaL_error(L, "the reference ran past the deadline");
+}
+
+/* The symbolic domain's callbacks as a reference's values carry them (dgl_value.ops): the
+ * caller's, for the call in progress, the deadline looked at first. A value kept from an
+ * earlier call (in an upvalue) has no domain once that call is over. */
+static const dg_sym_ops *sym_of(lref *r)
+{
+  if (!r->env || !r->env->sym) luaL_error(r->L, "a symbolic value outside the reference call that made it");
+  past_deadline(r->L, r->env);
+  return r->env->sym;
+}
+
+static dg_symval sym_constant(void *ud, double v)
+{
+  const dg_sym_ops *o = sym_of(ud);
+  return o->constant(o->ud, v);
+}
+
+static dg_symval sym_apply(void *ud, dg_vop op, const dg_symval *args)
+{
+  const dg_sym_ops *o = sym_of(ud);
+  return o->apply(o->ud, op, args);
+}
+
 /* Pushes element idx of tensor t: a number, or a symbolic value. */
 static void push_elem(lua_State *L, lref *r, int t, int64_t flat, const int64_t *idx)
 {
@@ -53,12 +86,13 @@ static void push_elem(lua_State *L, lref *r, int t, int64_t flat, const int64_t 
   if (env->data) {
     if (!env->data[t]) luaL_error(L, "%s has no data in this evaluation", tt->name);
     v.num = env->data[t][flat];
-  } else if (!env->read || !env->read(env->ud, t, idx, &v)) {
-    luaL_error(L, "cannot read %s", tt->name);
+  } else {
+    past_deadline(L, env);
+    if (!env->read || !env->read(env->ud, t, idx, &v)) luaL_error(L, "cannot read %s", tt->name);
   }
   if (v.is_sym) {
     if (!env->sym) luaL_error(L, "symbolic value without a value domain");
-    dgl_value_push(L, env->sym, v.sym);
+    dgl_value_push(L, &r->symw, v.sym);
   } else if (!dg_dtypes[tt->dtype].is_float && v.num == (double)(lua_Integer)v.num) {
     lua_pushinteger(L, (lua_Integer)v.num);     /* index-valued: usable as an index */
   } else {
@@ -560,6 +594,7 @@ void dgl_ref_install(lua_State *L, dg_problem *p, int ref_idx, int ref_all_idx, 
   lref *r = dg_calloc(1, sizeof *r);
   r->L = L;
   r->p = p;
+  r->symw = (dg_sym_ops){ sym_constant, sym_apply, r };
   size_t nt = p->tensors.n;
   r->fn = dg_malloc((nt + 1) * sizeof *r->fn);
   r->fn_all = dg_malloc((nt + 1) * sizeof *r->fn_all);

@@ -73,6 +73,7 @@ static int l_maxmin(lua_State *L, dg_vop op)
   luaL_argcheck(L, n >= 1, 1, "value expected");
   arg acc = get_arg(L, 1, name);
   int acc_idx = 1;
+  lua_pushnil(L);                 /* slot n + 1: the fold's value (a push a step overflowed the stack) */
   for (int i = 2; i <= n; i++) {
     arg b = get_arg(L, i, name);
     if (!acc.sym && !b.sym) {
@@ -82,8 +83,9 @@ static int l_maxmin(lua_State *L, dg_vop op)
     }
     arg two[2] = { acc, b };
     apply(L, op, two, 2);
-    acc = get_arg(L, -1, name);
-    acc_idx = lua_gettop(L);
+    lua_replace(L, n + 1);
+    acc = get_arg(L, n + 1, name);
+    acc_idx = n + 1;
   }
   lua_pushvalue(L, acc_idx);
   return 1;

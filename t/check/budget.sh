@@ -16,6 +16,24 @@ like "$out" "^y\[3\] +unknown +the check's budget is spent in the reference \(it
   "slow_ref: unknown, the reference named as the stage that ran out"
 ok "[ $((t1 - t0)) -le 10 ]" "slow_ref: done in $((t1 - t0)) s (the reference alone takes ~20 s)"
 
+# One Lua instruction of the reference that is seconds of term callbacks (session 12):
+# max(table.unpack(t)) over 900,000 symbolic values, 8 s of terms in one C call, ran on
+# past the deadline (the count hook looks only between instructions): 10.0 s of CPU under
+# --budget 1.5, 14.7 s of wall (and the solver stage after it). The check's CPU seconds
+# (the shell's times for its children, as t/cli/checkopaque.sh): the deadline is the wall
+# clock's, so a loaded machine does less work before it, never more. It cannot pass by
+# luck with the old code: wherever the deadline falls in the max it finishes the call
+# (8 s of CPU); only where the ~1 s of CPU reading the values takes more than 3 s of wall
+# (a third of a core) would the old hook stop it there too.
+tmp="${TMPDIR:-/tmp}/dg_budget.$$"
+cpu=$( { run_dirigo check "$DG_SRCDIR/t/data/budget/max_ref.lua" --at 3 --budget 3 --no-journal --no-gpu > "$tmp"; times; } |
+       tail -1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.1f", s }')
+out=$(cat "$tmp")
+rm -f "$tmp"
+is "$(cat "$rcf")" 0 "max_ref --budget 3: exit 0"
+like "$out" "^y\[3\] +unknown +the check's budget is spent in the reference" "max_ref: unknown, the reference named as the stage that ran out"
+ok "[ -n '$cpu' ] && [ \"\${cpu%.*}\" -lt 6 ]" "max_ref: stopped inside the fold, ${cpu} s of CPU under --budget 3 (10 s and more before)"
+
 # 2 x 6e7 inputs drawn at random for the writer search: more than a second anywhere
 t0=$(now)
 out=$(run_dirigo check "$DG_SRCDIR/samples/elementwise/residual_add.lua" --size N=60000000 --at 0 --budget 0.3 --no-journal --no-gpu)
