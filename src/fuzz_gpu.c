@@ -152,6 +152,7 @@ static bool gpu_many_send(gpu_kernels *gk, fuzz_gpu_timed *t, const dg_problem *
 {
   if (n > FUZZ_MANY_MAX) return false;
   double t0 = t ? dg_now() : 0;
+  gk->many_timed = t && !t->untimed_many;   /* (the untimed backend's kernel times go nowhere) */
   gpu_many_job *J = NULL;
   bool sent = gpu_run_many_send(p, gk, sizes, ios, n, seeds, max_check, &J);
   *job = J;

@@ -23,6 +23,8 @@ typedef struct {
   int64_t many;              /* cases that passed in a request of several (gpu_run_many) */
   int64_t env_passed;        /* of those, cases off the reference the envelope passed there */
   int64_t sampled;           /* of those, cases judged on the validator's sample there */
+  bool untimed_many;         /* requests of several cases not timed (kernel_ms gets none of them):
+                                as the untimed backend runs them */
 } fuzz_gpu_timed;
 fuzz_backend fuzz_backend_gpu_timed(fuzz_gpu_timed *t);
 

@@ -257,6 +257,11 @@ typedef struct {
    * -1), a hit stops no later launch, and the watchdog gives the whole
    * batch twice launch_timeout_s: run again without it to name a failure. */
   bool async;
+  /* Set by the caller with async: no launch is timed (launch_ms 0), unless
+   * DIRIGO_GPU_LAUNCH_EVENTS says otherwise. A timed launch's two event
+   * records were most of a replayed graph's launch on the host (doc/gpu.md
+   * §6, session 12); the campaign reads the kernels' times only in benches. */
+  bool untimed;
   int lane1;                    /* internal: 1 + the lane of the ops pushed now (0: serial) */
 } dg_gpu_batch;
 void dg_gpu_batch_upload(dg_gpu_batch *b, dg_gpu_buf buf, size_t off, const void *src, size_t n);

@@ -115,22 +115,26 @@ static ab_set ab_sets[2];
 static ab_set *ab = &ab_sets[0];
 
 /* Which launches of an asynchronous batch are timed (DIRIGO_GPU_LAUNCH_EVENTS,
- * read once): 1 the guarded ones only (the default, "kernel": the kernels
- * under test, whose time the campaign reports; dirigo's own launches report
- * 0 ms), 2 ("all") every launch (the fuzz profile's split, for the bench), 0
- * none, 3 ("shared") every launch with one event between two launches queued
- * back to back (a launch's time starts at the last one's end: the host's work
- * between the two records, a µs or so, counts to it). Event records are host
- * work in the launch gap: on the H200 timing every launch cost 15-40% of a
- * spec-size case (session 5, gpu6). */
+ * read once; unset: 1, or 0 for a batch sent untimed, GP_BATCH_UNTIMED): 1
+ * the guarded ones only ("kernel": the kernels under test, whose time the
+ * campaign reports; dirigo's own launches report 0 ms), 2 ("all") every
+ * launch (the fuzz profile's split, for the bench), 0 none, 3 ("shared")
+ * every launch with one event between two launches queued back to back (a
+ * launch's time starts at the last one's end: the host's work between the
+ * two records, a µs or so, counts to it). Event records are host work in
+ * the launch gap: on the H200 timing every launch cost 15-40% of a
+ * spec-size case (session 5, gpu6), and the two records around each kernel
+ * most of a replayed graph's launch (session 12). */
+static bool batch_untimed;   /* the batch being begun was sent GP_BATCH_UNTIMED */
+
 static int timed_launches(void)
 {
   static int mode = -1;
   if (mode < 0) {
     const char *v = getenv("DIRIGO_GPU_LAUNCH_EVENTS");
-    mode = !v || !*v ? 1 : !strcmp(v, "0") ? 0 : !strcmp(v, "all") ? 2 : !strcmp(v, "shared") ? 3 : 1;
+    mode = !v || !*v ? 4 : !strcmp(v, "0") ? 0 : !strcmp(v, "all") ? 2 : !strcmp(v, "shared") ? 3 : 1;
   }
-  return mode;
+  return mode == 4 ? !batch_untimed : mode;
 }
 
 /* The set has room for nlaunch launches (async_reserve would allocate nothing). */
@@ -481,6 +485,7 @@ static flight *batch_begin(const gp_req *rq, const uint8_t *pl, size_t n, flight
   batch_bytes(rq->a, pl, n, &up, &down, &nl, &laned);
   f->live = gch_guarded_live();
   bool want_async = (rq->b & GP_BATCH_ASYNC) && gch_st.guard_k >= 0;
+  batch_untimed = rq->b & GP_BATCH_UNTIMED;
   gch_guard_use(fl);
   if (pending && !(want_async && arenas[fl].len >= up + down + 1 && ab_fits(&ab_sets[fl], nl) &&
                    (!f->live || gch_guard_fits(f->live, nl)))) {

@@ -749,7 +749,8 @@ dg_gpu_status dg_gpu_batch_send(dg_gpu *g, const dg_gpu_batch *b)
   bool owed = false;
   for (int i = 0; i < me; i++) owed |= !g->owe[i].answered;
   if (gp_progress && !owed) *gp_progress = UINT32_MAX;
-  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n, .b = b->async ? GP_BATCH_ASYNC : 0, .len = pl->n };
+  gp_req rq = { .op = GP_BATCH, .a = (uint32_t)b->ops.n, .len = pl->n,
+                .b = b->async ? GP_BATCH_ASYNC | (b->untimed ? GP_BATCH_UNTIMED : 0u) : 0u };
   int r = write_owed(g, &rq, sizeof rq, me) || write_owed(g, pl->s, pl->n, me) ? -1 : 0;
   if (r) drain_owed(g);   /* the child went while it was written: what it answered before, then this one's end */
   return DG_GPU_OK;

@@ -101,6 +101,7 @@ static void many_build(const many_req *R, many_call *C, const int *cs, int m, bo
   dg_gpu_batch *b = &C->b;
   dg_gpu_batch_clear(b);
   b->async = true;
+  b->untimed = !gk->many_timed;
   if (env) gpu_env_pipe_start(&R->envp, b);
   /* without the envelope (which reads and rewrites slot 0), case k's summary
    * is slot k of cmp_buf: initialised in one upload, read back in one */

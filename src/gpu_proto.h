@@ -77,6 +77,8 @@ enum { GP_LAUNCH_SIDE = 2, GP_LAUNCH_JOIN = 4 };
  * synchronisation at the end; a failure there names no launch (the caller
  * runs the cases again one by one to name it). */
 enum { GP_BATCH_ASYNC = 1 };
+/* UNTIMED (with ASYNC): no event records around the launches (dg_gpu_batch.untimed). */
+enum { GP_BATCH_UNTIMED = 2 };
 
 typedef struct {
   uint32_t kind, buf;    /* DG_GPU_ARG_* ; buffer index */

@@ -88,6 +88,7 @@ typedef struct {
                                 (gpu_run_fetch brings them into io and want) */
   size_t *pend_bytes;        /* per tensor: the bytes the run left there */
   struct gpu_many_job *many_jobs[2];   /* gpu_run_many's state, two open at most (gpu_many.c) */
+  bool many_timed;           /* gpu_run_many times the kernels (gpu_many_case.ms; benches): event records */
   /* inputs drawn on the device (gpu_gen.h), registered per run with gpu_run_gen */
   int dgen_state;            /* 0 not tried, 1 compiled, -1 unavailable */
   dg_gpu_binary dgen_bin;

@@ -154,6 +154,17 @@ static void flight_scenario(const dg_gpu_opts *o, const dg_gpu_binary *bin)
     dg_gpu_batch_result_free(&r);
   }
   is_int(okn, 2, "flight: two batches received in the other order, both right");
+  /* a batch sent untimed: no launch timed (the event records left out), the same results */
+  int timed[2] = {0}, right = 0;
+  for (int u = 0; u < 2; u++) {
+    flight_build(&e[u], k, y, x, xs, ys[u]);
+    e[u].untimed = u == 1;
+    right += dg_gpu_batch_run(g, &e[u], &r) == DG_GPU_OK && graph_wrong(xs, ys[u], N) == 0;
+    for (size_t l = 0; l < r.launch_ms.n; l++) timed[u] += r.launch_ms.v[l] > 0;
+    dg_gpu_batch_result_free(&r);
+  }
+  ok(right == 2 && timed[0] == LANES && timed[1] == 0, "flight: untimed, no launch timed (%d; timed: %d of %d), "
+     "both right", timed[1], timed[0], LANES);
   for (int i = 0; i < 3; i++) dg_gpu_batch_free(&e[i]);
   dg_gpu_close(g);
   unsetenv("DIRIGO_GPU_GRAPH_STATS");
