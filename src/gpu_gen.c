@@ -224,11 +224,12 @@ int gpu_gen_many_slot(gpu_gen_many *m, dg_gpu_buf b)
   return m->nbuf++;
 }
 
-void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t tab_off, const gpu_gen_many *m)
+void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t tab_off, const gpu_gen_many *m,
+                        int64_t cap)
 {
   if (!m->ntask) return;
   int64_t blocks = (m->most + 255) / 256;
-  if (blocks > 4096) blocks = 4096;   /* grid-stride beyond */
+  if (blocks > (cap > 0 ? cap : 4096)) blocks = cap > 0 ? cap : 4096;   /* grid-stride beyond */
   if (blocks < 1) blocks = 1;
   dg_gpu_arg a[GPU_GEN_MANY_NARGS];
   a[0] = dg_gpu_arg_buf(tab);

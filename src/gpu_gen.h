@@ -76,6 +76,10 @@ typedef struct {
 int gpu_gen_many_slot(gpu_gen_many *m, dg_gpu_buf b);
 bool gpu_gen_many_draw(gpu_gen_many *m, int slot, const fuzz_ctr *g);
 bool gpu_gen_many_poison(gpu_gen_many *m, int slot, dg_gpu_pattern pat, int64_t bytes);
-void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t tab_off, const gpu_gen_many *m);
+/* cap: the most blocks a task (0: 4096), grid-stride beyond: a request's
+ * lanes share the GPU (gpu_many.c), where a full grid of drawing held every
+ * SM's threads while the other lanes' kernels waited. */
+void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t tab_off, const gpu_gen_many *m,
+                        int64_t cap);
 
 #endif

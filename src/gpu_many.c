@@ -124,6 +124,12 @@ static void many_build(const many_req *R, many_call *C, const int *cs, int m, bo
   if (R->rsamp)
     dg_gpu_batch_upload(b, gk->rs_idx, 0, R->rs_host, (size_t)R->ncases * (size_t)R->rs_stride * sizeof(int64_t));
   int S = C->S = grun_lanes(gk, m);   /* case k on lane k * S / m, its own stream and buffers (gpu.h) */
+  /* on S lanes a case's drawing gets a share of the GPU's threads (2048 an
+     SM, 256-thread blocks), not all of them: a full grid of it kept the other
+     lanes' kernels waiting (softmax 16 x 16384 on 8 lanes, 256 cases: 0.015
+     ms a case at 1056 blocks, 0.013 at 132; doc/gpu.md §6, session 12) */
+  int sms = dg_gpu_info_of(gk->g)->sm_count;
+  int64_t gen_cap = S > 1 ? ((int64_t)(sms > 0 ? sms : 132) * 8 + S - 1) / S : 0;
   bool ov = C->ov = R->overlap && !(R->fz && first_req && !env && !R->samp);
   gk->prof.overlapped += ov;
   /* with the reference beside the kernels, a kernel writing into an input
@@ -156,7 +162,7 @@ static void many_build(const many_req *R, many_call *C, const int *cs, int m, bo
       fused = fused && (!R->rsamp || gpu_gen_many_poison(&g, gpu_gen_many_slot(&g, gk->ref_buf),
                                                          dg_gpu_poison_for("f64"), (int64_t)gk->ref_bytes - 1));
       memcpy((uint8_t *)tabs + (size_t)k * tab_case, g.tab, tab_case);
-      if (fused) gpu_gen_many_batch(b, gk->dgen_kern[1], gk->dgen_tab, (size_t)k * tab_case, &g);
+      if (fused) gpu_gen_many_batch(b, gk->dgen_kern[1], gk->dgen_tab, (size_t)k * tab_case, &g, gen_cap);
     }
     for (size_t t = 0; t < nt; t++) {
       const dg_tensor *ts = &p->tensors.v[t];

@@ -161,6 +161,7 @@ static int64_t device_diff(dev *v, const fuzz_ctr *g, int64_t first, int64_t cou
 static void many_on_device(dev *v)
 {
   int64_t n = 100003, nb = 30011;
+  for (int64_t cap = 0; cap <= 7; cap += 7)   /* the grid as wide as the tasks, then 7 blocks (a request's lanes) */
   for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
     dg_dtype dt = dtypes[k];
     size_t es = dg_dtypes[dt].size, bytes = (size_t)n * es;
@@ -189,7 +190,7 @@ static void many_on_device(dev *v)
     dg_gpu_batch_result res = {0};
     if (good) {
       dg_gpu_batch_upload(&bt, tab, 0, m.tab, sizeof m.tab);
-      gpu_gen_many_batch(&bt, v->kk[1], tab, 0, &m);
+      gpu_gen_many_batch(&bt, v->kk[1], tab, 0, &m, cap);
       for (int i = 0; i < 3; i++) dg_gpu_batch_download(&bt, b[i], 0, got[i], i == 2 ? (size_t)nb + 16 : bytes);
       good = dg_gpu_batch_run(v->g, &bt, &res) == DG_GPU_OK;
       if (!good) printf("# batch: %s\n", res.msg ? res.msg : "?");
@@ -205,8 +206,9 @@ static void many_on_device(dev *v)
     }
     for (int64_t e = 0; good && e < nb + 16 && bad < 0; e++)
       if (got[2][e] != (e < nb ? pat.b[e % pat.len] : dg_gpu_poison_for("u8").b[0])) bad = e, where = "poison";
-    ok(good && bad < 0, "%s: dg_gen_many draws two inputs and poisons %lld bytes in one launch, byte for byte as the "
-       "host%s%s", dg_dtypes[dt].name, (long long)nb, bad >= 0 ? "; first difference in the " : "", where);
+    ok(good && bad < 0, "%s: dg_gen_many draws two inputs and poisons %lld bytes in one launch%s, byte for byte as "
+       "the host%s%s", dg_dtypes[dt].name, (long long)nb, cap ? " of 7 blocks a task" : "",
+       bad >= 0 ? "; first difference in the " : "", where);
     dg_gpu_batch_result_free(&res);
     dg_gpu_batch_free(&bt);
     free(want);
