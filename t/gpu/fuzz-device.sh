@@ -12,8 +12,9 @@
 #   5. t/gpu/device-run.sh --no-bench (the GPU layer's own tests)
 #   sh t/gpu/fuzz-device.sh [--quick]      (--quick: fewer cases everywhere)
 # STEPS="bench agree replay overflow tests" (the default) picks the steps.
-# REAL_CASES=N: cases a realistic bench row (default 32, one request's worth as a
-# campaign of hundreds sends; session 7 — the bench's own default is 12).
+# REAL_CASES=N: cases a realistic bench row (default 128: four requests of 32,
+# so the row sees the next request sent while one runs, as a campaign of
+# hundreds does; session 12 — 32 until then, the bench's own default is 12).
 # Logs go to $OUT (else ./fuzz-device-out). Exit 1 if a test failed.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,15 +46,15 @@ nvidia-smi -L 2>/dev/null
 if want bench; then
 say "gpu_fuzz_bench"
 cases=200; [ $quick = yes ] && cases=40
-real_cases=${REAL_CASES:-32}
-timeout 200 "$B/gpu_fuzz_bench" --cases $cases --real-cases $real_cases --json "$out/gpu_fuzz.json" 2>&1 \
+real_cases=${REAL_CASES:-128}
+timeout 300 "$B/gpu_fuzz_bench" --cases $cases --real-cases $real_cases --json "$out/gpu_fuzz.json" 2>&1 \
   | tee "$out/gpu_fuzz_bench.log"
 say "torch_harness"
 timeout 120 python3 bench/torch_harness.py --cases $cases --json "$out/torch.json" --dirigo "$out/gpu_fuzz.json" \
   2>&1 | tee "$out/torch_harness.log"
 # where a realistic case's time goes: every launch timed (campaigns time only the kernels under test)
 say "gpu_fuzz_bench --realistic-only, DIRIGO_GPU_LAUNCH_EVENTS=all (the split)"
-DIRIGO_GPU_LAUNCH_EVENTS=all timeout 120 "$B/gpu_fuzz_bench" --cases $cases --real-cases $real_cases --realistic-only 2>&1 \
+DIRIGO_GPU_LAUNCH_EVENTS=all timeout 200 "$B/gpu_fuzz_bench" --cases $cases --real-cases $real_cases --realistic-only 2>&1 \
   | tee "$out/gpu_fuzz_split.log"
 fi
 
