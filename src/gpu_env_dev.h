@@ -195,6 +195,45 @@ DG_DEV double dge_round_dt(int t, double v)
   return v;
 }
 
+/* The largest finite value of output dtype t (dge_round_dt's codes). */
+DG_DEV double dge_dt_max(int t)
+{
+  if (t == 0) return 0x1.fffffep127;
+  if (t == 2) return 65504.0;
+  if (t == 3) return 0x1.fep127;
+  return 0x1.fffffffffffffp1023;
+}
+
+/* fp64's value as the envelope judges a finite kernel value against it
+ * (session 12): r64, fp64's want rounded to the output dtype, where that is
+ * finite; where want is finite past the dtype's largest value hi (r64 = Inf),
+ * hi with want's sign, the finite value nearest to it; NaN where fp64 gives
+ * no number (want NaN or +-Inf). Up to session 11 a finite kernel value
+ * where r64 is not finite and fp32's own value is passed outright (the host's
+ * slack 2 |r32 - r64| was infinite). */
+DG_DEV double dge_center(double r64, double want, double hi)
+{
+  if (dge_isfinite(r64)) return r64;
+  return dge_isfinite(want) ? (want < 0 ? -hi : hi) : want - want;
+}
+
+/* A perturbed evaluation rp's part in the verdict for a finite kernel value
+ * got (session 12): one that is not finite explains nothing (0; up to
+ * session 11 it passed got wherever fp32's own value is finite); with a
+ * centre c (dge_center, finite) its distance from want joins *cond (0, the
+ * backward-error test's); without one, got is inside (1) when within the
+ * tolerance of fp32's own value r32 plus 4 times rp's distance from r32. */
+DG_DEV int dge_sample(double rp, double c, double want, double r32, double got, double atol, double rtol,
+                      double *cond)
+{
+  if (!dge_isfinite(rp)) return 0;
+  if (dge_isfinite(c)) {
+    *cond = fmax(*cond, fabs(rp - want));
+    return 0;
+  }
+  return fabs(got - r32) <= atol + rtol * fabs(r32) + 4 * fabs(rp - r32);
+}
+
 /* A read in two parts: the raw load (dge_ld, pure) and the rest (dge_use:
  * the perturbation, maxin, the NaN note — all order-free, max
  * and or). The hot loops (rows, reduce, matmul) load the raw values of their
@@ -203,7 +242,10 @@ DG_DEV double dge_round_dt(int t, double v)
  * A warp issues in order, so a read whose value is needed at once waits a
  * full memory latency; 8 loads in flight wait one. */
 DG_DEV double dge_pert(const dge_st *e, int s, long long i, double v)
-{   /* v (1 + d) + d * copysign(scale, v): relative and normwise */
+{   /* v (1 + d) + d * copysign(scale, v): relative and normwise; an Inf or
+     * NaN as it is (session 12: -Inf + d (-Inf) was NaN for d < 0, and a
+     * masked softmax row's perturbed evaluations NaN) */
+  if (!dge_isfinite(v)) return v;
   double d = dge_perturb_rk(e->rkey, e->tid[s], i) - 1;
   return v + d * (v + (v < 0 ? -e->scale[s] : e->scale[s]));
 }
@@ -626,12 +668,11 @@ DG_DEVN double dge_eval(dge_st *e, int kind, const long long *n, const double *p
 
 /* dge_judge in parts, for perturbed evaluations run side by side (the
  * device: a warp each, gpu_env.c): the round32 pass decides (0, 1), or evaluations
- * k0..k1 do: 1 when one is not finite (0 where fp32's own value is not
- * finite and got is finite: nothing explains got then, session 11), else 2
- * and *cond their largest distance from want. dge_judge_join: the verdict
- * from the parts in k order,
- * the sequential rule's (fmax is exact; a non-finite evaluation decides the
- * element alike whichever k it is). */
+ * k0..k1 do (dge_sample: a non-finite one explains nothing; where fp64 has no
+ * number, 1 when one explains got), else 2 and *cond the finite ones' largest
+ * distance from want. dge_judge_join: the verdict from the parts in k order,
+ * the sequential rule's (fmax is exact; the first part that decides (1) does
+ * so alike whichever k it is: the rule is an or over the evaluations). */
 DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,
                           double want, int odt, double atol, double rtol, int k0, int k1, double *cond)
 {
@@ -644,21 +685,20 @@ DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double 
   double r32 = dge_eval(e, kind, n, p, flat);
   if (odt < 0 || odt > 3) return e->nan_input;
   r32 = (double)(float)r32;
-  double r64 = dge_round_dt(odt, want);
+  double r64 = dge_round_dt(odt, want), c64 = dge_center(r64, want, dge_dt_max(odt));
   int r32_inf = !dge_isfinite(r32);
   if (!dge_isfinite(got)) return r32_inf || e->overflowed || e->order_overflow;
   if (r32_inf) {   /* a finite value where fp32's order is not (fuzz_envelope.c's within_envelope says why) */
     if (dge_isnan(r64) || e->overflowed || e->order_overflow) return 1;
     if (!dge_isfinite(r64)) return 0;
-  } else if (!dge_isfinite(r64) || fabs(got - r32) <= atol + rtol * fabs(r32) + 2 * fabs(r32 - r64)) return 1;
+  } else if (fabs(got - r32) <= atol + rtol * fabs(r32) + (dge_isfinite(c64) ? 2 * fabs(r32 - c64) : 0)) return 1;
   e->round32 = 0;
   e->perturb = 1;
   for (int s = 0; s < 3; s++) e->scale[s] = e->maxin[s];
   for (int k = k0; k <= k1; k++) {
     e->k = k;
     double rp = dge_eval(e, kind, n, p, flat);
-    if (!dge_isfinite(rp)) return !r32_inf;
-    *cond = fmax(*cond, fabs(rp - want));
+    if (dge_sample(rp, c64, want, r32, got, atol, rtol, cond)) return 1;
   }
   return 2;
 }
@@ -671,8 +711,8 @@ DG_DEV int dge_judge_join(const int *v, const double *cond, int nparts, double g
     if (v[i] < 2) return v[i];
     c = fmax(c, cond[i]);
   }
-  double r64 = dge_round_dt(odt, want);
-  return fabs(got - r64) <= atol + rtol * fabs(r64) + 4 * c;
+  double c64 = dge_center(dge_round_dt(odt, want), want, dge_dt_max(odt));
+  return fabs(got - c64) <= atol + rtol * fabs(c64) + 4 * c;   /* (c64 NaN: 0) */
 }
 
 DG_DEV int dge_judge(dge_st *e, int kind, const long long *n, const double *p, long long flat, double got,

@@ -469,7 +469,12 @@ static void parts_vs_whole(const char *rel, int *nsamples, int64_t *tot)
  * old rule (an intermediate within 64x of FLT_MAX) put them inside. Where
  * fp32's own value is not finite (session 11) finite kernel values and -Inf
  * are judged too; a third set of inputs, an Inf every 13 (alternately + and
- * -), gives fp32 values that are not finite without an overflow. */
+ * -), gives fp32 values that are not finite without an overflow. Session
+ * 12: finite kernel values are judged wherever fp64's value is not finite
+ * (fp32's finite: the centre clamped to the dtype's largest value, or fp32's
+ * value and the perturbed evaluations' spread where fp64 is NaN) and on the
+ * Inf inputs (perturbed evaluations that read an Inf), and a fourth set, a
+ * NaN every 13, gives fp64 NaN where fmaxf-style maxima skip it. */
 static bool huge_inputs(ecase *c, int alternate)
 {
   dg_problem *p = c->p;
@@ -484,6 +489,7 @@ static bool huge_inputs(ecase *c, int alternate)
       if (c->L.kind >= 3) v = dg_dtype_round(ts->dtype, copysign(sqrt(fabs(v)), v));
       if (alternate == 1 && !ts->positive) v = (i % 2 ? -1 : 1) * fabs(v);
       if (alternate == 2 && i % 13 == 5) v = i % 26 == 5 ? INFINITY : -INFINITY;   /* the inputs' Inf */
+      if (alternate == 3 && i % 13 == 5) v = NAN;                                    /* and NaN */
       c->data[t][i] = v;
       dg_dtype_store(ts->dtype, c->raw[t], i, v);
     }
@@ -497,7 +503,7 @@ static bool huge_inputs(ecase *c, int alternate)
 
 static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, int64_t *tot_out, int64_t *tot_order)
 {
-  for (int alt = 0; alt < 3; alt++) {
+  for (int alt = 0; alt < 4; alt++) {
     ecase c;
     if (!case_make(&c, rel, 51, true) || !huge_inputs(&c, alt)) {
       case_free(&c);
@@ -508,7 +514,7 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
     uint8_t *only = dg_calloc((size_t)c.n + 1, 1);
     dg_dtype od = c.p->tensors.v[c.out].dtype;
     dg_tol tol = dg_problem_tol(c.p, c.out);
-    int64_t step = c.n > 48 ? c.n / 48 : 1, judged = 0, in = 0, order = 0, differ = 0, r32inf = 0;
+    int64_t step = c.n > 48 ? c.n / 48 : 1, judged = 0, in = 0, order = 0, differ = 0, r32inf = 0, r64inf = 0;
     long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] };
     char what[200] = "";
     for (int64_t i = 0; i < c.n; i += step) {
@@ -528,8 +534,13 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
       /* fp32's own value not finite (session 11): finite values too, and -Inf */
       bool nf = !isfinite((float)v);
       r32inf += nf;
-      double w = c.want[i], gs[5] = { INFINITY, NAN, -INFINITY, w * (1 + 1e-3) + 3 * tol.atol, -w - 1 };
-      for (int g = 0; g < (nf ? 5 : 2); g++) {
+      /* fp64 not finite in the output dtype where fp32's value is (session 12): fp32's value and one 1e-3 off */
+      double w = c.want[i], fw = dg_dtype_round(od, w);
+      bool wnf = !nf && !isfinite(fw);
+      r64inf += wnf;
+      double gs[5] = { INFINITY, NAN, -INFINITY, wnf ? v * (1 + 1e-3) + 3 * tol.atol : w * (1 + 1e-3) + 3 * tol.atol,
+                       wnf ? (float)v : -w - 1 };
+      for (int g = 0; g < (nf || wnf || alt >= 2 ? 5 : 2); g++) {
         if (fuzz_elem_check(od, gs[g], c.want[i], tol) == FUZZ_ELEM_OK) continue;
         got[i] = gs[g];
         int hv = host_judge(&c, i, got, only), dv = dev_judge(&c, i, gs[g]);
@@ -542,10 +553,12 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
     }
     ok(differ == 0 && judged + r32inf > 0,
        "%s (%s), huge values%s: %lld kernel values judged as the host does (Inf, NaN; finite ones and -Inf too where "
-       "fp32's own value is not finite; %lld inside; %lld elements with an order that overflows, %lld where fp32's "
-       "own value is not)%s%s", rel, c.p->op_name,
-       alt == 1 ? ", alternating signs" : alt ? ", an Inf every 13 inputs" : "", (long long)judged, (long long)in,
-       (long long)order, (long long)r32inf, differ ? "; differ: " : "", what);
+       "fp32's own value, or fp64's, is not finite and on Inf and NaN inputs; %lld inside; %lld elements with an "
+       "order that overflows, %lld where fp32's own value is not finite, %lld where fp64's alone is not)%s%s",
+       rel, c.p->op_name,
+       alt == 1 ? ", alternating signs" : alt == 2 ? ", an Inf every 13 inputs" : alt ? ", a NaN every 13 inputs" : "",
+       (long long)judged, (long long)in, (long long)order, (long long)r32inf, (long long)r64inf,
+       differ ? "; differ: " : "", what);
     if (c.L.kind == 0 && c.L.n[2] <= 1 && alt < 2)
       ok(in == 0, "  %s: no order of a softmax overflows, every Inf/NaN outside (%lld of %lld)", c.p->op_name,
          (long long)(judged - in), (long long)judged);

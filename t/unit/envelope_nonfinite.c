@@ -365,6 +365,150 @@ static void fp32_not_finite(void)
   dg_problem_free(p);
 }
 
+/* Where fp32's own value is finite and fp64's, rounded to the output dtype,
+ * is not (session 12; up to session 11 any finite kernel value passed there:
+ * the first test's slack 2 |r32 - r64| was infinite, and the device's line
+ * returned 1 outright):
+ *  - sum_rows_smem, a row FLT_MAX and four 2^102: fp64 FLT_MAX + 2^104 =
+ *    2^128 rounds to Inf, fp32's sequential sum stays FLT_MAX (each 2^102 is
+ *    below half an ulp). Every order gives FLT_MAX or Inf; the envelope is
+ *    fp64's value clamped to FLT_MAX: FLT_MAX inside, 0, FLT_MAX / 2 and
+ *    -FLT_MAX outside;
+ *  - max_rows_pairs, a row with a NaN: fp64 NaN (max propagates it), fp32's
+ *    fmaxf skips it. No fp64 number: fp32's value and the perturbed
+ *    evaluations' finite spread around it judge. The fmaxf kernel's value
+ *    inside; 0, the row's max plus one, the max of the values after the NaN
+ *    (a comparison that drops the prefix) outside. */
+static void fp64_not_finite(void)
+{
+  prob q;
+  if (!prob_open(&q, "reduce/sum_rows_smem", 1, RC)) {
+    prob_close(&q);
+    return;
+  }
+  double *x = q.env[q.tx];
+  x[0] = FLT_MAX;
+  for (int c = 1; c <= 4; c++) x[c] = 0x1p102;
+  fuzz_envelope_facts f;
+  bool ev = prob_ref(&q) && fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, 0, -1, &f);
+  ok(ev && f.value == FLT_MAX && isfinite(q.want[0]) && isinf((float)q.want[0]),
+     "FLT_MAX + 4 * 2^102: fp32's sum %g, fp64 %.9g rounds to Inf", f.value, q.want[0]);
+  int vmax = inside(&q, 0, FLT_MAX), v0 = inside(&q, 0, 0), vhalf = inside(&q, 0, FLT_MAX / 2),
+      vneg = inside(&q, 0, -FLT_MAX);
+  ok(vmax == 1 && v0 == 0 && vhalf == 0 && vneg == 0,
+     "fp64 past FLT_MAX: FLT_MAX inside (%d); 0 (%d), FLT_MAX / 2 (%d), -FLT_MAX (%d) outside", vmax, v0, vhalf,
+     vneg);
+  prob_close(&q);
+
+  if (!prob_open(&q, "reduce/max_rows_pairs", 1, 37)) {
+    prob_close(&q);
+    return;
+  }
+  dg_rng r;
+  dg_rng_seed(&r, 21);
+  x = q.env[q.tx];
+  float m = -INFINITY, suffix = -INFINITY;
+  for (int c = 0; c < 37; c++) {
+    x[c] = c == 20 ? NAN : c == 3 ? 4.5 : (float)dg_rng_normal(&r) / 4;   /* the row's max before the NaN */
+    if (c != 20) m = fmaxf(m, (float)x[c]);
+    if (c > 20) suffix = fmaxf(suffix, (float)x[c]);
+  }
+  ev = prob_ref(&q) && fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, 0, -1, &f);
+  ok(ev && isnan(q.want[0]) && f.value == m && m == 4.5 && suffix < m,
+     "a row with a NaN: fp64 NaN, fp32's fmaxf %g, the max after the NaN %g", f.value, suffix);
+  int vm = inside(&q, 0, m), vz = inside(&q, 0, 0), v1 = inside(&q, 0, m + 1), vs = inside(&q, 0, suffix);
+  ok(vm == 1 && vz == 0 && v1 == 0 && vs == 0,
+     "fp64 NaN: fmaxf's max inside (%d); 0 (%d), max + 1 (%d), the max after the NaN %g (%d) outside", vm, vz, v1,
+     suffix, vs);
+  prob_close(&q);
+}
+
+/* The shared rule (gpu_env_dev.h's dge_judge, which the host's
+ * within_envelope follows through dge_center and dge_sample) on evaluations
+ * given (dge_st.pre, as the device's matmul windows hand them over): the
+ * round32 pass r32 and three perturbed evaluations rp. Its verdict whole
+ * and in parts, evaluation k alone each, joined (gpu_env.c's warps): -1
+ * where the two differ. f32 output, softmax's tolerance. */
+static int given(double r32, double rp0, double rp1, double rp2, double got, double want)
+{
+  dge_res q[4] = { { .r = r32 }, { .r = rp0 }, { .r = rp1 }, { .r = rp2 } };
+  long long n[4] = {0};
+  double p[3] = {0}, atol = 1e-6, rtol = 1e-5;
+  dge_st e;
+  memset(&e, 0, sizeof e);
+  e.pre = q;
+  int v = dge_judge(&e, 0, n, p, 0, got, want, 0, atol, rtol), pv[3];
+  double pc[3];
+  for (int k = 0; k < 3; k++) {
+    dge_st x;
+    memset(&x, 0, sizeof x);
+    x.pre = q;
+    pv[k] = dge_judge_part(&x, 0, n, p, 0, got, want, 0, atol, rtol, k, k, &pc[k]);
+  }
+  return v == dge_judge_join(pv, pc, 3, got, want, 0, atol, rtol) ? v : -1;
+}
+
+/* A perturbed evaluation that is not finite (session 12; up to session 11
+ * it passed any finite kernel value where fp32's own value is finite), and
+ * fp64 not finite where fp32 is, on the shared rule's own terms (given):
+ *  - r32 = 1, fp64 1.001, an evaluation NaN: the other two judge (1.003
+ *    inside, 1.01 outside; with all three NaN 1.01 outside too);
+ *  - fp64 3.5e38 (Inf in fp32), r32 = FLT_MAX: 0 outside, FLT_MAX inside;
+ *  - fp64 NaN, r32 = 2: fp32's value and the evaluations' spread around it
+ *    (2.0005 inside with an evaluation at 2.0002; 2.01 and 0 outside);
+ *  - r32 = Inf, fp64 finite (session 11's branch): a NaN evaluation is
+ *    skipped as above, where it failed the element before. And softmax_warp,
+ *    a row with a -Inf (a mask): exp(-Inf - m) = 0 in every order, but the
+ *    perturbed read of -Inf was -Inf + d (-Inf), NaN for d < 0, and the row's
+ *    evaluation NaN; an Inf is read as it is now. Every element of the row
+ *    doubled outside, the correct kernel inside. */
+static void perturbed_not_finite(void)
+{
+  double big = 3.5e38, fm = FLT_MAX;
+  ok(given(1, NAN, 1.0005, 1.0002, 1.003, 1.001) == 1 && given(1, NAN, 1.0005, 1.0002, 1.01, 1.001) == 0 &&
+     given(1, NAN, NAN, NAN, 1.01, 1.001) == 0 && given(1, INFINITY, 1.0005, 1.0002, 1.01, 1.001) == 0,
+     "r32 = 1, fp64 1.001, an evaluation NaN or Inf: 1.003 inside, 1.01 outside (all three NaN: outside)");
+  ok(given(fm, big * (1 + 1e-7), big, big * (1 - 1e-7), 0, big) == 0 &&
+     given(fm, big * (1 + 1e-7), big, big, fm, big) == 1 && given(fm, big, big, big, fm / 2, big) == 0,
+     "fp64 3.5e38, r32 = FLT_MAX: 0 and FLT_MAX / 2 outside, FLT_MAX inside");
+  ok(given(2, NAN, 2.0002, 1.9999, 2.0005, NAN) == 1 && given(2, NAN, 2.0002, 1.9999, 2.01, NAN) == 0 &&
+     given(2, 2, 2, 2, 0, NAN) == 0 && given(2, NAN, NAN, NAN, 2, NAN) == 1,
+     "fp64 NaN, r32 = 2: 2.0005 inside (an evaluation at 2.0002), 2.01 and 0 outside, 2 itself inside");
+  ok(given(INFINITY, NAN, 1.001, 1, 1.003, 1) == 1 && given(INFINITY, NAN, NAN, NAN, 1.003, 1) == 0,
+     "r32 = Inf, fp64 1: a NaN evaluation skipped, 1.003 inside by the other two; outside with all three NaN");
+
+  prob q;
+  if (!prob_open(&q, "softmax/softmax_warp", 1, SC)) {
+    prob_close(&q);
+    return;
+  }
+  dg_rng r;
+  dg_rng_seed(&r, 23);
+  float x[SC], y[SC];
+  for (int c = 0; c < SC; c++) x[c] = (float)(q.env[q.tx][c] = c == 10 ? -INFINITY : (float)dg_rng_normal(&r));
+  int fin = 0;
+  if (prob_ref(&q))
+    for (int c = 0; c < SC; c++)
+      for (int k = 0; k < 3; k++) {
+        fuzz_envelope_facts f;
+        fin += fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, c, k, &f) && isfinite(f.value);
+      }
+  ok(fin == 3 * SC, "softmax, a row with a -Inf: %d of %d perturbed evaluations finite (-Inf read as it is)", fin,
+     3 * SC);
+  softmax_warp(x, y, false);
+  int cin = 0, dout = 0, dj = 0;
+  for (int c = 0; c < SC; c++) {
+    cin += inside(&q, c, y[c]) != 0;
+    if (c == 10) continue;
+    int v = inside(&q, c, 2 * y[c]);
+    dj += v >= 0, dout += v == 0;
+  }
+  ok(cin == SC && dj == SC - 1 && dout == dj,
+     "softmax with a -Inf: the correct kernel inside or within the tolerance at %d of %d, twice its value outside at "
+     "%d of %d", cin, SC, dout, dj);
+  prob_close(&q);
+}
+
 /* dge_order_ovf itself: max(P, N) = (sh + |r|) / 2 against 2^128 - 2^103 */
 static void order_test(void)
 {
@@ -383,5 +527,7 @@ int main(void)
   softmax_huge();
   row_sums_huge();
   fp32_not_finite();
+  fp64_not_finite();
+  perturbed_not_finite();
   return tap_done();
 }
