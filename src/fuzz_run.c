@@ -737,8 +737,10 @@ static int group_begin(const dg_problem *p, const fuzz_backend *be, const fuzz_s
     G->own[G->nin] = how == 1;
     G->idx[G->nin++] = j;
   }
-  if (G->nin > 1 && be->many_send)
+  if (G->nin > 1 && be->many_send) {
     G->ran = be->many_send(be->self, p, G->sizes, G->ios, G->nin, G->seeds, ctx->max_check, &G->job);
+    if (!G->ran) G->job = NULL;   /* (nothing sent: nothing to end) */
+  }
   else if (G->nin > 1)
     G->ran = be->run_many(be->self, p, G->sizes, G->ios, G->nin, G->seeds, ctx->max_check, G->cmp, G->passed,
                           G->explained, G->sampled);
