@@ -102,8 +102,10 @@ bool check_div(chk *c, dg_term kt)
     if (check_out_of_time(c)) return false;
     asked++;
     smt_opts so = { .timeout_ms = check_side_ms(c, 4, DIV_QUERY_MS), .deadline = c->deadline };
+    dg_term bnd = real ? check_bounds(c, 0) : 0;
+    if (real && !bnd) return false;        /* the deadline: check.c says unknown */
     smt_solver *s = smt_new(c->tc, &so);
-    if (real) smt_assume(s, check_bounds(c, 0));
+    if (bnd) smt_assume(s, bnd);
     smt_result res = {0};
     smt_verdict v = smt_sat(s, cond, &res);
     smt_free(s);

@@ -91,7 +91,8 @@ unsigned check_query_ms(const chk *c);          /* the solver timeout, cut to th
 unsigned check_side_ms(const chk *c, unsigned part, unsigned least_ms);
 bool check_out_of_time(const chk *c);
 double check_dtype_max(int tykind);             /* largest finite value of a float dg_tykind */
-dg_term check_bounds(chk *c, double lim);       /* |x| <= lim for float inputs (lim <= 0: their dtypes') */
+dg_term check_bounds(chk *c, double lim);       /* |x| <= lim for float inputs (lim <= 0: their dtypes'); 0: out of time */
+#define BOUNDS_LATE "the deadline passed building the bounds of the inputs"
 /* Replays model m's inputs: true (verdict bug, witness kept) when the element differs. */
 bool check_try_model(chk *c, const smt_result *m, dg_term kt, dg_term rt);
 /* Inputs: the concrete run's, with vals (per variable ordinal, nvals of

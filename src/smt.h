@@ -92,6 +92,9 @@ bool smt_pit_same(term_ctx *c, dg_term a, dg_term b, double *err);
 size_t smt_bytes(void);
 /* Frees Z3's global memory; call once at exit, after every smt_free (leak checkers). */
 void smt_shutdown(void);
+/* Z3 contexts whose smt_free came past their solver's deadline, not deleted yet: the next
+ * smt_new before its deadline (or with none) deletes them, and smt_shutdown. */
+size_t smt_deferred(void);
 
 /* One-shot: a solver, the assumptions, one check. */
 smt_verdict smt_differ(term_ctx *c, dg_term kernel, dg_term ref, const dg_term *assume,

@@ -32,15 +32,53 @@ void smt_assume(smt_solver *s, dg_term cond)
   dg_vec_push(&s->assumed, cond);
 }
 
+/* Assumption t (translated: every term it reaches is in the cache) into the base facts, a
+ * conjunction's operands one fact each: check_bounds's chain of 2N nested ands (the bounds
+ * of N inputs) took Z3_solver_assert minutes at N = 100,000 (quadratic in the depth), past
+ * any deadline; its 2N facts are asserted in milliseconds. */
+static void assume_split(smt_solver *s, dg_term t)
+{
+  DG_VEC(dg_term) st = {0};
+  dg_vec_push(&st, t);
+  while (st.n) {
+    dg_term u = st.v[--st.n];
+    const term_node *n = &s->tc->nodes.v[u];
+    if (n->op == TOP_AND) {
+      dg_vec_push(&st, n->b);
+      dg_vec_push(&st, n->a);
+    } else {
+      smt_assert_base(s, s->cache[u]);
+    }
+  }
+  dg_vec_free(&st);
+}
+
 /* The assumptions not translated yet, into the base facts; false on an error (s->error). */
 static bool assume_all(smt_solver *s)
 {
   for (; s->nassumed_tr < s->assumed.n; s->nassumed_tr++) {
     Z3_ast a = smt_tr(s, s->assumed.v[s->nassumed_tr]);
     if (!a) break;
-    smt_assert_base(s, a);
+    assume_split(s, s->assumed.v[s->nassumed_tr]);
   }
   return !smt_failed(s);
+}
+
+/* The base facts and cond into sol, the deadline looked at every 1024 facts (a fact is a
+ * few microseconds of Z3's); false past it (s->late, the error saying how far it got). */
+static bool assert_all(smt_solver *s, Z3_solver sol, Z3_ast cond)
+{
+  for (size_t i = 0; i < s->base.n; i++) {
+    if (s->opts.deadline > 0 && i % 1024 == 0 && i && dg_now() > s->opts.deadline) {
+      s->late = true;
+      free(s->error);
+      s->error = dg_printf("the deadline passed asserting the assumptions to Z3: %zu of %zu facts", i, s->base.n);
+      return false;
+    }
+    Z3_solver_assert(s->z, sol, s->base.v[i]);
+  }
+  Z3_solver_assert(s->z, sol, cond);
+  return true;
 }
 
 /* ---- model values ------------------------------------------------------------------ */
@@ -296,6 +334,18 @@ static char *smtlib_text(check_job *j)
 
 static smt_verdict failed(smt_solver *s, smt_result *out);
 
+/* The query's time limit as it starts: opts.timeout_ms, cut to what is left before
+ * opts.deadline (the caller computed the limit before the translation and the asserts,
+ * which take seconds for 100,000 inputs' bounds: Z3 then ran that long past the deadline;
+ * at least 1 ms, 0 being none). */
+static unsigned query_ms(const smt_solver *s)
+{
+  unsigned ms = s->opts.timeout_ms;
+  if (!ms || s->opts.deadline <= 0) return ms;
+  double left = (s->opts.deadline - dg_now()) * 1000;
+  return left < 1 ? 1 : left < ms ? (unsigned)left : ms;
+}
+
 /* Under the assumptions, is cond satisfiable? roots: the terms whose variables
  * the model reports; sides: kernel and ref (or 0). */
 static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t nroots,
@@ -306,16 +356,19 @@ static smt_verdict run(smt_solver *s, Z3_ast cond, const dg_term *roots, size_t 
   double t0 = dg_now();
   Z3_solver sol = Z3_mk_solver(z);
   Z3_solver_inc_ref(z, sol);
-  for (size_t i = 0; i < s->base.n; i++) Z3_solver_assert(z, sol, s->base.v[i]);
-  Z3_solver_assert(z, sol, cond);
+  if (!assert_all(s, sol, cond)) {
+    Z3_solver_dec_ref(z, sol);
+    return failed(s, out);
+  }
   check_job j = { s, sol, roots, nroots, kernel, ref };
   char *smtlib = s->opts.want_smtlib ? smtlib_text(&j) : NULL;
-  bool done = s->opts.timeout_ms && check_child(&j, s->opts.timeout_ms, out);
+  unsigned ms = query_ms(s);
+  bool done = ms && check_child(&j, ms, out);
   if (!done) {
-    if (s->opts.timeout_ms) {   /* no child: Z3's own limit */
+    if (ms) {   /* no child: Z3's own limit */
       Z3_params p = Z3_mk_params(z);
       Z3_params_inc_ref(z, p);
-      Z3_params_set_uint(z, p, Z3_mk_string_symbol(z, "timeout"), s->opts.timeout_ms);
+      Z3_params_set_uint(z, p, Z3_mk_string_symbol(z, "timeout"), ms);
       Z3_solver_set_params(z, sol, p);
       Z3_params_dec_ref(z, p);
     }

@@ -34,6 +34,22 @@ is "$(cat "$rcf")" 0 "max_ref --budget 3: exit 0"
 like "$out" "^y\[3\] +unknown +the check's budget is spent in the reference" "max_ref: unknown, the reference named as the stage that ran out"
 ok "[ -n '$cpu' ] && [ \"\${cpu%.*}\" -lt 6 ]" "max_ref: stopped inside the fold, ${cpu} s of CPU under --budget 3 (10 s and more before)"
 
+# The solver stage of 100,000 inputs (session 12): the bounds of every input (check_bounds,
+# which looked at no clock) were one chain of 200,000 nested ands that Z3_solver_assert
+# took minutes over (past 100 s of CPU under --budget 3), the query's time limit was
+# computed before seconds of translation, and deleting the Z3 context came after the
+# deadline too. Now the clock is looked at in each, the conjuncts are asserted one by one,
+# and the context waits (smt_free past the deadline). CPU seconds again: the old code
+# spends minutes in one Z3 call wherever the deadline falls after the reference.
+tmp="${TMPDIR:-/tmp}/dg_budget.$$"
+cpu=$( { run_dirigo check "$DG_SRCDIR/t/data/budget/bounds_ref.lua" --at 3 --budget 3 --no-journal --no-gpu > "$tmp"; times; } |
+       tail -1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.1f", s }')
+out=$(cat "$tmp")
+rm -f "$tmp"
+is "$(cat "$rcf")" 0 "bounds_ref --budget 3: exit 0"
+like "$out" "^y\[3\] +unknown +.*(budget is spent|deadline)" "bounds_ref: unknown, the budget named"
+ok "[ -n '$cpu' ] && [ \"\${cpu%.*}\" -lt 6 ]" "bounds_ref: ${cpu} s of CPU under --budget 3 (minutes before)"
+
 # 2 x 6e7 inputs drawn at random for the writer search: more than a second anywhere
 t0=$(now)
 out=$(run_dirigo check "$DG_SRCDIR/samples/elementwise/residual_add.lua" --size N=60000000 --at 0 --budget 0.3 --no-journal --no-gpu)

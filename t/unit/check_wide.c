@@ -2,7 +2,9 @@
  * (check_wide_u32): those that index global memory with an unsigned 32-bit
  * product (`x + blockIdx.x * C`, C an int: the 64-bit cast dropped), not
  * those whose product is 64-bit or signed, nor shared-memory indices
- * (`smem[threadIdx.x * 2]`). Runs no case (valgrind cannot run lazy memory). */
+ * (`smem[threadIdx.x * 2]`). Runs no case (valgrind cannot run lazy memory).
+ * Also the budget's cuts that do not depend on the load: a block cut by work, and
+ * the inputs' bounds past the deadline. */
 #include "check_int.h"
 #include "lua_spec.h"
 #include "../tap.h"
@@ -73,6 +75,30 @@ static void work_cap(void)
   free(path);
 }
 
+/* check_bounds (check.c) under the check's deadline (session 12): 900,000 inputs' bounds were
+ * ~2 s of terms with no clock; it looks every 4096 variables and gives no bounds (TERM_NONE),
+ * never a part of them, once the deadline passed; a few variables are never cut (a query
+ * answered without Z3 past the deadline still answers). */
+static void bounds_deadline(void)
+{
+  chk c = { .tc = term_ctx_new(TERM_MODEL_REAL) };
+  for (int i = 0; i < 5000; i++) {
+    term_varinfo vi = { TERM_VAR_INPUT, "x", i, DG_TY_F32, NULL };
+    term_var(c.tc, TERM_S_REAL, &vi);
+  }
+  ok(check_bounds(&c, 0) != TERM_NONE, "5000 inputs' bounds with no deadline: a term");
+  c.deadline = dg_now() + 600;
+  ok(check_bounds(&c, 100) != TERM_NONE, "... with the deadline ahead: a term");
+  c.deadline = dg_now() - 1;
+  ok(check_bounds(&c, 0) == TERM_NONE, "... past the deadline: none (the caller says unknown)");
+  term_ctx_free(c.tc);
+  c.tc = term_ctx_new(TERM_MODEL_REAL);
+  term_varinfo vi = { TERM_VAR_INPUT, "x", 0, DG_TY_F32, NULL };
+  term_var(c.tc, TERM_S_REAL, &vi);
+  ok(check_bounds(&c, 0) != TERM_NONE, "one input past the deadline: its bounds (too few to look at the clock)");
+  term_ctx_free(c.tc);
+}
+
 static int wide(const char *dir, const char *spec) { return wide_mode(dir, spec, false); }
 static int total(const char *dir, const char *spec) { return wide_mode(dir, spec, true); }
 
@@ -107,5 +133,6 @@ int main(void)
   }
   if (f) fclose(f);
   work_cap();
+  bounds_deadline();
   return tap_done();
 }

@@ -478,6 +478,37 @@ static void test_deadline(void)
   smt_free(s);
 }
 
+/* A solver freed past its deadline keeps its Z3 context for later (deleting one is work after
+ * the answer: 0.47 s past --budget 3 with 100,000 inputs' bounds); a solver made before its
+ * deadline deletes the waiting ones. A chain of nested ands assumed is asserted conjunct by
+ * conjunct, with the same answers (session 12). */
+static void test_late_free(void)
+{
+  smt_solver *s = smt_new(C, &(smt_opts){ .timeout_ms = 10000 });
+  is_int((int)smt_deferred(), 0, "a solver made with no deadline: no context waits");
+  smt_free(s);
+  is_int((int)smt_deferred(), 0, "... freed with no deadline: deleted at once");
+  s = smt_new(C, &(smt_opts){ .timeout_ms = 10000, .deadline = dg_now() - 1 });
+  smt_free(s);
+  is_int((int)smt_deferred(), 1, "freed past its deadline: its context waits");
+  s = smt_new(C, &(smt_opts){ .timeout_ms = 10000, .deadline = dg_now() - 1 });
+  is_int((int)smt_deferred(), 1, "... a solver made past its own deadline leaves it waiting");
+  smt_free(s);
+  s = smt_new(C, &(smt_opts){ .timeout_ms = 10000, .deadline = dg_now() + 600 });
+  is_int((int)smt_deferred(), 0, "... a solver made before its deadline deletes both");
+  dg_term all = term_true(C);
+  for (int i = 0; i < 64; i++)
+    all = term_and(C, all, term_and(C, term_le(C, term_real(C, -1), X(i)), term_le(C, X(i), term_real(C, 1))));
+  smt_assume(s, all);
+  smt_result r;
+  is_int(smt_sat(s, term_lt(C, term_real(C, 2), X(37)), &r), SMT_UNSAT,
+         "64 bounds in a chain of ands, conjunct by conjunct: x37 > 2 is unsatisfiable");
+  smt_result_free(&r);
+  is_int(smt_sat(s, term_lt(C, term_real(C, 0.5), X(63)), &r), SMT_SAT, "... x63 > 0.5 is satisfiable");
+  smt_result_free(&r);
+  smt_free(s);
+}
+
 int main(void)
 {
   C = term_ctx_new(TERM_MODEL_REAL);
@@ -492,6 +523,7 @@ int main(void)
   test_ieee();
   test_timeout();
   test_deadline();
+  test_late_free();
   term_ctx_free(C);
   smt_shutdown();
   return tap_done();
