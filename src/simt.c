@@ -148,7 +148,7 @@ void simt_free(simt *m)
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
     if (!b->wrapped) free(b->mem.bytes);
-    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters), free(b->gsh), free(b->gch), free(b->gby);
+    free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters), free(b->gsh), free(b->gch), free(b->gby), free(b->glby);
   }
   dg_vec_free(&m->bufs);
   dg_vec_free(&m->ev);
@@ -408,7 +408,7 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
     simt_buf *b = &m->bufs.v[i];
     if (m->d->mem_free && b->mem.cells) m->d->mem_free(m->d, &b->mem);
     free(b->mem.bytes), free(b->init), free(b->name), free(b->race), free(b->writer), free(b->nwriters);
-    free(b->gsh), free(b->gch), free(b->gby);
+    free(b->gsh), free(b->gch), free(b->gby), free(b->glby);
   }
   m->bufs.n = (size_t)m->nuser;
   for (simt_chunk *c = x.chunks, *nx; c; c = nx) nx = c->next, free(c);

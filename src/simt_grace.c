@@ -36,8 +36,9 @@
  * a cell's interval or another block's, and a second loader of another warp),
  * so a store after another warp's or block's load races with it; stores
  * narrower than a cell, unaligned or across two are tracked byte by byte
- * (gby), and looked at against the loads recorded in the cells they touch (a
- * load is kept a cell at a time: one of the cell's other bytes counts too).
+ * (gby), and looked at against the loads recorded in the cells they touch; a
+ * load narrower than a cell is recorded byte by byte (glby), so a store of the
+ * cell's other bytes does not race with it.
  *
  * Not races: same-value stores (`flag = 1` from every block), atomics against
  * atomics, a block's plain store after its own atomic on the element (the
@@ -233,19 +234,33 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
 /* The load recorded in cell ci of b (simt_glr_st holds) that a store of thread thr races
  * with: 1 another block's, 2 another warp's of this interval (as simt_gsh_other), 0 none;
  * *rec: the loader's cell. */
-static inline int glr_other(const simt_x *x, const simt_buf *b, int64_t ci, int64_t thr, uint64_t *rec)
+/* The same for a record c (a cell's or a byte's first loader) and c2 (its second loader). */
+static inline int lr_other(const simt_x *x, uint64_t c, uint64_t c2, uint64_t gen, int64_t thr, uint64_t *rec)
 {
-  int64_t n = gl_n(b);
-  if (ci >= n) return 0;
-  uint64_t c = glr_cell(b, n, ci), gen = b->glgen;
   if (c >> GS_GEN != gen) return 0;
   uint32_t ep = (uint32_t)c;
   if (ep < x->gep0) return *rec = c, 1;
   if (ep != x->epoch) return 0;
   if ((c >> SIMT_GS_WARP & 31) != (uint64_t)(thr >> 5 & 31)) return *rec = c, 2;
-  uint64_t c2 = b->gsh[2 * n + ci];          /* the first loader is this warp: a second one of another? */
-  if (c2 >> GS_GEN == gen && (uint32_t)c2 == ep) return *rec = c2, 2;
+  if (c2 >> GS_GEN == gen && (uint32_t)c2 == ep) return *rec = c2, 2;   /* the first is this warp: a second? */
   return 0;
+}
+
+static inline int glr_other(const simt_x *x, const simt_buf *b, int64_t ci, int64_t thr, uint64_t *rec)
+{
+  int64_t n = gl_n(b);
+  if (ci >= n) return 0;
+  return lr_other(x, glr_cell(b, n, ci), b->gsh[2 * n + ci], b->glgen, thr, rec);
+}
+
+/* b holds narrow loads of this launch (glby) */
+static inline bool glb_on(const simt_x *x, const simt_buf *b) { return b->glby && b->glbyl == x->gl; }
+
+/* The narrow load recorded at byte bi of b (glb_on holds) that a store of thread thr races
+ * with, as glr_other. */
+static inline int glb_other(const simt_x *x, const simt_buf *b, int64_t bi, int64_t thr, uint64_t *rec)
+{
+  return lr_other(x, b->glby[bi], b->glby[b->mem.size + bi], b->glgen, thr, rec);
 }
 
 static bool glr_any(const simt_x *x, const simt_buf *b, int64_t c0, int64_t c1, int64_t thr)
@@ -253,7 +268,23 @@ static bool glr_any(const simt_x *x, const simt_buf *b, int64_t c0, int64_t c1, 
   uint64_t rec;
   for (int64_t ci = c0; ci < c1; ci++)
     if (glr_other(x, b, ci, thr, &rec)) return true;
+  if (glb_on(x, b))
+    for (int64_t bi = c0 * b->ggran; bi < c1 * b->ggran && bi < b->mem.size; bi++)
+      if (glb_other(x, b, bi, thr, &rec)) return true;
   return false;
+}
+
+/* Bytes [a, z) of a store of thread thr (nb: the new bytes from byte o; was: the old ones
+ * from o, or b's where NULL) against the narrow loads recorded there: the first byte whose
+ * load races with the store and that it changes, -1 none; *rec, *kind: its load. */
+static int64_t glb_store(const simt_x *x, const simt_buf *b, int64_t a, int64_t z, int64_t o, const uint8_t *nb,
+                         const uint8_t *was, int64_t thr, uint64_t *rec, int *kind)
+{
+  for (int64_t bi = a; bi < z; bi++) {
+    *kind = glb_other(x, b, bi, thr, rec);
+    if (*kind && nb[bi - o] != (was ? was[bi - o] : b->mem.bytes[bi])) return bi;
+  }
+  return -1;
 }
 
 /* Lane's store of bytes nb at byte o of b (its cells [c0, c1)) against the loads recorded:
@@ -273,7 +304,12 @@ static bool glr_store(simt_x *x, simt_buf *b, int lane, int64_t c0, int64_t c1, 
     race(x, b, lane, true, rec, kind, bo, sp, true);
     return true;
   }
-  return false;
+  uint64_t rec;
+  int kind;
+  int64_t bi = glb_on(x, b) ? glb_store(x, b, c0 * g, c1 * g, o, nb, was, thr, &rec, &kind) : -1;
+  if (bi < 0) return false;
+  race(x, b, lane, true, rec, kind, bi, sp, true);
+  return true;
 }
 
 /* a store narrower than a cell, not aligned or across two that is tracked (byte by byte) */
@@ -356,7 +392,7 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
 /* A narrow store's bytes nb at byte o of b (was: the bytes there before) against the loads
  * recorded in the cells it touches (simt_glr_st holds): a read-write race where a cell's
  * load is another block's or another warp's of the interval and the store changes its
- * bytes there. A load is kept a cell at a time: one of the cell's other bytes counts too. */
+ * bytes there; then against the narrow loads of its own bytes (glby), the same way. */
 static bool glr_narrow(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, const uint8_t *nb,
                        const uint8_t *was, dg_span sp)
 {
@@ -371,7 +407,12 @@ static bool glr_narrow(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size
     race(x, b, lane, true, rec, kind, a, sp, true);
     return true;
   }
-  return false;
+  uint64_t rec;
+  int kind;
+  int64_t bi = glb_on(x, b) ? glb_store(x, b, o, o + size, o, nb, was, thr, &rec, &kind) : -1;
+  if (bi < 0) return false;
+  race(x, b, lane, true, rec, kind, bi, sp, true);
+  return true;
 }
 
 /* Lane's store of size bytes nb at byte o of b, narrower than a cell, not aligned to one or
@@ -532,6 +573,7 @@ static void glr_cells(simt_x *x, simt_buf *b)
       b->glgen = 1;
     } else if (!++b->glgen) {            /* every 255 launches: the generations start again */
       memset(b->gsh + n, 0, (size_t)(2 * n) * sizeof *b->gsh);
+      if (b->glby) memset(b->glby, 0, (size_t)(2 * b->mem.size) * sizeof *b->glby);
       memset(gl_ch(b, n), 0, (size_t)((n >> SIMT_GCH) + 1) * sizeof *b->gch);
       b->glgen = 1;
     }
@@ -565,14 +607,39 @@ static inline void glr_note(const simt_x *x, simt_buf *b, int64_t n, int64_t ci,
   else if (ep == x->epoch && ((c ^ tag) >> SIMT_GS_WARP & 31)) glr_second(b, n, ci, c, tag);
 }
 
+/* A load of size bytes at o (in b) narrower than a cell, not aligned to one or across two:
+ * recorded byte by byte (glby), as glr_note does a cell. */
+static void glb_load(simt_x *x, simt_buf *b, int64_t o, int64_t size, uint64_t tag)
+{
+  if (!b->glby) b->glby = dg_calloc((size_t)(2 * b->mem.size), sizeof *b->glby);
+  b->glbyl = x->gl;
+  uint64_t *r2 = b->glby + b->mem.size;
+  for (int64_t bi = o; bi < o + size; bi++) {
+    uint64_t c = b->glby[bi];
+    uint32_t ep = (uint32_t)c;
+    if (c >> GS_GEN != b->glgen || (ep >= x->gep0 && ep != x->epoch)) b->glby[bi] = tag;
+    else if (ep == x->epoch && ((c ^ tag) >> SIMT_GS_WARP & 31)
+             && (r2[bi] >> GS_GEN != b->glgen || (uint32_t)r2[bi] != ep)) r2[bi] = tag;
+  }
+}
+
+/* a load of size bytes at o not a whole number of b's cells (g bytes each) */
+static inline bool ld_narrow(int64_t o, int64_t size, int g) { return size < g || o % g || size % g; }
+
+/* Lane's load: its cells (glr_note), or its bytes where it is narrow (glb_load). */
+static inline void glr_lane(simt_x *x, simt_buf *b, int64_t n, int g, int64_t o, int64_t size, uint64_t tag)
+{
+  if (ld_narrow(o, size, g)) glb_load(x, b, o, size, tag);
+  else
+    for (int64_t ci = o / g; ci < (o + size) / g && ci < n; ci++) glr_note(x, b, n, ci, tag);
+}
+
 void simt_glr_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg_span sp)
 {
   int g = simt_gsh_gran(b, size);
   if (o < 0 || size <= 0 || o + size > b->mem.size || b->mem.size < g) return;
   glr_cells(x, b);
-  int64_t n = gl_n(b);
-  uint64_t tag = glr_base(x, b, sp) | (uint64_t)thread_of(x, lane) << GS_THREAD;
-  for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < n; ci++) glr_note(x, b, n, ci, tag);
+  glr_lane(x, b, gl_n(b), g, o, size, glr_base(x, b, sp) | (uint64_t)thread_of(x, lane) << GS_THREAD);
 }
 
 /* A chunk of 32 cells loaded by consecutive threads from t (tag: the first cell's): one word
@@ -657,9 +724,7 @@ void simt_glr_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *
     }
     for (int i = a; i < z; i++) {
       if (!m[i - lo]) continue;
-      int64_t o = dom_ptr_off((dom_val)addr[i - lo]);
-      uint64_t tag = base | (uint64_t)thread_of(x, i) << GS_THREAD;
-      for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < n; ci++) glr_note(x, b, n, ci, tag);
+      glr_lane(x, b, n, g, dom_ptr_off((dom_val)addr[i - lo]), size, base | (uint64_t)thread_of(x, i) << GS_THREAD);
     }
     a = z;
   }

@@ -72,6 +72,13 @@ typedef struct {
    * generation ggen), or NULL before the buffer's first; gbyl: the launch it has any in */
   uint64_t *gby;
   uint32_t gbyl;
+  /* BK_GLOBAL, not read-only: per byte, the loads narrower than a cell, not aligned to one or
+   * across two (a half of an int), as the load cells (the first loader, then glby + size: a
+   * second of another warp; generation glgen), or NULL before the buffer's first; glbyl: the
+   * launch it has any in. Such a load is not in the load cells: a store of the cell's other
+   * bytes does not race with it. */
+  uint64_t *glby;
+  uint32_t glbyl;
 } simt_buf;
 
 struct simt {

@@ -183,6 +183,20 @@ static const char src[] =
   "  }\n"
   "  unsigned v = atomicAdd(mode == 2 ? other : count, 1u);\n"              /* mode 2: the loader's atomic is not */
   "  if (v == gridDim.x - (mode == 1 || mode == 2 ? 2u : 1u)) o[0] = a[0] + 1.0f;\n"   /* 163 */
+  "}\n"
+  "__global__ void halfpair(int *y, int *o, int mode)\n"                    /* 165 */
+  "{\n"
+  "  short *s = (short *)y;\n"
+  "  if (mode == 0 && blockIdx.x == 0 && threadIdx.x == 0) o[0] = s[0];\n"  /* 168: block 0 loads y[0]'s low half */
+  "  if (mode == 0 && blockIdx.x == 1 && threadIdx.x == 0) s[1] = 7;\n"     /* 169: block 1 stores its high half */
+  "  if (mode == 1 && threadIdx.x == 32) o[0] = s[1];\n"                    /* 170: warp 1 loads the high half */
+  "  if (mode == 1 && threadIdx.x == 0) s[0] = 7;\n"                        /* 171: warp 0 stores the low half */
+  "  if (mode == 2 && blockIdx.x == 0 && threadIdx.x == 0) o[0] = s[1];\n"  /* 172: block 0 loads the high half */
+  "  if (mode == 2 && blockIdx.x == 1 && threadIdx.x == 0) s[1] = 7;\n"     /* 173: block 1 stores it: a race */
+  "  if (mode == 3 && threadIdx.x == 32) o[0] = s[1];\n"                    /* 174: warp 1 loads the high half */
+  "  if (mode == 3 && threadIdx.x == 0) y[0] = 7;\n"                        /* 175: warp 0 stores y[0], its low half changed */
+  "  if (mode == 4 && threadIdx.x == 32) o[0] = s[0];\n"                    /* 176: warp 1 loads the low half */
+  "  if (mode == 4 && threadIdx.x == 0) y[0] = 7;\n"                        /* 177: warp 0 stores y[0]: a race */
   "}\n";
 
 enum { ZERO = 2 };
@@ -573,6 +587,40 @@ static void test_narrow_load(dg_module *mod)
   clean(mod, "block 0 loads y[0], block 1 stores a half of it unchanged", "halfload", bs, 2, &mode, 1, 2, 32);
 }
 
+/* A narrow load is recorded byte by byte (session 12): a store of the element's other bytes does
+ * not race with it (it was kept a cell at a time, so block 1 storing y[0]'s high half raced with
+ * block 0's load of its low half; 3 checks a path that fail before); a store that changes the
+ * bytes it loaded still does, narrow or full. */
+static void test_narrow_bytes(dg_module *mod)
+{
+  bufspec bs[] = { { "y", 2 * 4, ZERO, DG_TY_I32 }, { "o", 4, ZERO, DG_TY_I32 } };
+  int64_t mode = 0;
+  clean(mod, "block 0 loads y[0]'s low half, block 1 stores its high half", "halfpair", bs, 2, &mode, 1, 2, 32);
+  mode = 1;
+  clean(mod, "warp 1 loads y[0]'s high half, warp 0 then stores its low half", "halfpair", bs, 2, &mode, 1, 1, 64);
+  mode = 3;
+  clean(mod, "warp 1 loads y[0]'s high half, warp 0 then stores y[0] changing its low half only", "halfpair", bs, 2,
+        &mode, 1, 1, 64);
+  for (int p = 0; p < 2; p++) {
+    const char *path = p ? "general" : "fast";
+    mode = 2;
+    simt *m = run(mod, p ? &slow : NULL, "halfpair", bs, 2, &mode, 1, 2, 32, 0);
+    int n;
+    const simt_event *e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && e->xblock && e->write && e->span.line == 173 && e->span2.line == 172
+       && e->block == 1 && e->block2 == 0 && strstr(e->msg, "read-write of y[byte 2] by two blocks"),
+       "%s path: block 0 loads y[0]'s high half, block 1 stores it: a read-write race (%s)", path, e ? e->msg : "no race");
+    simt_free(m);
+    mode = 4;
+    m = run(mod, p ? &slow : NULL, "halfpair", bs, 2, &mode, 1, 1, 64, 0);
+    e = race_of(m, &n);
+    ok(e && e->kind == SIMT_EV_RACE && !e->xblock && e->write && e->span.line == 177 && e->span2.line == 176
+       && e->thread == 0 && e->thread2 == 32 && strstr(e->msg, "read-write of y[0] by two warps of one block"),
+       "%s path: warp 1 loads y[0]'s low half, warp 0 stores y[0]: a read-write race (%s)", path, e ? e->msg : "no race");
+    simt_free(m);
+  }
+}
+
 /* the "last block" exemption needs the counter: the storing block's atomic after its fence and the loading
  * block's before the load on one address */
 static void test_counter(dg_module *mod)
@@ -667,6 +715,7 @@ int main(void)
   test_early(mod);
   test_narrow(mod);
   test_narrow_load(mod);
+  test_narrow_bytes(mod);
   test_counter(mod);
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
