@@ -78,8 +78,8 @@ G
 <Tab>
 <Dump>' leaky_relu_macro.lua
 tui_has zoom 001 " result: summary slice terms smt steps" "z: the result pane takes the whole screen"
-tui_has zoom 001 "(assert (and (<= |x[0]| 340282346638528859811704183484516925440.0)" "wide enough for the query's lines"
-tui_has zoom 002 "(declare-fun |x[0]| () Real)" "G scrolls to the end of the query: its declarations"
+tui_has zoom 001 "(assert (<= |x[0]| 340282346638528859811704183484516925440.0))" "wide enough for the query's lines"
+tui_has zoom 002 "(declare-fun |x[" "G scrolls to the end of the query: its declarations"
 tui_has zoom 003 "picker  y[0]  of 777" "Tab brings the panes back"
 
 tui_run back 110x30 '<Tab>c<Wait><Tab>3:lua print("from lua")<Enter><Dump>' relu_tail.lua
