@@ -244,7 +244,7 @@ int main(int argc, char **argv)
       if (real) {   /* the row's cases first at these sizes: the device buffers (and the lanes' copies,
                        made for the most lanes a request asks for) are allocated once */
         row warm = {0};
-        t.untimed_many = alone_run;   /* (as the row runs: its requests' graphs are other ones) */
+        t.untimed_many = alone_run && !getenv("DIRIGO_GPU_LAUNCH_EVENTS");   /* (as the row runs: its graphs are other ones) */
         /* three times: a request's CUDA graph is captured at its second
            sight (DIRIGO_GPU_GRAPH's default) in each of the two flights (a
            group sent while the one before runs goes in the other), so the
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
       t.runs = 0, t.run_s = 0, t.kernel_ms = 0, t.ref_runs = 0, t.ref_ms = 0, t.dev_judged = 0, t.many = 0, t.env_passed = 0;
       /* the row as `dirigo fuzz` runs it: its requests of several cases
          untimed (no event records; the kernel's time is the one-stream run's) */
-      t.untimed_many = alone > 0;
+      t.untimed_many = alone > 0 && !getenv("DIRIGO_GPU_LAUNCH_EVENTS");   /* (set: the child times as it says) */
       row r = {0};
       r.alone_ms = alone;
       campaign(p, &ek, &be, real ? real_cases : ncases, real ? (int64_t)1 << 28 : 8192,
