@@ -39,6 +39,7 @@ typedef struct {
   bool nan_input;              /* the element's reference read a NaN input */
   bool overflowed;             /* an fp32 operation on finite operands gave Inf */
   bool order_overflow;         /* round32: a sum another order would overflow (gpu_env_dev.h's dge_order_ovf) */
+  bool nan_cmp;                /* a comparison, max or min read a NaN, or a where's condition was NaN */
   bool round32;                /* round every operation to float */
   bool perturb;                /* move every input by 4 ulps of itself and of maxin (dge_rd) */
   double maxin[64], scale[64]; /* per tensor: its largest finite value read by the round32 pass; the normwise scale */
@@ -73,6 +74,14 @@ static const signed char op_class[DG_VOP__COUNT] = {
   [DG_VOP_POW] = 11,
 };
 
+/* The operations whose NaN operand a kernel may treat either way: a
+ * comparison, or its negation, a max or min (fmaxf skips it, and a kernel
+ * may gate on the max it got) and a where's condition (only a[0] read). */
+static const bool cmp_op[DG_VOP__COUNT] = {
+  [DG_VOP_MAX] = true, [DG_VOP_MIN] = true, [DG_VOP_LT] = true, [DG_VOP_LE] = true,
+  [DG_VOP_GT] = true,   [DG_VOP_GE] = true,  [DG_VOP_EQ] = true, [DG_VOP_NE] = true, [DG_VOP_WHERE] = true,
+};
+
 static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
 {
   env32 *e = ud;
@@ -82,6 +91,8 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
   if ((op == DG_VOP_MAX || op == DG_VOP_MIN) && (isnan(a[0]) || isnan(a[1])))
     r = isnan(a[0]) ? a[1] : a[0];            /* fmaxf / fminf */
   else r = dg_vop_num(op, a);
+  /* a comparison, max or min on a NaN, a where on a NaN condition (dge_r32_nonfinite) */
+  if (cmp_op[op] && (isnan(a[0]) || (op != DG_VOP_WHERE && isnan(a[1])))) e->nan_cmp = true;
   /* adds and subs: their shadow, and the order term (gpu_env_dev.h's dge_fins) */
   bool sum = op == DG_VOP_ADD || op == DG_VOP_SUB;
   double sh = sum ? e->shadow.v[args[0]] + e->shadow.v[args[1]] : 0;
@@ -149,6 +160,7 @@ static bool eval32(env32 *e, int t, const int64_t *idx, double *val)
   e->nan_input = false;
   e->overflowed = false;
   e->order_overflow = false;
+  e->nan_cmp = false;
   dg_ref_status st = dg_problem_ref_eval(e->p, &env, t, idx, &r, &err);
   free(err);
   if (st != DG_REF_OK) return false;
@@ -197,20 +209,25 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    * above: which one fp32 gives is not order-free once a finite factor may
    * underflow (exp(a) exp(b) against exp(a + b), 0 * Inf against 1e-45 *
    * Inf). A finite value there (session 11; up to session 10 any value
-   * passed) is inside where fp64 gives no number (NaN: NaN inputs, +Inf and
-   * -Inf in one sum; fmaxf-style kernels skip NaN), or where an overflow
-   * (fp32's own, overflowed, or another order's, order_overflow) may be
-   * absorbed in another order into a finite value far from fp64's (Welford's
-   * layernorm: M2 overflows, rsqrt(Inf) = 0, y = b, where the reference's
-   * sum overflows first: NaN). Otherwise fp32's non-finite value came from
-   * the inputs' Inf or an invalid operation, not from an overflow: fp64 past
-   * FLT_MAX is outside, and a finite fp64 value is the backward-error test's
-   * below alone — no slack from r32, and a perturbed evaluation that is not
-   * finite explains nothing. doc/strategies.md, "A finite value where
-   * fp32's own evaluation is not finite". */
+   * passed) is inside where an overflow (fp32's own, overflowed, or another
+   * order's, order_overflow) may be absorbed in another order into a finite
+   * value far from fp64's (Welford's layernorm: M2 overflows, rsqrt(Inf) =
+   * 0, y = b, where the reference's sum overflows first: NaN), or where fp64
+   * gives NaN and a comparison, max or min of fp32's evaluation read a NaN
+   * (nan_cmp: a kernel's comparison may be the negated one and take the
+   * finite branch; softmax_online gates a lane on the max its fmaxf got with
+   * the NaN skipped, and drops the lane's NaN sum). Otherwise fp32's
+   * non-finite value came from the inputs' Inf or NaN or an invalid operation through
+   * arithmetic alone, non-finite in every order (session 12, val16: up to
+   * then fp64 NaN passed any finite value — a sum that drops a NaN input or
+   * a +Inf/-Inf pair): fp64 NaN or past FLT_MAX is outside, and a finite
+   * fp64 value is the backward-error test's below alone — no slack from r32,
+   * and a perturbed evaluation that is not finite explains nothing
+   * (dge_r32_nonfinite, shared with the device). doc/strategies.md, "A
+   * finite value where fp32's own evaluation is not finite". */
   if (r32_inf) {
-    if (isnan(r64) || e->overflowed || e->order_overflow) return true;
-    if (!isfinite(r64)) return false;
+    int v = dge_r32_nonfinite(r64, e->overflowed, e->order_overflow, e->nan_cmp);
+    if (v < 2) return v;
   }
   /* the fp32 reference's own distance to fp64 is one sample of the error
    * fp32 arithmetic makes here. (A slack proportional to the largest
@@ -316,8 +333,12 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
     double rp;
     e->k = k;
     /* a perturbed evaluation that is not finite explains nothing (session
-     * 12; up to session 11 it passed the element where r32 is finite) */
-    if (!eval32(e, t, idx, &rp)) return !r32_inf;
+     * 12; up to session 11 it passed the element where r32 is finite), nor
+     * one the reference could not give (an error, nil: a float attribute it
+     * perturbs used as a count or an index; session 12, val16: up to then
+     * it passed the element where r32 is finite). Host only: the device's
+     * evaluations (dge_eval_op) have no error. */
+    if (!eval32(e, t, idx, &rp)) continue;
     if (dge_sample(rp, c64, want, r32, got, tol.atol, tol.rtol, &cond)) return true;
   }
   return fabs(got - c64) <= tol.atol + tol.rtol * fabs(c64) + 4 * cond;   /* (c64 NaN: false) */

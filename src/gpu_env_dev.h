@@ -74,7 +74,7 @@ DG_ENV_EMIT(
  * dge_eval_pre and in dge_mm_merge too. */
 typedef struct {
   double r, maxin[3];
-  int overflowed, order_overflow, nan_input;
+  int overflowed, order_overflow, nan_input, nan_cmp;
 } dge_res;
 
 typedef struct {
@@ -87,6 +87,7 @@ typedef struct {
   double maxin[3], scale[3];   /* per input: its largest finite value read (round32 pass); the normwise scale */
   int overflowed, nan_input;
   int order_overflow;          /* round32: a sum another order would overflow (dge_order_ovf) */
+  int nan_cmp;                 /* a comparison, max or min read a NaN, or a where's condition was NaN */
   const void *in[3];
   int dt[3];
   long long tid[3];
@@ -215,6 +216,27 @@ DG_DEV double dge_center(double r64, double want, double hi)
 {
   if (dge_isfinite(r64)) return r64;
   return dge_isfinite(want) ? (want < 0 ? -hi : hi) : want - want;
+}
+
+/* A finite kernel value where fp32's own value is not finite (session 11's
+ * branch of dge_judge_part and within_envelope, which says more): inside (1)
+ * where an overflow may have been absorbed in another order (overflowed,
+ * order_overflow), or where fp64 gives NaN and a comparison, a max or a min
+ * of fp32's evaluation read a NaN (nan_cmp: a kernel may write the negated
+ * comparison, x < 0 ? a x : x for where(x > 0, x, a x), or fmaxf(x, 0) +
+ * a fminf(x, 0), and take the other, finite, branch; softmax_online's lane
+ * whose fmaxf skipped a NaN keeps m = -Inf, and its merge's guard m == -Inf
+ * drops the lane's NaN sum: the row's softmax without the NaN); outside (0)
+ * where fp64 is not finite otherwise — a NaN or Inf that came from the
+ * inputs' Inf or NaN or an invalid operation through arithmetic alone, no
+ * overflow, is non-finite in every order of the reference (session 12,
+ * val16; up to then fp64 NaN passed any finite value here); else (2) fp64
+ * is finite: the backward-error test judges. */
+DG_DEV int dge_r32_nonfinite(double r64, int overflowed, int order_overflow, int nan_cmp)
+{
+  if (overflowed || order_overflow) return 1;
+  if (!dge_isfinite(r64)) return dge_isnan(r64) && nan_cmp;
+  return 2;
 }
 
 /* A perturbed evaluation rp's part in the verdict for a finite kernel value
@@ -423,15 +445,28 @@ DG_DEV double dge_sqrt(dge_st *e, double a) { return dge_fin(e, 7, sqrt(a), a, 0
 DG_DEV double dge_rsqrt(dge_st *e, double a) { return dge_fin(e, 8, 1.0 / sqrt(a), a, 0, 1); }
 DG_DEV double dge_tanh(dge_st *e, double a) { return dge_fin(e, 9, dge_tanh_v(a), a, 0, 1); }
 DG_DEV double dge_erf(dge_st *e, double a) { return dge_fin(e, 10, dge_erf_v(a), a, 0, 1); }
-DG_DEV double dge_gt(dge_st *e, double a, double b) { return dge_fin(e, 0, a > b ? 1.0 : 0.0, a, b, 2); }
-DG_DEV double dge_where(dge_st *e, double c, double a, double b) { return dge_fin(e, 0, c != 0 ? a : b, c, a, 3); }
+/* a comparison, max or min on a NaN, and a where on a NaN condition, note it
+ * (nan_cmp: a kernel's comparison may as well be the negated one, and a
+ * kernel may gate on a max that skipped the NaN; dge_r32_nonfinite) */
+DG_DEV double dge_gt(dge_st *e, double a, double b)
+{
+  if (dge_isnan(a) || dge_isnan(b)) e->nan_cmp = 1;
+  return dge_fin(e, 0, a > b ? 1.0 : 0.0, a, b, 2);
+}
+DG_DEV double dge_where(dge_st *e, double c, double a, double b)
+{
+  if (dge_isnan(c)) e->nan_cmp = 1;
+  return dge_fin(e, 0, c != 0 ? a : b, c, a, 3);
+}
 DG_DEV double dge_max(dge_st *e, double a, double b)
 {
+  if (dge_isnan(a) || dge_isnan(b)) e->nan_cmp = 1;
   double r = dge_isnan(a) || dge_isnan(b) ? (dge_isnan(a) ? b : a) : a > b ? a : b;
   return dge_fin(e, 0, r, a, b, 2);
 }
 DG_DEV double dge_min(dge_st *e, double a, double b)
 {
+  if (dge_isnan(a) || dge_isnan(b)) e->nan_cmp = 1;
   double r = dge_isnan(a) || dge_isnan(b) ? (dge_isnan(a) ? b : a) : a < b ? a : b;
   return dge_fin(e, 0, r, a, b, 2);
 }
@@ -635,6 +670,7 @@ DG_DEV double dge_eval_pre(dge_st *e)
   e->overflowed = q->overflowed;
   e->order_overflow = q->order_overflow;
   e->nan_input = q->nan_input;
+  e->nan_cmp = q->nan_cmp;
   if (e->round32)
     for (int s = 0; s < 3; s++) e->maxin[s] = q->maxin[s];
   return q->r;
@@ -651,6 +687,7 @@ DG_DEV void dge_fresh(dge_st *l, const dge_st *e)
   l->overflowed = 0;
   l->order_overflow = 0;
   l->nan_input = 0;
+  l->nan_cmp = 0;
   l->opkey = dge_op_key(l->flat, l->k);
   l->rkey = dge_read_key(l->flat, l->k);
   for (int c = 0; c < 12; c++) l->ocnt[c] = 0;
@@ -689,8 +726,8 @@ DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double 
   int r32_inf = !dge_isfinite(r32);
   if (!dge_isfinite(got)) return r32_inf || e->overflowed || e->order_overflow;
   if (r32_inf) {   /* a finite value where fp32's order is not (fuzz_envelope.c's within_envelope says why) */
-    if (dge_isnan(r64) || e->overflowed || e->order_overflow) return 1;
-    if (!dge_isfinite(r64)) return 0;
+    int v = dge_r32_nonfinite(r64, e->overflowed, e->order_overflow, e->nan_cmp);
+    if (v < 2) return v;
   } else if (fabs(got - r32) <= atol + rtol * fabs(r32) + (dge_isfinite(c64) ? 2 * fabs(r32 - c64) : 0)) return 1;
   e->round32 = 0;
   e->perturb = 1;
@@ -793,6 +830,7 @@ DG_DEV void dge_mm_merge(dge_st *to, const dge_st *from)   /* the order-free fac
   to->overflowed |= from->overflowed;
   to->order_overflow |= from->order_overflow;
   to->nan_input |= from->nan_input;
+  to->nan_cmp |= from->nan_cmp;
   for (int s = 0; s < 3; s++)
     if (from->maxin[s] > to->maxin[s]) to->maxin[s] = from->maxin[s];
 }
@@ -803,6 +841,7 @@ DG_DEV void dge_mm_res(dge_res *q, const dge_st *l, double r)
   q->overflowed = l->overflowed;
   q->order_overflow = l->order_overflow;
   q->nan_input = l->nan_input;
+  q->nan_cmp = l->nan_cmp;
   for (int s = 0; s < 3; s++) q->maxin[s] = l->maxin[s];
 }
 

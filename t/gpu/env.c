@@ -474,7 +474,11 @@ static void parts_vs_whole(const char *rel, int *nsamples, int64_t *tot)
  * (fp32's finite: the centre clamped to the dtype's largest value, or fp32's
  * value and the perturbed evaluations' spread where fp64 is NaN) and on the
  * Inf inputs (perturbed evaluations that read an Inf), and a fourth set, a
- * NaN every 13, gives fp64 NaN where fmaxf-style maxima skip it. */
+ * NaN every 13, gives fp64 NaN where fmaxf-style maxima skip it. Val16
+ * (session 12): where fp32's value is not finite and fp64 is NaN, 0 and 1.5
+ * are judged (they were NaN: w (1 + 1e-3), -w - 1): outside unless a
+ * comparison, max or min read a NaN (leaky_relu, elu, softmax at a NaN
+ * input: inside; a sum's NaN: outside). */
 static bool huge_inputs(ecase *c, int alternate)
 {
   dg_problem *p = c->p;
@@ -538,8 +542,12 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
       double w = c.want[i], fw = dg_dtype_round(od, w);
       bool wnf = !nf && !isfinite(fw);
       r64inf += wnf;
-      double gs[5] = { INFINITY, NAN, -INFINITY, wnf ? v * (1 + 1e-3) + 3 * tol.atol : w * (1 + 1e-3) + 3 * tol.atol,
-                       wnf ? (float)v : -w - 1 };
+      /* fp64 NaN where fp32's value is not finite (val16): 0 and 1.5, finite values (inside only where a
+       * comparison, max or min read a NaN: dge_r32_nonfinite) */
+      bool wnan = isnan(w);
+      double gs[5] = { INFINITY, NAN, -INFINITY,
+                       wnf ? v * (1 + 1e-3) + 3 * tol.atol : wnan ? 0 : w * (1 + 1e-3) + 3 * tol.atol,
+                       wnf ? (float)v : wnan ? 1.5 : -w - 1 };
       for (int g = 0; g < (nf || wnf || alt >= 2 ? 5 : 2); g++) {
         if (fuzz_elem_check(od, gs[g], c.want[i], tol) == FUZZ_ELEM_OK) continue;
         got[i] = gs[g];

@@ -22,6 +22,9 @@
 #include "../tap.h"
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #define DG_ENV_EMIT(...) __VA_ARGS__
 #define DG_DEV static inline
@@ -308,8 +311,13 @@ static void fp32_not_finite(void)
   int drop = inside(&q, 0, sum_row(x, 5)), big = inside(&q, 0, FLT_MAX), nan0 = inside(&q, 0, NAN);
   ok(drop == 0 && big == 0 && nan0 == 1, "+Inf input: the sum without it (%g) outside (%d), FLT_MAX outside (%d), "
      "NaN inside (%d: fp32's value not finite)", sum_row(x, 5), drop, big, nan0);
-  ok(inside(&q, 1, 0) == 1 && inside(&q, 1, INFINITY) == 1,
-     "+Inf and -Inf inputs: fp64's value NaN, a finite value (the sum without them) and an Inf inside");
+  /* session 12 (val16): up to then a finite value passed here, fp64 NaN */
+  float rest = 0;   /* row 1 without its +Inf and -Inf */
+  for (int c = 0; c < RC; c++)
+    if (c != 7 && c != 9) rest += (float)x[RC + c];
+  ok(inside(&q, 1, rest) == 0 && inside(&q, 1, 0) == 0 &&
+     inside(&q, 1, INFINITY) == 1 && inside(&q, 1, NAN) != 0,
+     "+Inf and -Inf inputs: fp64's value NaN; a finite value (0, the sum without them) outside, Inf and NaN inside");
   float l2[2] = { 0, 0 };
   for (int c = 0; c < RC; c++) l2[c % 2] += (float)x[2 * RC + c];
   float two = l2[0] + l2[1];
@@ -509,6 +517,183 @@ static void perturbed_not_finite(void)
   prob_close(&q);
 }
 
+/* Where fp32's own value is not finite and fp64 is NaN (val16, session 12;
+ * up to then any finite kernel value passed there: session 11's first
+ * clause, isnan(r64) -> inside). fp32's non-finite value through arithmetic
+ * alone is non-finite in every order; a finite value is inside only where an
+ * overflow may be absorbed (overflowed, order_overflow: as before) or where
+ * a comparison, max or min read a NaN (nan_cmp: the kernel's comparison may
+ * be the negated one, or gate on a max that skipped the NaN):
+ *  - sum_rows_smem, a row with a NaN input: the sum without it outside, NaN
+ *    inside;
+ *  - softmax_warp, a row with a +Inf: m = Inf, exp(Inf - Inf) makes the
+ *    row's sum and every output NaN in every order: the softmax of the row
+ *    without the Inf outside at every element. With a NaN instead, the max
+ *    reads it (nan_cmp) and the same values are inside: softmax_online
+ *    (a correct sample) gives them on adversarial's `special` case 9 — a
+ *    lane whose fmaxf skipped the NaN keeps m = -Inf, and its merge's guard
+ *    (m == -Inf: 0) drops the lane's NaN sum;
+ *  - leaky_relu (where(gt(x, 0), x, a x)) at a NaN: fp32's value NaN, but
+ *    fmaxf(x, 0) + a fminf(x, 0) gives 0 — a kernel's legitimate value,
+ *    inside; the rule itself (dge_r32_nonfinite) on its four inputs. */
+static void r32_nonfinite_fp64_nan(void)
+{
+  ok(dge_r32_nonfinite(NAN, 0, 0, 0) == 0 && dge_r32_nonfinite(NAN, 0, 0, 1) == 1 &&
+     dge_r32_nonfinite(NAN, 1, 0, 0) == 1 && dge_r32_nonfinite(NAN, 0, 1, 0) == 1 &&
+     dge_r32_nonfinite(INFINITY, 0, 0, 1) == 0 && dge_r32_nonfinite(-INFINITY, 1, 0, 0) == 1 &&
+     dge_r32_nonfinite(1.5, 0, 0, 1) == 2,
+     "dge_r32_nonfinite: fp64 NaN outside unless an overflow or a comparison on a NaN; fp64 Inf outside unless an "
+     "overflow; finite fp64 the backward-error test's");
+  prob q;
+  if (!prob_open(&q, "reduce/sum_rows_smem", 1, RC)) {
+    prob_close(&q);
+    return;
+  }
+  dg_rng r;
+  dg_rng_seed(&r, 31);
+  double *x = q.env[q.tx];
+  for (int64_t i = 0; i < q.nx; i++) x[i] = (float)dg_rng_normal(&r);
+  x[17] = NAN;
+  fuzz_envelope_facts f;
+  bool ev = prob_ref(&q) && fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, 0, -1, &f);
+  ok(ev && isnan(f.value) && isnan(q.want[0]) && f.nan_input && !f.overflowed && !f.order_overflow,
+     "a row with a NaN: fp32's sum NaN, fp64 NaN, no overflow");
+  float drop = sum_row(x, 17);
+  int vd = inside(&q, 0, drop), vz = inside(&q, 0, 0), vn = inside(&q, 0, NAN);
+  ok(vd == 0 && vz == 0 && vn != 0, "the sum without the NaN (%g) outside (%d), 0 outside (%d), NaN inside (%d)",
+     drop, vd, vz, vn);
+  prob_close(&q);
+
+  if (!prob_open(&q, "softmax/softmax_warp", 1, SC)) {
+    prob_close(&q);
+    return;
+  }
+  float xs[SC], y[SC], xd[SC];
+  for (int pass = 0; pass < 2; pass++) {   /* a NaN at 40, then a +Inf */
+    for (int c = 0; c < SC; c++)
+      xs[c] = (float)(q.env[q.tx][c] = c == 40 ? (pass ? INFINITY : NAN) : (float)dg_rng_normal(&r));
+    for (int c = 0; c < SC; c++) xd[c] = c == 40 ? -INFINITY : xs[c];   /* the row without it */
+    softmax_warp(xd, y, false);
+    int nanwant = 0, in = 0, judged = 0;
+    if (prob_ref(&q))
+      for (int c = 0; c < SC; c++) {
+        nanwant += isnan(q.want[c]) != 0;
+        int v = inside(&q, c, y[c]);
+        judged += v >= 0, in += v == 1;
+      }
+    if (!pass)
+      ok(nanwant == SC && judged == SC && in == SC,
+         "softmax with a NaN: fp64 NaN at %d of %d; the max reads the NaN (nan_cmp): the softmax without it (what "
+         "softmax_online gives where its lane's fmaxf skipped the NaN) inside at %d of %d", nanwant, SC, in, judged);
+    else
+      ok(nanwant == SC && judged == SC && in == 0,
+         "softmax with a +Inf: fp64 NaN at %d of %d (Inf - Inf), no NaN read by a max: the softmax without it "
+         "inside at %d of %d", nanwant, SC, in, judged);
+  }
+  prob_close(&q);
+
+  if (!prob_open(&q, "elementwise/leaky_relu_macro", 8, 1)) {
+    prob_close(&q);
+    return;
+  }
+  for (int i = 0; i < 8; i++) q.env[q.tx][i] = i == 3 ? NAN : i - 4.5;
+  ev = prob_ref(&q) && fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, 3, -1, &f);
+  ok(ev && isnan(f.value) && isnan(q.want[3]) && inside(&q, 3, 0) == 1 && inside(&q, 3, NAN) != 0,
+     "leaky_relu at a NaN: fp32's where(gt(x, 0), x, a x) NaN; fmaxf(x, 0) + a fminf(x, 0) = 0 inside");
+  prob_close(&q);
+}
+
+/* A perturbed evaluation the reference cannot give (val16, session 12; up to
+ * then within_envelope returned !r32_inf: inside wherever fp32's own value
+ * is finite). A reference that reads its float attribute `shift` as an
+ * integer (math.tointeger: nil for the perturbed 1 + d), y[i] = 2 x[i +
+ * shift]: the round32 pass reads 1.0 and gives fp64's value, every perturbed
+ * evaluation errors out. Such an evaluation explains nothing: a kernel value
+ * off by 1 or by 2x is outside at every element, the correct one within the
+ * tolerance. Host only: the device's evaluations (dge_eval_op) cannot fail. */
+static const char attr_index_spec[] =
+  "return problem {\n"
+  "  source = \"k.cu\",\n"
+  "  op = op \"shift2\" {\n"
+  "    inputs  = { x = {\"N\"} },\n"
+  "    outputs = { y = {\"N\"} },\n"
+  "    attrs   = { shift = 1.0 },\n"
+  "    sizes   = { N = {8} },\n"
+  "    ref = function(T, i) return 2 * T.x[(i + math.tointeger(T.shift)) % T.N] end,\n"
+  "  },\n"
+  "  sizes = { N = 8 },\n"
+  "  launch = \"k<<<1, 8>>>(y, x, N)\",\n"
+  "}\n";
+
+static void perturbed_error(void)
+{
+  char dir[] = "/tmp/dg_envelope_XXXXXX";
+  if (!mkdtemp(dir)) {
+    ok(0, "a temporary folder");
+    return;
+  }
+  char *path = dg_printf("%s/shift2.lua", dir);
+  FILE *fp = fopen(path, "w");
+  bool written = fp && fputs(attr_index_spec, fp) >= 0;
+  if (fp) written = fclose(fp) == 0 && written;
+  dg_diags d = {0};
+  dg_problem *p = written ? dg_spec_load(path, &d) : NULL;
+  bool loaded = p && !d.nerrors;
+  dg_diags_free(&d);
+  remove(path);
+  rmdir(dir);
+  free(path);
+  ok(loaded, "an op whose reference reads a float attribute as an integer loads");
+  if (!loaded) {
+    if (p) dg_problem_free(p);
+    return;
+  }
+  int tx = tensor(p, "x"), ty = tensor(p, "y");
+  int64_t sizes[8] = { 8 }, n = 8;
+  double **env = dg_calloc(p->tensors.n, sizeof *env), want[8];
+  uint8_t def[8];
+  for (size_t t = 0; t < p->tensors.n; t++) env[t] = dg_calloc((size_t)n, sizeof(double));
+  for (int i = 0; i < n; i++) env[tx][i] = 0.25 + i;
+  dg_ref_env renv = { .sizes = sizes, .data = (const double *const *)env };
+  char *err = NULL;
+  bool refok = dg_problem_ref_eval_all(p, &renv, ty, want, def, &err) == DG_REF_OK;
+  free(err);
+  fuzz_envelope_facts f;
+  int r32ok = 0, perr = 0;
+  for (int i = 0; refok && i < n; i++) {
+    r32ok += fuzz_envelope_eval(p, sizes, env, ty, i, -1, &f) && f.value == want[i];
+    for (int k = 0; k < 3; k++) perr += !fuzz_envelope_eval(p, sizes, env, ty, i, k, &f);
+  }
+  ok(refok && r32ok == n && perr == 3 * n,
+     "y[i] = 2 x[i + shift]: fp32's value fp64's at %d of %d, %d of %d perturbed evaluations fail", r32ok, (int)n,
+     perr, (int)(3 * n));
+  dg_tol tol = dg_problem_tol(p, ty);
+  int out1 = 0, out2 = 0, good = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double vals[3] = { want[i] + 1, 2 * want[i], (float)want[i] };
+    for (int v = 0; v < 3; v++) {
+      if (fuzz_elem_check(DG_DT_F32, vals[v], want[i], tol) == FUZZ_ELEM_OK) {
+        good += v == 2;
+        continue;
+      }
+      double g[8] = {0};
+      uint8_t only[8] = {0};
+      g[i] = vals[v], only[i] = 1;
+      int64_t first;
+      int64_t remain = fuzz_envelope_filter(p, sizes, env, NULL, ty, g, want, only, NULL, n, tol, &first, NULL);
+      if (v == 0) out1 += remain == 1;
+      if (v == 1) out2 += remain == 1;
+      if (v == 2) good += remain == 0;
+    }
+  }
+  ok(out1 == n && out2 == n && good == n,
+     "every perturbed evaluation an error: y + 1 outside at %d of %d, 2 y at %d, the correct value inside or within "
+     "the tolerance at %d", out1, (int)n, out2, good);
+  for (size_t t = 0; t < p->tensors.n; t++) free(env[t]);
+  free(env);
+  dg_problem_free(p);
+}
+
 /* dge_order_ovf itself: max(P, N) = (sh + |r|) / 2 against 2^128 - 2^103 */
 static void order_test(void)
 {
@@ -529,5 +714,7 @@ int main(void)
   fp32_not_finite();
   fp64_not_finite();
   perturbed_not_finite();
+  r32_nonfinite_fp64_nan();
+  perturbed_error();
   return tap_done();
 }
