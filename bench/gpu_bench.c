@@ -1,8 +1,16 @@
 /* gpu_bench.c — what the GPU backend costs: NVRTC cold vs cached (needs no
- * GPU), and with a GPU the child's start-up, a launch round trip through the
- * child (launch + sync + guard check), and copies through the socket.
- * Prints a table; the GPU rows say "skipped" without a GPU. */
-#include "gpu.h"
+ * GPU): a test fixture, what a fuzz campaign compiles before its first case
+ * (the problem's kernels, and dirigo's own modules), and with a GPU the
+ * child's start-up, a launch round trip through the child (launch + sync +
+ * guard check), and copies through the socket.
+ * Prints a table; the GPU rows say "skipped" without a GPU.
+ *   gpu_bench [--no-own]   (--no-own: not dirigo's own modules, whose cold
+ *                           compile is minutes of CPU on a small machine) */
+#include "gpu_env.h"
+#include "gpu_fused.h"
+#include "gpu_gen.h"
+#include "gpu_run.h"
+#include "lua_spec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +80,133 @@ static void batches(dg_gpu *g, dg_gpu_kernel k)
   dg_gpu_free(g, x, NULL);
 }
 
-int main(void)
+/* A fresh cubin cache directory (DIRIGO_CUBIN_CACHE): a compile there is cold. */
+static char *fresh_cache(void)
 {
+  char tmpl[] = "/tmp/dg-bench-cubin-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  if (!dir) return NULL;
+  setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+  return dg_strdup(dir);
+}
+
+static void rm_dir(char *dir)
+{
+  if (!dir) return;
+  char *cmd = dg_printf("rm -rf '%s'", dir);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
+  free(cmd);
+  free(dir);
+}
+
+/* A campaign's compiles (fuzz_gpu: gpu_kernels_load, then each module at its
+ * first use): each problem's kernels, cold (an empty cache: a kernel source
+ * seen for the first time) then cached (the same source again, as a second
+ * campaign or `dirigo replay --backend gpu` finds it); dirigo's own modules
+ * are keyed by their source alone, so they compile once per dirigo build and
+ * GPU architecture, then every campaign finds them cached. */
+static const char *const campaign_problems[] = {
+  "softmax/softmax_block", "matmul/matmul_tiled", "norm/layernorm_block", "elementwise/residual_add",
+  "conv/conv2d_k3",
+};
+typedef dg_gpu_status (*own_compile_fn)(const char *arch, dg_gpu_binary *bin, dg_diags *d);
+static const struct { const char *what; own_compile_fn compile; } own_modules[] = {
+  { "the fp64 references (gpu_ref)", gpu_ref_compile },
+  { "the comparison (gpu_cmp)", gpu_cmp_compile },
+  { "the input generator (gpu_gen)", gpu_gen_compile },
+  { "the envelope (gpu_env)", gpu_env_compile },
+  { "the fused pass (gpu_fused)", gpu_fused_compile },
+};
+
+static bool problem_compile(const char *path, const char *arch, double *secs, bool *hit)
+{
+  dg_diags d = {0};
+  dg_problem *p = dg_spec_load(path, &d);
+  bool ok = p && !d.nerrors;
+  if (ok) {
+    char **names = dg_calloc(p->launches.n + 1, sizeof *names);
+    int *name_of = dg_calloc(p->launches.n + 1, sizeof *name_of);
+    int nnames = 0;
+    dg_gpu_binary b;
+    double t = dg_now();
+    ok = gpu_problem_compile(p, arch, names, &nnames, name_of, &b, &d);
+    *secs = dg_now() - t;
+    *hit = b.cache_hit;
+    if (!ok) dg_diags_print(stderr, &p->sm, &d);
+    dg_gpu_binary_free(&b);
+    for (int i = 0; i < nnames; i++) free(names[i]);
+    free(names);
+    free(name_of);
+  } else if (p) {
+    dg_diags_print(stderr, &p->sm, &d);
+  } else {
+    fprintf(stderr, "%s: cannot load\n", path);
+  }
+  dg_diags_free(&d);
+  if (p) dg_problem_free(p);
+  return ok;
+}
+
+static void campaign_compiles(const char *src, const char *arch, bool own)
+{
+  enum { WARM = 20 };
+  char *dir = fresh_cache();
+  for (size_t i = 0; i < sizeof campaign_problems / sizeof *campaign_problems; i++) {
+    char *path = dg_printf("%s/samples/%s.lua", src, campaign_problems[i]);
+    double cold = 0, warm = 0, s;
+    bool hit = false;
+    int ok_warm = 0;
+    bool ok_cold = problem_compile(path, arch, &cold, &hit) && !hit;
+    for (int k = 0; ok_cold && k < WARM; k++) {
+      ok_warm += problem_compile(path, arch, &s, &hit) && hit;
+      warm += s;
+    }
+    char label[80];
+    snprintf(label, sizeof label, "  %s, cold", strchr(campaign_problems[i], '/') + 1);
+    if (!ok_cold) {
+      printf("%-40s failed (see above)\n", label);
+    } else {
+      row(label, 1, cold, arch);
+      snprintf(label, sizeof label, "  %s, cached", strchr(campaign_problems[i], '/') + 1);
+      row(label, ok_warm, warm, ok_warm == WARM ? "cache hit" : "MISSED");
+    }
+    free(path);
+  }
+  for (size_t i = 0; own && i < sizeof own_modules / sizeof *own_modules; i++) {
+    dg_gpu_binary b;
+    dg_diags d = {0};
+    char label[80];
+    snprintf(label, sizeof label, "  %s, cold", own_modules[i].what);
+    double t = dg_now();
+    dg_gpu_status st = own_modules[i].compile(arch, &b, &d);
+    double cold = dg_now() - t;
+    bool hit = b.cache_hit;
+    dg_gpu_binary_free(&b);
+    if (st != DG_GPU_OK || hit) {
+      printf("%-40s %s\n", label, st != DG_GPU_OK ? dg_gpu_status_name(st) : "a cache hit in an empty cache?");
+      dg_diags_print(stderr, NULL, &d);
+      dg_diags_free(&d);
+      continue;
+    }
+    row(label, 1, cold, arch);
+    int ok_warm = 0;
+    double warm = 0;
+    for (int k = 0; k < WARM; k++) {
+      t = dg_now();
+      ok_warm += own_modules[i].compile(arch, &b, &d) == DG_GPU_OK && b.cache_hit;
+      warm += dg_now() - t;
+      dg_gpu_binary_free(&b);
+    }
+    snprintf(label, sizeof label, "  %s, cached", own_modules[i].what);
+    row(label, ok_warm, warm, ok_warm == WARM ? "cache hit" : "MISSED");
+    dg_diags_free(&d);
+  }
+  rm_dir(dir);
+}
+
+int main(int argc, char **argv)
+{
+  bool own = !(argc > 1 && !strcmp(argv[1], "--no-own"));
   const char *src = getenv("DG_SRCDIR");
   char *path = dg_printf("%s/t/gpu/fixtures/kernels.cu", src ? src : DG_DATADIR);
   char tmpl[] = "/tmp/dg-bench-cubin-XXXXXX";
@@ -119,6 +252,10 @@ int main(void)
   } else {
     row("compile kernels.cu, cold (NVRTC worker)", ok_cold, cold, arch);
     row("compile kernels.cu, cached", ok_warm, warm, ok_warm ? "cache hit" : "MISSED");
+    printf("a fuzz campaign's compiles (cold: an empty cache)%s\n",
+           own ? "" : "; dirigo's own modules left out (--no-own)");
+    campaign_compiles(src ? src : DG_DATADIR, arch, own);
+    if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);   /* back to this run's cache */
   }
 
   if (!g) {

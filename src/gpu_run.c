@@ -6,6 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool gpu_problem_compile(dg_problem *p, const char *arch, char **names, int *nnames, int *name_of,
+                         dg_gpu_binary *bin, dg_diags *d)
+{
+  memset(bin, 0, sizeof *bin);
+  *nnames = 0;
+  if (!p->source) {
+    dg_diag_add(d, DG_SEV_ERROR, p->span, "the problem names no kernel source");
+    return false;
+  }
+  for (size_t i = 0; i < p->launches.n; i++) {
+    char *name = dg_problem_launch_instance(p, (int)i, NULL);
+    int k = 0;
+    while (k < *nnames && strcmp(names[k], name)) k++;
+    if (k == *nnames) names[(*nnames)++] = name;
+    else free(name);
+    name_of[i] = k;
+  }
+  char **defs = dg_calloc(p->defines.n + 1, sizeof *defs);
+  for (size_t i = 0; i < p->defines.n; i++)
+    defs[i] = dg_printf("%s=%s", p->defines.v[i].name, p->defines.v[i].value ? p->defines.v[i].value : "1");
+  uint32_t file = dg_srcmgr_load(&p->sm, p->source);
+  bool ok = file != 0;
+  if (!ok) dg_diag_add(d, DG_SEV_ERROR, p->span, "cannot read kernel source %s", p->source);
+  if (ok) {
+    dg_gpu_copts co = { .defines = (const char *const *)defs, .ndefines = (int)p->defines.n,
+                        .names = (const char *const *)names, .nnames = *nnames, .arch = arch };
+    ok = dg_gpu_compile(&p->sm, file, &co, bin, d) == DG_GPU_OK;
+  }
+  for (size_t i = 0; i < p->defines.n; i++) free(defs[i]);
+  free(defs);
+  return ok;
+}
 
 bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, dg_diags *d)
 {
@@ -23,28 +55,7 @@ bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, d
   }
   gk->name_of = dg_calloc(p->launches.n + 1, sizeof *gk->name_of);
   gk->names = dg_calloc(p->launches.n + 1, sizeof *gk->names);
-  for (size_t i = 0; i < p->launches.n; i++) {
-    char *name = dg_problem_launch_instance(p, (int)i, NULL);
-    int k = 0;
-    while (k < gk->nnames && strcmp(gk->names[k], name)) k++;
-    if (k == gk->nnames) gk->names[gk->nnames++] = name;
-    else free(name);
-    gk->name_of[i] = k;
-  }
-  char **defs = dg_calloc(p->defines.n + 1, sizeof *defs);
-  for (size_t i = 0; i < p->defines.n; i++)
-    defs[i] = dg_printf("%s=%s", p->defines.v[i].name, p->defines.v[i].value ? p->defines.v[i].value : "1");
-  uint32_t file = dg_srcmgr_load(&p->sm, p->source);
-  bool ok = file != 0;
-  if (!ok) dg_diag_add(d, DG_SEV_ERROR, p->span, "cannot read kernel source %s", p->source);
-  if (ok) {
-    dg_gpu_copts co = { .defines = (const char *const *)defs, .ndefines = (int)p->defines.n,
-                        .names = (const char *const *)gk->names, .nnames = gk->nnames,
-                        .arch = dg_gpu_info_of(gk->g)->arch };
-    ok = dg_gpu_compile(&p->sm, file, &co, &gk->bin, d) == DG_GPU_OK;
-  }
-  for (size_t i = 0; i < p->defines.n; i++) free(defs[i]);
-  free(defs);
+  bool ok = gpu_problem_compile(p, dg_gpu_info_of(gk->g)->arch, gk->names, &gk->nnames, gk->name_of, &gk->bin, d);
   gk->kern = dg_calloc((size_t)gk->nnames + 1, sizeof *gk->kern);
   gk->np = dg_calloc((size_t)gk->nnames + 1, sizeof *gk->np);
   for (int i = 0; i < gk->nnames; i++) gk->np[i] = -1;

@@ -122,6 +122,11 @@ typedef struct {
 /* Compiles the problem's source for the session's GPU (NVRTC diagnostics go
  * to d, spans into p->sm). opts NULL: defaults. False when no GPU or no binary. */
 bool gpu_kernels_load(gpu_kernels *gk, dg_problem *p, const dg_gpu_opts *opts, dg_diags *d);
+/* The compile alone, for arch (no GPU needed): the launches' kernels by name,
+ * names[0..*nnames) distinct, name_of[launch] indexing them (both arrays
+ * p->launches.n long, the names the caller's to free); the binary in bin. */
+bool gpu_problem_compile(dg_problem *p, const char *arch, char **names, int *nnames, int *name_of,
+                         dg_gpu_binary *bin, dg_diags *d);
 void gpu_kernels_free(gpu_kernels *gk);
 
 typedef struct {
