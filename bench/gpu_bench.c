@@ -4,8 +4,10 @@
  * child's start-up, a launch round trip through the child (launch + sync +
  * guard check), and copies through the socket.
  * Prints a table; the GPU rows say "skipped" without a GPU.
- *   gpu_bench [--no-own]   (--no-own: not dirigo's own modules, whose cold
- *                           compile is minutes of CPU on a small machine) */
+ *   gpu_bench [--own | --no-own]
+ * dirigo's own modules (their cold compile is minutes of NVRTC's CPU on a
+ * small machine, seconds on the GPU machine) are timed where a GPU is, or
+ * with --own; --no-own leaves them out. */
 #include "gpu_env.h"
 #include "gpu_fused.h"
 #include "gpu_gen.h"
@@ -206,7 +208,7 @@ static void campaign_compiles(const char *src, const char *arch, bool own)
 
 int main(int argc, char **argv)
 {
-  bool own = !(argc > 1 && !strcmp(argv[1], "--no-own"));
+  const char *own_arg = argc > 1 ? argv[1] : "";
   const char *src = getenv("DG_SRCDIR");
   char *path = dg_printf("%s/t/gpu/fixtures/kernels.cu", src ? src : DG_DATADIR);
   char tmpl[] = "/tmp/dg-bench-cubin-XXXXXX";
@@ -214,6 +216,7 @@ int main(int argc, char **argv)
   if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
   char *why = NULL;
   bool gpu = dg_gpu_available(&why);
+  bool own = !strcmp(own_arg, "--own") || (gpu && strcmp(own_arg, "--no-own"));
   printf("GPU backend benchmark — NVRTC %s; GPU: %s%s\n", dg_gpu_nvrtc_version(),
          gpu ? "" : "none: ", why);
   printf("%-40s %6s %15s %15s\n", "what", "n", "total", "each");
@@ -253,7 +256,7 @@ int main(int argc, char **argv)
     row("compile kernels.cu, cold (NVRTC worker)", ok_cold, cold, arch);
     row("compile kernels.cu, cached", ok_warm, warm, ok_warm ? "cache hit" : "MISSED");
     printf("a fuzz campaign's compiles (cold: an empty cache)%s\n",
-           own ? "" : "; dirigo's own modules left out (--no-own)");
+           own ? "" : "; dirigo's own modules left out (no GPU: --own times them)");
     campaign_compiles(src ? src : DG_DATADIR, arch, own);
     if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);   /* back to this run's cache */
   }
