@@ -110,7 +110,7 @@ struct tui_app {
   int *cap_style;                     /* capture index -> style id */
   tui_model model;
   bool pending;                       /* full highlighting and diagnostics still to do */
-  uint64_t stamp;                     /* the spec's and kernel's sizes and mtimes when opened (tui_open.c) */
+  uint64_t stamp[2];                  /* the spec's and the kernel's size and mtime when opened (tui_open.c) */
 
   tui_pane panes[TUI_PANE__COUNT];
   int focus;                          /* a TUI_PANE_* among the workbench panes */

@@ -194,24 +194,36 @@ void tui_app_close_doc(tui_app *a)
   tui_model_init(&a->model);
 }
 
-static uint64_t doc_stamp(const tui_app *a)
+/* One file's size and mtime, hashed (0: it cannot be read). */
+static uint64_t file_stamp(const char *path)
 {
-  uint64_t h = 0x5eed;
-  const char *files[2] = { a->path, a->source };
-  for (int i = 0; i < 2; i++) {
-    struct stat st;
-    if (!files[i] || stat(files[i], &st) != 0) continue;
-    int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
-    h = dg_hash_bytes(v, sizeof v, h);
-  }
-  return h;
+  struct stat st;
+  if (!path || stat(path, &st) != 0) return 0;
+  int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
+  return dg_hash_bytes(v, sizeof v, 0x5eed);
+}
+
+static void doc_stamp(const tui_app *a, uint64_t out[2])
+{
+  out[0] = file_stamp(a->path);
+  out[1] = file_stamp(a->source);
 }
 
 bool tui_app_stale(tui_app *a)
 {
-  if (!a->path || doc_stamp(a) == a->stamp) return false;
-  tui_app_message(a, true, "%s changed on disk since it was opened: :reload loads it (the screen shows the old version)",
-                  a->source ? a->source : a->path);
+  uint64_t now[2];
+  if (!a->path) return false;
+  doc_stamp(a, now);
+  /* name the file that changed: the spec edited while the kernel stayed is
+   * not "the kernel changed" */
+  bool spec = now[0] != a->stamp[0], kernel = now[1] != a->stamp[1] && a->source && strcmp(a->source, a->path);
+  if (!spec && !kernel) return false;
+  if (spec && kernel)
+    tui_app_message(a, true, "%s and %s changed on disk since they were opened: :reload loads them (the screen shows the old version)",
+                    a->path, a->source);
+  else
+    tui_app_message(a, true, "%s changed on disk since it was opened: :reload loads it (the screen shows the old version)",
+                    spec ? a->path : a->source);
   return true;
 }
 
@@ -293,7 +305,7 @@ bool tui_app_open(tui_app *a, const char *path)
   }
   dg_buf_free(&why);
   dg_diags_free(&d);
-  a->stamp = doc_stamp(a);
+  doc_stamp(a, a->stamp);
   a->focus = TUI_PANE_SOURCE;
   a->overlay = -1;
   a->gallery = false;

@@ -50,6 +50,11 @@ tui_run edited 110x30 ':lua local f = io.open(workbench.source); local t = f:rea
 tui_has edited 001 "changed on disk since it was opened" "a check of a file changed on disk says so"
 tui_has edited 002 "reloaded edit/relu_tail.lua" ":reload loads it again"
 tui_has edited 003 "equivalent  y[31]" "and the check sees the edited kernel"
+# the spec edited, the kernel not: the message names the spec, not the kernel
+mkdir -p "$DATA/edspec" && cp "$DATA/relu_tail.lua" "$DATA/relu_tail.cu" "$DATA/edspec/"
+tui_run edspec 110x30 ':lua local f = io.open(workbench.path, "a"); f:write("-- edited\\n"); f:close()<Enter>
+<Tab>c<Dump>' edspec/relu_tail.lua
+tui_has edspec 001 "edspec/relu_tail.lua changed on disk since it was opened" "a spec changed on disk: the message names the spec"
 # A stopping at its first element counts it in the singular
 mkdir -p "$DATA/first" && sed 's/!= 31/!= 0/' "$DATA/relu_tail.cu" > "$DATA/first/relu_tail.cu" && cp "$DATA/relu_tail.lua" "$DATA/first/"
 tui_run first 110x30 'A<Wait><Dump>' first/relu_tail.lua
