@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
   const char *problem, *strategy, *backend, *evaluate, *witness, *sizes, *rows;
@@ -412,7 +413,13 @@ static int replay_main(int argc, char **argv)
   if (rc >= 0) return rc;
   if (!a.problem || !a.witness) return usage(argv[0], "replay takes PROBLEM and WITNESS");
   if (strncmp(a.witness, "fuzz:", 5)) {
-    fprintf(stderr, "dirigo replay: '%s' is not a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])\n", a.witness);
+    struct stat st;
+    if (strchr(a.witness, '/') || strstr(a.witness, ".json") || stat(a.witness, &st) == 0)
+      /* meant as a check witness file (cli_check_replay takes the ones that exist) */
+      fprintf(stderr, "dirigo replay: %s: %s (a witness is a file dirigo check wrote, or fuzz:STRATEGY:SEED:CASE[@SIZES])\n",
+              a.witness, stat(a.witness, &st) != 0 ? strerror(errno) : "not a regular file");
+    else
+      fprintf(stderr, "dirigo replay: '%s' is neither a file nor a fuzz witness (fuzz:STRATEGY:SEED:CASE[@SIZES])\n", a.witness);
     return DG_EXIT_USAGE;
   }
   bool gpu = !strcmp(a.backend, "gpu");

@@ -1,0 +1,16 @@
+#!/bin/sh
+# What a new user gets wrong on the command line: each mistake gives a message
+# that names the file (and line:col where there is one) and exit status 2.
+. "${DG_SRCDIR:-.}/t/cli/lib.sh"
+rcf="${TMPDIR:-/tmp}/dg_rc.$$"
+W=$(mktemp -d "${TMPDIR:-/tmp}/dg_errors.XXXXXX")
+trap 'rm -rf "$W" "$rcf"' EXIT
+S=$DG_SRCDIR/samples/elementwise
+cp "$S/leaky_relu_macro.lua" "$S/leaky_relu_macro.cu" "$W/"
+P=$W/leaky_relu_macro.lua
+
+# replay of a witness file that is not there: say so, not "not a fuzz witness"
+out=$(run_dirigo replay "$P" "$W/.dirigo/witness-nothere.json" 2>&1)
+is "$(cat "$rcf")" 2 "replay of a missing witness file: exit 2"
+like "$out" "witness-nothere.json: No such file or directory" "replay of a missing witness file names it and says it is missing"
+done_testing
