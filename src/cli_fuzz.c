@@ -95,9 +95,11 @@ static int parse_args(int argc, char **argv, fuzz_args *a)
     else return usage(argv[0], "too many arguments");
   }
   if (a->strategy && !fuzz_strategy_find(a->strategy)) {
-    char *m = dg_printf("unknown strategy '%s'", a->strategy);
-    int rc = usage(argv[0], m);
-    free(m);
+    dg_buf m = {0};
+    dg_buf_printf(&m, "unknown strategy '%s'; strategies:", a->strategy);
+    for (size_t k = 0; k < fuzz_strategy_count(); k++) dg_buf_printf(&m, " %s", fuzz_strategy_at(k)->name);
+    int rc = usage(argv[0], m.s);
+    dg_buf_free(&m);
     return rc;
   }
   if (strcmp(a->backend, "cpu") && strcmp(a->backend, "gpu"))

@@ -13,4 +13,10 @@ P=$W/leaky_relu_macro.lua
 out=$(run_dirigo replay "$P" "$W/.dirigo/witness-nothere.json" 2>&1)
 is "$(cat "$rcf")" 2 "replay of a missing witness file: exit 2"
 like "$out" "witness-nothere.json: No such file or directory" "replay of a missing witness file names it and says it is missing"
+
+# a misspelt strategy: the message lists the strategies there are, Lua ones included
+out=$(run_dirigo fuzz "$P" --strategy boundry 2>&1)
+is "$(cat "$rcf")" 2 "fuzz --strategy with a typo: exit 2"
+like "$out" "unknown strategy 'boundry'; strategies: regular boundary .*tail-sweep" "the message lists the strategies"
+
 done_testing
