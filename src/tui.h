@@ -264,6 +264,9 @@ void tui_teach_follow(tui_app *a);
 
 /* ---- commands shared between views ---------------------------------------- */
 int tui_cmd_run(tui_app *a, const char *line);     /* tui_cmdline.c: ':' commands */
+/* tui_cmdline.c: the i-th ':' command of the table (the '?' screen lists them);
+ * false past the end. Strings are static. */
+bool tui_cmd_at(size_t i, const char **name, const char **usage, const char **help);
 /* tui_check.c: the symbolic check of the picker's selected element. */
 int tui_check_run(tui_app *a);
 /* tui_fuzz.c: a campaign on the emulator; strategy NULL or "": the chosen one. */

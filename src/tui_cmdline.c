@@ -152,7 +152,7 @@ static int cmd_reload(tui_app *a, const char *arg)
 static const tui_cmd cmds[] = {
   { "quit", "", "leave dirigo", cmd_quit },
   { "q", "", "leave dirigo", cmd_quit },
-  { "help", "", "the key help", cmd_help },
+  { "help", "", "this help: the keys and the commands", cmd_help },
   { "theme", "NAME", "switch colour theme (default, light, mono, or a file)", cmd_theme },
   { "kernel", "[NAME]", "jump to a __global__ kernel (no name: the list)", cmd_kernel },
   { "goto", "LINE", "jump to a source line (also :LINE)", cmd_goto },
@@ -164,6 +164,13 @@ static const tui_cmd cmds[] = {
   { "reload", "", "open the spec and kernel again (after an edit on disk)", cmd_reload },
   { "lua", "CODE", "evaluate Lua: the dirigo module, workbench.selected() / .message() / .line()", cmd_lua },
 };
+
+bool tui_cmd_at(size_t i, const char **name, const char **usage, const char **help)
+{
+  if (i >= sizeof cmds / sizeof *cmds) return false;
+  *name = cmds[i].name, *usage = cmds[i].usage, *help = cmds[i].help;
+  return true;
+}
 
 int tui_cmd_run(tui_app *a, const char *line)
 {
@@ -182,6 +189,6 @@ int tui_cmd_run(tui_app *a, const char *line)
       }
       return cmds[i].run(a, arg);
     }
-  tui_app_message(a, true, "unknown command :%.*s (:help lists the keys)", (int)n, line);
+  tui_app_message(a, true, "unknown command :%.*s (:help lists the keys and the commands)", (int)n, line);
   return TUI_HANDLED | TUI_REDRAW;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int top; DG_VEC(char *) lines; DG_VEC(bool) section; } help_state;
+typedef struct { int top, width; DG_VEC(char *) lines; DG_VEC(bool) section; } help_state;
 
 static void clear_lines(help_state *s)
 {
@@ -19,17 +19,44 @@ static void add(help_state *s, bool section, char *line)
   dg_vec_push(&s->section, section);
 }
 
-/* A legend line laid out like a key line (padding by columns, not bytes). */
-static void legend(help_state *s, const char *glyphs, const char *name, const char *help)
+/* The bytes of t that fit in `room` columns, broken at a space when one is. */
+static size_t fit(const char *t, int room)
 {
-  int pad = 18 - tui_text_width(glyphs, strlen(glyphs));
-  add(s, false, dg_printf("  %s%*s %-13s %s", glyphs, pad > 0 ? pad : 0, "", name, help));
+  size_t n = strlen(t), at = 0, brk = 0;
+  while (at < n) {
+    size_t len;
+    tui_utf8_next(t + at, n - at, &len);
+    if (tui_text_width(t, at + len) > room) return brk ? brk : at ? at : len;
+    at += len;
+    if (t[at] == ' ') brk = at;
+  }
+  return n;
 }
 
-/* Builds the text: rows with the same context and action name merge their keys. */
-static void build(help_state *s)
+/* "  KEYS NAME HELP" with the columns aligned by width, not bytes; the help
+ * wraps under itself at `width` columns (an 80-column terminal cut it off). */
+static void row(help_state *s, const char *keys, const char *name, const char *help, int width)
+{
+  int pad = 18 - tui_text_width(keys, strlen(keys));
+  char *head = dg_printf("  %s%*s %-13s ", keys, pad > 0 ? pad : 0, "", name);
+  int col = tui_text_width(head, strlen(head)), room = width - col;
+  if (room < 16) room = 1 << 20;               /* too narrow to wrap: the pane cuts it */
+  const char *t = help;
+  do {
+    size_t take = fit(t, room);
+    add(s, false, dg_printf("%*s%.*s", t == help ? 0 : col, t == help ? head : "", (int)take, t));
+    t += take;
+    while (*t == ' ') t++;
+  } while (*t);
+  free(head);
+}
+
+/* Builds the text for a pane `width` columns wide: rows with the same context
+ * and action name merge their keys; then the ':' commands and the picker's cells. */
+static void build(help_state *s, int width)
 {
   clear_lines(s);
+  s->width = width;
   for (int ctx = 0; ctx < TUI_CTX__COUNT; ctx++) {
     bool any = false;
     for (size_t i = 0; i < tui_nbindings; i++) {
@@ -47,16 +74,28 @@ static void build(help_state *s)
         char kb[24];
         dg_buf_printf(&keys, "%s%s", keys.n ? " " : "", tui_key_name(tui_bindings[j].key, kb, sizeof kb));
       }
-      add(s, false, dg_printf("  %-18s %-13s %s", keys.s, k->name, k->help));
+      row(s, keys.s, k->name, k->help, width);
       dg_buf_free(&keys);
     }
   }
+  /* the ':' commands, from their table (tui_cmdline.c); :quit and :q share a row */
+  add(s, true, dg_strdup("commands (after :)"));
+  const char *name, *usage, *help;
+  for (size_t i = 0; tui_cmd_at(i, &name, &usage, &help); i++) {
+    const char *n2, *u2, *h2;
+    if (i > 0 && tui_cmd_at(i - 1, &n2, &u2, &h2) && !strcmp(h2, help)) continue;
+    dg_buf keys = {0};
+    dg_buf_printf(&keys, ":%s", name);
+    for (size_t j = i + 1; tui_cmd_at(j, &n2, &u2, &h2) && !strcmp(h2, help); j++) dg_buf_printf(&keys, " :%s", n2);
+    row(s, keys.s, usage, help, width);
+    dg_buf_free(&keys);
+  }
   /* not keys, but what the picker's cells mean */
   add(s, true, dg_strdup("picker cells"));
-  legend(s, "·", "unchecked", "no verdict yet");
-  legend(s, "=  X  ?  !", "verdicts", "equivalent, bug, unknown, fault (race, out-of-bounds, ...)");
-  legend(s, "· ░ ▒ ▓ █", "fuzz heat",
-         "share of fuzz cases failing first at the element: 0, to 1/4, 1/2, 3/4, 1");
+  row(s, "·", "unchecked", "no verdict yet", width);
+  row(s, "=  X  ?  !", "verdicts", "equivalent, bug, unknown, fault (race, out-of-bounds, ...)", width);
+  row(s, "· ░ ▒ ▓ █", "fuzz heat",
+      "share of fuzz cases failing first at the element: 0, to 1/4, 1/2, 3/4, 1", width);
 }
 
 static void help_open(tui_app *a, tui_pane *p)
@@ -64,7 +103,7 @@ static void help_open(tui_app *a, tui_pane *p)
   if (!p->st) p->st = dg_calloc(1, sizeof(help_state));
   help_state *s = p->st;
   s->top = 0;
-  build(s);
+  s->width = -1;                                /* built by the first draw, at the pane's width */
 }
 
 static void help_close(tui_app *a, tui_pane *p)
@@ -81,8 +120,9 @@ static void help_close(tui_app *a, tui_pane *p)
 static void help_draw(tui_app *a, tui_pane *p)
 {
   help_state *s = p->st;
+  if (s->width != p->w - 1) build(s, p->w - 1);
   for (int y = p->y; y < p->y + p->h; y++) tui_draw_fill(a->b, y, p->x, p->w, TUI_ST_TEXT);
-  tui_draw_title(a, p, "help — keys (from the key table)");
+  tui_draw_title(a, p, "help — keys (from the key table) and commands");
   int rows = p->h - 1, n = (int)s->lines.n;
   if (s->top > n - rows) s->top = n - rows;
   if (s->top < 0) s->top = 0;

@@ -18,7 +18,7 @@ const tui_binding tui_bindings[] = {
   K(GLOBAL, '?', "help", "help", "this help: every key, from the key table", tui_act_help),
   K(GLOBAL, TUI_KEY_TAB, "next-pane", "pane", "focus the next pane (source, picker, result)", tui_act_next_pane),
   K(GLOBAL, TUI_KEY_BTAB, "prev-pane", NULL, "focus the previous pane", tui_act_prev_pane),
-  K(GLOBAL, ':', "command", NULL, "command line (:help, :theme NAME, :kernel NAME, :goto LINE, :q)", tui_act_command),
+  K(GLOBAL, ':', "command", NULL, "command line: :check, :fuzz STRATEGY, :lua CODE, :reload, ... (listed below)", tui_act_command),
   K(GLOBAL, 'c', "check", "check", "symbolic check of the selected element", tui_act_check),
   K(GLOBAL, 'f', "fuzz", "fuzz", "fuzz campaign on the emulator; heat map in the picker", tui_act_fuzz),
   K(GLOBAL, 'A', "auto-check", NULL, "check --auto: corners, tails, block boundaries, a few random elements; then boundary and huge sizes", tui_act_auto),

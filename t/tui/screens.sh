@@ -14,6 +14,12 @@ tui_same help 002 "j scrolls the help"
 tui_same help 003 "q closes the help"
 tui_run helpend 100x30 '?G<Dump>' saxpy.cu
 tui_has helpend 001 "· ░ ▒ ▓ █          fuzz heat" "G ends the help at the legend of the picker's cells"
+# at 80x24 a help text longer than the line wraps under itself instead of being cut,
+# and the ':' commands are listed from their table (the README names :reload, :lua)
+tui_run help80 80x24 '?G<Dump>' saxpy.cu
+tui_has help80 001 "                                    element: 0, to 1/4, 1/2, 3/4, 1" "80 columns: the legend's text wraps under itself"
+tui_has help80 001 ":reload                          open the spec and kernel again" "the help lists the : commands"
+tui_has help80 001 ":lua               CODE          evaluate Lua" "with their arguments"
 
 tui_run resize 100x30 '<Resize 60x20>
 <Dump>
