@@ -119,6 +119,7 @@ struct tui_app {
   tui_prompt prompt;
   struct lua_State *lua;              /* ':lua' state, made on first use (tui_lua.c) */
   dg_buf lua_out;                     /* what the last ':lua' printed */
+  DG_VEC(int) typed;                  /* keys read while Lua ran, for the loop (tui_lua.c) */
   char *message;                      /* one-line notice; owned */
   bool message_error;
   bool quit;

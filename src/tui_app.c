@@ -161,6 +161,7 @@ void tui_app_free(tui_app *a)
   free(a->cap_style);
   dg_theme_free(&a->theme);
   dg_buf_free(&a->prompt.text);
+  dg_vec_free(&a->typed);
   free(a->message);
   free(a->datadir);
   a->b->ops->free(a->b);
@@ -368,7 +369,13 @@ int tui_app_run(tui_app *a, bool dump, dg_buf *msgs)
   bool marked = dump && tui_headless_marked(a->b);
   if (dump && !tui_headless_dump(a->b, &err)) goto fail;
   for (;;) {
-    int key = a->job ? a->b->ops->getkey_or(a->b, tui_job_fd(a), 250) : a->b->ops->getkey(a->b);
+    int key;
+    if (a->typed.n) {                        /* typed while :lua ran (tui_lua.c) */
+      key = a->typed.v[0];
+      memmove(a->typed.v, a->typed.v + 1, --a->typed.n * sizeof *a->typed.v);
+    } else {
+      key = a->job ? a->b->ops->getkey_or(a->b, tui_job_fd(a), 250) : a->b->ops->getkey(a->b);
+    }
     if (key == TUI_KEY_NONE) break;
     if (key == TUI_KEY_IDLE) {               /* the job wrote, or a tick for its clock */
       tui_job_pump(a);

@@ -108,10 +108,39 @@ static int traceback(lua_State *L)
 /* :lua, the hooks and init.lua run on the screen's thread: an endless loop
  * would freeze the workbench for good. A call is stopped after about 10^9 Lua
  * instructions (seconds of Lua; time spent inside dirigo.* C functions is not
- * counted). */
-static int pcall_limited(lua_State *L, int nargs, int nres, int msgh)
+ * counted), or at <C-c>: every 10^6 instructions the hook reads the keys typed
+ * meanwhile. <C-c> stops the Lua (the terminal is raw: no SIGINT; read after
+ * the call it would have quit dirigo); other keys wait in a->typed, in order,
+ * for the loop. */
+#define TUI_LUA_MILLIONS 1000
+static tui_app *hook_app;
+static long long hook_ticks;
+
+static void limit_hook(lua_State *L, lua_Debug *ar)
 {
-  return dg_lua_pcall_bounded(L, nargs, nres, msgh, 1000, "");
+  tui_app *a = hook_app;
+  for (int k; a && a->b->ops->getkey_or && (k = a->b->ops->getkey_or(a->b, -1, 0)) != TUI_KEY_IDLE && k != TUI_KEY_NONE;) {
+    if (k == TUI_CTRL('c')) {
+      lua_getinfo(L, "Sl", ar);
+      luaL_error(L, "%s:%d: interrupted (<C-c>)", ar->short_src, ar->currentline);
+    }
+    dg_vec_push(&a->typed, k);
+  }
+  if (++hook_ticks <= TUI_LUA_MILLIONS) return;
+  lua_getinfo(L, "Sl", ar);
+  luaL_error(L, "%s:%d: runs too long (an endless loop?): stopped after %d x 10^6 Lua instructions",
+             ar->short_src, ar->currentline, TUI_LUA_MILLIONS);
+}
+
+static int pcall_limited(tui_app *a, lua_State *L, int nargs, int nres, int msgh)
+{
+  if (lua_gethook(L)) return lua_pcall(L, nargs, nres, msgh);   /* an outer call's hook governs */
+  hook_app = a, hook_ticks = 0;
+  lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1000000);
+  int rc = lua_pcall(L, nargs, nres, msgh);
+  lua_sethook(L, NULL, 0, 0);
+  hook_app = NULL;
+  return rc;
 }
 
 static lua_State *state(tui_app *a)
@@ -166,7 +195,7 @@ int tui_lua_run(tui_app *a, const char *code)
     lua_pop(L, 1);
     st = luaL_loadbuffer(L, code, strlen(code), "=:lua");
   }
-  if (st == LUA_OK) st = pcall_limited(L, 0, LUA_MULTRET, base + 1);
+  if (st == LUA_OK) st = pcall_limited(a, L, 0, LUA_MULTRET, base + 1);
   if (st != LUA_OK) {
     dg_buf_printf(&a->lua_out, "error: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
   } else {
@@ -197,7 +226,7 @@ static void call_hook(tui_app *a, const char *name, int nargs)
   lua_pushcfunction(L, traceback);
   lua_insert(L, base + 1);
   refresh(a, L);
-  if (pcall_limited(L, nargs, 0, base + 1) != LUA_OK) {
+  if (pcall_limited(a, L, nargs, 0, base + 1) != LUA_OK) {
     const char *m = lua_tostring(L, -1);
     tui_app_message(a, true, "workbench.%s: %.*s", name, (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
   }
@@ -238,7 +267,7 @@ void tui_lua_init(tui_app *a)
   lua_State *L = state(a);
   refresh(a, L);
   lua_pushcfunction(L, traceback);
-  if (luaL_loadfile(L, path) != LUA_OK || pcall_limited(L, 0, 0, -2) != LUA_OK) {
+  if (luaL_loadfile(L, path) != LUA_OK || pcall_limited(a, L, 0, 0, -2) != LUA_OK) {
     const char *m = lua_tostring(L, -1);
     tui_app_message(a, true, "%.*s", (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
   }

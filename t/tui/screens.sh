@@ -20,6 +20,10 @@ tui_run help80 80x24 '?G<Dump>' saxpy.cu
 tui_has help80 001 "                                    element: 0, to 1/4, 1/2, 3/4, 1" "80 columns: the legend's text wraps under itself"
 tui_has help80 001 ":reload                          open the spec and kernel again" "the help lists the : commands"
 tui_has help80 001 ":lua               CODE          evaluate Lua" "with their arguments"
+# <C-c> while :lua loops stops the Lua, not dirigo (read after the loop, it used to quit)
+tui_run luaint 100x30 ':lua while true do end<Enter><C-c>j<Dump>' saxpy.cu
+tui_has luaint 001 ":lua:1: interrupted (<C-c>)" "<C-c> stops an endless :lua and the workbench stays"
+tui_has luaint 001 "line 7/22" "a key typed while the Lua ran is not lost"
 
 tui_run resize 100x30 '<Resize 60x20>
 <Dump>
