@@ -3,6 +3,7 @@
 #include "lua_spec.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The first error of d that has a position, as dg_diags_print writes it
  * ("file:line:col: error: …", its first line); NULL when there is none. */
@@ -23,6 +24,13 @@ static char *first_error(const dg_srcmgr *sm, const dg_diags *d)
 bool cli_problem_load(cli_problem *L, const char *path, bool quiet)
 {
   memset(L, 0, sizeof *L);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {   /* "cannot read the spec: Is a directory" */
+    L->why = dg_printf("%s: a folder, not a problem: 'dirigo sweep %s' runs every problem under it, "
+                       "'dirigo %s' opens them in the workbench", path, path, path);
+    if (!quiet) fprintf(stderr, "%s\n", L->why);
+    return false;
+  }
   dg_diags d = {0};
   L->p = dg_spec_load(path, &d);
   bool ok = d.nerrors == 0;

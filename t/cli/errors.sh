@@ -19,4 +19,9 @@ out=$(run_dirigo fuzz "$P" --strategy boundry 2>&1)
 is "$(cat "$rcf")" 2 "fuzz --strategy with a typo: exit 2"
 like "$out" "unknown strategy 'boundry'; strategies: regular boundary .*tail-sweep" "the message lists the strategies"
 
+# a folder given where a problem goes: say what to run instead
+out=$(run_dirigo check "$W" --at 0 2>&1)
+is "$(cat "$rcf")" 2 "check of a folder: exit 2"
+like "$out" "a folder, not a problem: 'dirigo sweep .*' runs every problem under it" "check of a folder points to dirigo sweep"
+
 done_testing
