@@ -256,6 +256,11 @@ static void draw_status(tui_app *a)
     x = tui_draw_printf(b, y, x + 1, a->w - x - 1, TUI_ST_STATUS, "%s  ", label);
     x = tui_draw_str(b, y, x, a->w - x, "x", TUI_ST_STATUS_KEY);
     x = tui_draw_str(b, y, x + 1, a->w - x - 1, "cancel  ", TUI_ST_STATUS);
+    if (a->message && x + tui_text_width(a->message, strlen(a->message)) > a->w) {
+      /* no room for both (80 columns): the message answers the key just pressed, the bar stays */
+      tui_draw_fill(b, y, BAR, a->w - BAR, TUI_ST_STATUS);
+      x = BAR + 1;
+    }
     if (a->message) tui_draw_str(b, y, x, a->w - x, a->message, a->message_error ? TUI_ST_ERROR : TUI_ST_MESSAGE);
     return;
   }

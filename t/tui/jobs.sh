@@ -84,6 +84,12 @@ DIRIGO_TEST_CHILD_HANG=1 DIRIGO_TUI_JOB_LIMIT=1; export DIRIGO_TEST_CHILD_HANG D
 tui_run hang 160x30 'c<Wait><Dump>' relu_tail.lua
 unset DIRIGO_TEST_CHILD_HANG DIRIGO_TUI_JOB_LIMIT
 tui_has hang 001 "ran past its time limit of 1 s and was stopped" "a hung child is stopped at its time limit"
+# 80 columns: a key refused while a job runs says why in full (the progress label left no room)
+DIRIGO_TEST_CHILD_HANG=1; export DIRIGO_TEST_CHILD_HANG
+tui_run busy 80x24 '<Tab>c<Dump>c<Dump>x<Dump>' relu_tail.lua
+unset DIRIGO_TEST_CHILD_HANG
+tui_has busy 002 "a check is running (x cancels it)" "80 columns: the message for c while a check runs is not cut"
+tui_has busy 003 "the check was cancelled" "x cancels it"
 
 # the workbench killed while its child works: the child dies with it (Linux)
 if command -v pgrep >/dev/null 2>&1 && [ "$(uname -s)" = Linux ]; then
