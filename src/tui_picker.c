@@ -308,6 +308,12 @@ int tui_pick_dims(tui_app *a, tui_pane *p, int key)
   for (int d = 0; d < t->ndim; d++)
     if (d != s->rd && d != s->cd) { s->sd = d; break; }
   s->top = s->left = 0;
+  /* say what changed: a transposed grid looks like the old one with other extents */
+  if (s->sd >= 0)
+    tui_app_message(a, false, "%s: rows dim %d, columns dim %d, dim %d stepped by +/- (d: other dims)",
+                    t->name, s->rd, s->cd, s->sd);
+  else
+    tui_app_message(a, false, "%s: rows dim %d, columns dim %d (d: the other way round)", t->name, s->rd, s->cd);
   return TUI_HANDLED | TUI_REDRAW;
 }
 
