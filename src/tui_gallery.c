@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 typedef DG_VEC(char *) strvec;
 
@@ -99,10 +100,28 @@ static void add_entry(gal_state *s, const char *group, const char *dir, const ch
   free(c);
 }
 
+/* The samples folder as the title will name what opens from it: without
+ * "build/../", and relative when it is under the working directory (the
+ * README's "samples/softmax/..."), so an 80-column title keeps the file name. */
+static char *samples_root(const tui_app *a)
+{
+  char *raw = dg_printf("%s/samples", a->datadir), *real = realpath(raw, NULL);
+  if (!real) return raw;
+  free(raw);
+  char cwd[4096];
+  size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+  if (n > 1 && !strncmp(real, cwd, n) && real[n] == '/') {
+    char *rel = dg_strdup(real + n + 1);
+    free(real);
+    return rel;
+  }
+  return real;
+}
+
 static void load(tui_app *a, gal_state *s)
 {
   s->loaded = true;
-  s->root = dg_printf("%s/samples", a->datadir);
+  s->root = samples_root(a);
   strvec groups = {0};
   list_dir(s->root, &groups);
   for (size_t g = 0; g < groups.n; g++) {

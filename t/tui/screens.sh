@@ -127,6 +127,13 @@ tui_has filter 001 "1 of 2 problems matching 'SAXPY'" "/ filters the gallery (an
 tui_has filter 001 "demo/saxpy.cu" "to the matching problem"
 tui_has filter 002 "nothing matches" "a filter matching nothing says so"
 tui_has filter 003 "2 problems in" "an empty filter shows all again"
+# a data dir named through build/..: what opens from the gallery is named without the
+# "..", relative to the working directory when it is under it (the title keeps the file name)
+mkdir -p "$DATA/dd/build" && ln -s "$D/samples" "$D/themes" "$D/grammars" "$D/lua" "$DATA/dd/"
+DIRIGO_DATADIR=$DATA/dd/build/..; export DIRIGO_DATADIR
+tui_run galpath 100x30 '<Enter><Dump>'
+unset DIRIGO_DATADIR
+tui_has galpath 001 " dirigo — $(cd "$D" && pwd -P)/samples/demo/bmm.lua (" "a problem opened from the gallery is named without build/.."
 
 # a bad theme line: reported with file:line:col, the rest still loads
 mkdir -p "$T/config/dirigo/themes"
