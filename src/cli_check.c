@@ -8,6 +8,7 @@
 #include "check_inst.h"
 #include "lua_spec.h"
 #include "gpu_run.h"
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -34,7 +35,7 @@ typedef struct {
 static int usage(const char *msg)
 {
   fprintf(stderr, "dirigo check: %s\n", msg);
-  fprintf(stderr, "usage: dirigo check PROBLEM [--at [NAME]i,j,...]... [--auto] [--budget S] [--timeout S]\n"
+  fprintf(stderr, "usage: dirigo check PROBLEM [--at i,j,...|NAME[i,j,...]]... [--auto] [--budget S] [--timeout S]\n"
                   "                    [--float real|ieee] [--seed N] [--size NAME=V]... [--json|--sarif] [--explain] [--no-journal] [--no-gpu]\n");
   return DG_EXIT_USAGE;
 }
@@ -134,6 +135,14 @@ static bool parse_at(const dg_problem *p, const char *s, int *t, int64_t *idx, i
     for (size_t d = 0; d < p->tensors.v[bare].shape.n; d++) dg_buf_printf(&ij, "%s%c", d ? "," : "", "ijklmnop"[d % 8]);
     *err = dg_printf("--at %s: give the element's index too, %s[%s]", s, s, ij.s ? ij.s : "");
     dg_buf_free(&ij);
+    return false;
+  }
+  if (!br && bare < 0 && (isalpha((unsigned char)*s) || *s == '_')) {   /* --at y5: a name, but how? */
+    dg_buf outs = {0};
+    for (size_t i = 0; i < p->tensors.n; i++)
+      if (p->tensors.v[i].role == DG_TENSOR_OUTPUT) dg_buf_printf(&outs, "%s%s", outs.n ? ", " : "", p->tensors.v[i].name);
+    *err = dg_printf("--at %s: expected i,j,... or NAME[i,j,...] (outputs: %s)", s, outs.s ? outs.s : "none");
+    dg_buf_free(&outs);
     return false;
   }
   *rank = 0;

@@ -24,4 +24,9 @@ out=$(run_dirigo check "$W" --at 0 2>&1)
 is "$(cat "$rcf")" 2 "check of a folder: exit 2"
 like "$out" "a folder, not a problem: 'dirigo sweep .*' runs every problem under it" "check of a folder points to dirigo sweep"
 
+# --at with a name but no bracket: say the forms and the outputs
+out=$(run_dirigo check "$P" --at y5 2>&1)
+is "$(cat "$rcf")" 2 "--at y5: exit 2"
+like "$out" "--at y5: expected i,j,... or NAME\\[i,j,...\\] \\(outputs: y\\)" "--at y5 says the forms and names the outputs"
+
 done_testing
