@@ -22,9 +22,14 @@ static void res_close(tui_app *a, tui_pane *p)
 /* "result: summary slice terms smt-lib steps", the shown tab selected */
 static void draw_tabs(tui_app *a, tui_pane *p)
 {
-  tui_draw_title(a, p, "result:");
+  int need = 0;
+  for (int i = 0; i < TUI_TAB__COUNT; i++) need += (int)strlen(tui_tab_names[i]) + 1;
+  /* a narrow pane (80 columns side by side) drops "result:" so that every
+   * tab, the shown one included, keeps its name */
+  bool room = 9 + need <= p->w;
+  tui_draw_title(a, p, room ? "result:" : "");
   bool focus = !a->gallery && a->overlay < 0 && p == &a->panes[a->focus];
-  int x = p->x + 9, end = p->x + p->w;
+  int x = p->x + (room ? 9 : 1), end = p->x + p->w;
   for (int i = 0; i < TUI_TAB__COUNT && x < end; i++) {
     int st = i == a->tab ? TUI_ST_SELECTED : focus ? TUI_ST_PANE_FOCUS : TUI_ST_PANE_TITLE;
     x = tui_draw_str(a->b, p->y, x, end - x, tui_tab_names[i], st) + 1;

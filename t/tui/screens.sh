@@ -20,6 +20,9 @@ tui_run help80 80x24 '?G<Dump>' saxpy.cu
 tui_has help80 001 "                                    element: 0, to 1/4, 1/2, 3/4, 1" "80 columns: the legend's text wraps under itself"
 tui_has help80 001 ":reload                          open the spec and kernel again" "the help lists the : commands"
 tui_has help80 001 ":lua               CODE          evaluate Lua" "with their arguments"
+# 80x24: the result pane is narrow; every tab keeps its name (steps was cut off)
+tui_run tabs80 80x24 '<Tab>c<Wait>vvvv<Dump>' bmm.lua
+tui_has tabs80 001 "│ summary slice terms smt steps" "80 columns: the result pane shows all five tab names"
 # <C-c> while :lua loops stops the Lua, not dirigo (read after the loop, it used to quit)
 tui_run luaint 100x30 ':lua while true do end<Enter><C-c>j<Dump>' saxpy.cu
 tui_has luaint 001 ":lua:1: interrupted (<C-c>)" "<C-c> stops an endless :lua and the workbench stays"
