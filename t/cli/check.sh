@@ -202,7 +202,7 @@ out=$(run_dirigo check "$W/nosuch.lua" --at 0 2>&1)
 like "$out" "nosuch.lua:1:1: error: cannot read the spec: No such file or directory" "a missing spec: the reason"
 mkdir -p "$W/adir.lua"
 out=$(run_dirigo check "$W/adir.lua" --at 0 2>&1)
-like "$out" "adir.lua:1:1: error: cannot read the spec: Is a directory" "a directory as the spec: the reason"
+like "$out" "adir.lua: a folder, not a problem: .dirigo sweep .*adir.lua. runs every problem under it" "a directory as the spec: the reason (and what to run instead)"
 
 out=$(run_dirigo check "$P1" --at 0 --timeout 1e308 --no-journal 2>&1)
 is "$(cat "$rcf")" 0 "--timeout 1e308: a long limit, not an overflowing one (UBSan: the cast to ms)"
