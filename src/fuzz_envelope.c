@@ -41,6 +41,7 @@ typedef struct {
   bool order_overflow;         /* round32: a sum another order would overflow (gpu_env_dev.h's dge_order_ovf) */
   bool nan_cmp;                /* a comparison, max or min read a NaN, or a where's condition was NaN */
   bool round32;                /* round every operation to float */
+  bool absorb;                 /* with round32: adds and subs exact (the absorbing evaluation, dge_absorbs) */
   bool perturb;                /* move every input by 4 ulps of itself and of maxin (dge_rd) */
   double maxin[64], scale[64]; /* per tensor: its largest finite value read by the round32 pass; the normwise scale */
   int64_t flat;                /* the element judged, and which perturbed evaluation (k): */
@@ -96,7 +97,9 @@ static dg_symval v32_apply(void *ud, dg_vop op, const dg_symval *args)
   /* adds and subs: their shadow, and the order term (gpu_env_dev.h's dge_fins) */
   bool sum = op == DG_VOP_ADD || op == DG_VOP_SUB;
   double sh = sum ? e->shadow.v[args[0]] + e->shadow.v[args[1]] : 0;
-  if (e->round32) {
+  if (e->round32 && sum && e->absorb) {
+    /* the absorbing evaluation: an order of the sums that never overflows */
+  } else if (e->round32) {
     r = (double)(float)r;
     if (sum && dge_order_ovf(sh, r)) e->order_overflow = true;
   } else if (e->perturb && sum) {
@@ -212,7 +215,14 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    * passed) is inside where an overflow (fp32's own, overflowed, or another
    * order's, order_overflow) may be absorbed in another order into a finite
    * value far from fp64's (Welford's layernorm: M2 overflows, rsqrt(Inf) =
-   * 0, y = b, where the reference's sum overflows first: NaN), or where fp64
+   * 0, y = b, where the reference's sum overflows first: NaN) and the value
+   * is that order's: near the absorbing evaluation's (round32 with every add
+   * and sub exact, an order of the sums that never overflows, while
+   * products, squares and exps overflow as fp32's do: y = b; dge_absorbs;
+   * session 13, val17: up to then any finite value passed where fp32
+   * overflowed), or the backward-error test's around fp64 (an order that
+   * overflows nowhere: its perturbed evaluations, in double, are finite), or
+   * where fp64
    * gives NaN and a comparison, max or min of fp32's evaluation read a NaN
    * (nan_cmp: a kernel's comparison may be the negated one and take the
    * finite branch; softmax_online gates a lane on the max its fmaxf got with
@@ -226,7 +236,18 @@ static bool within_envelope(env32 *e, int t, int64_t flat, double got, double wa
    * (dge_r32_nonfinite, shared with the device). doc/strategies.md, "A
    * finite value where fp32's own evaluation is not finite". */
   if (r32_inf) {
-    int v = dge_r32_nonfinite(r64, e->overflowed, e->order_overflow, e->nan_cmp);
+    bool ovf = e->overflowed, oovf = e->order_overflow, ncmp = e->nan_cmp;
+    int near = 0;
+    if (ovf || oovf) {   /* dge_absorbs: the absorbing evaluation's value (maxin as the round32 pass left it) */
+      double ra, mx[64];
+      memcpy(mx, e->maxin, sizeof mx);
+      e->absorb = true;
+      bool ev = eval32(e, t, idx, &ra);
+      e->absorb = false;
+      memcpy(e->maxin, mx, sizeof mx);
+      near = ev && dge_absorbs((double)(float)ra, got, tol.atol, tol.rtol);
+    }
+    int v = dge_r32_nonfinite(r64, ovf, oovf, ncmp, near);
     if (v < 2) return v;
   }
   /* the fp32 reference's own distance to fp64 is one sample of the error
@@ -369,6 +390,7 @@ bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_
     memcpy(e->scale, e->maxin, sizeof e->scale);
   }
   e->round32 = k < 0;
+  e->absorb = k == -2;   /* the absorbing evaluation (dge_absorbs) */
   e->perturb = k >= 0;
   e->k = k;
   ok = ok && eval32(e, t, idx, &f->value);

@@ -221,8 +221,9 @@ int64_t fuzz_envelope_filter(const dg_problem *p, const int64_t *sizes, double *
                              const uint8_t *defined, const uint8_t *written, int64_t n, dg_tol tol,
                              int64_t *first, const fuzz_space_ctx *ctx);
 /* One of the envelope's evaluations of output t's reference at element
- * flat: in fp32 (k < 0) or in fp64 at the k-th perturbed inputs (k = 0..2),
- * with the facts the rule reads. False: the reference fails there. (The
+ * flat: in fp32 (k < 0; k = -2 the absorbing evaluation, adds and subs
+ * exact: gpu_env_dev.h's dge_absorbs) or in fp64 at the k-th perturbed
+ * inputs (k = 0..2), with the facts the rule reads. False: the reference fails there. (The
  * GPU's evaluations must equal these: t/gpu/env.c.) */
 typedef struct { double value; bool overflowed, order_overflow, nan_input; } fuzz_envelope_facts;
 bool fuzz_envelope_eval(const dg_problem *p, const int64_t *sizes, double **env_data, int t, int64_t flat, int k,

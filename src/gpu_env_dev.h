@@ -79,6 +79,7 @@ typedef struct {
 
 typedef struct {
   int round32, perturb, k;
+  int absorb;                  /* with round32: adds and subs exact (the absorbing evaluation, dge_absorbs) */
   long long flat;
   unsigned long long opkey;    /* dge_op_key(flat, k), set by dge_eval */
   unsigned long long rkey;     /* dge_read_key(flat, k), set by dge_eval: the reads' (dge_pert) */
@@ -220,8 +221,12 @@ DG_DEV double dge_center(double r64, double want, double hi)
 
 /* A finite kernel value where fp32's own value is not finite (session 11's
  * branch of dge_judge_part and within_envelope, which says more): inside (1)
- * where an overflow may have been absorbed in another order (overflowed,
- * order_overflow), or where fp64 gives NaN and a comparison, a max or a min
+ * where an overflow (overflowed, order_overflow) may have been absorbed in
+ * another order and the value is that order's (absorbed: dge_absorbs; up to
+ * session 13 any finite value passed where fp32 overflowed; otherwise an
+ * order that overflows nowhere gives about fp64's value: 2, the
+ * backward-error test's, around fp64 clamped where fp64 is past the dtype's
+ * largest value), or where fp64 gives NaN and a comparison, a max or a min
  * of fp32's evaluation read a NaN (nan_cmp: a kernel may write the negated
  * comparison, x < 0 ? a x : x for where(x > 0, x, a x), or fmaxf(x, 0) +
  * a fminf(x, 0), and take the other, finite, branch; softmax_online's lane
@@ -232,11 +237,30 @@ DG_DEV double dge_center(double r64, double want, double hi)
  * overflow, is non-finite in every order of the reference (session 12,
  * val16; up to then fp64 NaN passed any finite value here); else (2) fp64
  * is finite: the backward-error test judges. */
-DG_DEV int dge_r32_nonfinite(double r64, int overflowed, int order_overflow, int nan_cmp)
+DG_DEV int dge_r32_nonfinite(double r64, int overflowed, int order_overflow, int nan_cmp, int absorbed)
 {
-  if (overflowed || order_overflow) return 1;
-  if (!dge_isfinite(r64)) return dge_isnan(r64) && nan_cmp;
+  int ovf = overflowed || order_overflow;
+  if (ovf && absorbed) return 1;
+  if (dge_isnan(r64)) return nan_cmp;
+  if (!dge_isfinite(r64)) return ovf ? 2 : 0;
   return 2;
+}
+
+/* Is a finite kernel value got the value of an order that absorbed fp32's
+ * overflow? ra: the absorbing evaluation's (round32 with every add and sub
+ * exact: an order of the sums that never overflows, Welford's running mean,
+ * while products, squares, exps and divisions overflow as fp32's do),
+ * rounded to float. Layernorm at [1e37, 2e37): the reference's sum
+ * overflows (NaN), the exact mean does not, (x - mean)^2 does, rsqrt(Inf) =
+ * 0 and ra = b, Welford's value. The tolerance alone: the absorbing
+ * operations give exact zeros (rsqrt(Inf), x / Inf, exp(-Inf)), and what
+ * follows is fp32 arithmetic on finite values (every element of the samples'
+ * campaigns: got = ra bit for bit; doc/strategies.md, session 13). The
+ * evaluation runs where a finite value meets an overflow in this branch
+ * only (dge_judge_part: serially for a matmul too, e->pre aside). */
+DG_DEV int dge_absorbs(double ra, double got, double atol, double rtol)
+{
+  return dge_isfinite(ra) && fabs(got - ra) <= atol + rtol * fabs(ra);
 }
 
 /* A perturbed evaluation rp's part in the verdict for a finite kernel value
@@ -408,7 +432,9 @@ DG_DEV int dge_order_ovf(double sh, double r)
 DG_DEV double dge_fins(dge_st *e, int cls, double r, double sh, double a0, double a1)
 {
   e->sh = sh;
-  if (e->round32) {
+  if (e->round32 && e->absorb) {
+    /* the absorbing evaluation: an order of the sums that never overflows */
+  } else if (e->round32) {
     r = (double)(float)r;
     if (dge_order_ovf(sh, r)) e->order_overflow = 1;
   } else if (e->perturb) {
@@ -716,6 +742,7 @@ DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double 
   *cond = 0;
   e->flat = flat;
   e->round32 = 1;
+  e->absorb = 0;
   e->perturb = 0;
   e->k = 0;
   e->maxin[0] = e->maxin[1] = e->maxin[2] = 0;
@@ -726,7 +753,19 @@ DG_DEV int dge_judge_part(dge_st *e, int kind, const long long *n, const double 
   int r32_inf = !dge_isfinite(r32);
   if (!dge_isfinite(got)) return r32_inf || e->overflowed || e->order_overflow;
   if (r32_inf) {   /* a finite value where fp32's order is not (fuzz_envelope.c's within_envelope says why) */
-    int v = dge_r32_nonfinite(r64, e->overflowed, e->order_overflow, e->nan_cmp);
+    int ovf = e->overflowed, oovf = e->order_overflow, ncmp = e->nan_cmp, near = 0;
+    if (ovf || oovf) {   /* the absorbing evaluation (a matmul's too: serial here, not from e->pre) */
+      const dge_res *pre = e->pre;
+      double mx[3] = { e->maxin[0], e->maxin[1], e->maxin[2] };
+      e->pre = 0;
+      e->absorb = 1;
+      double ra = dge_eval(e, kind, n, p, flat);
+      e->absorb = 0;
+      e->pre = pre;
+      for (int s = 0; s < 3; s++) e->maxin[s] = mx[s];
+      near = dge_absorbs((double)(float)ra, got, atol, rtol);
+    }
+    int v = dge_r32_nonfinite(r64, ovf, oovf, ncmp, near);
     if (v < 2) return v;
   } else if (fabs(got - r32) <= atol + rtol * fabs(r32) + (dge_isfinite(c64) ? 2 * fabs(r32 - c64) : 0)) return 1;
   e->round32 = 0;
@@ -882,6 +921,7 @@ DG_DEV int dge_mm_judge(dge_st *e, const long long *n, const double *p, long lon
   dge_res q[4];
   dge_st b = *e;
   b.pre = 0;
+  b.absorb = 0;
   b.flat = flat;
   b.round32 = 1;
   b.perturb = 0;

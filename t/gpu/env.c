@@ -220,7 +220,7 @@ static int64_t evals_compare(const ecase *c, int64_t *differ, char *what, size_t
   int64_t step = c->n > 64 ? c->n / 64 : 1, evals = 0;
   long long n[4] = { c->L.n[0], c->L.n[1], c->L.n[2], c->L.n[3] };
   for (int64_t i = 0; i < c->n; i += step)
-    for (int k = -1; k < 3; k++) {
+    for (int k = -2; k < 3; k++) {   /* -2: the absorbing evaluation (dge_absorbs), -1 fp32's */
       fuzz_envelope_facts h;
       if (!fuzz_envelope_eval(c->p, c->sizes, c->data, c->out, i, k, &h)) continue;
       dge_st e = st_of(c);
@@ -232,6 +232,7 @@ static int64_t evals_compare(const ecase *c, int64_t *differ, char *what, size_t
         for (int s = 0; s < 3; s++) e.scale[s] = e.maxin[s];
       }
       e.round32 = k < 0;
+      e.absorb = k == -2;
       e.perturb = k >= 0;
       e.k = k < 0 ? 0 : k;
       double v = dge_eval(&e, (int)c->L.kind, n, c->L.p, i);
@@ -519,6 +520,7 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
     dg_dtype od = c.p->tensors.v[c.out].dtype;
     dg_tol tol = dg_problem_tol(c.p, c.out);
     int64_t step = c.n > 48 ? c.n / 48 : 1, judged = 0, in = 0, order = 0, differ = 0, r32inf = 0, r64inf = 0;
+    int64_t absorbed = 0;
     long long n[4] = { c.L.n[0], c.L.n[1], c.L.n[2], c.L.n[3] };
     char what[200] = "";
     for (int64_t i = 0; i < c.n; i += step) {
@@ -545,10 +547,17 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
       /* fp64 NaN where fp32's value is not finite (val16): 0 and 1.5, finite values (inside only where a
        * comparison, max or min read a NaN: dge_r32_nonfinite) */
       bool wnan = isnan(w);
-      double gs[5] = { INFINITY, NAN, -INFINITY,
+      /* an overflow where fp32's value is not finite (val17): the absorbing evaluation's value (host k = -2)
+       * and one 1e-3 off, inside only at the first */
+      fuzz_envelope_facts ha;
+      bool ab = nf && (h.overflowed || h.order_overflow) &&
+                fuzz_envelope_eval(c.p, c.sizes, c.data, c.out, i, -2, &ha) && isfinite((float)ha.value);
+      double ra = ab ? (float)ha.value : 0;
+      double gs[7] = { INFINITY, NAN, -INFINITY,
                        wnf ? v * (1 + 1e-3) + 3 * tol.atol : wnan ? 0 : w * (1 + 1e-3) + 3 * tol.atol,
-                       wnf ? (float)v : wnan ? 1.5 : -w - 1 };
-      for (int g = 0; g < (nf || wnf || alt >= 2 ? 5 : 2); g++) {
+                       wnf ? (float)v : wnan ? 1.5 : -w - 1, ra, ra * (1 + 1e-3) + 3 * tol.atol };
+      absorbed += ab;
+      for (int g = 0; g < (ab ? 7 : nf || wnf || alt >= 2 ? 5 : 2); g++) {
         if (fuzz_elem_check(od, gs[g], c.want[i], tol) == FUZZ_ELEM_OK) continue;
         got[i] = gs[g];
         int hv = host_judge(&c, i, got, only), dv = dev_judge(&c, i, gs[g]);
@@ -562,10 +571,11 @@ static void nonfinite_vs_host(const char *rel, int *nsamples, int64_t *tot_in, i
     ok(differ == 0 && judged + r32inf > 0,
        "%s (%s), huge values%s: %lld kernel values judged as the host does (Inf, NaN; finite ones and -Inf too where "
        "fp32's own value, or fp64's, is not finite and on Inf and NaN inputs; %lld inside; %lld elements with an "
-       "order that overflows, %lld where fp32's own value is not finite, %lld where fp64's alone is not)%s%s",
+       "order that overflows, %lld where fp32's own value is not finite, %lld where fp64's alone is not, %lld with "
+       "the value of an order that absorbs an overflow)%s%s",
        rel, c.p->op_name,
        alt == 1 ? ", alternating signs" : alt == 2 ? ", an Inf every 13 inputs" : alt ? ", a NaN every 13 inputs" : "",
-       (long long)judged, (long long)in, (long long)order, (long long)r32inf, (long long)r64inf,
+       (long long)judged, (long long)in, (long long)order, (long long)r32inf, (long long)r64inf, (long long)absorbed,
        differ ? "; differ: " : "", what);
     if (c.L.kind == 0 && c.L.n[2] <= 1 && alt < 2)
       ok(in == 0, "  %s: no order of a softmax overflows, every Inf/NaN outside (%lld of %lld)", c.p->op_name,

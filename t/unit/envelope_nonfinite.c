@@ -323,6 +323,14 @@ static void fp32_not_finite(void)
   float two = l2[0] + l2[1];
   ok(isfinite(two) && inside(&q, 2, two) != 0 && inside(&q, 2, NAN) == 1 && inside(&q, 2, -INFINITY) == 1,
      "a + a - a - a + normal values: 2 lanes' finite sum (%g, fp64 %g) passes, NaN and -Inf inside", two, q.want[2]);
+  /* session 13 (val17): up to then any finite value passed where fp32 overflowed; now only the value of an order
+   * that absorbs the overflow (dge_absorbs: the sums exact, here fp64's) or the backward-error test's around fp64 */
+  fuzz_envelope_facts fa;
+  bool aev = fuzz_envelope_eval(q.p, q.sizes, q.env, q.ty, 2, -2, &fa);
+  ok(aev && (float)fa.value == (float)q.want[2] && inside(&q, 2, FLT_MAX) == 0 && inside(&q, 2, 1e36) == 0 &&
+     inside(&q, 2, -1e36) == 0,
+     "a + a - a - a: the absorbing evaluation gives fp64's %g (%g); FLT_MAX, 1e36 and -1e36 outside (an order that "
+     "loses the normal values to a's rounding, 0, is the backward-error test's)", q.want[2], fa.value);
   prob_close(&q);
 
   /* layernorm, one row of 64 huge positive values */
@@ -368,6 +376,31 @@ static void fp32_not_finite(void)
   }
   ok(isinf(m2) && isfinite(mean) && judged >= C - 4 && in == judged,
      "Welford's layernorm: M2 overflows (%g), y = b at %d of %d elements, all inside (%d)", m2, judged, (int)C, in);
+  /* session 13 (val17): a finite value passes there only near the absorbing evaluation's (y = b), or fp64's; up to
+   * then any did. A layernorm that drops its bias (y = 0 here), or adds it twice, and garbage outside. */
+  fuzz_envelope_facts af;
+  bool aok = fuzz_envelope_eval(p, sizes, env, ty, 3, -2, &af);
+  ok(aok && af.value == (float)env[tb][3], "layernorm at [1e37, 2e37): the absorbing evaluation (sums exact) gives "
+     "y = b (%g, b %g)", af.value, (float)env[tb][3]);
+  int outs[3] = {0}, nj[3] = {0};
+  for (int c = 0; c < C; c++) {
+    float bad[3] = { 0, 2 * (float)env[tb][c], (float)env[tb][c] + 1 };
+    for (int k = 0; k < 3; k++) {
+      if (fuzz_elem_check(DG_DT_F32, bad[k], want[c], tol) == FUZZ_ELEM_OK ||
+          fabs(bad[k] - (float)env[tb][c]) <= tol.atol + tol.rtol * fabs((float)env[tb][c]))
+        continue;
+      double *g = dg_calloc((size_t)C, sizeof *g);
+      uint8_t *only = dg_calloc((size_t)C, 1);
+      g[c] = bad[k], only[c] = 1;
+      int64_t first;
+      nj[k]++;
+      outs[k] += fuzz_envelope_filter(p, sizes, env, NULL, ty, g, want, only, NULL, C, tol, &first, NULL) == 1;
+      free(g), free(only);
+    }
+  }
+  ok(nj[0] >= C - 4 && outs[0] == nj[0] && nj[1] >= C / 2 && outs[1] == nj[1] && nj[2] >= C - 4 && outs[2] == nj[2],
+     "layernorm at [1e37, 2e37): without its bias (0) %d of %d outside, the bias twice %d of %d, b + 1 %d of %d",
+     outs[0], nj[0], outs[1], nj[1], outs[2], nj[2]);
   for (size_t t = 0; t < p->tensors.n; t++) free(env[t]);
   free(env), free(want), free(def);
   dg_problem_free(p);
@@ -538,12 +571,15 @@ static void perturbed_not_finite(void)
  *    inside; the rule itself (dge_r32_nonfinite) on its four inputs. */
 static void r32_nonfinite_fp64_nan(void)
 {
-  ok(dge_r32_nonfinite(NAN, 0, 0, 0) == 0 && dge_r32_nonfinite(NAN, 0, 0, 1) == 1 &&
-     dge_r32_nonfinite(NAN, 1, 0, 0) == 1 && dge_r32_nonfinite(NAN, 0, 1, 0) == 1 &&
-     dge_r32_nonfinite(INFINITY, 0, 0, 1) == 0 && dge_r32_nonfinite(-INFINITY, 1, 0, 0) == 1 &&
-     dge_r32_nonfinite(1.5, 0, 0, 1) == 2,
-     "dge_r32_nonfinite: fp64 NaN outside unless an overflow or a comparison on a NaN; fp64 Inf outside unless an "
-     "overflow; finite fp64 the backward-error test's");
+  ok(dge_r32_nonfinite(NAN, 0, 0, 0, 0) == 0 && dge_r32_nonfinite(NAN, 0, 0, 1, 0) == 1 &&
+     dge_r32_nonfinite(NAN, 1, 0, 0, 1) == 1 && dge_r32_nonfinite(NAN, 0, 1, 0, 1) == 1 &&
+     dge_r32_nonfinite(NAN, 1, 0, 0, 0) == 0 && dge_r32_nonfinite(NAN, 0, 0, 0, 1) == 0 &&
+     dge_r32_nonfinite(INFINITY, 0, 0, 1, 0) == 0 && dge_r32_nonfinite(-INFINITY, 1, 0, 0, 1) == 1 &&
+     dge_r32_nonfinite(-INFINITY, 1, 0, 0, 0) == 2 && dge_r32_nonfinite(1.5, 0, 0, 1, 0) == 2 &&
+     dge_r32_nonfinite(1.5, 0, 1, 0, 1) == 1 && dge_r32_nonfinite(1.5, 1, 0, 0, 0) == 2,
+     "dge_r32_nonfinite: fp64 NaN outside unless a comparison on a NaN, or an overflow and the value an order "
+     "absorbing it gives; fp64 Inf outside without an overflow, else the clamp's; finite fp64 the backward-error "
+     "test's unless the absorbing order's value");
   prob q;
   if (!prob_open(&q, "reduce/sum_rows_smem", 1, RC)) {
     prob_close(&q);
