@@ -417,6 +417,6 @@ simt_status simt_run(simt *m, const dg_func *k, const simt_launch *L, const simt
   free(x.kc), free(x.all.b);
   simt_uni_free(&x);
   free(x.live), free(x.zeros), free(x.wsync), free(x.worder), free(x.vb), free(order);
-  free(x.rlog), free(x.rlog_data), free(x.gsp), free(x.gbt.v);
+  free(x.rlog), free(x.rlog_data), free(x.gsp), free(x.gbt.v), free(x.gex);
   return x.stop ? SIMT_STOPPED : SIMT_OK;
 }

@@ -49,8 +49,12 @@
  * the atomics on the counter order the loads after the fenced stores; an
  * atomic elsewhere orders nothing). The storing block's atomics after its fence
  * are kept by address, the first and the last, and the loading block's last
- * SIMT_GACQ distinct ones; still coarse: a store after the storing block's
- * fence counts. Not tracked: the symbolic
+ * SIMT_GACQ distinct ones. Only a store before a fence that precedes the
+ * atomic is published (a cell's span carries its phase: the fences its block
+ * had run), and the loader must have counted last: a load let through on a
+ * counter is noted (gex), and a later block's atomic add on the counter
+ * reports it (the loader's atomic did not see every block's count: no test on
+ * its value, or a test of the wrong one). Not tracked: the symbolic
  * domain (its values are terms; the check's concrete run sees the race
  * first), a launch of one block of one warp, wrapped (lazily filled)
  * buffers. */
@@ -64,6 +68,13 @@
 #include <string.h>
 
 enum { GS_ATOMIC = 32, GS_THREAD = SIMT_GS_THREAD, GS_SPAN = SIMT_GS_SPAN, GS_GEN = SIMT_GS_GEN };
+
+/* The launch's table of spans keeps a store's phase (the fences its block ran before it,
+ * published() looks at it) in the top byte of its file index: a store of phase 0 (every
+ * store of a kernel without a fence) looks its span up as before. */
+enum { SP_PH = 24 };
+static inline dg_span sp_of(dg_span k) { return (dg_span){ k.file & ((1u << SP_PH) - 1), k.line, k.col }; }
+static inline uint8_t ph_of(dg_span k) { return (uint8_t)(k.file >> SP_PH); }
 
 /* b's cells, at its first store or recorded load: n store cells, then n load cells and n
  * second loaders' (calloc: the pages nobody touches cost nothing) */
@@ -129,30 +140,105 @@ void simt_gsh_explode(simt_buf *b, int64_t k)
   b->gch[k] = (uint64_t)b->ggen << 56 | SIMT_GS_CELLS;
 }
 
+/* ---- the "last block" pattern's loads exempted, by counter --------------------------- */
+/* A load of another block's store that published() let through on counter addr: the first
+ * one of the loading block (ep0: its first interval) not yet told; an atomic add on addr by
+ * a later block shows that the loader's atomic did not see every block's count. */
+struct simt_gex {
+  uint64_t addr;           /* the counter (a dom pointer; 0: a free slot) */
+  uint64_t cell;           /* the store's cell */
+  int64_t block, bo;       /* the loading block; the byte of buf loaded */
+  uint32_t ep0;
+  int buf, lane;
+  bool told;
+  dg_span sp;              /* the load */
+};
+
+static inline size_t gex_slot(const simt_x *x, uint64_t a)
+{
+  return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 32) & (size_t)(x->gexcap - 1);
+}
+
+/* the entry of counter a, or NULL */
+static struct simt_gex *gex_find(simt_x *x, uint64_t a)
+{
+  for (size_t i = gex_slot(x, a);; i = (i + 1) & (size_t)(x->gexcap - 1)) {
+    if (x->gex[i].addr == a) return &x->gex[i];
+    if (!x->gex[i].addr) return NULL;
+  }
+}
+
+/* a's entry, a free one (addr 0) where it has none */
+static struct simt_gex *gex_slot_of(simt_x *x, uint64_t a)
+{
+  if (2 * (x->gexn + 1) > x->gexcap) {        /* (at most half full: the probes end) */
+    struct simt_gex *old = x->gex;
+    int cap = x->gexcap;
+    x->gexcap = cap ? 2 * cap : 16;
+    x->gex = dg_calloc((size_t)x->gexcap, sizeof *x->gex);
+    for (int i = 0; i < cap; i++)
+      if (old[i].addr) {
+        size_t j = gex_slot(x, old[i].addr);
+        while (x->gex[j].addr) j = (j + 1) & (size_t)(x->gexcap - 1);
+        x->gex[j] = old[i];
+      }
+    free(old);
+  }
+  size_t i = gex_slot(x, a);
+  while (x->gex[i].addr && x->gex[i].addr != a) i = (i + 1) & (size_t)(x->gexcap - 1);
+  return &x->gex[i];
+}
+
+/* lane's load at byte bo of b (at sp) of the store of cell c, let through on counter a */
+static void gex_note(simt_x *x, uint64_t a, const simt_buf *b, int lane, int64_t bo, dg_span sp, uint64_t c)
+{
+  struct simt_gex *e = gex_slot_of(x, a);
+  if (e->addr && !e->told) return;             /* one not told yet stands for the counter */
+  if (!e->addr) x->gexn++;
+  *e = (struct simt_gex){ a, c, x->block, bo, x->gep0, (int)(b - x->m->bufs.v), lane, false, sp };
+}
+
+static void race_late(simt_x *x, struct simt_gex *e);
+
 void simt_gsh_reset(simt_x *x)
 {
-  x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gacqn = 0, x->gfence = false;
+  x->gl = ++x->m->glaunch, x->gbt.n = 0, x->gacqn = 0, x->gfence = false, x->gnf = 0;
   x->gpub[0] = x->gpub[1] = 0;
+  if (x->gexn) memset(x->gex, 0, (size_t)x->gexcap * sizeof *x->gex);
+  x->gexn = 0;
 }
 
 void simt_gsh_block(simt_x *x)
 {
   x->gep0 = x->epoch;
-  if (x->gbt.n) memcpy(x->gbt.v[x->gbt.n - 1].pub, x->gpub, sizeof x->gpub);   /* the block before: published? */
-  x->gfence = false, x->gacqn = 0;
+  if (x->gbt.n && x->gpub[0]) {            /* the block before published (its entry holds zeros) */
+    memcpy(x->gbt.v[x->gbt.n - 1].pub, x->gpub, sizeof x->gpub);
+    memcpy(x->gbt.v[x->gbt.n - 1].pubf, x->gpubf, sizeof x->gpubf);
+  }
+  x->gfence = false, x->gacqn = 0, x->gnf = 0;
   x->gpub[0] = x->gpub[1] = 0;
   if (!x->gsh) return;
-  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block, { 0, 0 } }));
+  dg_vec_push(&x->gbt, ((struct simt_gblk){ x->epoch, x->block, { 0, 0 }, { 0, 0 } }));
 }
 
-void simt_gsh_atomic(simt_x *x, int64_t addr)
+void simt_gsh_fence(simt_x *x)
+{
+  x->gfence = true;
+  if (x->gnf < 255) x->gnf++;
+}
+
+void simt_gsh_atomic(simt_x *x, int64_t addr, bool counts)
 {
   uint32_t id = dom_ptr_buf((dom_val)addr);
   if (!x->gsh || id == 0 || id >= (uint32_t)x->top || x->m->bufs.v[id].kind != BK_GLOBAL) return;
   uint64_t a = (uint64_t)addr;
-  if (x->gfence) {                          /* after the fence: publishes on a */
-    if (!x->gpub[0]) x->gpub[0] = a;
-    x->gpub[1] = a;
+  if (x->gfence) {                          /* after the fence: publishes on a the stores before it */
+    if (!x->gpub[0]) x->gpub[0] = a, x->gpubf[0] = x->gnf;
+    x->gpub[1] = a, x->gpubf[1] = x->gnf;
+  }
+  if (counts && x->gexn) {                  /* a count after a loader's: its loads were not the last block's */
+    struct simt_gex *e = gex_find(x, a);
+    if (e && !e->told && e->ep0 < x->gep0) race_late(x, e);
   }
   int n = x->gacqn < SIMT_GACQ ? x->gacqn : SIMT_GACQ;
   for (int i = 0; i < n; i++)
@@ -180,39 +266,60 @@ static int64_t block_of(const simt_x *x, uint32_t ep)
 
 /* A load of another block's store (its cell c) ordered by the "last block" pattern: the
  * storing block ran a __threadfence() and then an atomic on global memory (its stores
- * published on that atomic's address: the counter), and the loading block an atomic on
- * that address before the load (it read the counter after the storing block's update). */
-static bool published(const simt_x *x, uint64_t c)
+ * before the fence published on that atomic's address: the counter), and the loading
+ * block an atomic on that address before the load (it read the counter after the storing
+ * block's update): the counter's address, 0 where not. The store's phase (the fences its
+ * block ran before it) must be below the fences before the atomic: a store after the
+ * fence, or after the fence and the atomic, is not published by them. */
+static uint64_t published(const simt_x *x, uint64_t c)
 {
   const struct simt_gblk *g = x->gacqn ? gblk_of(x, (uint32_t)c) : NULL;
-  if (!g || !g->pub[0]) return false;
+  if (!g || !g->pub[0]) return 0;
+  uint64_t si = c >> GS_SPAN & 0x1fff;
+  uint8_t ph = si < (uint64_t)x->gspn ? ph_of(x->gsp[si]) : 0;
   int n = x->gacqn < SIMT_GACQ ? x->gacqn : SIMT_GACQ;
   for (int i = 0; i < n; i++)
-    if (x->gacq[i] == g->pub[0] || x->gacq[i] == g->pub[1]) return true;
-  return false;
+    for (int j = 0; j < 2; j++)
+      if (x->gacq[i] == g->pub[j] && ph < g->pubf[j]) return g->pub[j];
+  return 0;
 }
 
 static bool same_span(dg_span a, dg_span b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
 
-/* the index of sp in the launch's table (the last one asked, usually) */
-static uint64_t span_index(simt_x *x, dg_span sp)
+/* the index of sp (its phase in its file index) in the launch's table, kept in *last */
+static uint64_t span_find(simt_x *x, dg_span sp, int *last)
 {
-  if (x->gspn && same_span(x->gsp[x->gsplast], sp)) return (uint64_t)x->gsplast;
   for (int i = 0; i < x->gspn; i++)
-    if (same_span(x->gsp[i], sp)) return (uint64_t)(x->gsplast = i);
+    if (same_span(x->gsp[i], sp)) return (uint64_t)(*last = i);
   if (x->gspn >= (1 << 13) - 1) return 0;     /* (a kernel with that many store sites: the first's line) */
   if (x->gspn == x->gspcap) {
     x->gspcap = x->gspcap ? x->gspcap * 2 : 16;
     x->gsp = dg_realloc(x->gsp, sizeof *x->gsp * (size_t)x->gspcap);
   }
   x->gsp[x->gspn] = sp;
-  return (uint64_t)(x->gsplast = x->gspn++);
+  return (uint64_t)(*last = x->gspn++);
+}
+
+/* the index of a store's span sp in the launch's table (the last store's, usually), with its
+ * phase ph */
+static inline uint64_t span_index(simt_x *x, dg_span sp, uint8_t ph)
+{
+  if (ph && sp.file < 1u << SP_PH) sp.file |= (uint32_t)ph << SP_PH;
+  if (x->gspn && same_span(x->gsp[x->gsplast], sp)) return (uint64_t)x->gsplast;
+  return span_find(x, sp, &x->gsplast);
+}
+
+/* the same for a load's (phase 0; the last load's, usually) */
+static inline uint64_t span_index_ld(simt_x *x, dg_span sp)
+{
+  if (x->gspn && same_span(x->gsp[x->glsplast], sp)) return (uint64_t)x->glsplast;
+  return span_find(x, sp, &x->glsplast);
 }
 
 uint64_t simt_gsh_tag(simt_x *x, const simt_buf *b, int lane, dg_span sp)
 {
   int thr = x->pk ? lane % x->nb1 : lane;      /* packed blocks: lane's own */
-  return (uint64_t)b->ggen << GS_GEN | span_index(x, sp) << GS_SPAN | (uint64_t)thr << GS_THREAD
+  return (uint64_t)b->ggen << GS_GEN | span_index(x, sp, x->gnf) << GS_SPAN | (uint64_t)thr << GS_THREAD
          | (uint64_t)x->in_atomic << GS_ATOMIC | x->epoch;
 }
 
@@ -229,6 +336,7 @@ static inline int64_t thread_of(const simt_x *x, int lane) { return x->pk ? lane
 
 static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, int kind, int64_t bo, dg_span sp,
                  bool loaded);
+static void coords(const uint32_t dim[3], int64_t lin, uint32_t out[3]);
 
 /* ---- loads recorded (the store side) ------------------------------------------------ */
 /* The load recorded in cell ci of b (simt_glr_st holds) that a store of thread thr races
@@ -344,13 +452,29 @@ static void coords(const uint32_t dim[3], int64_t lin, uint32_t out[3])
   out[2] = (uint32_t)(lin / dim[0] / dim[1]);
 }
 
+/* event e's other access: the cell other (kind: simt_gsh_other's) at byte bo of b */
+static void race_other(simt_x *x, simt_event *e, const simt_buf *b, bool write, uint64_t other, int kind, int64_t bo,
+                       dg_span sp)
+{
+  int64_t othr = (int64_t)(other >> GS_THREAD & 0x3ff);
+  uint64_t si = other >> GS_SPAN & 0x1fff;
+  e->span2 = si < (uint64_t)x->gspn ? sp_of(x->gsp[si]) : sp;
+  e->thread2 = othr, e->gmem = true;
+  if (kind == 1) {
+    int64_t oblk = block_of(x, (uint32_t)other);
+    e->xblock = true, e->block2 = oblk;
+    coords(x->gdim, oblk, e->bidx2);
+    coords(x->bdim, othr, e->tidx2);
+  }
+  e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = write;
+}
+
 /* lane's access at byte bo of b (a store when write) against the cell other
  * (kind: simt_gsh_other's) */
 static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, int kind, int64_t bo, dg_span sp,
                  bool loaded)
 {
   bool a1 = other >> GS_ATOMIC & 1, a2 = write && x->in_atomic;
-  int64_t othr = (int64_t)(other >> GS_THREAD & 0x3ff);
   int64_t es = b->elem ? dom_tysize(b->elem) : 0;
   char el[48];
   if (es > 0 && bo % es == 0) snprintf(el, sizeof el, "%lld", (long long)(bo / es));
@@ -369,24 +493,37 @@ static void race(simt_x *x, simt_buf *b, int lane, bool write, uint64_t other, i
                     "depends on which block stores last", what, b->name, el);
   else if (kind == 1)
     e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two blocks of one launch: what the load sees depends "
-                    "on which block runs first (no __threadfence and atomics on one counter order them)", what, b->name, el);
+                    "on which block runs first (no __threadfence then count orders them)", what, b->name, el);
   else if (write)
     e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two warps of one block in one barrier interval, not "
                     "both atomic: the value depends on which warp stores last", what, b->name, el);
   else
     e = simt_report(x, SIMT_EV_RACE, sp, lane, "%s of %s[%s] by two warps of one block in one barrier interval: what "
                     "the load sees depends on which warp runs first", what, b->name, el);
-  if (!e) return;
-  uint64_t si = other >> GS_SPAN & 0x1fff;
-  e->span2 = si < (uint64_t)x->gspn ? x->gsp[si] : sp;
-  e->thread2 = othr, e->gmem = true;
-  if (kind == 1) {
-    int64_t oblk = block_of(x, (uint32_t)other);
-    e->xblock = true, e->block2 = oblk;
-    coords(x->gdim, oblk, e->bidx2);
-    coords(x->bdim, othr, e->tidx2);
-  }
-  e->buf = b->mem.id, e->off = bo, e->size = b->ggran, e->write = write;
+  if (e) race_other(x, e, b, write, other, kind, bo, sp);
+}
+
+/* A load of a published() store (e) whose loading block's atomic on the counter came
+ * before a later block's count on it (the running block's): the loading block read the
+ * partials with the counter not showing every block's count (no test on its value, or
+ * a test of the wrong one), so on a GPU it may run before the storing block. */
+static void race_late(simt_x *x, struct simt_gex *e)
+{
+  simt_buf *b = &x->m->bufs.v[e->buf];
+  int64_t es = b->elem ? dom_tysize(b->elem) : 0;
+  char el[48];
+  if (es > 0 && e->bo % es == 0) snprintf(el, sizeof el, "%lld", (long long)(e->bo / es));
+  else snprintf(el, sizeof el, "byte %lld", (long long)e->bo);
+  e->told = true;
+  uint32_t bi[3];
+  coords(x->gdim, x->block, bi);
+  simt_event *v = simt_report(x, SIMT_EV_RACE, e->sp, e->lane, "write-read of %s[%s] by two blocks of one launch: "
+                              "the load's block counted before block (%u,%u,%u), not last: the store may come later",
+                              b->name, el, bi[0], bi[1], bi[2]);
+  if (!v) return;
+  v->block = e->block;                      /* the loading block's event */
+  coords(x->gdim, e->block, v->bidx);
+  race_other(x, v, b, false, e->cell, 1, e->bo, e->sp);
 }
 
 /* A narrow store's bytes nb at byte o of b (was: the bytes there before) against the loads
@@ -512,7 +649,9 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
   for (int64_t ci = o / g; ci <= (o + size - 1) / g && ci < b->mem.size / g; ci++) {
     uint64_t c = simt_gsh_cell(b, ci);
     int kind = simt_gsh_other(x, c, b->ggen, thr);
-    if (!kind || (kind == 1 && published(x, c))) continue;
+    uint64_t a = kind == 1 ? published(x, c) : 0;
+    if (a) gex_note(x, a, b, lane, ci * g, sp, c);
+    if (!kind || a) continue;
     race(x, b, lane, false, c, kind, ci * g, sp, false);
     return;
   }
@@ -520,7 +659,9 @@ void simt_gsh_load(simt_x *x, simt_buf *b, int lane, int64_t o, int64_t size, dg
     for (int64_t bi = o; bi < o + size; bi++) {
       uint64_t c = b->gby[bi];
       int kind = simt_gsh_other(x, c, b->ggen, thr);
-      if (!kind || (kind == 1 && published(x, c))) continue;
+      uint64_t a = kind == 1 ? published(x, c) : 0;
+      if (a) gex_note(x, a, b, lane, bi, sp, c);
+      if (!kind || a) continue;
       race(x, b, lane, false, c, kind, bi, sp, false);
       return;
     }
@@ -586,7 +727,7 @@ static void glr_cells(simt_x *x, simt_buf *b)
 /* the cell a load at sp leaves, its thread added by the caller */
 static inline uint64_t glr_base(simt_x *x, const simt_buf *b, dg_span sp)
 {
-  return (uint64_t)b->glgen << GS_GEN | span_index(x, sp) << GS_SPAN | x->epoch;
+  return (uint64_t)b->glgen << GS_GEN | span_index_ld(x, sp) << GS_SPAN | x->epoch;
 }
 
 /* The second loader of cell ci, c its first (of this interval): tag's unless one is there. */

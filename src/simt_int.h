@@ -204,9 +204,12 @@ typedef struct simt_x {
   /* global races (simt_grace.c): on for a concrete launch of two blocks or two warps or more */
   bool gsh;
   bool gfence;             /* the running block ran a __threadfence() */
+  uint8_t gnf;             /* ... how many (saturating): a store's phase (simt_grace.c) */
   uint64_t gpub[2];        /* ... and then atomics on global memory: the first's and the last's
                             * address (a dom pointer; 0 none): its stores before are published
                             * to a block that ran an atomic on one of them */
+  uint8_t gpubf[2];        /* the fences run before each of them: a store of an earlier phase
+                            * is published by it */
   uint64_t gacq[SIMT_GACQ];   /* the running block's atomics on global memory, their addresses
                             * (the last SIMT_GACQ distinct ones; 0 none) */
   int gacqn;               /* atomics recorded in gacq (it wraps) */
@@ -214,9 +217,11 @@ typedef struct simt_x {
   uint32_t gep0;           /* the barrier interval (epoch) the running block (or pack) began with */
   /* the blocks run, by the interval they began with; pub: the block's gpub (set when the
    * next block begins) */
-  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; uint64_t pub[2]; }) gbt;
+  DG_VEC(struct simt_gblk { uint32_t ep; int64_t block; uint64_t pub[2]; uint8_t pubf[2]; }) gbt;
+  struct simt_gex *gex;    /* loads the "last block" pattern exempted, by counter (simt_grace.c) */
+  int gexcap, gexn;
   dg_span *gsp;            /* the spans of the launch's global stores, by index (cells name them) */
-  int gspn, gspcap, gsplast;
+  int gspn, gspcap, gsplast, glsplast;   /* (the last store's and the last load's) */
 } simt_x;
 
 /* scratch (simt.c) */
@@ -505,8 +510,12 @@ void simt_glr_load_lanes(simt_x *x, simt_buf *b, int lo, int hi, const uint8_t *
 /* a block (or a pack of blocks) begins: x->epoch is its first barrier interval */
 void simt_gsh_block(simt_x *x);
 /* An atomic at addr (a dom pointer) by the running block: recorded for the "last block"
- * pattern where addr is global memory (published after a __threadfence(), acquired) */
-void simt_gsh_atomic(simt_x *x, int64_t addr);
+ * pattern where addr is global memory (published after a __threadfence(), acquired);
+ * counts: an add or sub of a nonzero value (a block counting itself: after another block's
+ * load the pattern let through on addr, that block did not count last) */
+void simt_gsh_atomic(simt_x *x, int64_t addr, bool counts);
+/* a __threadfence() by the running block */
+void simt_gsh_fence(simt_x *x);
 /* The bytes of b's cells, fixed at its first store of size bytes. */
 static inline int simt_gsh_gran(simt_buf *b, int64_t size)
 {

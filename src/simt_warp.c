@@ -87,7 +87,7 @@ static dom_val *in_nothing(simt_x *x, const dg_expr *e, msk *k)
  * between blocks */
 static dom_val *in_fence(simt_x *x, const dg_expr *e, msk *k)
 {
-  if (e->op == DG_IN___THREADFENCE) x->gfence = true;
+  if (e->op == DG_IN___THREADFENCE) simt_gsh_fence(x);
   return in_nothing(x, e, k);
 }
 
@@ -190,7 +190,7 @@ static dom_val *in_atomic(simt_x *x, const dg_expr *e, msk *k)
       if (i < k->lo || i >= k->hi || !k->b[i]) continue;
       one.b[i] = 1, one.lo = i, one.hi = i + 1, one.cnt = 1;
       simt_race_atomic(x, i, p[i], simt_tysize(t), e->span);    /* against plain accesses (atomics skip the shadow) */
-      simt_gsh_atomic(x, p[i]);                                  /* the "last block" pattern's counter */
+      simt_gsh_atomic(x, p[i], (c == DG_IC_ATOMIC_ADD || c == DG_IC_ATOMIC_SUB) && v[i]);   /* the "last block" pattern's counter */
       simt_mem_access(x, e->span, t, &one, p, old, false);
       const dom_val *args2[2] = { old + i, v + i };
       switch (c) {

@@ -92,6 +92,16 @@ is "$(cat "$rcf")" 1 "fuzz: the same without the __threadfence is a finding (exi
 like "$out" "FINDING .*l2norm_last.cu:20:54: race: write-read of part\[[0-9]+\] by two blocks of one launch: what the load sees depends on which block runs first .* vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 15:9" \
   "  the last block's load of the other block's partial, against its store"
 rm -rf "$W"
+# t/data/grace/l2norm_late: each block fences and counts itself, then stores its partial: a store
+# after the fence and the atomic is not published by them (the emulator exempted it before)
+out=$(run_dirigo fuzz "$G/l2norm_late.lua" --cases 8)
+is "$(cat "$rcf")" 1 "fuzz: the partial stored after the __threadfence and the atomicAdd is a finding (exit 1)"
+like "$out" "FINDING .*l2norm_late.cu:20:54: race: write-read of part\[[0-9]+\] by two blocks of one launch: what the load sees depends on which block runs first .* vs block \(0,[0-9]+,0\) thread \(0,0,0\) at line 17:9" \
+  "  the last block's load of the other block's partial, against its store after the atomic"
+out=$(run_dirigo check "$G/l2norm_late.lua" --auto --no-journal --budget 20)
+is "$(cat "$rcf")" 1 "check --auto: the same is a finding (exit 1)"
+like "$out" "^y\[[0-9]+\] +race .*l2norm_late.cu:20:54: race: write-read of part\[[0-9]+\] .* at line 17:9 .*concrete run on the emulator" \
+  "  the race, from the concrete run"
 
 # a load before another warp's store (loads are recorded): t/data/grace/cumsum_inplace scans a
 # row in place with no barrier between a step's load of yr[c - off] and its store of yr[c]; the

@@ -197,6 +197,28 @@ static const char src[] =
   "  if (mode == 3 && threadIdx.x == 0) y[0] = 7;\n"                        /* 175: warp 0 stores y[0], its low half changed */
   "  if (mode == 4 && threadIdx.x == 32) o[0] = s[0];\n"                    /* 176: warp 1 loads the low half */
   "  if (mode == 4 && threadIdx.x == 0) y[0] = 7;\n"                        /* 177: warp 0 stores y[0]: a race */
+  "}\n"
+  "/* the last block's reduction and its bugs: mode 0 the last block reads (as lastblock), 1 every\n"   /* 179 */
+  " * block reads, 2 the block whose atomic returned 0 reads, 3 the partial stored after the fence\n"
+  " * and the atomic, 4 the block reads whose blockIdx is the last, 5 every block reads those before\n"
+  " * it, 6 stored between the fence and the atomic, 7 the same with a second fence */\n"
+  "__global__ void lastbug(float *part, float *out, unsigned *count, int mode)\n"   /* 183 */
+  "{\n"
+  "  if (threadIdx.x != 0) return;\n"
+  "  unsigned b = blockIdx.x;\n"
+  "  if (mode != 3 && mode != 6) part[b] = b + 1.0f;\n"                      /* 187 */
+  "  __threadfence();\n"
+  "  if (mode == 6 || mode == 7) part[b] = b + 2.0f;\n"                      /* 189: after the fence */
+  "  if (mode == 7) __threadfence();\n"
+  "  unsigned v = atomicAdd(count, 1u);\n"
+  "  if (mode == 3) part[b] = b + 1.0f;\n"                                  /* 192: after the fence and the atomic */
+  "  bool rd = mode == 1 ? true : mode == 2 ? v == 0 : mode == 4 ? b == gridDim.x - 1 : mode == 5 ? b > 0\n"
+  "          : v == gridDim.x - 1;\n"
+  "  if (rd) {\n"
+  "    float s = 0.0f;\n"
+  "    for (unsigned i = 0; i < (mode == 5 ? b : gridDim.x); i++) s += part[i];\n"   /* 197 */
+  "    out[b] = s;\n"
+  "  }\n"
   "}\n";
 
 enum { ZERO = 2 };
@@ -646,6 +668,84 @@ static void test_counter(dg_module *mod)
     }
 }
 
+/* the race event at line (NULL none) */
+static const simt_event *race_at(const simt *m, uint32_t line)
+{
+  size_t ne;
+  const simt_event *ev = simt_events(m, &ne);
+  for (size_t i = 0; i < ne; i++)
+    if (ev[i].kind == SIMT_EV_RACE && ev[i].span.line == line) return &ev[i];
+  return NULL;
+}
+
+/* the "last block" exemption holds only where the loading block counted last and the store came
+ * before the storing block's fence and atomic */
+static void test_lastbug(dg_module *mod)
+{
+  bufspec bs[] = { { "part", 4 * 4, ZERO, DG_TY_F32 }, { "out", 4 * 4, ZERO, DG_TY_F32 }, { "count", 4, ZERO, DG_TY_U32 } };
+  int64_t mode = 0;
+  clean(mod, "the last block reads the partials", "lastbug", bs, 3, &mode, 1, 4, 32);
+  mode = 7;
+  clean(mod, "a partial stored after the fence, then a second fence and the atomic", "lastbug", bs, 3, &mode, 1, 4, 32);
+  for (int64_t md = 0; md <= 7; md += 7) {     /* blocks in another order: still clean */
+    simt *m = run(mod, NULL, "lastbug", bs, 3, &md, 1, 4, 32, 12345);
+    ok(nevents(m) == 0, "mode %lld, blocks in a permuted order: no event", (long long)md);
+    simt_free(m);
+  }
+  /* the load (line 197) of another block's partial, named against its store (line, block) */
+  static const struct { int mode; uint32_t st; int64_t lb, sb; const char *what, *msg; } cs[] = {
+    { 1, 187, 1, 0, "every block reads the partials (no test on the counter)", "counted before block (2,0,0)" },
+    { 5, 187, 1, 0, "every block reads the partials of the blocks before it", "counted before block (2,0,0)" },
+    { 3, 192, 3, 0, "the partial stored after the fence and the atomic", "which block runs first" },
+    { 6, 189, 3, 0, "the partial stored after the fence, before the atomic", "which block runs first" },
+  };
+  for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
+    for (int p = 0; p < 2; p++) {
+      mode = cs[c].mode;
+      simt *m = run(mod, p ? &slow : NULL, "lastbug", bs, 3, &mode, 1, 4, 32, 0);
+      const simt_event *e = race_at(m, 197);
+      ok(e && e->xblock && !e->write && e->span2.line == cs[c].st && e->block == cs[c].lb && e->block2 == cs[c].sb
+         && e->thread == 0 && e->thread2 == 0 && strstr(e->msg, "write-read of part[0] by two blocks")
+         && strstr(e->msg, cs[c].msg),
+         "%s path: %s: a race of the load at line 197 with the store at line %u (%s)", p ? "general" : "fast",
+         cs[c].what, cs[c].st, e ? e->msg : "no race at line 197");
+      if (e) {
+        dg_buf b = {0};
+        simt_event_format(&b, &sm, e);
+        char want[64];
+        snprintf(want, sizeof want, "vs block (%lld,0,0) thread (0,0,0) at line %u:", (long long)cs[c].sb, cs[c].st);
+        ok(b.s && strstr(b.s, want), "... formatted with the storing block: %s", b.s ? b.s : "");
+        dg_buf_free(&b);
+      }
+      simt_free(m);
+    }
+  /* the loader picked by its blockIdx, not by the counter: in the launch's order it counts last and
+   * nothing shows (the emulator does not see what the load depended on); blocks in another order
+   * where it does not run last: the race */
+  mode = 4;
+  {
+    simt *m = run(mod, NULL, "lastbug", bs, 3, &mode, 1, 4, 32, 0);
+    ok(nevents(m) == 0, "the block with the last blockIdx reads, blocks in order: not seen (%d events)", nevents(m));
+    simt_free(m);
+    m = run(mod, NULL, "lastbug", bs, 3, &mode, 1, 4, 32, 1);
+    const simt_event *e = race_at(m, 197);
+    ok(e && e->xblock && e->block == 3 && strstr(e->msg, "not last"),
+       "... blocks in a permuted order where block 3 runs before block 1: a race of its load (%s)", e ? e->msg : "none");
+    simt_free(m);
+  }
+  /* the block whose atomic returned 0 reads: the partials it loads are stored later (as before) */
+  for (int p = 0; p < 2; p++) {
+    mode = 2;
+    simt *m = run(mod, p ? &slow : NULL, "lastbug", bs, 3, &mode, 1, 4, 32, 0);
+    const simt_event *e = race_at(m, 187);
+    ok(e && e->xblock && e->write && e->span2.line == 197 && e->block == 1 && e->block2 == 0
+       && strstr(e->msg, "read-write of part[1]"),
+       "%s path: the first block to count reads the partials: block 1's store races with block 0's load (%s)",
+       p ? "general" : "fast", e ? e->msg : "no race at line 187");
+    simt_free(m);
+  }
+}
+
 /* stores in two launches: launches are ordered */
 static void test_launches(dg_module *mod)
 {
@@ -717,6 +817,7 @@ int main(void)
   test_narrow_load(mod);
   test_narrow_bytes(mod);
   test_counter(mod);
+  test_lastbug(mod);
   fe_module_free(mod);
   dg_srcmgr_free(&sm);
   return tap_done();
