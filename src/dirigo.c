@@ -9,9 +9,11 @@ static int cmd_help(int argc, char **argv);
 
 const dg_command dg_commands[] = {
   { "parse", "FILE.cu [--ir] [--json]", "list kernels, print the IR and diagnostics", cli_parse },
-  { "fuzz",  "PROBLEM [--strategy S] [--cases N] [--seed S] [--json] | --evaluate DIR",
+  { "fuzz",  "PROBLEM [--strategy S] [--backend cpu|gpu] [--sizes spec|realistic] [--cases N] [--seed S]\n"
+             "                      [--budget S] [--json] | --evaluate DIR",
     "fuzz a kernel with a test-generation strategy", cli_fuzz },
-  { "check", "PROBLEM [--at i,j,...|--auto] [--timeout S] [--float real|ieee] [--json|--sarif] [--explain]",
+  { "check", "PROBLEM [--at i,j,...|NAME[i,j,...]|--auto] [--budget S] [--timeout S] [--size NAME=V]...\n"
+             "                      [--float real|ieee] [--seed N] [--json|--sarif] [--explain]",
     "prove output elements equal to the reference for all inputs (Z3)", cli_check },
   { "replay", "PROBLEM WITNESS", "replay a fuzz case or a checker witness", cli_check_replay },
   { "sweep", "DIR [--mode check|fuzz|both] [--budget S] [--jobs N] [--shard i/n] [--json]",
