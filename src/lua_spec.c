@@ -71,7 +71,7 @@ void dgl_free_keys(char **k, size_t n)
 }
 
 /* ---- the op ---------------------------------------------------------------------- */
-static size_t edit_distance(const char *a, const char *b)
+size_t dgl_edit_distance(const char *a, const char *b)
 {
   size_t la = strlen(a), lb = strlen(b), row[64];
   if (lb >= 64) return SIZE_MAX;
@@ -96,7 +96,7 @@ static char *suggest_op(const char *name)
   size_t n, best = 3;
   char **names = dgl_op_list(&n), *pick = NULL;
   for (size_t i = 0; i < n; i++) {
-    size_t dist = edit_distance(name, names[i]);
+    size_t dist = dgl_edit_distance(name, names[i]);
     if (dist < best) best = dist, free(pick), pick = dg_strdup(names[i]);
     free(names[i]);
   }

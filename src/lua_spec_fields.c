@@ -353,9 +353,19 @@ static void warn_unknown(sctx *c)
   for (size_t i = 0; i < n; i++) {
     const char *const *k = known_fields;
     while (*k && strcmp(*k, keys[i])) k++;
-    if (!*k)
-      dg_diag_add(c->d, DG_SEV_WARNING, dgl_span_at(c, c->sfile, dgl_spec_key(c, keys[i])),
-                  "unknown field '%s' in the problem (ignored)", keys[i]);
+    if (*k) continue;
+    const char *near = NULL;   /* the closest field within two edits: a typo */
+    size_t best = 3;
+    for (k = known_fields; *k; k++) {
+      size_t dist = dgl_edit_distance(keys[i], *k);
+      if (dist < best) best = dist, near = *k;
+    }
+    dg_span at = dgl_span_at(c, c->sfile, dgl_spec_key(c, keys[i]));
+    if (near)
+      dg_diag_add(c->d, DG_SEV_WARNING, at, "unknown field '%s' in the problem (ignored; did you mean '%s'?)",
+                  keys[i], near);
+    else
+      dg_diag_add(c->d, DG_SEV_WARNING, at, "unknown field '%s' in the problem (ignored)", keys[i]);
   }
   dgl_free_keys(keys, n);
 }
@@ -410,6 +420,7 @@ static bool load_all(sctx *c, const char *path)
   const char *pw = strstr(c->stext, is_cu(path) ? "dirigo:" : "problem");
   c->sbase = pw ? (size_t)(pw - c->stext) : 0;
   c->p->span = dg_problem_span_of(c->p, c->sfile, c->sbase);
+  warn_unknown(c);   /* first: a misspelt field explains the "missing field" error that follows */
   if (!dgl_load_op(c)) return false;
   bool good = dgl_load_attrs(c) & load_dtype(c);
   good &= dgl_load_sizes(c);
@@ -426,7 +437,6 @@ static bool load_all(sctx *c, const char *path)
   good &= load_constraints_from(c, c->spec, c->sfile, c->stext, c->sbase, false);
   good &= load_tolerance(c) & load_small(c);
   if (is_cu(path) && !c->p->source) c->p->source = dg_strdup(path);
-  warn_unknown(c);
   return good;
 }
 

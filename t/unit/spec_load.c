@@ -198,6 +198,9 @@ static void bad_specs(void)
   bad("bad_constraint.lua", "bad_constraint.lua:5:31: error: sizes break the kernel's constraint 'C % 4 == 0' (C = 10)");
   bad("bad_missing.lua", "bad_missing.lua:4:3: error: no value for size 'C' of op 'softmax'");
   bad("bad_missing.lua", "bad_missing.lua:1:8: error: missing field 'launch'");
+  /* a misspelt field: the warning names the field it resembles, before the error it causes */
+  bad("bad_field_typo.lua", "bad_field_typo.lua:4:3: warning: unknown field 'sizez' in the problem (ignored; did you mean 'sizes'?)");
+  bad("bad_op_typo.lua", "bad_op_typo.lua:3:3: warning: unknown field 'opp' in the problem (ignored; did you mean 'op'?)");
   bad("bad_syntax.lua", "bad_syntax.lua:4:3: error: '}' expected (to close '{' at line 1) near 'sizes'");
   bad("bad_runtime.lua", "bad_runtime.lua:5:1: error: attempt to index a nil value (local 'sizes')");
   bad("bad_sandbox.lua", "bad_sandbox.lua:1:11: error: 'io' is not available: specs and op files run in a sandbox without os, io, package, debug, require, dofile, loadfile and collectgarbage");

@@ -1,0 +1,6 @@
+return problem {
+  source = "k.cu",
+  opp    = "softmax",
+  sizes  = { N = 4, C = 8 },
+  launch = "k<<<N, 32>>>(x, y, C)",
+}
