@@ -35,15 +35,17 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
   fe_options opt = { .defines = p->defines.v, .ndefines = (int)p->defines.n };
   dg_diags fd = {0};
   k->mod = fe_load(&k->sm, p->source, &opt, &fd);
-  if (!k->mod) {     /* unreadable or a preprocessor error: reported at the spec's problem {,
-                        with the kernel file's own position (in k->sm) in the text */
+  if (!k->mod) {     /* unreadable or a preprocessor error: reported at the spec's source =
+                        (else its problem {), with the kernel file's own position (in k->sm)
+                        in the text */
+    dg_span at = p->source_span.file ? p->source_span : p->span;
     for (size_t i = 0; i < fd.v.n; i++) {
       const dg_diag *g = &fd.v.v[i];
-      if (g->span.file) dg_diag_add(d, DG_SEV_ERROR, p->span, "%s:%u:%u: %s", dg_srcmgr_path(&k->sm, g->span.file),
+      if (g->span.file) dg_diag_add(d, DG_SEV_ERROR, at, "%s:%u:%u: %s", dg_srcmgr_path(&k->sm, g->span.file),
                                     g->span.line, g->span.col, g->msg);
-      else dg_diag_add(d, DG_SEV_ERROR, p->span, "%s", g->msg);
+      else dg_diag_add(d, DG_SEV_ERROR, at, "%s", g->msg);
     }
-    if (!fd.v.n) dg_diag_add(d, DG_SEV_ERROR, p->span, "cannot load kernel source %s", p->source);
+    if (!fd.v.n) dg_diag_add(d, DG_SEV_ERROR, at, "cannot load kernel source %s", p->source);
     dg_diags_free(&fd);
     return false;
   }

@@ -327,6 +327,7 @@ static bool load_small(sctx *c)
   char *dir = dg_dirname(p->spec_path);
   if (field_type(c, c->spec, "source", LUA_TSTRING, &at)) {
     p->source = dg_path_join(dir, lua_tostring(L, -1));
+    p->source_span = dgl_span_at(c, c->sfile, at);
     lua_pop(L, 1);
   }
   free(dir);

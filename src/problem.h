@@ -164,6 +164,7 @@ typedef struct dg_problem {
   dg_srcmgr sm;          /* spec file, op file, .cu with a dirigo block */
   char *spec_path;
   char *source;          /* kernel file, joined with the spec's directory; NULL if none */
+  dg_span source_span;   /* its `source =` field (file 0: none, as a .cu spec's own) */
   DG_VEC(pp_define) defines;     /* owned strings (cast when freeing) */
   DG_VEC(char *) templ;          /* template arguments, verbatim */
   char *op_name;

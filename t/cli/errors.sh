@@ -29,4 +29,17 @@ out=$(run_dirigo check "$P" --at y5 2>&1)
 is "$(cat "$rcf")" 2 "--at y5: exit 2"
 like "$out" "--at y5: expected i,j,... or NAME\\[i,j,...\\] \\(outputs: y\\)" "--at y5 says the forms and names the outputs"
 
+# a spec whose kernel file is not there: the error points at its source = line
+cat > "$W/nokernel.lua" <<'EOF2'
+return problem {
+  op     = "leaky_relu",
+  source = "nothere.cu",
+  sizes  = { N = 8 },
+  launch = "k<<<1, 32>>>(x, y, N)",
+}
+EOF2
+out=$(run_dirigo check "$W/nokernel.lua" --at 0 2>&1)
+is "$(cat "$rcf")" 2 "check of a spec whose kernel file is missing: exit 2"
+like "$out" "nokernel.lua:3:3: error: cannot read '.*nothere.cu': No such file or directory" "the missing kernel file is reported at the spec's source = line"
+
 done_testing
