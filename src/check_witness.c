@@ -15,7 +15,13 @@ bool check_witness_write(const char *path, const dg_problem *p, const check_resu
     return false;
   }
   dg_buf b = {0};
-  dg_buf_puts(&b, "{\"dirigo_witness\":1,\"tensor\":");
+  dg_buf_puts(&b, "{\"dirigo_witness\":1,");
+  if (p->op_name) {   /* what it was found for: a replay on another op says so */
+    dg_buf_puts(&b, "\"op\":");
+    dg_buf_json_str(&b, p->op_name);
+    dg_buf_putc(&b, ',');
+  }
+  dg_buf_puts(&b, "\"tensor\":");
   dg_buf_json_str(&b, p->tensors.v[r->tensor].name);
   dg_buf_puts(&b, ",\"index\":[");
   for (int i = 0; i < r->nidx; i++) dg_buf_printf(&b, "%s%lld", i ? "," : "", (long long)r->index[i]);
@@ -291,6 +297,13 @@ void check_witness_replay(const char *path, const dg_problem *p, const emu_kerne
     dg_buf_free(&b);
     r->have_event = true;
     r->event = ev;
+  }
+  jv *opn = jget(root, "op", J_STR);   /* absent in witnesses written before session 13 */
+  if (opn && opn->str && p->op_name && strcmp(opn->str, p->op_name)) {
+    char *m = dg_printf("%s (the witness was written for op '%s'; this problem's op is '%s')", r->reason, opn->str,
+                        p->op_name);
+    free(r->reason);
+    r->reason = m;
   }
 out:
   r->sizes = sizes;

@@ -32,6 +32,12 @@ like "$out" "bug +kernel .* vs reference .*replayed on the emulator" "replay pri
 out=$(run_dirigo replay "$W/softmax_warp.lua" "$wf")
 is "$(cat "$rcf")" 0 "the same inputs on the correct kernel do not reproduce (exit 0)"
 like "$out" "did not reproduce" "and say so"
+like "$(cat "$wf")" '^\{"dirigo_witness":1,"op":"softmax","tensor":"y"' "the witness names the op it was found for"
+# a witness of another op (same tensor and size names): it runs, and the line says so
+cp "$S/elementwise/leaky_relu_macro.lua" "$S/elementwise/leaky_relu_macro.cu" "$W/"
+printf '{"dirigo_witness":1,"op":"elu","tensor":"y","index":[3],"seed":1,"sizes":{"N":4},"kernel_value":0,"reference_value":1,"inputs":{"x":[1,2,-3,-4]}}' > "$W/elu.json"
+out=$(run_dirigo replay "$W/leaky_relu_macro.lua" "$W/elu.json")
+like "$out" "the witness was written for op 'elu'; this problem's op is 'leaky_relu'" "a replay on another op says which op the witness was written for"
 printf '{"dirigo_witness":1,"tensor":"y","index":[0,' > "$W/bad.json"
 out=$(run_dirigo replay "$W/softmax_warp.lua" "$W/bad.json" 2>&1)
 is "$(cat "$rcf")" 2 "a malformed witness file is an input error"
