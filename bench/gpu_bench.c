@@ -211,9 +211,7 @@ int main(int argc, char **argv)
   const char *own_arg = argc > 1 ? argv[1] : "";
   const char *src = getenv("DG_SRCDIR");
   char *path = dg_printf("%s/t/gpu/fixtures/kernels.cu", src ? src : DG_DATADIR);
-  char tmpl[] = "/tmp/dg-bench-cubin-XXXXXX";
-  char *dir = mkdtemp(tmpl);
-  if (dir) setenv("DIRIGO_CUBIN_CACHE", dir, 1);
+  char *dir = fresh_cache();
   char *why = NULL;
   bool gpu = dg_gpu_available(&why);
   bool own = !strcmp(own_arg, "--own") || (gpu && strcmp(own_arg, "--no-own"));
@@ -307,10 +305,6 @@ int main(int argc, char **argv)
   dg_gpu_binary_free(&b);
   free(why);
   free(path);
-  if (dir) {
-    char *cmd = dg_printf("rm -rf '%s'", dir);
-    if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
-    free(cmd);
-  }
+  rm_dir(dir);
   return 0;
 }

@@ -38,7 +38,7 @@ bool emu_kernels_load(emu_kernels *k, const dg_problem *p, dg_diags *d)
   if (!k->mod) {     /* unreadable or a preprocessor error: reported at the spec's source =
                         (else its problem {), with the kernel file's own position (in k->sm)
                         in the text */
-    dg_span at = p->source_span.file ? p->source_span : p->span;
+    dg_span at = dg_problem_source_at(p);
     for (size_t i = 0; i < fd.v.n; i++) {
       const dg_diag *g = &fd.v.v[i];
       if (g->span.file) dg_diag_add(d, DG_SEV_ERROR, at, "%s:%u:%u: %s", dg_srcmgr_path(&k->sm, g->span.file),

@@ -229,7 +229,8 @@ void gpu_gen_many_batch(dg_gpu_batch *b, dg_gpu_kernel k, dg_gpu_buf tab, size_t
 {
   if (!m->ntask) return;
   int64_t blocks = (m->most + 255) / 256;
-  if (blocks > (cap > 0 ? cap : 4096)) blocks = cap > 0 ? cap : 4096;   /* grid-stride beyond */
+  int64_t most = cap > 0 ? cap : 4096;
+  if (blocks > most) blocks = most;   /* grid-stride beyond */
   if (blocks < 1) blocks = 1;
   dg_gpu_arg a[GPU_GEN_MANY_NARGS];
   a[0] = dg_gpu_arg_buf(tab);

@@ -28,8 +28,7 @@ bool gpu_problem_compile(dg_problem *p, const char *arch, char **names, int *nna
     defs[i] = dg_printf("%s=%s", p->defines.v[i].name, p->defines.v[i].value ? p->defines.v[i].value : "1");
   uint32_t file = dg_srcmgr_load(&p->sm, p->source);
   bool ok = file != 0;
-  if (!ok) dg_diag_add(d, DG_SEV_ERROR, p->source_span.file ? p->source_span : p->span, "cannot read kernel source %s",
-                       p->source);
+  if (!ok) dg_diag_add(d, DG_SEV_ERROR, dg_problem_source_at(p), "cannot read kernel source %s", p->source);
   if (ok) {
     dg_gpu_copts co = { .defines = (const char *const *)defs, .ndefines = (int)p->defines.n,
                         .names = (const char *const *)names, .nnames = *nnames, .arch = arch };

@@ -71,7 +71,7 @@ void dgl_free_keys(char **k, size_t n)
 }
 
 /* ---- the op ---------------------------------------------------------------------- */
-size_t dgl_edit_distance(const char *a, const char *b)
+static size_t edit_distance(const char *a, const char *b)
 {
   size_t la = strlen(a), lb = strlen(b), row[64];
   if (lb >= 64) return SIZE_MAX;
@@ -90,16 +90,25 @@ size_t dgl_edit_distance(const char *a, const char *b)
   return row[lb];
 }
 
+const char *dgl_closest(const char *name, const char *const *cands, size_t n)
+{
+  size_t best = 3;
+  const char *pick = NULL;
+  for (size_t i = 0; i < n; i++) {
+    size_t dist = edit_distance(name, cands[i]);
+    if (dist < best) best = dist, pick = cands[i];
+  }
+  return pick;
+}
+
 /* The closest op name within two edits, or NULL; caller frees. */
 static char *suggest_op(const char *name)
 {
-  size_t n, best = 3;
-  char **names = dgl_op_list(&n), *pick = NULL;
-  for (size_t i = 0; i < n; i++) {
-    size_t dist = dgl_edit_distance(name, names[i]);
-    if (dist < best) best = dist, free(pick), pick = dg_strdup(names[i]);
-    free(names[i]);
-  }
+  size_t n;
+  char **names = dgl_op_list(&n);
+  const char *near = dgl_closest(name, (const char *const *)names, n);
+  char *pick = near ? dg_strdup(near) : NULL;
+  for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);
   return pick;
 }

@@ -355,12 +355,7 @@ static void warn_unknown(sctx *c)
     const char *const *k = known_fields;
     while (*k && strcmp(*k, keys[i])) k++;
     if (*k) continue;
-    const char *near = NULL;   /* the closest field within two edits: a typo */
-    size_t best = 3;
-    for (k = known_fields; *k; k++) {
-      size_t dist = dgl_edit_distance(keys[i], *k);
-      if (dist < best) best = dist, near = *k;
-    }
+    const char *near = dgl_closest(keys[i], known_fields, sizeof known_fields / sizeof *known_fields - 1);
     dg_span at = dgl_span_at(c, c->sfile, dgl_spec_key(c, keys[i]));
     if (near)
       dg_diag_add(c->d, DG_SEV_WARNING, at, "unknown field '%s' in the problem (ignored; did you mean '%s'?)",

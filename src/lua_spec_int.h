@@ -23,7 +23,8 @@ void dgl_err(sctx *c, dg_span sp, const char *fmt, ...) __attribute__((format(pr
 char *dgl_value_text(lua_State *L, int i);                 /* number/bool/string -> text; caller frees */
 size_t dgl_keys_in_order(lua_State *L, int idx, const char *text, size_t from, char ***out);
 void dgl_free_keys(char **k, size_t n);
-size_t dgl_edit_distance(const char *a, const char *b);   /* Levenshtein; SIZE_MAX past 63 bytes */
+/* The candidate closest to name within two edits (a typo), else NULL; ties: the first. */
+const char *dgl_closest(const char *name, const char *const *cands, size_t n);
 
 bool dgl_load_op(sctx *c);
 bool dgl_load_attrs(sctx *c);

@@ -164,7 +164,8 @@ typedef struct dg_problem {
   dg_srcmgr sm;          /* spec file, op file, .cu with a dirigo block */
   char *spec_path;
   char *source;          /* kernel file, joined with the spec's directory; NULL if none */
-  dg_span source_span;   /* its `source =` field (file 0: none, as a .cu spec's own) */
+  dg_span source_span;   /* its `source =` field (file 0: none, as a .cu spec's own):
+                            dg_problem_source_at */
   DG_VEC(pp_define) defines;     /* owned strings (cast when freeing) */
   DG_VEC(char *) templ;          /* template arguments, verbatim */
   char *op_name;
@@ -185,6 +186,11 @@ typedef struct dg_problem {
 } dg_problem;
 
 dg_problem *dg_problem_new(void);
+/* Where an error about the kernel file points: the spec's source = field, else its problem {. */
+static inline dg_span dg_problem_source_at(const dg_problem *p)
+{
+  return p->source_span.file ? p->source_span : p->span;
+}
 void dg_problem_free(dg_problem *p);
 
 /* The problem block of a .cu file (DESIGN 3.1): the first comment whose
